@@ -1,0 +1,184 @@
+// Package datagen generates deterministic datom streams and the truth that
+// correctness checks compare against. Every value is a pure function of
+// (seed, entity kind, attribute, id, version), so any range of transactions
+// can be generated alone, in parallel, and truth for one id needs no stored
+// data. The package knows nothing about HCL or databases.
+package datagen
+
+// ValueType is an attribute's declared value type (mentat's :db/valueType).
+type ValueType string
+
+const (
+	TypeString  ValueType = "string"
+	TypeKeyword ValueType = "keyword"
+	TypeLong    ValueType = "long"
+	TypeDouble  ValueType = "double"
+	TypeBoolean ValueType = "boolean"
+	TypeInstant ValueType = "instant" // stored as epoch milliseconds
+	TypeRef     ValueType = "ref"     // stored as the target entity id
+)
+
+// Class is the storage class a value type maps to: which column type (and
+// so which datom table) holds it.
+type Class int
+
+const (
+	ClassText Class = iota // string, keyword
+	ClassInt               // long, ref, instant, boolean (0/1)
+	ClassReal              // double
+)
+
+// ClassNames are the names used in specs and file names, indexed by Class.
+var ClassNames = [...]string{"text", "int", "real"}
+
+// Value is one typed datom value. Exactly one of Int, Float, Str is
+// meaningful, chosen by the storage class of Type.
+type Value struct {
+	Type  ValueType
+	Int   int64
+	Float float64
+	Str   string
+}
+
+// Datom is one (e, a, v, tx, added) fact.
+type Datom struct {
+	E     int64
+	A     int32
+	V     Value
+	Tx    int64
+	Added bool
+}
+
+// Tx is one generated transaction. Datoms is reused between callbacks of a
+// stream: copy what must outlive the callback.
+type Tx struct {
+	Index  int64  // position in the whole stream, 0-based
+	ID     int64  // the tx id written in datoms
+	Phase  string // "initial" or a history name
+	File   int    // history file number (0 for initial)
+	Datoms []Datom
+}
+
+// GenKind names a value generator.
+type GenKind string
+
+const (
+	GenSeq          GenKind = "seq"           // Format with %d replaced by the id
+	GenUniformInt   GenKind = "uniform"       // integer in [Min, Max]
+	GenUniformFloat GenKind = "uniform_float" // float in [FMin, FMax)
+	GenWeighted     GenKind = "weighted"      // one of Choices with Weights
+	GenRef          GenKind = "ref"           // uniform entity of kind Target
+	GenZipf         GenKind = "zipf"          // entity of kind Target, zipf(S) over ids (id 0 hottest)
+	GenSample       GenKind = "sample"        // MinN..MaxN distinct entities of kind Target (cardinality many)
+	GenInstant      GenKind = "instant"       // epoch ms uniform in [Min, Max]
+	GenConst        GenKind = "const"         // Const
+	GenChance       GenKind = "chance"        // boolean true with probability P
+)
+
+// Generator describes how an attribute's values are made. Only the fields
+// its Kind uses are set.
+type Generator struct {
+	Kind       GenKind
+	Format     string    // seq
+	Min, Max   int64     // uniform, instant
+	FMin, FMax float64   // uniform_float
+	Choices    []string  // weighted (sorted; parsed to the attribute's type)
+	Weights    []float64 // weighted, same order as Choices
+	Target     string    // ref, zipf, sample: entity kind
+	S          float64   // zipf exponent (> 0)
+	MinN, MaxN int       // sample
+	P          float64   // chance
+	Const      string    // const, parsed to the attribute's type
+}
+
+// Attr is one attribute of an entity kind.
+type Attr struct {
+	Ident  string // e.g. "user/email"
+	ID     int32  // the attribute id used in datoms (assigned by Dataset.Finish)
+	Type   ValueType
+	Unique bool
+	Index  bool
+	Many   bool
+	Gen    Generator
+}
+
+// Entity is a kind of entity with Count instances (ids 0..Count-1).
+type Entity struct {
+	Name  string
+	Count int64
+	Attrs []Attr
+}
+
+// History is a phase after the initial load in which a Fraction of the
+// entities of one kind get one new value of a cardinality-one attribute
+// (a retract of the old value and an assert of the new), split into Files.
+type History struct {
+	Name     string
+	Entity   string
+	Attr     string
+	Fraction float64
+	Files    int
+}
+
+// Mark names a transaction id that scenarios and truth can refer to.
+// Exactly one of After and BeforeLast is set.
+type Mark struct {
+	Name       string
+	After      string // "initial" or a history name: the last tx of that phase
+	BeforeLast string // a history name: the last tx before its final file
+}
+
+// Filter restricts the entities a count truth counts. Op is one of
+// eq, ne, lt, le, gt, ge; Value is parsed to the attribute's type.
+type Filter struct {
+	Attr  string
+	Op    string
+	Value string
+}
+
+// TruthKind names what a truth declaration computes.
+type TruthKind string
+
+const (
+	// TruthCountBy: number of entities per current value of Attr
+	// (map value -> count).
+	TruthCountBy TruthKind = "count_by"
+	// TruthCount: number of entities of Entity matching all Where filters.
+	TruthCount TruthKind = "count"
+	// TruthSample: N seeded sample entities of Entity, each with its id, e
+	// and the values of Attrs (current, or as of AsOf).
+	TruthSample TruthKind = "sample"
+	// TruthInverse: N seeded sample entities of Entity with, for each, the
+	// entities whose ref attribute Inverse points at it, with their Attrs.
+	TruthInverse TruthKind = "inverse"
+	// TruthChangedSince: number of distinct entities whose Attr changed in a
+	// transaction after mark Since.
+	TruthChangedSince TruthKind = "changed_since"
+)
+
+// TruthDecl declares one expected answer to compute.
+type TruthDecl struct {
+	Name    string
+	Kind    TruthKind
+	Entity  string   // count, sample, inverse
+	Attr    string   // count_by, changed_since
+	Where   []Filter // count
+	N       int      // sample, inverse: how many sample entities
+	Attrs   []string // sample, inverse: attribute values of each sample entity to record
+	Inverse string   // inverse: the ref attribute (on another kind) pointing at the samples
+	// RefAttrs (inverse): attribute values to record for each referring entity.
+	RefAttrs []string
+	AsOf     string // sample, inverse: a mark; values as of that tx
+	Since    string // changed_since: a mark
+}
+
+// Dataset is a fully resolved dataset definition for one scale.
+type Dataset struct {
+	Name     string
+	Seed     uint64
+	TxSize   int // entities per transaction (initial) / candidate entities per tx (history)
+	Entities []Entity
+	History  []History
+	Marks    []Mark
+	Truth    []TruthDecl
+}

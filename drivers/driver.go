@@ -1,0 +1,181 @@
+// Package drivers defines the small interface every database driver
+// implements and a Registry to find drivers by name. A driver knows its
+// database; it knows no scenario, query or dataset. Optional capabilities
+// (bulk load, size, explain, drop, settings read-back) are separate
+// interfaces detected with a type assertion.
+package drivers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Config opens one backend store for one (scale, backend) cell.
+type Config struct {
+	Backend string // the spec's backend name, e.g. "postgres"
+	Scale   string // the scale name, e.g. "xs"
+	// DataDir is where file databases live (created if missing).
+	DataDir string
+	// Options are driver-owned string options from the spec's backend block
+	// (e.g. "dsn", "database", "path", "protocol"). Drivers reject unknown keys.
+	Options map[string]string
+	// Settings are database settings (SQLite pragmas, PostgreSQL GUCs,
+	// DuckDB SET options) applied to every connection, and where the
+	// database supports it to the database itself.
+	Settings map[string]string
+}
+
+// Driver opens backends. Implementations must be safe for concurrent use.
+type Driver interface {
+	// Open connects to (creating if missing) the store for cfg.
+	Open(ctx context.Context, cfg Config) (Backend, error)
+}
+
+// Backend is one open store. Sessions may be used concurrently, one
+// goroutine each.
+type Backend interface {
+	// Dialect names the SQL dialect ("sqlite", "postgres", "duckdb"); the
+	// engine picks a query's text by it.
+	Dialect() string
+	// Placeholder returns the bind marker for the i-th (1-based) parameter:
+	// "?" or "$1".
+	Placeholder(i int) string
+	// Created reports whether Open created the store (it did not exist).
+	Created() bool
+	// Session opens a new connection for one client.
+	Session(ctx context.Context) (Session, error)
+	// Close releases the backend; it never drops anything.
+	Close() error
+}
+
+// Session is one client's connection.
+type Session interface {
+	// Exec runs one statement without parameters (setup, DDL, SET).
+	Exec(ctx context.Context, sql string) error
+	// Prepare readies a statement with positional parameters for repeated
+	// calls. Drivers may prepare server-side or simply keep the text.
+	Prepare(ctx context.Context, sql string) (Stmt, error)
+	Close() error
+}
+
+// Stmt is a prepared statement of one session.
+type Stmt interface {
+	// Query runs the statement with args. When dst is nil the rows are only
+	// counted (the timing path: no per-row allocation); otherwise each row
+	// is appended to *dst as values converted to int64, float64, string,
+	// bool, []byte, time.Time or nil. It returns the number of rows. A
+	// context cancelled mid-call interrupts the call and leaves the session
+	// usable for the next call.
+	Query(ctx context.Context, args []any, dst *[][]any) (int64, error)
+	Close() error
+}
+
+// TableSpec names a table and the columns a loader fills, in order.
+type TableSpec struct {
+	Name    string
+	Columns []string
+}
+
+// BulkLoader is implemented by backends with a fast load path (COPY, the
+// DuckDB appender, prepared inserts in large transactions).
+type BulkLoader interface {
+	// NewLoader opens one load job on its own connection. Several loaders
+	// may run at once on disjoint rows.
+	NewLoader(ctx context.Context, tables []TableSpec) (Loader, error)
+}
+
+// Loader appends rows to the tables it was opened for.
+type Loader interface {
+	// Append adds one row to tables[table]. row is only valid during the
+	// call; values are int64, float64, string or bool.
+	Append(table int, row []any) error
+	// Flush makes everything appended so far durable as one transaction.
+	Flush(ctx context.Context) error
+	// Close flushes nothing: call Flush first. It releases the connection.
+	Close() error
+}
+
+// Sizer reports the store's size on disk in bytes.
+type Sizer interface {
+	Size(ctx context.Context) (int64, error)
+}
+
+// Explainer returns the plan of a statement in the database's own format.
+type Explainer interface {
+	Explain(ctx context.Context, sql string, args []any) (string, error)
+}
+
+// Dropper removes the store Open connected to. The engine calls it only
+// for stores it created itself (recorded in the store's own meta table).
+type Dropper interface {
+	Drop(ctx context.Context) error
+}
+
+// SettingsReader reads back the values in force of the given settings, for
+// env.txt.
+type SettingsReader interface {
+	ReadSettings(ctx context.Context, names []string) (map[string]string, error)
+}
+
+// Versioner reports the database's version string for env.txt.
+type Versioner interface {
+	Version(ctx context.Context) (string, error)
+}
+
+// Registry maps driver names to drivers. The zero value is not usable; use
+// NewRegistry. Default is filled by blank-importing drivers/all.
+type Registry struct {
+	mu      sync.RWMutex
+	drivers map[string]Driver
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{drivers: map[string]Driver{}} }
+
+// Default is the registry the CLI uses.
+var Default = NewRegistry()
+
+// ErrDuplicate is returned when a name is registered twice.
+var ErrDuplicate = errors.New("driver already registered")
+
+// Register adds d under name; a second registration of a name fails.
+func (r *Registry) Register(name string, d Driver) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.drivers[name]; ok {
+		return fmt.Errorf("%w: %q", ErrDuplicate, name)
+	}
+	r.drivers[name] = d
+	return nil
+}
+
+// MustRegister is Register for init functions of driver packages, where a
+// duplicate is a programming error.
+func (r *Registry) MustRegister(name string, d Driver) {
+	if err := r.Register(name, d); err != nil {
+		panic(err)
+	}
+}
+
+// Lookup returns the driver registered under name.
+func (r *Registry) Lookup(name string) (Driver, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	d, ok := r.drivers[name]
+	return d, ok
+}
+
+// Names lists the registered drivers, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]string, 0, len(r.drivers))
+	for n := range r.drivers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
