@@ -181,4 +181,6 @@ type Dataset struct {
 	History  []History
 	Marks    []Mark
 	Truth    []TruthDecl
+
+	c *compiled // set by Finish
 }
