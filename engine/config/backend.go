@@ -1,0 +1,184 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Backend is a `backend "name" {}` block: a driver and how to set up,
+// load and talk to one deployment. Attributes the engine does not know are
+// the driver's own options (dsn, database, path, protocol, ...).
+type Backend struct {
+	Name      string
+	Driver    string
+	Attrs     map[string]hcl.Expression // engine attributes, evaluated per cell
+	Options   map[string]*hcl.Attribute // driver options, evaluated per cell
+	Load      map[string]*hcl.Attribute
+	LoadRange hcl.Range
+	DeclRange hcl.Range
+	DriverRng hcl.Range
+}
+
+var backendSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "driver", Required: true}, {Name: "settings"}, {Name: "setup"}, {Name: "after_load"},
+		{Name: "analyze"}, {Name: "vacuum"}, {Name: "restart"}, {Name: "drop_caches"}, {Name: "clients"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "load"}},
+}
+
+var loadSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "tables", Required: true}, {Name: "jobs"}, {Name: "batch_rows"},
+}}
+
+func decodeBackendBlock(b *hcl.Block) (*Backend, hcl.Diagnostics) {
+	be := &Backend{Name: b.Labels[0], DeclRange: b.DefRange, Attrs: map[string]hcl.Expression{}}
+	diags := checkName("backend", be.Name, b.LabelRanges[0])
+	content, remain, d := b.Body.PartialContent(backendSchema)
+	diags = append(diags, d...)
+	if d.HasErrors() {
+		return be, diags
+	}
+	for n, a := range content.Attributes {
+		if n == "driver" {
+			diags = append(diags, decodeLiteral(a, cty.String, &be.Driver)...)
+			be.DriverRng = a.Expr.Range()
+			continue
+		}
+		be.Attrs[n] = a.Expr
+	}
+	for i, lb := range content.Blocks {
+		if i > 0 {
+			diags = append(diags, duplicateDiag("load", "", lb.DefRange, content.Blocks[0].DefRange))
+			continue
+		}
+		lc, d := lb.Body.Content(loadSchema)
+		diags = append(diags, d...)
+		be.Load, be.LoadRange = lc.Attributes, lb.DefRange
+	}
+	opts, d := remain.JustAttributes()
+	diags = append(diags, d...)
+	be.Options = opts
+	return be, diags
+}
+
+// Object is backend.* as seen by expressions.
+func (b *Backend) Object() cty.Value {
+	return cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(b.Name), "driver": cty.StringVal(b.Driver)})
+}
+
+// BackendConfig is a backend resolved for one cell.
+type BackendConfig struct {
+	Name       string
+	Driver     string
+	Options    map[string]string
+	Settings   map[string]string
+	Setup      []string // SQL texts, each possibly several statements
+	AfterLoad  []string
+	Analyze    []string // statements timed as analyze_s in loads.csv
+	Vacuum     []string // statements timed as vacuum_s
+	Restart    []string // a command run by the engine (argv)
+	DropCaches []string // a command run by the engine (argv)
+	Load       LoadConfig
+}
+
+// LoadConfig is the backend's `load {}` block.
+type LoadConfig struct {
+	// Tables maps "attrs" and the storage classes "text", "int", "real" to
+	// table names.
+	Tables    map[string]string
+	Jobs      int
+	BatchRows int
+	Declared  bool
+}
+
+// LoadTableKeys are the keys `load { tables = {...} }` accepts.
+var LoadTableKeys = []string{"attrs", "text", "int", "real"}
+
+// Resolve evaluates the backend for one cell.
+func (b *Backend) Resolve(ctx *hcl.EvalContext) (*BackendConfig, hcl.Diagnostics) {
+	bc := &BackendConfig{Name: b.Name, Driver: b.Driver, Options: map[string]string{}, Settings: map[string]string{},
+		Load: LoadConfig{Jobs: 1, BatchRows: 10000}}
+	var diags hcl.Diagnostics
+	names := make([]string, 0, len(b.Options))
+	for n := range b.Options {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		a := b.Options[n]
+		v, d := a.Expr.Value(ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		if !v.IsWhollyKnown() {
+			continue
+		}
+		s, err := primitiveString(v)
+		if err != nil {
+			diags = append(diags, attrErr(a.Expr, "Invalid driver option", fmt.Sprintf("Option %q: %s.", n, err)))
+			continue
+		}
+		bc.Options[n] = s
+	}
+	if e, ok := b.Attrs["settings"]; ok {
+		m, d := evalStringMap(e, ctx, "settings")
+		diags = append(diags, d...)
+		bc.Settings = m
+	}
+	lists := map[string]*[]string{"setup": &bc.Setup, "after_load": &bc.AfterLoad, "analyze": &bc.Analyze,
+		"vacuum": &bc.Vacuum, "restart": &bc.Restart, "drop_caches": &bc.DropCaches}
+	for n, dst := range lists {
+		if e, ok := b.Attrs[n]; ok {
+			l, d := evalStringList(e, ctx, n)
+			diags = append(diags, d...)
+			*dst = l
+		}
+	}
+	if e, ok := b.Attrs["clients"]; ok {
+		s, d := evalString(e, ctx, "clients")
+		diags = append(diags, d...)
+		if !d.HasErrors() && s != "threads" {
+			diags = append(diags, attrErr(e, "Unsupported client model",
+				fmt.Sprintf("clients = %q: this engine runs clients as threads (goroutines, one connection each); use \"threads\".", s)))
+		}
+	}
+	if b.Load != nil {
+		bc.Load.Declared = true
+		if a, ok := b.Load["tables"]; ok {
+			m, d := evalStringMap(a.Expr, ctx, "tables")
+			diags = append(diags, d...)
+			for k := range m {
+				known := false
+				for _, lk := range LoadTableKeys {
+					known = known || lk == k
+				}
+				if !known {
+					diags = append(diags, attrErr(a.Expr, "Unknown load table key",
+						fmt.Sprintf("tables.%s: the keys are %v (the attribute table and one datom table per storage class).", k, LoadTableKeys)))
+				}
+			}
+			for _, k := range LoadTableKeys {
+				if _, ok := m[k]; !ok && !d.HasErrors() {
+					diags = append(diags, attrErr(a.Expr, "Missing load table", fmt.Sprintf("tables needs a %q table.", k)))
+				}
+			}
+			bc.Load.Tables = m
+		}
+		for n, dst := range map[string]*int{"jobs": &bc.Load.Jobs, "batch_rows": &bc.Load.BatchRows} {
+			if a, ok := b.Load[n]; ok {
+				v, d := evalInt(a.Expr, ctx, n)
+				diags = append(diags, d...)
+				if !d.HasErrors() && v < 1 {
+					diags = append(diags, attrErr(a.Expr, "Invalid "+n, n+" must be at least 1."))
+				}
+				*dst = int(v)
+			}
+		}
+	}
+	return bc, diags
+}

@@ -1,0 +1,485 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// Dataset is a `dataset "name" {}` block. Its expressions may read scale.*
+// and are resolved per scale into a datagen.Dataset.
+type Dataset struct {
+	Name      string
+	Seed      hcl.Expression
+	TxSize    hcl.Expression
+	Entities  []*EntityBlock
+	History   []*HistoryBlock
+	Marks     []*MarkBlock
+	Truth     []*TruthBlock
+	DeclRange hcl.Range
+}
+
+// EntityBlock is `entity "kind" {}`.
+type EntityBlock struct {
+	Name      string
+	Count     hcl.Expression
+	Attrs     []*AttrBlock
+	DeclRange hcl.Range
+}
+
+// AttrBlock is `attr "ident" {}`.
+type AttrBlock struct {
+	Ident                string
+	Type                 hcl.Expression
+	Unique, Index, Many  hcl.Expression
+	Gen                  hcl.Expression
+	DeclRange, TypeRange hcl.Range
+}
+
+// HistoryBlock is `history "name" {}`.
+type HistoryBlock struct {
+	Name                           string
+	Entity, Attr, Fraction, Files  hcl.Expression
+	DeclRange                      hcl.Range
+}
+
+// MarkBlock is `mark "name" {}`.
+type MarkBlock struct {
+	Name              string
+	After, BeforeLast hcl.Expression
+	DeclRange         hcl.Range
+}
+
+// TruthBlock is `truth "name" {}`: an expected answer the generator
+// computes. Which attribute is set decides the kind.
+type TruthBlock struct {
+	Name      string
+	Attrs     map[string]*hcl.Attribute
+	Where     []*hcl.Block
+	DeclRange hcl.Range
+}
+
+var datasetSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "seed"}, {Name: "tx_size"}},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "entity", LabelNames: []string{"name"}},
+		{Type: "history", LabelNames: []string{"name"}},
+		{Type: "mark", LabelNames: []string{"name"}},
+		{Type: "truth", LabelNames: []string{"name"}},
+	},
+}
+
+var entitySchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "count", Required: true}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "attr", LabelNames: []string{"ident"}}},
+}
+
+var attrSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "type", Required: true}, {Name: "gen", Required: true},
+	{Name: "unique"}, {Name: "index"}, {Name: "many"},
+}}
+
+var historySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "entity", Required: true}, {Name: "attr", Required: true},
+	{Name: "fraction", Required: true}, {Name: "files"},
+}}
+
+var markSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "after"}, {Name: "before_last"}}}
+
+var truthSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "count_by"}, {Name: "count"}, {Name: "sample"}, {Name: "changed"},
+		{Name: "n"}, {Name: "attrs"}, {Name: "inverse"}, {Name: "ref_attrs"}, {Name: "as_of"}, {Name: "since"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "where"}},
+}
+
+var whereSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "attr", Required: true}, {Name: "op", Required: true}, {Name: "value", Required: true},
+}}
+
+func decodeDatasetBlock(b *hcl.Block) (*Dataset, hcl.Diagnostics) {
+	ds := &Dataset{Name: b.Labels[0], DeclRange: b.DefRange}
+	diags := checkName("dataset", ds.Name, b.LabelRanges[0])
+	content, d := b.Body.Content(datasetSchema)
+	diags = append(diags, d...)
+	if a, ok := content.Attributes["seed"]; ok {
+		ds.Seed = a.Expr
+	}
+	if a, ok := content.Attributes["tx_size"]; ok {
+		ds.TxSize = a.Expr
+	}
+	seen := map[string]hcl.Range{}
+	unique := func(kind, name string, rng hcl.Range) {
+		key := kind + "\x00" + name
+		if prev, ok := seen[key]; ok {
+			diags = append(diags, duplicateDiag(kind, name, rng, prev))
+		}
+		seen[key] = rng
+	}
+	for _, blk := range content.Blocks {
+		name := blk.Labels[0]
+		switch blk.Type {
+		case "entity":
+			unique("entity", name, blk.DefRange)
+			e := &EntityBlock{Name: name, DeclRange: blk.DefRange}
+			c, d := blk.Body.Content(entitySchema)
+			diags = append(diags, d...)
+			if a, ok := c.Attributes["count"]; ok {
+				e.Count = a.Expr
+			}
+			for _, ab := range c.Blocks {
+				unique("attr", ab.Labels[0], ab.DefRange)
+				ac, d := ab.Body.Content(attrSchema)
+				diags = append(diags, d...)
+				if d.HasErrors() {
+					continue
+				}
+				at := &AttrBlock{Ident: ab.Labels[0], DeclRange: ab.DefRange, Type: ac.Attributes["type"].Expr, Gen: ac.Attributes["gen"].Expr}
+				at.TypeRange = at.Type.Range()
+				if a, ok := ac.Attributes["unique"]; ok {
+					at.Unique = a.Expr
+				}
+				if a, ok := ac.Attributes["index"]; ok {
+					at.Index = a.Expr
+				}
+				if a, ok := ac.Attributes["many"]; ok {
+					at.Many = a.Expr
+				}
+				e.Attrs = append(e.Attrs, at)
+			}
+			ds.Entities = append(ds.Entities, e)
+		case "history":
+			unique("history", name, blk.DefRange)
+			c, d := blk.Body.Content(historySchema)
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			h := &HistoryBlock{Name: name, DeclRange: blk.DefRange, Entity: c.Attributes["entity"].Expr,
+				Attr: c.Attributes["attr"].Expr, Fraction: c.Attributes["fraction"].Expr}
+			if a, ok := c.Attributes["files"]; ok {
+				h.Files = a.Expr
+			}
+			ds.History = append(ds.History, h)
+		case "mark":
+			unique("mark", name, blk.DefRange)
+			c, d := blk.Body.Content(markSchema)
+			diags = append(diags, d...)
+			m := &MarkBlock{Name: name, DeclRange: blk.DefRange}
+			if a, ok := c.Attributes["after"]; ok {
+				m.After = a.Expr
+			}
+			if a, ok := c.Attributes["before_last"]; ok {
+				m.BeforeLast = a.Expr
+			}
+			if (m.After == nil) == (m.BeforeLast == nil) {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid mark",
+					Detail: `A mark sets exactly one of after ("initial" or a history name) and before_last (a history name).`, Subject: blk.DefRange.Ptr()})
+			}
+			ds.Marks = append(ds.Marks, m)
+		case "truth":
+			unique("truth", name, blk.DefRange)
+			diags = append(diags, checkName("truth", name, blk.LabelRanges[0])...)
+			c, d := blk.Body.Content(truthSchema)
+			diags = append(diags, d...)
+			ds.Truth = append(ds.Truth, &TruthBlock{Name: name, Attrs: c.Attributes, Where: c.Blocks, DeclRange: blk.DefRange})
+		}
+	}
+	return ds, diags
+}
+
+// Resolve evaluates the dataset for one scale and validates it with the
+// generator. The result is Finish()ed.
+func (ds *Dataset) Resolve(ctx *hcl.EvalContext) (*datagen.Dataset, hcl.Diagnostics) {
+	out := &datagen.Dataset{Name: ds.Name, Seed: 1, TxSize: 500}
+	var diags hcl.Diagnostics
+	if ds.Seed != nil {
+		n, d := evalInt(ds.Seed, ctx, "seed")
+		diags = append(diags, d...)
+		if n < 0 {
+			diags = append(diags, attrErr(ds.Seed, "Invalid seed", "seed must not be negative."))
+		}
+		out.Seed = uint64(n)
+	}
+	if ds.TxSize != nil {
+		n, d := evalInt(ds.TxSize, ctx, "tx_size")
+		diags = append(diags, d...)
+		if !d.HasErrors() && n < 1 {
+			diags = append(diags, attrErr(ds.TxSize, "Invalid tx_size", "tx_size must be at least 1."))
+		}
+		out.TxSize = int(n)
+	}
+	for _, e := range ds.Entities {
+		ent := datagen.Entity{Name: e.Name}
+		if e.Count != nil {
+			n, d := evalInt(e.Count, ctx, "count")
+			diags = append(diags, d...)
+			if !d.HasErrors() && n < 0 {
+				diags = append(diags, attrErr(e.Count, "Invalid count", "count must not be negative."))
+			}
+			ent.Count = n
+		}
+		for _, a := range e.Attrs {
+			at, d := a.resolve(ctx)
+			diags = append(diags, d...)
+			ent.Attrs = append(ent.Attrs, at)
+		}
+		out.Entities = append(out.Entities, ent)
+	}
+	for _, h := range ds.History {
+		hist := datagen.History{Name: h.Name, Files: 1}
+		var d hcl.Diagnostics
+		hist.Entity, d = evalString(h.Entity, ctx, "entity")
+		diags = append(diags, d...)
+		hist.Attr, d = evalString(h.Attr, ctx, "attr")
+		diags = append(diags, d...)
+		hist.Fraction, d = evalNumber(h.Fraction, ctx, "fraction")
+		diags = append(diags, d...)
+		if !d.HasErrors() && (hist.Fraction <= 0 || hist.Fraction > 1) {
+			diags = append(diags, attrErr(h.Fraction, "Invalid fraction", "fraction must be in (0, 1]."))
+		}
+		if h.Files != nil {
+			n, d := evalInt(h.Files, ctx, "files")
+			diags = append(diags, d...)
+			if !d.HasErrors() && n < 1 {
+				diags = append(diags, attrErr(h.Files, "Invalid files", "files must be at least 1."))
+			}
+			hist.Files = int(n)
+		}
+		out.History = append(out.History, hist)
+	}
+	for _, m := range ds.Marks {
+		mk := datagen.Mark{Name: m.Name}
+		var d hcl.Diagnostics
+		if m.After != nil {
+			mk.After, d = evalString(m.After, ctx, "after")
+		} else if m.BeforeLast != nil {
+			mk.BeforeLast, d = evalString(m.BeforeLast, ctx, "before_last")
+		}
+		diags = append(diags, d...)
+		out.Marks = append(out.Marks, mk)
+	}
+	for _, t := range ds.Truth {
+		td, d := t.resolve(ctx)
+		diags = append(diags, d...)
+		out.Truth = append(out.Truth, td)
+	}
+	if diags.HasErrors() {
+		return out, diags
+	}
+	if err := out.Finish(); err != nil {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid dataset",
+			Detail: fmt.Sprintf("Dataset %q: %s.", ds.Name, err), Subject: ds.locate(err).Ptr()})
+	}
+	return out, diags
+}
+
+// locate finds the block an error from datagen.Finish names, so the
+// diagnostic points at it rather than at the dataset header.
+func (ds *Dataset) locate(err error) hcl.Range {
+	msg := err.Error()
+	best := ds.DeclRange
+	bestLen := 0
+	try := func(kind, name string, rng hcl.Range) {
+		needle := fmt.Sprintf("%s %q", kind, name)
+		if len(needle) > bestLen && strings.Contains(msg, needle) {
+			best, bestLen = rng, len(needle)
+		}
+	}
+	for _, e := range ds.Entities {
+		try("entity", e.Name, e.DeclRange)
+		for _, a := range e.Attrs {
+			try("attr", a.Ident, a.DeclRange)
+		}
+	}
+	for _, h := range ds.History {
+		try("history", h.Name, h.DeclRange)
+	}
+	for _, m := range ds.Marks {
+		try("mark", m.Name, m.DeclRange)
+	}
+	for _, t := range ds.Truth {
+		try("truth", t.Name, t.DeclRange)
+	}
+	return best
+}
+
+
+var valueTypes = map[string]datagen.ValueType{
+	"string": datagen.TypeString, "keyword": datagen.TypeKeyword, "long": datagen.TypeLong,
+	"double": datagen.TypeDouble, "boolean": datagen.TypeBoolean, "instant": datagen.TypeInstant, "ref": datagen.TypeRef,
+}
+
+func (a *AttrBlock) resolve(ctx *hcl.EvalContext) (datagen.Attr, hcl.Diagnostics) {
+	at := datagen.Attr{Ident: a.Ident}
+	var diags hcl.Diagnostics
+	ty, d := evalString(a.Type, ctx, "type")
+	diags = append(diags, d...)
+	if !d.HasErrors() {
+		vt, ok := valueTypes[ty]
+		if !ok {
+			diags = append(diags, attrErr(a.Type, "Unknown value type",
+				fmt.Sprintf("%q is not a value type: use string, keyword, long, double, boolean, instant or ref.", ty)))
+		}
+		at.Type = vt
+	}
+	for _, f := range []struct {
+		expr hcl.Expression
+		name string
+		dst  *bool
+	}{{a.Unique, "unique", &at.Unique}, {a.Index, "index", &at.Index}, {a.Many, "many", &at.Many}} {
+		if f.expr != nil {
+			v, d := evalBool(f.expr, ctx, f.name)
+			diags = append(diags, d...)
+			*f.dst = v
+		}
+	}
+	gv, d := a.Gen.Value(ctx)
+	diags = append(diags, d...)
+	if !d.HasErrors() {
+		g, ok := AsGenerator(gv)
+		if !ok {
+			diags = append(diags, attrErr(a.Gen, "Invalid generator",
+				"gen must be a generator call such as seq(\"user%d\"), uniform(1, 5), weighted({a = 1}), zipf(\"user\", 1.1), sample(\"label\", 0, 3), instant(...), const(...) or chance(0.5)."))
+		}
+		at.Gen = g
+	}
+	return at, diags
+}
+
+var whereOps = map[string]string{"=": "eq", "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
+	"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
+
+func (t *TruthBlock) resolve(ctx *hcl.EvalContext) (datagen.TruthDecl, hcl.Diagnostics) {
+	td := datagen.TruthDecl{Name: t.Name}
+	var diags hcl.Diagnostics
+	str := func(n string) string {
+		a, ok := t.Attrs[n]
+		if !ok {
+			return ""
+		}
+		s, d := evalString(a.Expr, ctx, n)
+		diags = append(diags, d...)
+		return s
+	}
+	list := func(n string) []string {
+		a, ok := t.Attrs[n]
+		if !ok {
+			return nil
+		}
+		l, d := evalStringList(a.Expr, ctx, n)
+		diags = append(diags, d...)
+		return l
+	}
+	var kinds []string
+	for _, k := range []string{"count_by", "count", "sample", "changed"} {
+		if _, ok := t.Attrs[k]; ok {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) != 1 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid truth",
+			Detail:  fmt.Sprintf("truth %q must set exactly one of count_by, count, sample and changed (it sets %v).", t.Name, kinds),
+			Subject: t.DeclRange.Ptr()})
+		return td, diags
+	}
+	allowed := map[string][]string{
+		"count_by": {"count_by"},
+		"count":    {"count"},
+		"sample":   {"sample", "n", "attrs", "inverse", "ref_attrs", "as_of"},
+		"changed":  {"changed", "since"},
+	}[kinds[0]]
+	for n, a := range t.Attrs {
+		ok := false
+		for _, al := range allowed {
+			ok = ok || al == n
+		}
+		if !ok {
+			diags = append(diags, attrErr(a.Expr, "Unexpected truth attribute", fmt.Sprintf("%q does not apply to a %s truth.", n, kinds[0])))
+		}
+	}
+	if len(t.Where) > 0 && kinds[0] != "count" {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unexpected where block",
+			Detail: "where filters apply only to a count truth.", Subject: t.Where[0].DefRange.Ptr()})
+	}
+	switch kinds[0] {
+	case "count_by":
+		td.Kind, td.Attr = datagen.TruthCountBy, str("count_by")
+	case "count":
+		td.Kind, td.Entity = datagen.TruthCount, str("count")
+		for _, w := range t.Where {
+			c, d := w.Body.Content(whereSchema)
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			f := datagen.Filter{}
+			f.Attr, d = evalString(c.Attributes["attr"].Expr, ctx, "attr")
+			diags = append(diags, d...)
+			op, d := evalString(c.Attributes["op"].Expr, ctx, "op")
+			diags = append(diags, d...)
+			f.Op = whereOps[op]
+			if f.Op == "" && !d.HasErrors() {
+				diags = append(diags, attrErr(c.Attributes["op"].Expr, "Unknown operator", fmt.Sprintf("op %q: use =, !=, <, <=, > or >=.", op)))
+			}
+			v, d := c.Attributes["value"].Expr.Value(ctx)
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				s, err := primitiveString(v)
+				if err != nil {
+					diags = append(diags, attrErr(c.Attributes["value"].Expr, "Invalid filter value", err.Error()))
+				}
+				f.Value = s
+			}
+			td.Where = append(td.Where, f)
+		}
+	case "sample":
+		td.Entity, td.Attrs, td.AsOf = str("sample"), list("attrs"), str("as_of")
+		td.Kind = datagen.TruthSample
+		if _, ok := t.Attrs["inverse"]; ok {
+			td.Kind, td.Inverse, td.RefAttrs = datagen.TruthInverse, str("inverse"), list("ref_attrs")
+		} else if a, ok := t.Attrs["ref_attrs"]; ok {
+			diags = append(diags, attrErr(a.Expr, "Unexpected truth attribute", "ref_attrs needs inverse."))
+		}
+		td.N = 10
+		if a, ok := t.Attrs["n"]; ok {
+			n, d := evalInt(a.Expr, ctx, "n")
+			diags = append(diags, d...)
+			td.N = int(n)
+		}
+	case "changed":
+		td.Kind, td.Attr, td.Since = datagen.TruthChangedSince, str("changed"), str("since")
+		if td.Since == "" {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing since",
+				Detail: "A changed truth needs since = \"<mark>\".", Subject: t.DeclRange.Ptr()})
+		}
+	}
+	return td, diags
+}
+
+// primitiveString renders a string, number or bool as datagen parses it.
+func primitiveString(v cty.Value) (string, error) {
+	if v.IsNull() || !v.IsKnown() {
+		return "", fmt.Errorf("the value must be known and not null")
+	}
+	switch v.Type() {
+	case cty.String:
+		return v.AsString(), nil
+	case cty.Number:
+		f := num(v)
+		if f == math.Trunc(f) && math.Abs(f) < 1e18 {
+			return fmt.Sprintf("%d", int64(f)), nil
+		}
+		return v.AsBigFloat().Text('g', -1), nil
+	case cty.Bool:
+		s, _ := convert.Convert(v, cty.String)
+		return s.AsString(), nil
+	}
+	return "", fmt.Errorf("want a string, number or bool, got %s", v.Type().FriendlyName())
+}

@@ -1,0 +1,439 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
+)
+
+type topValues struct {
+	vars   cty.Value
+	locals cty.Value
+	fns    map[string]function.Function
+}
+
+// evaluateTop assigns variables and evaluates locals.
+func (s *Spec) evaluateTop(args []VarArg) hcl.Diagnostics {
+	s.values = &topValues{fns: s.functions(), vars: cty.EmptyObjectVal, locals: cty.EmptyObjectVal}
+	diags := s.assignVariables(args)
+	vars := map[string]cty.Value{}
+	for _, v := range s.Variables {
+		vars[v.Name] = v.Value
+	}
+	s.values.vars = cty.ObjectVal(vars)
+	if diags.HasErrors() {
+		return diags
+	}
+	return s.evaluateLocals()
+}
+
+// baseContext holds var, local and every function; extra adds cell
+// variables (scale, backend, truth, each).
+func (s *Spec) baseContext(extra map[string]cty.Value) *hcl.EvalContext {
+	if s.values == nil {
+		s.values = &topValues{fns: s.functions(), vars: cty.EmptyObjectVal, locals: cty.EmptyObjectVal}
+	}
+	locals := map[string]cty.Value{}
+	for _, l := range s.Locals {
+		if l.Value != cty.NilVal {
+			locals[l.Name] = l.Value
+		}
+	}
+	vars := map[string]cty.Value{"var": s.values.vars, "local": cty.ObjectVal(locals), "query": s.queryObject()}
+	for k, v := range extra {
+		vars[k] = v
+	}
+	return &hcl.EvalContext{Variables: vars, Functions: s.values.fns}
+}
+
+// TopContext is the evaluation context of values that do not depend on a
+// matrix cell.
+func (s *Spec) TopContext() *hcl.EvalContext { return s.baseContext(nil) }
+
+// Cell is one (scale, backend) point of the matrix.
+type Cell struct {
+	Scale   *Scale
+	Backend *Backend
+}
+
+// ScaleContext evaluates expressions of one scale (datasets).
+func (s *Spec) ScaleContext(sc *Scale) *hcl.EvalContext {
+	return s.baseContext(map[string]cty.Value{"scale": sc.Object()})
+}
+
+// CellContext evaluates expressions of one cell (backends, queries,
+// scenarios). truth may be cty.NilVal when not known yet.
+func (s *Spec) CellContext(c Cell, truth cty.Value) *hcl.EvalContext {
+	extra := map[string]cty.Value{"scale": c.Scale.Object(), "backend": c.Backend.Object()}
+	if truth != cty.NilVal {
+		extra["truth"] = truth
+	}
+	return s.baseContext(extra)
+}
+
+// Sampling is the `sampling {}` block: how each point is measured.
+type Sampling struct {
+	Body      hcl.Body
+	DeclRange hcl.Range
+	Values    SamplingValues
+}
+
+// SamplingValues are the measurement knobs. Durations are seconds.
+type SamplingValues struct {
+	Warmup  int
+	MinS    float64
+	MinN    int
+	MaxS    float64
+	Reps    int
+	ProbeS  float64
+	CheckS  float64 // per-call cap of a check; past it the check is a SKIP
+	LoadMax float64 // bulk-load cap per (scale, backend), seconds
+}
+
+// DefaultSampling is the seed suite's methodology.
+var DefaultSampling = SamplingValues{Warmup: 3, MinS: 10, MinN: 30, MaxS: 60, Reps: 3, ProbeS: 20, CheckS: 120, LoadMax: 5400}
+
+var samplingSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "warmup"}, {Name: "min_s"}, {Name: "min_n"}, {Name: "max_s"}, {Name: "reps"},
+	{Name: "probe_s"}, {Name: "check_s"}, {Name: "load_max_s"},
+}}
+
+// decodeSampling applies a sampling body over base.
+func decodeSampling(body hcl.Body, ctx *hcl.EvalContext, base SamplingValues) (SamplingValues, hcl.Diagnostics) {
+	content, diags := body.Content(samplingSchema)
+	out := base
+	ints := map[string]*int{"warmup": &out.Warmup, "min_n": &out.MinN, "reps": &out.Reps}
+	floats := map[string]*float64{"min_s": &out.MinS, "max_s": &out.MaxS, "probe_s": &out.ProbeS, "check_s": &out.CheckS, "load_max_s": &out.LoadMax}
+	for name, a := range content.Attributes {
+		f, d := evalNumber(a.Expr, ctx, name)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		if f < 0 {
+			diags = append(diags, attrErr(a.Expr, "Invalid sampling value", fmt.Sprintf("%s must not be negative.", name)))
+			continue
+		}
+		if ip, ok := ints[name]; ok {
+			if f != math.Trunc(f) {
+				diags = append(diags, attrErr(a.Expr, "Invalid sampling value", fmt.Sprintf("%s must be a whole number.", name)))
+				continue
+			}
+			*ip = int(f)
+		} else {
+			*floats[name] = f
+		}
+	}
+	if out.Reps < 1 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid sampling value", Detail: "reps must be at least 1.", Subject: body.MissingItemRange().Ptr()})
+	}
+	if out.MaxS < out.MinS {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid sampling value",
+			Detail: fmt.Sprintf("max_s (%v) is below min_s (%v).", out.MaxS, out.MinS), Subject: body.MissingItemRange().Ptr()})
+	}
+	return out, diags
+}
+
+func attrErr(expr hcl.Expression, summary, detail string) *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: expr.Range().Ptr()}
+}
+
+func evalNumber(expr hcl.Expression, ctx *hcl.EvalContext, name string) (float64, hcl.Diagnostics) {
+	v, diags := expr.Value(ctx)
+	if diags.HasErrors() {
+		return 0, diags
+	}
+	v, err := convert.Convert(v, cty.Number)
+	if err != nil || v.IsNull() {
+		return 0, hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a number.", name))}
+	}
+	if !v.IsKnown() {
+		return 0, nil
+	}
+	return num(v), nil
+}
+
+func evalInt(expr hcl.Expression, ctx *hcl.EvalContext, name string) (int64, hcl.Diagnostics) {
+	f, diags := evalNumber(expr, ctx, name)
+	if diags.HasErrors() {
+		return 0, diags
+	}
+	if f != math.Trunc(f) || math.IsInf(f, 0) {
+		return 0, hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a whole number.", name))}
+	}
+	return int64(f), nil
+}
+
+func evalString(expr hcl.Expression, ctx *hcl.EvalContext, name string) (string, hcl.Diagnostics) {
+	v, diags := expr.Value(ctx)
+	if diags.HasErrors() {
+		return "", diags
+	}
+	v, err := convert.Convert(v, cty.String)
+	if err != nil || v.IsNull() {
+		return "", hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a string.", name))}
+	}
+	if !v.IsKnown() {
+		return "", nil
+	}
+	return v.AsString(), nil
+}
+
+func evalBool(expr hcl.Expression, ctx *hcl.EvalContext, name string) (bool, hcl.Diagnostics) {
+	v, diags := expr.Value(ctx)
+	if diags.HasErrors() {
+		return false, diags
+	}
+	v, err := convert.Convert(v, cty.Bool)
+	if err != nil || v.IsNull() {
+		return false, hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be true or false.", name))}
+	}
+	return v.IsKnown() && v.True(), nil
+}
+
+func evalStringList(expr hcl.Expression, ctx *hcl.EvalContext, name string) ([]string, hcl.Diagnostics) {
+	v, diags := expr.Value(ctx)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	v, err := convert.Convert(v, cty.List(cty.String))
+	if err != nil || v.IsNull() {
+		return nil, hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a list of strings.", name))}
+	}
+	if !v.IsWhollyKnown() {
+		return nil, nil
+	}
+	var out []string
+	for _, e := range v.AsValueSlice() {
+		if e.IsNull() {
+			return nil, hcl.Diagnostics{attrErr(expr, "Invalid list", fmt.Sprintf("%s must not hold null.", name))}
+		}
+		out = append(out, e.AsString())
+	}
+	return out, nil
+}
+
+// evalStringMap reads an object or map of primitive values as strings.
+func evalStringMap(expr hcl.Expression, ctx *hcl.EvalContext, name string) (map[string]string, hcl.Diagnostics) {
+	v, diags := expr.Value(ctx)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if v.IsNull() {
+		return map[string]string{}, nil
+	}
+	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+		return nil, hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be an object of strings, numbers or bools.", name))}
+	}
+	out := map[string]string{}
+	if !v.IsWhollyKnown() {
+		return out, nil
+	}
+	for k, e := range v.AsValueMap() {
+		s, err := convert.Convert(e, cty.String)
+		if err != nil || s.IsNull() {
+			return nil, hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s: %q must be a string, number or bool.", name, k))}
+		}
+		out[k] = s.AsString()
+	}
+	return out, nil
+}
+
+// Matrix is the `matrix {}` block: which scales, backends and scenarios
+// run, in order. Without it, every declared one runs.
+type Matrix struct {
+	Scales    hcl.Expression
+	Backends  hcl.Expression
+	Scenarios hcl.Expression
+	Dataset   hcl.Expression
+	DeclRange hcl.Range
+
+	ScaleNames    []string
+	BackendNames  []string
+	ScenarioNames []string
+	DatasetName   string
+}
+
+var matrixSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "scales"}, {Name: "backends"}, {Name: "scenarios"}, {Name: "dataset"},
+}}
+
+func decodeMatrixBlock(b *hcl.Block) (*Matrix, hcl.Diagnostics) {
+	content, diags := b.Body.Content(matrixSchema)
+	m := &Matrix{DeclRange: b.DefRange}
+	get := func(n string) hcl.Expression {
+		if a, ok := content.Attributes[n]; ok {
+			return a.Expr
+		}
+		return nil
+	}
+	m.Scales, m.Backends, m.Scenarios, m.Dataset = get("scales"), get("backends"), get("scenarios"), get("dataset")
+	return m, diags
+}
+
+// Scale is a `scale "name" {}` block: named sizes that datasets and
+// backends read as scale.<attr>.
+type Scale struct {
+	Name      string
+	Attrs     map[string]hcl.Expression
+	DeclRange hcl.Range
+	values    map[string]cty.Value
+}
+
+func decodeScaleBlock(b *hcl.Block) (*Scale, hcl.Diagnostics) {
+	sc := &Scale{Name: b.Labels[0], DeclRange: b.DefRange, Attrs: map[string]hcl.Expression{}}
+	diags := checkName("scale", sc.Name, b.LabelRanges[0])
+	attrs, d := b.Body.JustAttributes()
+	diags = append(diags, d...)
+	for n, a := range attrs {
+		if n == "name" {
+			diags = append(diags, attrErr(a.Expr, "Reserved scale attribute", `"name" is the block's label; scale.name is set from it.`))
+			continue
+		}
+		sc.Attrs[n] = a.Expr
+	}
+	return sc, diags
+}
+
+// Object is scale.* as seen by expressions.
+func (sc *Scale) Object() cty.Value {
+	m := map[string]cty.Value{"name": cty.StringVal(sc.Name)}
+	for k, v := range sc.values {
+		m[k] = v
+	}
+	return cty.ObjectVal(m)
+}
+
+// Value returns a scale attribute's value.
+func (sc *Scale) Value(name string) (cty.Value, bool) {
+	v, ok := sc.values[name]
+	return v, ok
+}
+
+// decodeTopLevelValues evaluates what depends only on var and local:
+// sampling, scales and the matrix.
+func (s *Spec) decodeTopLevelValues() hcl.Diagnostics {
+	ctx := s.TopContext()
+	var diags hcl.Diagnostics
+	if s.Sampling == nil {
+		s.Sampling = &Sampling{Values: DefaultSampling}
+	} else {
+		v, d := decodeSampling(s.Sampling.Body, ctx, DefaultSampling)
+		diags = append(diags, d...)
+		s.Sampling.Values = v
+	}
+	for _, sc := range s.Scales {
+		sc.values = map[string]cty.Value{}
+		names := make([]string, 0, len(sc.Attrs))
+		for n := range sc.Attrs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			v, d := sc.Attrs[n].Value(ctx)
+			diags = append(diags, d...)
+			sc.values[n] = v
+		}
+	}
+	for _, sc := range s.Scenarios {
+		diags = append(diags, sc.decodeTop(s, ctx)...)
+	}
+	diags = append(diags, s.decodeMatrix(ctx)...)
+	return diags
+}
+
+func (s *Spec) decodeMatrix(ctx *hcl.EvalContext) hcl.Diagnostics {
+	m := s.Matrix
+	if m == nil {
+		m = &Matrix{}
+		s.Matrix = m
+	}
+	var diags hcl.Diagnostics
+	pick := func(expr hcl.Expression, what string, all []string, exists func(string) bool) []string {
+		if expr == nil {
+			return all
+		}
+		names, d := evalStringList(expr, ctx, what)
+		diags = append(diags, d...)
+		seen := map[string]bool{}
+		for _, n := range names {
+			if !exists(n) {
+				diags = append(diags, attrErr(expr, "Unknown "+what[:len(what)-1],
+					fmt.Sprintf("matrix.%s names %q, which is not declared. Declared: %v.", what, n, all)))
+			}
+			if seen[n] {
+				diags = append(diags, attrErr(expr, "Duplicate "+what[:len(what)-1], fmt.Sprintf("matrix.%s names %q twice.", what, n)))
+			}
+			seen[n] = true
+		}
+		return names
+	}
+	var scales, backends, scenarios, datasets []string
+	for _, x := range s.Scales {
+		scales = append(scales, x.Name)
+	}
+	for _, x := range s.Backends {
+		backends = append(backends, x.Name)
+	}
+	for _, x := range s.Scenarios {
+		scenarios = append(scenarios, x.Name)
+	}
+	for _, x := range s.Datasets {
+		datasets = append(datasets, x.Name)
+	}
+	m.ScaleNames = pick(m.Scales, "scales", scales, func(n string) bool { return s.Scale(n) != nil })
+	m.BackendNames = pick(m.Backends, "backends", backends, func(n string) bool { return s.Backend(n) != nil })
+	m.ScenarioNames = pick(m.Scenarios, "scenarios", scenarios, func(n string) bool { return s.scenario(n) != nil })
+	switch {
+	case m.Dataset != nil:
+		n, d := evalString(m.Dataset, ctx, "dataset")
+		diags = append(diags, d...)
+		if !d.HasErrors() && s.Dataset(n) == nil {
+			diags = append(diags, attrErr(m.Dataset, "Unknown dataset", fmt.Sprintf("No dataset %q is declared. Declared: %v.", n, datasets)))
+		}
+		m.DatasetName = n
+	case len(s.Datasets) == 1:
+		m.DatasetName = s.Datasets[0].Name
+	case len(s.Datasets) > 1:
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Which dataset?",
+			Detail: fmt.Sprintf("The spec declares several datasets (%v): set matrix.dataset.", datasets), Subject: s.Datasets[1].DeclRange.Ptr()})
+	}
+	return diags
+}
+
+func (s *Spec) scenario(name string) *Scenario {
+	for _, sc := range s.Scenarios {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	return nil
+}
+
+// Cells lists the matrix in run order: scales outer, backends inner.
+func (s *Spec) Cells() []Cell {
+	var cells []Cell
+	for _, sn := range s.Matrix.ScaleNames {
+		for _, bn := range s.Matrix.BackendNames {
+			cells = append(cells, Cell{Scale: s.Scale(sn), Backend: s.Backend(bn)})
+		}
+	}
+	return cells
+}
+
+// SelectedScenarios lists the scenarios that run, in matrix order.
+func (s *Spec) SelectedScenarios() []*Scenario {
+	var out []*Scenario
+	for _, n := range s.Matrix.ScenarioNames {
+		out = append(out, s.scenario(n))
+	}
+	return out
+}
+
+// SelectedDataset is the dataset the matrix runs.
+func (s *Spec) SelectedDataset() *Dataset { return s.Dataset(s.Matrix.DatasetName) }

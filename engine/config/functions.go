@@ -1,0 +1,376 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2/ext/tryfunc"
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
+)
+
+// GeneratorType is the cty type of a value generator (seq(), zipf(), ...).
+var GeneratorType = cty.Capsule("generator", reflect.TypeOf(datagen.Generator{}))
+
+// ParamType is the cty type of a query parameter generator (pick(), ...).
+var ParamType = cty.Capsule("parameter generator", reflect.TypeOf(ParamGen{}))
+
+// ParamKind names a query parameter generator.
+type ParamKind string
+
+const (
+	// ParamPick: a random existing entity of Entity each call: its entity
+	// id, or the value of Attr when set.
+	ParamPick ParamKind = "pick"
+	// ParamPicks: N distinct random entities' Attr values, bound as a JSON
+	// array text.
+	ParamPicks ParamKind = "picks"
+	// ParamMark: the tx id of a dataset mark.
+	ParamMark ParamKind = "mark"
+)
+
+// ParamGen describes how a query parameter's value is made per call.
+type ParamGen struct {
+	Kind   ParamKind
+	Entity string
+	Attr   string
+	N      int
+	Mark   string
+}
+
+func genVal(g datagen.Generator) cty.Value { return cty.CapsuleVal(GeneratorType, &g) }
+
+func paramVal(p ParamGen) cty.Value { return cty.CapsuleVal(ParamType, &p) }
+
+// AsGenerator returns the generator a value holds.
+func AsGenerator(v cty.Value) (datagen.Generator, bool) {
+	if v.IsNull() || !v.IsKnown() || !v.Type().Equals(GeneratorType) {
+		return datagen.Generator{}, false
+	}
+	return *v.EncapsulatedValue().(*datagen.Generator), true
+}
+
+// AsParamGen returns the parameter generator a value holds.
+func AsParamGen(v cty.Value) (ParamGen, bool) {
+	if v.IsNull() || !v.IsKnown() || !v.Type().Equals(ParamType) {
+		return ParamGen{}, false
+	}
+	return *v.EncapsulatedValue().(*ParamGen), true
+}
+
+func (s *Spec) functions() map[string]function.Function {
+	fns := map[string]function.Function{
+		"abs": stdlib.AbsoluteFunc, "ceil": stdlib.CeilFunc, "floor": stdlib.FloorFunc,
+		"max": stdlib.MaxFunc, "min": stdlib.MinFunc, "pow": stdlib.PowFunc, "signum": stdlib.SignumFunc,
+		"parseint": stdlib.ParseIntFunc, "log": stdlib.LogFunc,
+		"chomp": stdlib.ChompFunc, "format": stdlib.FormatFunc, "formatlist": stdlib.FormatListFunc,
+		"indent": stdlib.IndentFunc, "join": stdlib.JoinFunc, "lower": stdlib.LowerFunc, "upper": stdlib.UpperFunc,
+		"regex": stdlib.RegexFunc, "regexall": stdlib.RegexAllFunc, "replace": stdlib.ReplaceFunc,
+		"split": stdlib.SplitFunc, "strrev": stdlib.ReverseFunc, "substr": stdlib.SubstrFunc,
+		"title": stdlib.TitleFunc, "trim": stdlib.TrimFunc, "trimprefix": stdlib.TrimPrefixFunc,
+		"trimsuffix": stdlib.TrimSuffixFunc, "trimspace": stdlib.TrimSpaceFunc,
+		"alltrue": boolFoldFunc(true), "anytrue": boolFoldFunc(false), "chunklist": stdlib.ChunklistFunc,
+		"coalesce": stdlib.CoalesceFunc, "coalescelist": stdlib.CoalesceListFunc, "compact": stdlib.CompactFunc,
+		"concat": stdlib.ConcatFunc, "contains": stdlib.ContainsFunc, "distinct": stdlib.DistinctFunc,
+		"element": stdlib.ElementFunc, "flatten": stdlib.FlattenFunc, "index": stdlib.IndexFunc,
+		"keys": stdlib.KeysFunc, "length": stdlib.LengthFunc, "lookup": stdlib.LookupFunc,
+		"merge": stdlib.MergeFunc, "range": stdlib.RangeFunc, "reverse": stdlib.ReverseListFunc,
+		"setintersection": stdlib.SetIntersectionFunc, "setproduct": stdlib.SetProductFunc,
+		"setsubtract": stdlib.SetSubtractFunc, "setunion": stdlib.SetUnionFunc, "slice": stdlib.SliceFunc,
+		"sort": stdlib.SortFunc, "values": stdlib.ValuesFunc, "zipmap": stdlib.ZipmapFunc,
+		"jsonencode": stdlib.JSONEncodeFunc, "jsondecode": stdlib.JSONDecodeFunc, "csvdecode": stdlib.CSVDecodeFunc,
+		"tostring": stdlib.MakeToFunc(cty.String), "tonumber": stdlib.MakeToFunc(cty.Number),
+		"tobool": stdlib.MakeToFunc(cty.Bool), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
+		"tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)), "toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)),
+		"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
+		"file": s.fileFunc(), "env": s.envFunc(),
+	}
+	for name, f := range generatorFunctions {
+		fns[name] = f
+	}
+	for name, f := range paramFunctions {
+		fns[name] = f
+	}
+	return fns
+}
+
+// fileFunc reads a file relative to the spec's directory.
+func (s *Spec) fileFunc() function.Function {
+	return function.New(&function.Spec{
+		Description: "Reads a file, relative to the spec's directory.",
+		Params:      []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:        function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			p := args[0].AsString()
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(s.Dir, p)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return cty.NilVal, fmt.Errorf("cannot read %s: %w", p, unwrapPathErr(err))
+			}
+			return cty.StringVal(string(b)), nil
+		},
+	})
+}
+
+func unwrapPathErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// envFunc reads an environment variable, or a default when it is unset.
+func (s *Spec) envFunc() function.Function {
+	return function.New(&function.Spec{
+		Description: "Reads an environment variable; the optional second argument is the value when it is unset.",
+		Params:      []function.Parameter{{Name: "name", Type: cty.String}},
+		VarParam:    &function.Parameter{Name: "default", Type: cty.String},
+		Type:        function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			if v, ok := s.env[args[0].AsString()]; ok {
+				return cty.StringVal(v), nil
+			}
+			if len(args) > 1 {
+				return args[1], nil
+			}
+			return cty.StringVal(""), nil
+		},
+	})
+}
+
+func num(v cty.Value) float64 { f, _ := v.AsBigFloat().Float64(); return f }
+
+func intArg(v cty.Value, what string) (int64, error) {
+	f := num(v)
+	if f != math.Trunc(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("%s must be a whole number, got %v", what, f)
+	}
+	return int64(f), nil
+}
+
+func genFunc(desc string, params []function.Parameter, impl func(args []cty.Value) (datagen.Generator, error)) function.Function {
+	return function.New(&function.Spec{
+		Description: desc,
+		Params:      params,
+		Type:        function.StaticReturnType(GeneratorType),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			g, err := impl(args)
+			if err != nil {
+				return cty.NilVal, err
+			}
+			return genVal(g), nil
+		},
+	})
+}
+
+func p(name string, ty cty.Type) function.Parameter { return function.Parameter{Name: name, Type: ty} }
+
+// parseInstant reads an RFC 3339 time or a number of epoch milliseconds.
+func parseInstant(v cty.Value) (int64, error) {
+	if v.Type() == cty.Number {
+		return intArg(v, "instant")
+	}
+	t, err := time.Parse(time.RFC3339, v.AsString())
+	if err != nil {
+		return 0, fmt.Errorf("instant %q: want RFC 3339 like 2024-01-02T15:04:05Z", v.AsString())
+	}
+	return t.UnixMilli(), nil
+}
+
+var generatorFunctions = map[string]function.Function{
+	"seq": genFunc("Values from a format with one %d replaced by the entity's id.",
+		[]function.Parameter{p("format", cty.String)}, func(a []cty.Value) (datagen.Generator, error) {
+			f := a[0].AsString()
+			if strings.Count(f, "%d") != 1 || strings.Count(f, "%") != 1 {
+				return datagen.Generator{}, fmt.Errorf("format %q must hold exactly one %%d and no other %%", f)
+			}
+			return datagen.Generator{Kind: datagen.GenSeq, Format: f}, nil
+		}),
+	"uniform": genFunc("A whole number uniform in [min, max].",
+		[]function.Parameter{p("min", cty.Number), p("max", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
+			lo, err := intArg(a[0], "min")
+			if err != nil {
+				return datagen.Generator{}, err
+			}
+			hi, err := intArg(a[1], "max")
+			if err != nil {
+				return datagen.Generator{}, err
+			}
+			if hi < lo {
+				return datagen.Generator{}, fmt.Errorf("max (%d) is below min (%d)", hi, lo)
+			}
+			return datagen.Generator{Kind: datagen.GenUniformInt, Min: lo, Max: hi}, nil
+		}),
+	"uniform_float": genFunc("A number uniform in [min, max).",
+		[]function.Parameter{p("min", cty.Number), p("max", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
+			lo, hi := num(a[0]), num(a[1])
+			if hi <= lo {
+				return datagen.Generator{}, fmt.Errorf("max (%v) must be above min (%v)", hi, lo)
+			}
+			return datagen.Generator{Kind: datagen.GenUniformFloat, FMin: lo, FMax: hi}, nil
+		}),
+	"weighted": genFunc("One of the object's keys, chosen with the weights its values give.",
+		[]function.Parameter{p("choices", cty.Map(cty.Number))}, func(a []cty.Value) (datagen.Generator, error) {
+			m := a[0].AsValueMap()
+			if len(m) == 0 {
+				return datagen.Generator{}, fmt.Errorf("weighted needs at least one choice")
+			}
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			g := datagen.Generator{Kind: datagen.GenWeighted}
+			for _, k := range keys {
+				w := num(m[k])
+				if w <= 0 {
+					return datagen.Generator{}, fmt.Errorf("weight of %q must be positive, got %v", k, w)
+				}
+				g.Choices, g.Weights = append(g.Choices, k), append(g.Weights, w)
+			}
+			return g, nil
+		}),
+	"ref": genFunc("A reference to a uniformly chosen entity of a kind.",
+		[]function.Parameter{p("entity", cty.String)}, func(a []cty.Value) (datagen.Generator, error) {
+			return datagen.Generator{Kind: datagen.GenRef, Target: a[0].AsString()}, nil
+		}),
+	"zipf": genFunc("A reference to an entity of a kind, zipf-distributed over ids (id 0 hottest).",
+		[]function.Parameter{p("entity", cty.String), p("exponent", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
+			s := num(a[1])
+			if s <= 0 {
+				return datagen.Generator{}, fmt.Errorf("exponent must be positive, got %v", s)
+			}
+			return datagen.Generator{Kind: datagen.GenZipf, Target: a[0].AsString(), S: s}, nil
+		}),
+	"sample": genFunc("Between min and max distinct references to uniformly chosen entities (for many = true).",
+		[]function.Parameter{p("entity", cty.String), p("min", cty.Number), p("max", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
+			lo, err := intArg(a[1], "min")
+			if err != nil {
+				return datagen.Generator{}, err
+			}
+			hi, err := intArg(a[2], "max")
+			if err != nil {
+				return datagen.Generator{}, err
+			}
+			if lo < 0 || hi < lo {
+				return datagen.Generator{}, fmt.Errorf("need 0 <= min <= max, got %d and %d", lo, hi)
+			}
+			return datagen.Generator{Kind: datagen.GenSample, Target: a[0].AsString(), MinN: int(lo), MaxN: int(hi)}, nil
+		}),
+	"instant": genFunc("An instant uniform between two times (RFC 3339 or epoch milliseconds).",
+		[]function.Parameter{p("from", cty.DynamicPseudoType), p("to", cty.DynamicPseudoType)}, func(a []cty.Value) (datagen.Generator, error) {
+			for _, v := range a {
+				if v.Type() != cty.String && v.Type() != cty.Number {
+					return datagen.Generator{}, fmt.Errorf("instant bounds must be RFC 3339 strings or epoch milliseconds")
+				}
+			}
+			lo, err := parseInstant(a[0])
+			if err != nil {
+				return datagen.Generator{}, err
+			}
+			hi, err := parseInstant(a[1])
+			if err != nil {
+				return datagen.Generator{}, err
+			}
+			if hi < lo {
+				return datagen.Generator{}, fmt.Errorf("the end is before the start")
+			}
+			return datagen.Generator{Kind: datagen.GenInstant, Min: lo, Max: hi}, nil
+		}),
+	"const": genFunc("The same value for every entity.",
+		[]function.Parameter{p("value", cty.DynamicPseudoType)}, func(a []cty.Value) (datagen.Generator, error) {
+			v := a[0]
+			switch v.Type() {
+			case cty.String:
+				return datagen.Generator{Kind: datagen.GenConst, Const: v.AsString()}, nil
+			case cty.Number:
+				return datagen.Generator{Kind: datagen.GenConst, Const: v.AsBigFloat().Text('f', -1)}, nil
+			case cty.Bool:
+				return datagen.Generator{Kind: datagen.GenConst, Const: fmt.Sprint(v.True())}, nil
+			}
+			return datagen.Generator{}, fmt.Errorf("const takes a string, number or bool")
+		}),
+	"chance": genFunc("true with probability p, else false.",
+		[]function.Parameter{p("p", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
+			pr := num(a[0])
+			if pr < 0 || pr > 1 {
+				return datagen.Generator{}, fmt.Errorf("p must be in [0, 1], got %v", pr)
+			}
+			return datagen.Generator{Kind: datagen.GenChance, P: pr}, nil
+		}),
+}
+
+var paramFunctions = map[string]function.Function{
+	"pick": function.New(&function.Spec{
+		Description: "Each call, a random existing entity of a kind: its id, or the value of attr.",
+		Params:      []function.Parameter{p("entity", cty.String)},
+		VarParam:    &function.Parameter{Name: "attr", Type: cty.String},
+		Type:        function.StaticReturnType(ParamType),
+		Impl: func(a []cty.Value, _ cty.Type) (cty.Value, error) {
+			if len(a) > 2 {
+				return cty.NilVal, fmt.Errorf("pick takes an entity and at most one attribute")
+			}
+			pg := ParamGen{Kind: ParamPick, Entity: a[0].AsString()}
+			if len(a) == 2 {
+				pg.Attr = a[1].AsString()
+			}
+			return paramVal(pg), nil
+		},
+	}),
+	"picks": function.New(&function.Spec{
+		Description: "Each call, n distinct random entities' attr values, as a JSON array.",
+		Params:      []function.Parameter{p("entity", cty.String), p("attr", cty.String), p("n", cty.Number)},
+		Type:        function.StaticReturnType(ParamType),
+		Impl: func(a []cty.Value, _ cty.Type) (cty.Value, error) {
+			n, err := intArg(a[2], "n")
+			if err != nil {
+				return cty.NilVal, err
+			}
+			if n < 1 {
+				return cty.NilVal, fmt.Errorf("n must be at least 1, got %d", n)
+			}
+			return paramVal(ParamGen{Kind: ParamPicks, Entity: a[0].AsString(), Attr: a[1].AsString(), N: int(n)}), nil
+		},
+	}),
+	"mark": function.New(&function.Spec{
+		Description: "The transaction id of a dataset mark.",
+		Params:      []function.Parameter{p("name", cty.String)},
+		Type:        function.StaticReturnType(ParamType),
+		Impl: func(a []cty.Value, _ cty.Type) (cty.Value, error) {
+			return paramVal(ParamGen{Kind: ParamMark, Mark: a[0].AsString()}), nil
+		},
+	}),
+}
+
+// boolFoldFunc is Terraform's alltrue (all = true) or anytrue.
+func boolFoldFunc(all bool) function.Function {
+	return function.New(&function.Spec{
+		Description: "Whether all (alltrue) or any (anytrue) elements of a list are true.",
+		Params:      []function.Parameter{p("list", cty.List(cty.Bool))},
+		Type:        function.StaticReturnType(cty.Bool),
+		Impl: func(a []cty.Value, _ cty.Type) (cty.Value, error) {
+			if !a[0].IsWhollyKnown() {
+				return cty.UnknownVal(cty.Bool), nil
+			}
+			for _, v := range a[0].AsValueSlice() {
+				if v.IsNull() {
+					return cty.NilVal, fmt.Errorf("the list holds null")
+				}
+				if v.True() != all {
+					return cty.BoolVal(!all), nil
+				}
+			}
+			return cty.BoolVal(all), nil
+		},
+	})
+}

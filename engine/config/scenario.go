@@ -1,0 +1,529 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/checks"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// Scenario is a `scenario "name" {}` block: streams of operations measured
+// at each client count, and the checks of their answers.
+type Scenario struct {
+	Name        string
+	Description string
+	ClientsExpr hcl.Expression
+	BackendsExp hcl.Expression
+	SamplingB   hcl.Body
+	Streams     []*StreamBlock
+	Checks      []*CheckBlock
+	DeclRange   hcl.Range
+
+	// Set by decodeTop.
+	Clients  []int
+	Backends []string // empty: every backend
+	Sampling SamplingValues
+}
+
+// StreamBlock is a `read {}` or `write {}` block: clients each looping over
+// a mix of queries.
+type StreamBlock struct {
+	Op        string
+	Query     hcl.Expression
+	Mix       hcl.Expression
+	Clients   hcl.Expression
+	DeclRange hcl.Range
+
+	MixNames     []string // set by decodeTop
+	FixedClients int      // 0: the scenario's client count
+}
+
+// CheckBlock is a `check "name" {}` block.
+type CheckBlock struct {
+	Name      string
+	QueryExpr hcl.Expression
+	Attrs     map[string]*hcl.Attribute
+	DeclRange hcl.Range
+
+	Query string // set by decodeTop
+}
+
+var scenarioSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "clients"}, {Name: "backends"}},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "sampling"}, {Type: "read"}, {Type: "write"},
+		{Type: "check", LabelNames: []string{"name"}},
+	},
+}
+
+var streamSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "query"}, {Name: "mix"}, {Name: "clients"}}}
+
+var checkSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "query", Required: true}, {Name: "for_each"}, {Name: "params"},
+	{Name: "expect_rows"}, {Name: "expect_values"}, {Name: "expect_set"}, {Name: "expect_map"}, {Name: "expect_sum"},
+}}
+
+func decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) {
+	sc := &Scenario{Name: b.Labels[0], DeclRange: b.DefRange}
+	diags := checkName("scenario", sc.Name, b.LabelRanges[0])
+	c, d := b.Body.Content(scenarioSchema)
+	diags = append(diags, d...)
+	if a, ok := c.Attributes["description"]; ok {
+		diags = append(diags, decodeLiteral(a, cty.String, &sc.Description)...)
+	}
+	if a, ok := c.Attributes["clients"]; ok {
+		sc.ClientsExpr = a.Expr
+	}
+	if a, ok := c.Attributes["backends"]; ok {
+		sc.BackendsExp = a.Expr
+	}
+	checkNames := map[string]hcl.Range{}
+	for _, blk := range c.Blocks {
+		switch blk.Type {
+		case "sampling":
+			if sc.SamplingB != nil {
+				diags = append(diags, duplicateDiag("sampling", "", blk.DefRange, sc.DeclRange))
+				continue
+			}
+			sc.SamplingB = blk.Body
+		case "read", "write":
+			sb := &StreamBlock{Op: blk.Type, DeclRange: blk.DefRange}
+			sbc, d := blk.Body.Content(streamSchema)
+			diags = append(diags, d...)
+			if a, ok := sbc.Attributes["query"]; ok {
+				sb.Query = a.Expr
+			}
+			if a, ok := sbc.Attributes["mix"]; ok {
+				sb.Mix = a.Expr
+			}
+			if a, ok := sbc.Attributes["clients"]; ok {
+				sb.Clients = a.Expr
+			}
+			if (sb.Query == nil) == (sb.Mix == nil) {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + blk.Type + " block",
+					Detail: "Set exactly one of query = query.NAME and mix = [query.A, query.B, ...].", Subject: blk.DefRange.Ptr()})
+			}
+			for _, prev := range sc.Streams {
+				if prev.Op == sb.Op {
+					diags = append(diags, duplicateDiag(blk.Type, "", blk.DefRange, prev.DeclRange))
+				}
+			}
+			sc.Streams = append(sc.Streams, sb)
+		case "check":
+			name := blk.Labels[0]
+			if prev, ok := checkNames[name]; ok {
+				diags = append(diags, duplicateDiag("check", name, blk.DefRange, prev))
+			}
+			checkNames[name] = blk.DefRange
+			cc, d := blk.Body.Content(checkSchema)
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			ck := &CheckBlock{Name: name, QueryExpr: cc.Attributes["query"].Expr, Attrs: cc.Attributes, DeclRange: blk.DefRange}
+			has := false
+			for _, k := range []string{"expect_rows", "expect_values", "expect_set", "expect_map", "expect_sum"} {
+				_, ok := cc.Attributes[k]
+				has = has || ok
+			}
+			if !has {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Check expects nothing",
+					Detail:  "A check needs at least one of expect_rows, expect_values, expect_set, expect_map and expect_sum: a check that cannot fail is a defect.",
+					Subject: blk.DefRange.Ptr()})
+			}
+			sc.Checks = append(sc.Checks, ck)
+		}
+	}
+	return sc, diags
+}
+
+// queryObject is query.* as seen by expressions: each name evaluates to
+// itself, so query.q9 is an error at its own line.
+func (s *Spec) queryObject() cty.Value {
+	m := map[string]cty.Value{}
+	for _, q := range s.Queries {
+		m[q.Name] = cty.StringVal(q.Name)
+	}
+	return cty.ObjectVal(m)
+}
+
+func (sc *Scenario) decodeTop(s *Spec, top *hcl.EvalContext) hcl.Diagnostics {
+	ctx := top
+	var diags hcl.Diagnostics
+	sc.Clients = []int{1}
+	if sc.ClientsExpr != nil {
+		v, d := sc.ClientsExpr.Value(ctx)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if lv, err := convert.Convert(v, cty.List(cty.Number)); err == nil && !lv.IsNull() && lv.IsWhollyKnown() {
+				sc.Clients = nil
+				for _, e := range lv.AsValueSlice() {
+					f := num(e)
+					if f < 1 || f != math.Trunc(f) {
+						diags = append(diags, attrErr(sc.ClientsExpr, "Invalid client count", fmt.Sprintf("client counts are whole numbers >= 1, got %v.", f)))
+						continue
+					}
+					sc.Clients = append(sc.Clients, int(f))
+				}
+				if len(sc.Clients) == 0 {
+					diags = append(diags, attrErr(sc.ClientsExpr, "Invalid client count", "clients must list at least one count."))
+				}
+			} else {
+				diags = append(diags, attrErr(sc.ClientsExpr, "Incorrect attribute value type", "clients must be a list of numbers, e.g. [1, 8, 32]."))
+			}
+		}
+	}
+	if sc.BackendsExp != nil {
+		l, d := evalStringList(sc.BackendsExp, ctx, "backends")
+		diags = append(diags, d...)
+		for _, n := range l {
+			if s.Backend(n) == nil {
+				diags = append(diags, attrErr(sc.BackendsExp, "Unknown backend", fmt.Sprintf("No backend %q is declared.", n)))
+			}
+		}
+		sc.Backends = l
+	}
+	sc.Sampling = s.Sampling.Values
+	if sc.SamplingB != nil {
+		v, d := decodeSampling(sc.SamplingB, top, s.Sampling.Values)
+		diags = append(diags, d...)
+		sc.Sampling = v
+	}
+	for _, st := range sc.Streams {
+		if st.Query != nil {
+			n, d := evalString(st.Query, ctx, "query")
+			diags = append(diags, d...)
+			st.MixNames = []string{n}
+		} else if st.Mix != nil {
+			l, d := evalStringList(st.Mix, ctx, "mix")
+			diags = append(diags, d...)
+			if !d.HasErrors() && len(l) == 0 {
+				diags = append(diags, attrErr(st.Mix, "Empty mix", "mix must name at least one query."))
+			}
+			st.MixNames = l
+		}
+		if st.Clients != nil {
+			n, d := evalInt(st.Clients, ctx, "clients")
+			diags = append(diags, d...)
+			if !d.HasErrors() && n < 1 {
+				diags = append(diags, attrErr(st.Clients, "Invalid client count", "clients must be at least 1."))
+			}
+			st.FixedClients = int(n)
+		} else if st.Op != "read" {
+			st.FixedClients = 1
+		}
+	}
+	for _, ck := range sc.Checks {
+		n, d := evalString(ck.QueryExpr, ctx, "query")
+		diags = append(diags, d...)
+		ck.Query = n
+	}
+	return diags
+}
+
+// RunsOn reports whether the scenario runs on a backend.
+func (sc *Scenario) RunsOn(backend string) bool {
+	if len(sc.Backends) == 0 {
+		return true
+	}
+	for _, b := range sc.Backends {
+		if b == backend {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckCase is one evaluated case of a check (one for_each element).
+type CheckCase struct {
+	Check  *CheckBlock
+	Key    string
+	Params map[string]cty.Value
+	Expect checks.Expect
+}
+
+// Resolve evaluates a check for one cell, expanding for_each. ctx must hold
+// truth.
+func (ck *CheckBlock) Resolve(ctx *hcl.EvalContext) ([]CheckCase, hcl.Diagnostics) {
+	type elem struct {
+		key string
+		k   cty.Value
+		v   cty.Value
+	}
+	elems := []elem{{key: ""}}
+	var diags hcl.Diagnostics
+	if a, ok := ck.Attrs["for_each"]; ok {
+		v, d := a.Expr.Value(ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			return nil, diags
+		}
+		if !v.IsWhollyKnown() {
+			elems = []elem{{key: "?", k: cty.DynamicVal, v: cty.DynamicVal}}
+		} else {
+			ty := v.Type()
+			switch {
+			case v.IsNull():
+				diags = append(diags, attrErr(a.Expr, "Invalid for_each", "for_each is null."))
+				return nil, diags
+			case ty.IsListType() || ty.IsTupleType() || ty.IsSetType():
+				elems = nil
+				i := 0
+				for it := v.ElementIterator(); it.Next(); i++ {
+					_, ev := it.Element()
+					elems = append(elems, elem{key: fmt.Sprint(i), k: cty.NumberIntVal(int64(i)), v: ev})
+				}
+			case ty.IsMapType() || ty.IsObjectType():
+				elems = nil
+				m := v.AsValueMap()
+				keys := make([]string, 0, len(m))
+				for k := range m {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					elems = append(elems, elem{key: k, k: cty.StringVal(k), v: m[k]})
+				}
+			default:
+				diags = append(diags, attrErr(a.Expr, "Invalid for_each", "for_each must be a list or an object."))
+				return nil, diags
+			}
+			if len(elems) == 0 {
+				diags = append(diags, attrErr(a.Expr, "Empty for_each", "for_each has no elements, so the check would check nothing."))
+				return nil, diags
+			}
+		}
+	}
+	var cases []CheckCase
+	for _, e := range elems {
+		ectx := ctx
+		if e.k != cty.NilVal {
+			ectx = ctx.NewChild()
+			ectx.Variables = map[string]cty.Value{"each": cty.ObjectVal(map[string]cty.Value{"key": e.k, "value": e.v})}
+		}
+		cc, d := ck.resolveCase(ectx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			return nil, diags
+		}
+		cc.Key = e.key
+		cases = append(cases, cc)
+	}
+	return cases, diags
+}
+
+func (ck *CheckBlock) resolveCase(ctx *hcl.EvalContext) (CheckCase, hcl.Diagnostics) {
+	cc := CheckCase{Check: ck, Params: map[string]cty.Value{}}
+	var diags hcl.Diagnostics
+	if a, ok := ck.Attrs["params"]; ok {
+		v, d := a.Expr.Value(ctx)
+		diags = append(diags, d...)
+		if !d.HasErrors() && !v.IsNull() {
+			if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+				diags = append(diags, attrErr(a.Expr, "Incorrect attribute value type", "params must be an object."))
+			} else if v.IsKnown() {
+				for k, pv := range v.AsValueMap() {
+					cc.Params[k] = pv
+				}
+			}
+		}
+	}
+	if a, ok := ck.Attrs["expect_rows"]; ok {
+		n, d := evalInt(a.Expr, ctx, "expect_rows")
+		diags = append(diags, d...)
+		cc.Expect.Rows = &n
+	}
+	if a, ok := ck.Attrs["expect_values"]; ok {
+		v, d := a.Expr.Value(ctx)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			m, err := objectToGo(v)
+			if err != nil {
+				diags = append(diags, attrErr(a.Expr, "Invalid expect_values", err.Error()))
+			}
+			cc.Expect.Values = m
+		}
+	}
+	if a, ok := ck.Attrs["expect_set"]; ok {
+		obj, d := fields(a, ctx, "columns", "rows")
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			set := &checks.Set{}
+			cols, err := stringsOf(obj["columns"])
+			if err != nil {
+				diags = append(diags, attrErr(a.Expr, "Invalid expect_set", "columns: "+err.Error()))
+			}
+			set.Columns = cols
+			if rv := obj["rows"]; rv.IsKnown() && !rv.IsNull() && rv.CanIterateElements() {
+				for it := rv.ElementIterator(); it.Next(); {
+					_, row := it.Element()
+					g, err := toGo(row)
+					if err != nil {
+						diags = append(diags, attrErr(a.Expr, "Invalid expect_set", "rows: "+err.Error()))
+						break
+					}
+					tuple, ok := g.([]any)
+					if !ok {
+						tuple = []any{g}
+					}
+					if len(tuple) != len(cols) {
+						diags = append(diags, attrErr(a.Expr, "Invalid expect_set", fmt.Sprintf("a row has %d values for %d columns.", len(tuple), len(cols))))
+						break
+					}
+					set.Rows = append(set.Rows, tuple)
+				}
+			} else if rv.IsKnown() {
+				diags = append(diags, attrErr(a.Expr, "Invalid expect_set", "rows must be a list of tuples."))
+			}
+			cc.Expect.Set = set
+		}
+	}
+	if a, ok := ck.Attrs["expect_map"]; ok {
+		obj, d := fields(a, ctx, "key", "value", "want")
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			m := &checks.Map{}
+			m.Key, _ = goString(obj["key"])
+			m.Value, _ = goString(obj["value"])
+			want, err := objectToGo(obj["want"])
+			if err != nil || m.Key == "" || m.Value == "" {
+				diags = append(diags, attrErr(a.Expr, "Invalid expect_map", "want { key = \"col\", value = \"col\", want = { k = v } }."))
+			}
+			m.Want = want
+			cc.Expect.Map = m
+		}
+	}
+	if a, ok := ck.Attrs["expect_sum"]; ok {
+		obj, d := fields(a, ctx, "column", "want")
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			s := &checks.Sum{}
+			s.Column, _ = goString(obj["column"])
+			if w := obj["want"]; w.IsKnown() {
+				if nv, err := convert.Convert(w, cty.Number); err == nil && !nv.IsNull() {
+					s.Want = num(nv)
+				} else {
+					diags = append(diags, attrErr(a.Expr, "Invalid expect_sum", "want must be a number."))
+				}
+			}
+			cc.Expect.Sum = s
+		}
+	}
+	return cc, diags
+}
+
+// fields evaluates an object attribute and checks it has exactly names.
+func fields(a *hcl.Attribute, ctx *hcl.EvalContext, names ...string) (map[string]cty.Value, hcl.Diagnostics) {
+	v, diags := a.Expr.Value(ctx)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()) {
+		return nil, hcl.Diagnostics{attrErr(a.Expr, "Incorrect attribute value type", fmt.Sprintf("%s must be an object with %v.", a.Name, names))}
+	}
+	out := map[string]cty.Value{}
+	if !v.IsKnown() {
+		for _, n := range names {
+			out[n] = cty.DynamicVal
+		}
+		return out, nil
+	}
+	m := v.AsValueMap()
+	for k := range m {
+		ok := false
+		for _, n := range names {
+			ok = ok || n == k
+		}
+		if !ok {
+			diags = append(diags, attrErr(a.Expr, "Unexpected field", fmt.Sprintf("%s has no field %q; its fields are %v.", a.Name, k, names)))
+		}
+	}
+	for _, n := range names {
+		fv, ok := m[n]
+		if !ok {
+			diags = append(diags, attrErr(a.Expr, "Missing field", fmt.Sprintf("%s needs %q.", a.Name, n)))
+			continue
+		}
+		out[n] = fv
+	}
+	return out, diags
+}
+
+func goString(v cty.Value) (string, bool) {
+	if !v.IsKnown() || v.IsNull() {
+		return "", false
+	}
+	s, err := convert.Convert(v, cty.String)
+	if err != nil {
+		return "", false
+	}
+	return s.AsString(), true
+}
+
+func stringsOf(v cty.Value) ([]string, error) {
+	if !v.IsKnown() {
+		return nil, nil
+	}
+	l, err := convert.Convert(v, cty.List(cty.String))
+	if err != nil || l.IsNull() {
+		return nil, fmt.Errorf("want a list of column names")
+	}
+	var out []string
+	for _, e := range l.AsValueSlice() {
+		out = append(out, e.AsString())
+	}
+	return out, nil
+}
+
+func objectToGo(v cty.Value) (map[string]any, error) {
+	if !v.IsKnown() {
+		return nil, nil
+	}
+	if v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()) {
+		return nil, fmt.Errorf("want an object of column = value")
+	}
+	out := map[string]any{}
+	for k, e := range v.AsValueMap() {
+		g, err := toGo(e)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = g
+	}
+	return out, nil
+}
+
+// toGo converts a known cty value to string, float64, bool, nil, []any or
+// map[string]any for the checks package. Unknown values become nil.
+func toGo(v cty.Value) (any, error) {
+	if !v.IsKnown() || v.IsNull() {
+		return nil, nil
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		return v.AsString(), nil
+	case ty == cty.Number:
+		return num(v), nil
+	case ty == cty.Bool:
+		return v.True(), nil
+	case ty.IsListType() || ty.IsTupleType() || ty.IsSetType():
+		var out []any
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			g, err := toGo(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, g)
+		}
+		return out, nil
+	case ty.IsMapType() || ty.IsObjectType():
+		return objectToGo(v)
+	}
+	return nil, fmt.Errorf("cannot compare a %s", ty.FriendlyName())
+}
