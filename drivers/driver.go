@@ -125,6 +125,12 @@ type Versioner interface {
 	Version(ctx context.Context) (string, error)
 }
 
+// OptionLister is implemented by drivers that list the option names they
+// accept, so a spec's unknown option is reported at its line by validate.
+type OptionLister interface {
+	OptionNames() []string
+}
+
 // Registry maps driver names to drivers. The zero value is not usable; use
 // NewRegistry. Default is filled by blank-importing drivers/all.
 type Registry struct {
