@@ -1,0 +1,104 @@
+// Package measure is the sampling loop of the engine: it runs the calls of
+// one benchmark point (one or more streams of clients) with warm-up, a
+// start barrier, minimum time and samples, a maximum time and a per-call
+// ceiling, and returns latency percentiles from HDR histograms.
+//
+// It knows no database and no scenario: a call is a func(ctx) error.
+//
+// The hot path takes one time.Now per call (the end of a call is the start
+// of the next), records into a per-client histogram and touches only the
+// client's own atomics; a controller goroutine polls those every few
+// milliseconds to decide when to stop and to cut calls at the ceiling.
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrCeiling is the cancellation cause a call sees when it ran longer than
+// the probe ceiling (context.Cause of the call's ctx).
+var ErrCeiling = errors.New("call exceeded the probe ceiling")
+
+// errStopped is the cancellation cause of calls still running when the
+// point stops; their results are discarded.
+var errStopped = errors.New("measurement stopped")
+
+// Sampling says how long one point is measured. One RunPoint call measures
+// one repetition; the caller runs Reps of them and takes medians.
+type Sampling struct {
+	Warmup      int           // calls per client discarded before measuring
+	MinDuration time.Duration // measure at least this long ...
+	MinSamples  int           // ... and at least this many calls of the first stream
+	MaxDuration time.Duration // but never longer than this
+	Reps        int           // repetitions of the point (run by the caller)
+	Probe       time.Duration // per-call ceiling; 0 disables it
+}
+
+// Validate reports settings RunPoint cannot honour.
+func (s Sampling) Validate() error {
+	switch {
+	case s.Warmup < 0:
+		return fmt.Errorf("sampling: warmup %d is negative", s.Warmup)
+	case s.MinDuration < 0:
+		return fmt.Errorf("sampling: min duration %s is negative", s.MinDuration)
+	case s.MinSamples < 0:
+		return fmt.Errorf("sampling: min samples %d is negative", s.MinSamples)
+	case s.MaxDuration <= 0:
+		return fmt.Errorf("sampling: max duration %s must be positive", s.MaxDuration)
+	case s.Reps < 0:
+		return fmt.Errorf("sampling: reps %d is negative", s.Reps)
+	case s.Probe < 0:
+		return fmt.Errorf("sampling: probe ceiling %s is negative", s.Probe)
+	}
+	return nil
+}
+
+// Call is one operation of one client. It must return when ctx is done.
+type Call func(ctx context.Context) error
+
+// Stream is one kind of operation run by a set of clients.
+type Stream struct {
+	Op    string // "read", "write", ...
+	Calls []Call // one per client; len(Calls) is the client count
+}
+
+// Result is the measurement of one stream over one point.
+type Result struct {
+	Op      string
+	Clients int
+	// Count is the number of successful calls (the latency samples);
+	// Errors the failed ones, never dropped.
+	Count, Errors int64
+	FirstError    string // first error message, for logs
+	// Timeouts counts calls cut at the Probe ceiling (also in Errors).
+	Timeouts           int64
+	P50, P95, P99, Max time.Duration
+	// Throughput is successful calls per second of measured wall time.
+	Throughput float64
+	// Elapsed is the measured wall time, the same for every stream.
+	Elapsed time.Duration
+}
+
+// Probe runs one call with the ceiling and reports how long it took and
+// whether it exceeded the ceiling (then err is usually the cancellation).
+// A ceiling <= 0 means none. One context.WithTimeout is fine here: it is
+// one call, not the hot path.
+func Probe(ctx context.Context, call Call, ceiling time.Duration) (elapsed time.Duration, exceeded bool, err error) {
+	if call == nil {
+		return 0, false, errors.New("measure: probe: nil call")
+	}
+	cctx := ctx
+	if ceiling > 0 {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeoutCause(ctx, ceiling, ErrCeiling)
+		defer cancel()
+	}
+	start := time.Now()
+	err = call(cctx)
+	elapsed = time.Since(start)
+	exceeded = ceiling > 0 && (elapsed >= ceiling || errors.Is(context.Cause(cctx), ErrCeiling))
+	return elapsed, exceeded, err
+}

@@ -1,0 +1,336 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+const (
+	// pollInterval is how often the controller checks the stop conditions
+	// and the ceiling: often enough for a 10 ms probe, rare enough to cost
+	// nothing on a busy 2-core box.
+	pollInterval = 2 * time.Millisecond
+
+	// Nanosecond histograms, 3 significant digits, up to an hour (270 KB
+	// per client); longer calls are recorded as an hour, Max stays exact.
+	histLowest  = 1
+	histHighest = int64(time.Hour)
+	histDigits  = 3
+
+	// cur values besides a start time.
+	idle    = 0
+	claimed = -1 // the watchdog cut this call
+)
+
+// minStopGrace bounds how long RunPoint waits, after stopping, for calls
+// that ignore their cancelled context. A variable so tests stay short.
+var minStopGrace = 5 * time.Second
+
+// client is one goroutine's state. The atomics sit on their own cache
+// line so that neighbours and the controller do not slow the hot path.
+type client struct {
+	_     [64]byte
+	cur   atomic.Int64 // start (ns since origin, > 0) of the call in flight, idle or claimed
+	calls atomic.Int64 // measured calls finished, successful or not
+	_     [48]byte
+
+	call Call
+	ctx  context.Context // only the client goroutine reads and replaces it
+
+	mu     sync.Mutex // orders the watchdog's cancel with renew; off the hot path
+	cancel context.CancelCauseFunc
+
+	// Owned by the client goroutine; read after it exits.
+	hist              *hdrhistogram.Histogram
+	ok, errs, timeout int64
+	max               int64
+	firstErr          string
+	firstErrAt        int64
+	panicked          string
+}
+
+// run is the state shared by the clients of one point.
+type run struct {
+	origin time.Time
+	probe  int64
+	stopAt atomic.Int64 // ns since origin when the point stopped; 0 while running
+	ready  atomic.Int64 // clients done with warm-up
+	start  chan struct{}
+	ctx    context.Context // cancelled with errStopped when the point stops
+}
+
+// ns turns a time into the clients' clock: ns since origin, always > 0.
+func (r *run) ns(t time.Time) int64 { return int64(t.Sub(r.origin)) + 1 }
+
+func (r *run) stopped() bool { return r.stopAt.Load() != 0 }
+
+// RunPoint measures one repetition of one point: every client of every
+// stream runs in its own goroutine, makes s.Warmup calls that are
+// discarded, waits for all others at a barrier, then calls in a loop until
+// the first stream has run s.MinDuration and s.MinSamples calls, or
+// s.MaxDuration passed, or ctx is done. All streams stop together; calls
+// still running then are cancelled and not counted. It returns one Result
+// per stream, in order. When ctx ends the point early the partial results
+// are returned with an error.
+func RunPoint(ctx context.Context, s Sampling, streams []Stream) ([]Result, error) {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("measure: %w", err)
+	}
+	if len(streams) == 0 {
+		return nil, errors.New("measure: no streams")
+	}
+	for i, st := range streams {
+		if len(st.Calls) == 0 {
+			return nil, fmt.Errorf("measure: stream %d (%q) has no clients", i, st.Op)
+		}
+		for j, c := range st.Calls {
+			if c == nil {
+				return nil, fmt.Errorf("measure: stream %d (%q) client %d: nil call", i, st.Op, j)
+			}
+		}
+	}
+
+	runCtx, stopCalls := context.WithCancelCause(ctx)
+	defer stopCalls(errStopped)
+	r := &run{origin: time.Now(), probe: int64(s.Probe), start: make(chan struct{}), ctx: runCtx}
+
+	clients := make([][]*client, len(streams))
+	var all []*client
+	for i, st := range streams {
+		for _, call := range st.Calls {
+			c := &client{call: call, hist: hdrhistogram.New(histLowest, histHighest, histDigits)}
+			c.ctx, c.cancel = context.WithCancelCause(runCtx)
+			clients[i] = append(clients[i], c)
+			all = append(all, c)
+		}
+	}
+
+	var wg sync.WaitGroup
+	for _, c := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			readied := false
+			defer func() {
+				// A panicking call ends its client, not the process.
+				if p := recover(); p != nil {
+					c.panicked = fmt.Sprint(p)
+					c.cur.Store(idle)
+					if !readied {
+						r.ready.Add(1)
+					} else if !r.stopped() {
+						c.fail(r.ns(time.Now()), "panic: "+c.panicked)
+					}
+				}
+			}()
+			c.warmup(r, s.Warmup)
+			readied = true
+			r.ready.Add(1)
+			<-r.start
+			c.measure(r)
+		}()
+	}
+
+	begin, interrupted := r.control(ctx, s, all, clients[0])
+	stopCalls(errStopped)
+
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	grace := max(s.Probe, minStopGrace)
+	select {
+	case <-done:
+	case <-time.After(grace):
+		// The stuck goroutines touch only their own client, which is
+		// dropped here; they end when their call finally returns.
+		return nil, fmt.Errorf("measure: calls still running %s after the point stopped: a call ignores its context", grace)
+	}
+
+	elapsed := time.Duration(r.stopAt.Load() - begin)
+	if begin == 0 {
+		elapsed = 0
+	}
+	results := make([]Result, len(streams))
+	var errs []error
+	for i, st := range streams {
+		results[i] = merge(st.Op, clients[i], elapsed)
+		for j, c := range clients[i] {
+			if c.panicked != "" {
+				errs = append(errs, fmt.Errorf("measure: stream %d (%q) client %d panicked: %s", i, st.Op, j, c.panicked))
+			}
+		}
+	}
+	if interrupted {
+		errs = append(errs, fmt.Errorf("measure: point interrupted: %w", context.Cause(ctx)))
+	}
+	return results, errors.Join(errs...)
+}
+
+// control runs the barrier, the watchdog and the stop conditions. It
+// returns the measurement start (0 if it never started) and whether ctx
+// ended the point.
+func (r *run) control(ctx context.Context, s Sampling, all, first []*client) (begin int64, interrupted bool) {
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			interrupted = true
+		case <-tick.C:
+		}
+		now := r.ns(time.Now())
+		if interrupted {
+			r.stopAt.Store(now)
+			if begin == 0 {
+				close(r.start)
+			}
+			return begin, true
+		}
+		if r.probe > 0 {
+			for _, c := range all {
+				c.watch(now, r.probe)
+			}
+		}
+		if begin == 0 {
+			if r.ready.Load() == int64(len(all)) {
+				begin = r.ns(time.Now())
+				close(r.start)
+			}
+			continue
+		}
+		el := time.Duration(now - begin)
+		if el >= s.MaxDuration || (el >= s.MinDuration && callsOf(first) >= int64(s.MinSamples)) {
+			r.stopAt.Store(now)
+			return begin, false
+		}
+	}
+}
+
+func callsOf(cs []*client) int64 {
+	var n int64
+	for _, c := range cs {
+		n += c.calls.Load()
+	}
+	return n
+}
+
+// watch cancels the client's call if it started more than probe ns ago.
+// The CAS makes sure it is still the same call.
+func (c *client) watch(now, probe int64) {
+	s := c.cur.Load()
+	if s <= idle || now-s < probe {
+		return
+	}
+	c.mu.Lock()
+	if c.cur.CompareAndSwap(s, claimed) {
+		c.cancel(ErrCeiling)
+	}
+	c.mu.Unlock()
+}
+
+// renew gives the client a fresh context after the watchdog cancelled the
+// old one. The lock waits for a watchdog between its CAS and its cancel.
+func (c *client) renew(r *run) {
+	c.mu.Lock()
+	c.cancel(ErrCeiling)
+	c.ctx, c.cancel = context.WithCancelCause(r.ctx)
+	c.mu.Unlock()
+}
+
+func (c *client) warmup(r *run, n int) {
+	for i := 0; i < n && !r.stopped(); i++ {
+		s := r.ns(time.Now())
+		c.cur.Store(s)
+		_ = c.call(c.ctx)
+		if !c.cur.CompareAndSwap(s, idle) {
+			c.renew(r)
+			c.cur.Store(idle)
+		}
+	}
+}
+
+// measure is the hot loop: one time.Now per call, no locks, no channels.
+func (c *client) measure(r *run) {
+	ps := r.ns(time.Now())
+	c.cur.Store(ps)
+	for !r.stopped() {
+		err := c.call(c.ctx)
+		ns := r.ns(time.Now())
+		// Ends this call and publishes the next one's start in one step;
+		// it fails only when the watchdog claimed the call.
+		cut := !c.cur.CompareAndSwap(ps, ns)
+		if stop := r.stopAt.Load(); stop != 0 && ns >= stop {
+			break // finished after the stop: outside the measured window
+		}
+		switch {
+		case cut:
+			c.timeout++
+			c.fail(ns, fmt.Sprintf("%s of %s", ErrCeiling, time.Duration(r.probe)))
+			c.renew(r)
+			c.cur.Store(ns)
+		case err != nil:
+			if r.ctx.Err() != nil {
+				// ctx ended the point before the controller noticed: not
+				// the call's failure.
+				c.cur.Store(idle)
+				return
+			}
+			c.fail(ns, err.Error())
+		default:
+			d := ns - ps
+			if d > c.max {
+				c.max = d
+			}
+			if c.hist.RecordValue(d) != nil {
+				_ = c.hist.RecordValue(histHighest)
+			}
+			c.ok++
+		}
+		c.calls.Add(1)
+		ps = ns
+	}
+	c.cur.Store(idle)
+}
+
+func (c *client) fail(at int64, msg string) {
+	if c.errs == 0 {
+		c.firstErr, c.firstErrAt = msg, at
+	}
+	c.errs++
+}
+
+// merge folds the clients of one stream into its Result.
+func merge(op string, cs []*client, elapsed time.Duration) Result {
+	res := Result{Op: op, Clients: len(cs), Elapsed: elapsed}
+	h := cs[0].hist
+	var maxNs, firstAt int64
+	for i, c := range cs {
+		if i > 0 {
+			h.Merge(c.hist)
+		}
+		res.Count += c.ok
+		res.Errors += c.errs
+		res.Timeouts += c.timeout
+		maxNs = max(maxNs, c.max)
+		if c.errs > 0 && (res.FirstError == "" || c.firstErrAt < firstAt) {
+			res.FirstError, firstAt = c.firstErr, c.firstErrAt
+		}
+	}
+	if res.Count > 0 {
+		// HDR reports the top of a value's bucket; never above the exact max.
+		q := h.ValueAtPercentilesSlice([]float64{50, 95, 99})
+		res.P50 = time.Duration(min(q[0], maxNs))
+		res.P95 = time.Duration(min(q[1], maxNs))
+		res.P99 = time.Duration(min(q[2], maxNs))
+		res.Max = time.Duration(maxNs)
+	}
+	if elapsed > 0 {
+		res.Throughput = float64(res.Count) / elapsed.Seconds()
+	}
+	return res
+}
