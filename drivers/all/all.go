@@ -1,0 +1,7 @@
+// Package all registers every driver into drivers.Default; the CLI
+// blank-imports it.
+package all
+
+import (
+	_ "github.com/mentat-spec/mentat-spec/drivers/sqlite"
+)

@@ -1,0 +1,366 @@
+// Package sqlite is the SQLite driver, built on mattn/go-sqlite3.
+//
+// It talks to go-sqlite3's driver-level connection (database/sql/driver)
+// rather than through database/sql: each session owns one *SQLiteConn and
+// its prepared *SQLiteStmt handles. Measured on a point lookup this halves
+// the time per call (about 6 µs against 12 to 14 µs through a one-connection
+// *sql.DB), because database/sql adds a goroutine per cancellable query,
+// connection bookkeeping and a per-column value conversion even when rows
+// are only counted.
+package sqlite
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+)
+
+// Name is the name the driver registers under in drivers.Default.
+const Name = "sqlite"
+
+func init() { drivers.Default.MustRegister(Name, New()) }
+
+// New returns the SQLite driver, for tests that register into their own
+// Registry.
+func New() drivers.Driver { return sqliteDriver{} }
+
+type sqliteDriver struct{}
+
+// defaultSettings apply unless the config sets the same pragma.
+var defaultSettings = map[string]string{
+	"journal_mode": "WAL",
+	"synchronous":  "NORMAL",
+	"busy_timeout": "10000",
+}
+
+// firstPragmas are applied before the others, in this order: busy_timeout
+// so that the rest wait instead of failing on a locked file, page_size and
+// auto_vacuum because they only take effect before the file is initialised
+// (which journal_mode=WAL does).
+var firstPragmas = []string{"busy_timeout", "page_size", "auto_vacuum"}
+
+// writeOnlyPragmas return no row when read, so Open cannot check them.
+var writeOnlyPragmas = map[string]bool{"case_sensitive_like": true}
+
+var (
+	pragmaName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	pragmaValue = regexp.MustCompile(`^(?:[A-Za-z0-9_.+-]+|'[^']*')$`)
+)
+
+type pragma struct{ name, value string }
+
+// Open opens (creating if missing) the database file for cfg and checks
+// that every setting is a pragma SQLite knows.
+func (sqliteDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, error) {
+	name := cfg.Backend
+	if name == "" {
+		name = Name
+	}
+	path, err := dbPath(cfg, name)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
+	}
+	pragmas, err := orderPragmas(cfg.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("sqlite backend %q: create data directory: %w", name, err)
+	}
+	created := false
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		created = true
+	} else if err != nil {
+		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
+	}
+	b := &backend{name: name, path: path, created: created, pragmas: pragmas, open: map[closer]struct{}{}}
+	admin, err := b.connect(ctx)
+	if err != nil {
+		if created {
+			b.removeFiles()
+		}
+		return nil, err
+	}
+	b.admin = admin
+	if err := b.checkPragmas(ctx); err != nil {
+		admin.Close()
+		if created {
+			b.removeFiles()
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// dbPath resolves the database file: the "path" option (relative paths are
+// taken inside DataDir, where file databases live) or
+// <DataDir>/<Backend>-<Scale>.sqlite.
+func dbPath(cfg drivers.Config, name string) (string, error) {
+	var path string
+	for k, v := range cfg.Options {
+		switch k {
+		case "path":
+			path = v
+		default:
+			return "", fmt.Errorf("unknown option %q (known: path)", k)
+		}
+	}
+	if path == "" {
+		if cfg.DataDir == "" {
+			return "", errors.New("neither the path option nor DataDir is set")
+		}
+		file := name
+		if cfg.Scale != "" {
+			file += "-" + cfg.Scale
+		}
+		return filepath.Join(cfg.DataDir, file+".sqlite"), nil
+	}
+	// go-sqlite3 reads "?" as the start of its own DSN parameters and
+	// "file:" as a URI; a store here is always a plain file.
+	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || strings.HasPrefix(path, ":memory:") {
+		return "", fmt.Errorf("path %q: must be a plain file path (no \"?\", \"file:\" or \":memory:\")", path)
+	}
+	if !filepath.IsAbs(path) && cfg.DataDir != "" {
+		path = filepath.Join(cfg.DataDir, path)
+	}
+	return path, nil
+}
+
+// orderPragmas merges the defaults with settings, validates names and
+// values (they are spliced into PRAGMA statements), and orders them.
+func orderPragmas(settings map[string]string) ([]pragma, error) {
+	merged := map[string]string{}
+	for k, v := range defaultSettings {
+		merged[k] = v
+	}
+	for k, v := range settings {
+		k = strings.ToLower(strings.TrimSpace(k))
+		v = strings.TrimSpace(v)
+		if !pragmaName.MatchString(k) {
+			return nil, fmt.Errorf("setting %q: not a pragma name", k)
+		}
+		if !pragmaValue.MatchString(v) {
+			return nil, fmt.Errorf("setting %s = %q: value must be a number, a keyword or a single-quoted string", k, v)
+		}
+		merged[k] = v
+	}
+	var out []pragma
+	for _, k := range firstPragmas {
+		if v, ok := merged[k]; ok {
+			out = append(out, pragma{k, v})
+			delete(merged, k)
+		}
+	}
+	rest := make([]string, 0, len(merged))
+	for k := range merged {
+		rest = append(rest, k)
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		out = append(out, pragma{k, merged[k]})
+	}
+	return out, nil
+}
+
+// closer is an open session or loader, closed by Backend.Close and Drop.
+type closer interface{ Close() error }
+
+type backend struct {
+	name    string // the spec's backend name, for error context
+	path    string
+	created bool
+	pragmas []pragma
+
+	// adminMu serialises use of admin, the connection behind Size,
+	// Explain, ReadSettings and Version.
+	adminMu sync.Mutex
+	admin   *sqlite3.SQLiteConn
+
+	mu     sync.Mutex
+	open   map[closer]struct{}
+	closed bool
+}
+
+func (b *backend) Dialect() string        { return "sqlite" }
+func (b *backend) Placeholder(int) string { return "?" }
+func (b *backend) Created() bool          { return b.created }
+
+// connect opens a connection to the file and applies the pragmas.
+func (b *backend) connect(ctx context.Context) (*sqlite3.SQLiteConn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite backend %q: connect: %w", b.name, err)
+	}
+	dc, err := (&sqlite3.SQLiteDriver{}).Open(b.path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite backend %q: open %s: %w", b.name, b.path, err)
+	}
+	c := dc.(*sqlite3.SQLiteConn)
+	for _, p := range b.pragmas {
+		q := "PRAGMA " + p.name + " = " + p.value
+		// A background context takes go-sqlite3's one-call exec path;
+		// pragmas are quick and ctx was checked above.
+		if _, err := c.ExecContext(context.Background(), q, nil); err != nil {
+			c.Close()
+			return nil, b.wrap("apply setting", q, err)
+		}
+	}
+	return c, nil
+}
+
+// checkPragmas reads every pragma back once: SQLite silently ignores
+// unknown pragmas, and a misspelt setting must not pass unnoticed.
+func (b *backend) checkPragmas(ctx context.Context) error {
+	for _, p := range b.pragmas {
+		if writeOnlyPragmas[p.name] {
+			continue
+		}
+		v, ok, err := b.readPragma(ctx, p.name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("sqlite backend %q: setting %s: unknown pragma (it reads back no value)", b.name, p.name)
+		}
+		if p.name == "journal_mode" && !strings.EqualFold(v, strings.Trim(p.value, "'")) {
+			return fmt.Errorf("sqlite backend %q: setting journal_mode = %s: database stays in %s mode", b.name, p.value, v)
+		}
+	}
+	return nil
+}
+
+// Session opens a new connection for one client.
+func (b *backend) Session(ctx context.Context) (drivers.Session, error) {
+	c, err := b.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{b: b, conn: c, stmts: map[*stmt]struct{}{}}
+	if err := b.track(s); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (b *backend) track(c closer) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return fmt.Errorf("sqlite backend %q: backend is closed", b.name)
+	}
+	b.open[c] = struct{}{}
+	return nil
+}
+
+func (b *backend) untrack(c closer) {
+	b.mu.Lock()
+	delete(b.open, c)
+	b.mu.Unlock()
+}
+
+// Close closes the sessions and loaders still open (they must not be in
+// use) and the backend's own connection. It never removes anything.
+func (b *backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	open := make([]closer, 0, len(b.open))
+	for c := range b.open {
+		open = append(open, c)
+	}
+	b.mu.Unlock()
+	var errs []error
+	for _, c := range open {
+		errs = append(errs, c.Close())
+	}
+	b.adminMu.Lock()
+	if b.admin != nil {
+		if err := b.admin.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("sqlite backend %q: close: %w", b.name, err))
+		}
+		b.admin = nil
+	}
+	b.adminMu.Unlock()
+	return errors.Join(errs...)
+}
+
+// wrap adds the backend name, the operation and the head of the SQL text.
+func (b *backend) wrap(op, sql string, err error) error {
+	return fmt.Errorf("sqlite backend %q: %s %q: %w", b.name, op, abbrev(sql), err)
+}
+
+// abbrev returns the first 80 characters of sql on one line.
+func abbrev(sql string) string {
+	sql = strings.Join(strings.Fields(sql), " ")
+	if utf8.RuneCountInString(sql) <= 80 {
+		return sql
+	}
+	n := 0
+	for i := range sql {
+		if n == 80 {
+			return sql[:i] + "..."
+		}
+		n++
+	}
+	return sql
+}
+
+// convertArg maps a parameter to a value go-sqlite3 binds. The common
+// types pass through unchanged so the interface is not re-boxed.
+func convertArg(v any) (driver.Value, error) {
+	switch x := v.(type) {
+	case nil, int64, float64, string, bool, []byte, time.Time:
+		return v, nil
+	case int:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	case int16:
+		return int64(x), nil
+	case int8:
+		return int64(x), nil
+	case uint32:
+		return int64(x), nil
+	case uint16:
+		return int64(x), nil
+	case uint8:
+		return int64(x), nil
+	case uint:
+		if uint64(x) > 1<<63-1 {
+			return nil, fmt.Errorf("uint %d overflows int64", x)
+		}
+		return int64(x), nil
+	case uint64:
+		if x > 1<<63-1 {
+			return nil, fmt.Errorf("uint64 %d overflows int64", x)
+		}
+		return int64(x), nil
+	case float32:
+		return float64(x), nil
+	default:
+		if dv, ok := v.(driver.Valuer); ok {
+			val, err := dv.Value()
+			if err != nil {
+				return nil, err
+			}
+			return driver.DefaultParameterConverter.ConvertValue(val)
+		}
+		return nil, fmt.Errorf("unsupported parameter type %T", v)
+	}
+}
