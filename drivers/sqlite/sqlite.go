@@ -39,6 +39,9 @@ func New() drivers.Driver { return sqliteDriver{} }
 
 type sqliteDriver struct{}
 
+// OptionNames lists the options Open accepts.
+func (sqliteDriver) OptionNames() []string { return []string{"path"} }
+
 // defaultSettings apply unless the config sets the same pragma.
 var defaultSettings = map[string]string{
 	"journal_mode": "WAL",

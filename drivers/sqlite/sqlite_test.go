@@ -68,8 +68,13 @@ func TestConformance(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
-	if _, ok := drivers.Default.Lookup(Name); !ok {
+	d, ok := drivers.Default.Lookup(Name)
+	if !ok {
 		t.Fatalf("%q is not registered in drivers.Default", Name)
+	}
+	ol, ok := d.(drivers.OptionLister)
+	if !ok || len(ol.OptionNames()) != 1 || ol.OptionNames()[0] != "path" {
+		t.Errorf("OptionNames: %v", ol)
 	}
 }
 
