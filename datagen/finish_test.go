@@ -1,0 +1,228 @@
+package datagen
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFinishErrors(t *testing.T) {
+	issue := func(ds *Dataset) *Entity { return &ds.Entities[2] }
+	attr := func(ds *Dataset, ident string) *Attr {
+		for k := range ds.Entities {
+			for i := range ds.Entities[k].Attrs {
+				if ds.Entities[k].Attrs[i].Ident == ident {
+					return &ds.Entities[k].Attrs[i]
+				}
+			}
+		}
+		panic("no attr " + ident)
+	}
+	tests := []struct {
+		name   string
+		mutate func(ds *Dataset)
+		want   string
+	}{
+		{"tx size", func(ds *Dataset) { ds.TxSize = 0 }, "tx_size 0"},
+		{"duplicate entity", func(ds *Dataset) { ds.Entities[1].Name = "user" }, `entity "user": declared twice`},
+		{"empty entity name", func(ds *Dataset) { ds.Entities[1].Name = "" }, "entity #2: empty name"},
+		{"negative count", func(ds *Dataset) { issue(ds).Count = -1 }, `entity "issue": count -1 out of range`},
+		{"duplicate ident", func(ds *Dataset) { attr(ds, "label/name").Ident = "user/email" },
+			`entity "label" attr "user/email": ident already declared by entity "user"`},
+		{"unknown type", func(ds *Dataset) { attr(ds, "issue/title").Type = "text" }, `unknown value type "text"`},
+		{"zipf target", func(ds *Dataset) { attr(ds, "issue/assignee").Gen.Target = "usr" },
+			`entity "issue" attr "issue/assignee": zipf target "usr" is not an entity`},
+		{"zipf exponent", func(ds *Dataset) { attr(ds, "issue/assignee").Gen.S = 0 }, "zipf exponent 0 must be finite and > 0"},
+		{"zipf type", func(ds *Dataset) { attr(ds, "issue/assignee").Type = TypeLong }, "zipf generator needs type ref"},
+		{"ref target", func(ds *Dataset) {
+			attr(ds, "issue/assignee").Gen = Generator{Kind: GenRef, Target: "nobody"}
+		}, `ref target "nobody" is not an entity`},
+		{"empty target", func(ds *Dataset) { ds.Entities[0].Count = 0 }, `zipf target "user" has no entities`},
+		{"many without sample", func(ds *Dataset) { attr(ds, "issue/priority").Many = true },
+			`attr "issue/priority": cardinality many needs a sample generator`},
+		{"sample without many", func(ds *Dataset) { attr(ds, "issue/labels").Many = false },
+			`attr "issue/labels": sample generator needs cardinality many`},
+		{"sample too large", func(ds *Dataset) { attr(ds, "issue/labels").Gen.MaxN = 51 }, "sample of up to 51 distinct"},
+		{"sample range", func(ds *Dataset) { attr(ds, "issue/labels").Gen.MinN = 4 }, "sample size range [4, 3] is invalid"},
+		{"unique needs seq", func(ds *Dataset) { attr(ds, "issue/priority").Unique = true },
+			"unique attribute needs a seq generator"},
+		{"seq type", func(ds *Dataset) { attr(ds, "issue/title").Type = TypeLong }, "seq generator needs type string or keyword"},
+		{"seq no verb", func(ds *Dataset) { attr(ds, "issue/title").Gen.Format = "Issue" }, "needs exactly one %d"},
+		{"seq two verbs", func(ds *Dataset) { attr(ds, "issue/title").Gen.Format = "%d-%d" }, "more than one %d"},
+		{"seq other verb", func(ds *Dataset) { attr(ds, "issue/title").Gen.Format = "%s %d" }, "unsupported verb %s"},
+		{"uniform type", func(ds *Dataset) { attr(ds, "issue/priority").Type = TypeDouble }, "uniform generator needs type long or instant"},
+		{"uniform range", func(ds *Dataset) { attr(ds, "issue/priority").Gen.Min = 9 }, "uniform range [9, 5] is empty"},
+		{"uniform_float type", func(ds *Dataset) {
+			attr(ds, "issue/priority").Gen = Generator{Kind: GenUniformFloat, FMin: 0, FMax: 1}
+		}, "uniform_float generator needs type double"},
+		{"weighted parse", func(ds *Dataset) {
+			a := attr(ds, "issue/priority")
+			a.Gen = Generator{Kind: GenWeighted, Choices: []string{"1", "two"}, Weights: []float64{1, 1}}
+		}, `weighted choice: "two" is not a long`},
+		{"weighted lengths", func(ds *Dataset) { attr(ds, "issue/state").Gen.Weights = []float64{1} },
+			"weighted needs as many weights as choices"},
+		{"weighted negative", func(ds *Dataset) { attr(ds, "issue/state").Gen.Weights[0] = -1 },
+			`weighted choice "closed": weight -1 must be finite and >= 0`},
+		{"weighted zero sum", func(ds *Dataset) { attr(ds, "issue/state").Gen.Weights = []float64{0, 0, 0} },
+			"weights must have a positive finite sum"},
+		{"const parse", func(ds *Dataset) {
+			attr(ds, "issue/priority").Gen = Generator{Kind: GenConst, Const: "x"}
+		}, `const: "x" is not a long`},
+		{"chance type", func(ds *Dataset) {
+			attr(ds, "issue/priority").Gen = Generator{Kind: GenChance, P: 0.5}
+		}, "chance generator needs type boolean"},
+		{"instant type", func(ds *Dataset) { attr(ds, "issue/created").Type = TypeLong }, "instant generator needs type instant"},
+		{"unknown generator", func(ds *Dataset) { attr(ds, "issue/priority").Gen.Kind = "gauss" }, `unknown generator "gauss"`},
+		{"history entity", func(ds *Dataset) { ds.History[0].Entity = "issues" }, `history "state_changes": entity "issues" is not an entity`},
+		{"history attr", func(ds *Dataset) { ds.History[0].Attr = "issue/status" }, `attr "issue/status" is not an attribute`},
+		{"history attr kind", func(ds *Dataset) { ds.History[0].Attr = "user/name" }, `attr "user/name" belongs to entity "user", not "issue"`},
+		{"history many", func(ds *Dataset) { ds.History[0].Attr = "issue/labels" }, "has cardinality many"},
+		{"history seq", func(ds *Dataset) { ds.History[0].Attr = "issue/title" }, "uses a seq generator"},
+		{"history fixed", func(ds *Dataset) {
+			g := &attr(ds, "issue/priority").Gen
+			g.Min, g.Max = 3, 3
+			ds.History[0].Attr = "issue/priority"
+		}, "can only take one value"},
+		{"history fraction", func(ds *Dataset) { ds.History[0].Fraction = 0 }, "fraction 0 must be in (0, 1]"},
+		{"history fraction big", func(ds *Dataset) { ds.History[0].Fraction = 1.5 }, "fraction 1.5 must be in (0, 1]"},
+		{"history files", func(ds *Dataset) { ds.History[0].Files = 0 }, "files 0 must be in [1,"},
+		{"history reserved", func(ds *Dataset) { ds.History[0].Name = "initial"; ds.Marks = nil }, "invalid name"},
+		{"mark after", func(ds *Dataset) { ds.Marks[0].After = "later" }, `mark "t_mid": after "later" is neither "initial" nor a history`},
+		{"mark before_last", func(ds *Dataset) { ds.Marks[1].BeforeLast = "initial" }, `mark "t_since": before_last "initial" is not a history`},
+		{"mark both", func(ds *Dataset) { ds.Marks[1].After = "initial" }, "needs exactly one of after and before_last"},
+		{"mark duplicate", func(ds *Dataset) { ds.Marks[1].Name = "t_mid" }, `mark "t_mid": declared twice`},
+		{"truth unknown kind", func(ds *Dataset) { ds.Truth[0].Kind = "median" }, `truth "state_counts": unknown kind "median"`},
+		{"truth count_by attr", func(ds *Dataset) { ds.Truth[0].Attr = "issue/nope" }, `attr "issue/nope" is not an attribute`},
+		{"truth filter op", func(ds *Dataset) { ds.Truth[2].Where[0].Op = "like" }, `unknown op "like"`},
+		{"truth filter value", func(ds *Dataset) { ds.Truth[2].Where[1].Value = "high" }, `filter on "issue/priority": "high" is not a long`},
+		{"truth filter kind", func(ds *Dataset) { ds.Truth[2].Where[1].Attr = "user/name" }, `filter attr "user/name" belongs to entity "user", not "issue"`},
+		{"truth sample n", func(ds *Dataset) { ds.Truth[4].N = 0 }, `truth "issue_samples": n 0 must be in [1, 13000]`},
+		{"truth sample n big", func(ds *Dataset) { ds.Truth[6].N = 201 }, `n 201 must be in [1, 200]`},
+		{"truth sample entity", func(ds *Dataset) { ds.Truth[4].Entity = "bug" }, `entity "bug" is not an entity`},
+		{"truth sample attr", func(ds *Dataset) { ds.Truth[4].Attrs[0] = "user/name" }, `attr "user/name" belongs to entity "user"`},
+		{"truth sample mark", func(ds *Dataset) { ds.Truth[5].AsOf = "t_end" }, `as_of "t_end" is not a mark`},
+		{"truth inverse target", func(ds *Dataset) { ds.Truth[7].Inverse = "issue/labels" }, `inverse "issue/labels" points at "label", not "user"`},
+		{"truth inverse type", func(ds *Dataset) { ds.Truth[7].Inverse = "issue/priority" }, `inverse "issue/priority" is not a ref attribute`},
+		{"truth inverse ref attrs", func(ds *Dataset) { ds.Truth[7].RefAttrs = []string{"user/name"} }, `ref attr "user/name" belongs to entity "user", not "issue"`},
+		{"truth changed_since mark", func(ds *Dataset) { ds.Truth[10].Since = "" }, `since "" is not a mark`},
+		{"truth duplicate", func(ds *Dataset) { ds.Truth[1].Name = "state_counts" }, `truth "state_counts": declared twice`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ds := issueTracker(scaleXS, false)
+			tt.mutate(ds)
+			err := ds.Finish()
+			if err == nil {
+				t.Fatalf("Finish succeeded, want error containing %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q\ndoes not contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestFinishAssignsIDsAndIsIdempotent(t *testing.T) {
+	ds := issueTracker(scaleXS, true)
+	for i := 0; i < 2; i++ {
+		if err := ds.Finish(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want int32
+	for _, en := range ds.Entities {
+		for _, a := range en.Attrs {
+			want++
+			if a.ID != want {
+				t.Errorf("%s: ID %d, want %d", a.Ident, a.ID, want)
+			}
+		}
+	}
+	for i, a := range ds.Attrs() {
+		if a.ID != int32(i+1) {
+			t.Errorf("Attrs()[%d].ID = %d", i, a.ID)
+		}
+	}
+	if a, ok := ds.Attr("issue/labels"); !ok || a.Entity != "issue" || a.Class != ClassInt || !a.Many {
+		t.Errorf("Attr(issue/labels) = %+v, %v", a, ok)
+	}
+}
+
+func TestUnfinished(t *testing.T) {
+	ds := issueTracker(scaleXS, false)
+	if ds.TxCount() != 0 || ds.Count("issue") != 0 || ds.Attrs() != nil {
+		t.Error("unfinished dataset reports sizes")
+	}
+	if err := ds.Stream(t.Context(), 0, 0, func(*Tx) error { return nil }); err == nil {
+		t.Error("Stream before Finish: no error")
+	}
+	if _, err := ComputeTruth(t.Context(), ds, 1); err == nil {
+		t.Error("ComputeTruth before Finish: no error")
+	}
+	var nilDS *Dataset
+	if err := nilDS.Finish(); err == nil {
+		t.Error("nil Finish: no error")
+	}
+}
+
+func TestLayout(t *testing.T) {
+	ds := finished(t, scaleXS, false)
+	// users 1 tx, labels 1 tx, issues 26 txs; two history files of 6500
+	// issues, 13 txs each.
+	if got := ds.TxCount(); got != 54 {
+		t.Fatalf("TxCount = %d, want 54", got)
+	}
+	if tx, _ := ds.MarkTx("t_mid"); tx != TxBase+27 {
+		t.Errorf("t_mid = %d, want %d", tx, TxBase+27)
+	}
+	if tx, _ := ds.MarkTx("t_since"); tx != TxBase+40 {
+		t.Errorf("t_since = %d, want %d", tx, TxBase+40)
+	}
+	if _, ok := ds.MarkTx("nope"); ok {
+		t.Error("unknown mark found")
+	}
+	want := []Phase{
+		{Name: "initial", Entity: "user", EndID: 200, Start: 0, End: 1},
+		{Name: "initial", Entity: "label", EndID: 50, Start: 1, End: 2},
+		{Name: "initial", Entity: "issue", EndID: 13000, Start: 2, End: 28},
+		{Name: "state_changes", Entity: "issue", Attr: "issue/state", File: 0, FirstID: 0, EndID: 6500, Start: 28, End: 41},
+		{Name: "state_changes", Entity: "issue", Attr: "issue/state", File: 1, FirstID: 6500, EndID: 13000, Start: 41, End: 54},
+	}
+	got := ds.Phases()
+	if len(got) != len(want) {
+		t.Fatalf("Phases = %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("phase %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	e, err := ds.EntityID("issue", 7)
+	if err != nil || e != 3*EntityBase+7 {
+		t.Errorf("EntityID = %d, %v", e, err)
+	}
+	if _, err := ds.EntityID("issue", 13000); err == nil {
+		t.Error("EntityID out of range: no error")
+	}
+	if err := ds.Stream(t.Context(), 3, 2, func(*Tx) error { return nil }); err == nil {
+		t.Error("Stream with from > to: no error")
+	}
+	if err := ds.Stream(t.Context(), 0, 55, func(*Tx) error { return nil }); err == nil {
+		t.Error("Stream beyond the end: no error")
+	}
+}
+
+func TestFileOf(t *testing.T) {
+	for _, n := range []int64{0, 1, 5, 7, 100, 13000} {
+		for _, files := range []int{1, 2, 3, 7, 9, 200} {
+			h := &histComp{n: n, files: files}
+			for f := 0; f < files; f++ {
+				lo, end := fileRange(n, files, f)
+				for id := lo; id < end; id++ {
+					if got := h.fileOf(id); got != f {
+						t.Fatalf("n=%d files=%d id=%d: file %d, want %d", n, files, id, got, f)
+					}
+				}
+			}
+		}
+	}
+}
