@@ -1,0 +1,502 @@
+// Package postgres is the mentat-spec driver for PostgreSQL, built on pgx.
+//
+// Options (the spec's backend block):
+//
+//	dsn       required; a server DSN. Its database is only used to create,
+//	          validate and drop the benchmark database. Passwords never
+//	          appear in errors.
+//	database  the database to use (default "mentat_<scale>"), created if
+//	          missing.
+//	protocol  "extended" (default: server-side prepared statements) or
+//	          "simple" (client-side interpolation, one round trip per call).
+//
+// Settings (GUCs) are validated against the server at Open, sent in the
+// startup packet of every connection the backend opens (so each session has
+// them without an extra round trip), and, when Open created the database,
+// also stored with ALTER DATABASE ... SET so that other clients (psql,
+// pgbench) see them too; settings only valid at connection start
+// (log_connections, ...) cannot be stored and go in the startup packet only. Settings that only the server configuration can
+// change (shared_buffers, ...) are rejected with an error naming them.
+// A list-valued setting (search_path = 'a, b') is sent as given at
+// connection start but stored by ALTER DATABASE as a single quoted element.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+)
+
+func init() { drivers.Default.MustRegister("postgres", New()) }
+
+// New returns the PostgreSQL driver.
+func New() drivers.Driver { return pgDriver{} }
+
+type pgDriver struct{}
+
+var (
+	_ drivers.Driver       = pgDriver{}
+	_ drivers.OptionLister = pgDriver{}
+)
+
+// OptionNames lists the options Open accepts.
+func (pgDriver) OptionNames() []string { return []string{"database", "dsn", "protocol"} }
+
+// Protocol values of the "protocol" option.
+const (
+	ProtocolExtended = "extended"
+	ProtocolSimple   = "simple"
+)
+
+// cancelDeadlineDelay bounds how long a cancelled call waits for the server
+// to acknowledge the cancel request before the socket is closed instead.
+const cancelDeadlineDelay = 5 * time.Second
+
+// CacheSizer is implemented by the backend: CacheSize is the database's
+// buffer cache (shared_buffers) in bytes, to compare with the data size.
+type CacheSizer interface {
+	CacheSize(ctx context.Context) (int64, error)
+}
+
+// Backend is an open PostgreSQL database.
+type Backend struct {
+	database string // the benchmark database
+	adminDB  string // the DSN's own database
+	protocol string
+	created  bool
+	secrets  []string // strings to redact from errors
+
+	adminCfg *pgx.ConnConfig // connects to adminDB
+	connCfg  *pgx.ConnConfig // connects to database with the settings
+
+	mu   sync.Mutex // guards meta
+	meta *pgx.Conn  // for Size, Explain, settings and version
+}
+
+var (
+	_ drivers.Backend        = (*Backend)(nil)
+	_ drivers.BulkLoader     = (*Backend)(nil)
+	_ drivers.Sizer          = (*Backend)(nil)
+	_ drivers.Explainer      = (*Backend)(nil)
+	_ drivers.Dropper        = (*Backend)(nil)
+	_ drivers.SettingsReader = (*Backend)(nil)
+	_ drivers.Versioner      = (*Backend)(nil)
+	_ CacheSizer             = (*Backend)(nil)
+)
+
+type options struct {
+	dsn, database, protocol string
+}
+
+func parseOptions(cfg drivers.Config) (options, error) {
+	o := options{protocol: ProtocolExtended}
+	var unknown []string
+	for k, v := range cfg.Options {
+		switch k {
+		case "dsn":
+			o.dsn = v
+		case "database":
+			o.database = v
+		case "protocol":
+			o.protocol = v
+		default:
+			unknown = append(unknown, strconv.Quote(k))
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return o, fmt.Errorf("postgres: unknown option(s) %s (known: dsn, database, protocol)", strings.Join(unknown, ", "))
+	}
+	if o.dsn == "" {
+		return o, errors.New(`postgres: option "dsn" is required`)
+	}
+	if o.protocol != ProtocolExtended && o.protocol != ProtocolSimple {
+		return o, fmt.Errorf("postgres: option protocol = %q: want %q or %q", o.protocol, ProtocolExtended, ProtocolSimple)
+	}
+	if o.database == "" {
+		o.database = "mentat_" + sanitizeName(cfg.Scale)
+	}
+	if len(o.database) > 63 {
+		return o, fmt.Errorf("postgres: database name %q is longer than 63 bytes", o.database)
+	}
+	return o, nil
+}
+
+// sanitizeName keeps a scale name usable as an unquoted database name.
+func sanitizeName(s string) string {
+	if s == "" {
+		return "default"
+	}
+	b := []byte(strings.ToLower(s))
+	for i, c := range b {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// Open connects to the DSN's database, validates the settings, creates the
+// benchmark database if missing and opens a connection to it.
+func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, error) {
+	o, err := parseOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	secrets := dsnSecrets(o.dsn)
+	adminCfg, err := pgx.ParseConfig(o.dsn)
+	if err != nil {
+		return nil, redact(fmt.Errorf("postgres: option dsn: %w", err), secrets)
+	}
+	if adminCfg.Password != "" {
+		secrets = append(secrets, adminCfg.Password)
+	}
+	if adminCfg.ConnectTimeout == 0 {
+		adminCfg.ConnectTimeout = 10 * time.Second
+	}
+	setCancelHandler(&adminCfg.Config)
+	b := &Backend{
+		database: o.database,
+		adminDB:  adminCfg.Database,
+		protocol: o.protocol,
+		secrets:  secrets,
+		adminCfg: adminCfg,
+	}
+
+	b.connCfg = adminCfg.Copy()
+	b.connCfg.Database = o.database
+	if o.protocol == ProtocolSimple {
+		b.connCfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	}
+	rp := make(map[string]string, len(adminCfg.RuntimeParams)+len(cfg.Settings)+1)
+	for k, v := range adminCfg.RuntimeParams {
+		rp[k] = v
+	}
+	if _, ok := rp["application_name"]; !ok {
+		rp["application_name"] = "mentat-spec"
+	}
+	for k, v := range cfg.Settings {
+		rp[k] = v
+	}
+	b.connCfg.RuntimeParams = rp
+
+	admin, err := pgx.ConnectConfig(ctx, adminCfg)
+	if err != nil {
+		return nil, b.redact(fmt.Errorf("postgres: connect to database %q: %w", b.adminDB, err))
+	}
+	defer closeQuietly(admin)
+	storable, err := b.validateSettings(ctx, admin, cfg.Settings)
+	if err != nil {
+		return nil, b.redact(err)
+	}
+	if err := b.create(ctx, admin, cfg.Settings, storable); err != nil {
+		return nil, b.redact(b.undoCreate(admin, err))
+	}
+	b.meta, err = b.connect(ctx)
+	if err != nil {
+		err = fmt.Errorf("postgres: connect to database %q: %w", b.database, err)
+		return nil, b.redact(b.undoCreate(admin, err))
+	}
+	return b, nil
+}
+
+// undoCreate drops the database Open created before failing, so a failed
+// Open leaves nothing behind.
+func (b *Backend) undoCreate(admin *pgx.Conn, err error) error {
+	if !b.created {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, derr := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{b.database}.Sanitize()+" WITH (FORCE)"); derr != nil {
+		return fmt.Errorf("%w (and dropping the new database %q failed: %w)", err, b.database, derr)
+	}
+	return err
+}
+
+// create makes the database if it is missing and stores the settings in it.
+func (b *Backend) create(ctx context.Context, admin *pgx.Conn, settings map[string]string, storable []string) error {
+	var exists bool
+	err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", b.database).Scan(&exists)
+	if err != nil {
+		return fmt.Errorf("postgres: look up database %q: %w", b.database, err)
+	}
+	if exists {
+		return nil
+	}
+	ident := pgx.Identifier{b.database}.Sanitize()
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+ident); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42P04" {
+			return nil // created concurrently by another process
+		}
+		return fmt.Errorf("postgres: create database %q: %w", b.database, err)
+	}
+	b.created = true
+	for _, name := range storable {
+		q := "ALTER DATABASE " + ident + " SET " + quoteSettingName(name) + " = " + quoteLiteral(settings[name])
+		if _, err := admin.Exec(ctx, q); err != nil {
+			return fmt.Errorf("postgres: store setting %s = %q in database %q: %w", name, settings[name], b.database, err)
+		}
+	}
+	return nil
+}
+
+// validateSettings checks names, contexts and values of the settings so a
+// bad one fails Open with its name, before anything is created. It returns
+// the names that ALTER DATABASE accepts: not those only valid at
+// connection start, which the startup packet carries alone.
+func (b *Backend) validateSettings(ctx context.Context, conn *pgx.Conn, settings map[string]string) ([]string, error) {
+	var storable []string
+	atStart := map[string]string{}
+	for _, name := range sortedKeys(settings) {
+		value := settings[name]
+		var gucContext string
+		err := conn.QueryRow(ctx, "SELECT context FROM pg_settings WHERE lower(name) = lower($1)", name).Scan(&gucContext)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			if !strings.Contains(name, ".") {
+				return nil, fmt.Errorf("postgres: setting %q: unrecognized configuration parameter", name)
+			}
+			gucContext = "user" // a custom (extension) setting
+		case err != nil:
+			return nil, fmt.Errorf("postgres: look up setting %q: %w", name, err)
+		}
+		switch gucContext {
+		case "user", "superuser":
+			// set_config checks the value exactly as SET would.
+			if _, err := conn.Exec(ctx, "SELECT set_config($1, $2, false)", name, value); err != nil {
+				return nil, fmt.Errorf("postgres: setting %s = %q: %w", name, value, err)
+			}
+			storable = append(storable, name)
+		case "backend", "superuser-backend":
+			atStart[name] = value
+		default:
+			return nil, fmt.Errorf("postgres: setting %q can only be changed in the server configuration (context %s), not per database or session", name, gucContext)
+		}
+	}
+	if len(atStart) > 0 {
+		// Only a new connection can check these.
+		cfg := b.adminCfg.Copy()
+		for k, v := range atStart {
+			cfg.RuntimeParams[k] = v
+		}
+		c, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: settings %v: %w", sortedKeys(atStart), err)
+		}
+		closeQuietly(c)
+	}
+	return storable, nil
+}
+
+// connect opens a connection to the benchmark database with the settings.
+func (b *Backend) connect(ctx context.Context) (*pgx.Conn, error) {
+	return pgx.ConnectConfig(ctx, b.connCfg)
+}
+
+// setCancelHandler makes a cancelled context send a cancel request to the
+// server, so the running statement stops and the connection stays usable;
+// the socket is closed only if the server does not answer in time.
+func setCancelHandler(cfg *pgconn.Config) {
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelDeadlineDelay}
+	}
+}
+
+// Dialect reports "postgres".
+func (b *Backend) Dialect() string { return "postgres" }
+
+// Placeholder returns "$i".
+func (b *Backend) Placeholder(i int) string { return "$" + strconv.Itoa(i) }
+
+// Created reports whether Open created the database.
+func (b *Backend) Created() bool { return b.created }
+
+// Database is the name of the benchmark database.
+func (b *Backend) Database() string { return b.database }
+
+// Close closes the backend's own connection; it drops nothing.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.meta != nil {
+		closeQuietly(b.meta)
+		b.meta = nil
+	}
+	return nil
+}
+
+// withMeta runs f on the backend's own connection, reconnecting if needed.
+func (b *Backend) withMeta(ctx context.Context, what string, f func(*pgx.Conn) error) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.meta == nil || b.meta.IsClosed() {
+		c, err := b.connect(ctx)
+		if err != nil {
+			return b.redact(fmt.Errorf("postgres: %s: connect to database %q: %w", what, b.database, err))
+		}
+		b.meta = c
+	}
+	if err := f(b.meta); err != nil {
+		return b.redact(fmt.Errorf("postgres: %s: %w", what, withCtx(ctx, err)))
+	}
+	return nil
+}
+
+// Size is pg_database_size of the benchmark database.
+func (b *Backend) Size(ctx context.Context) (int64, error) {
+	var n int64
+	err := b.withMeta(ctx, "size", func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, "SELECT pg_database_size(current_database())").Scan(&n)
+	})
+	return n, err
+}
+
+// CacheSize is shared_buffers in bytes.
+func (b *Backend) CacheSize(ctx context.Context) (int64, error) {
+	var n int64
+	err := b.withMeta(ctx, "shared_buffers", func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, "SELECT pg_size_bytes(current_setting('shared_buffers'))").Scan(&n)
+	})
+	return n, err
+}
+
+// Explain returns EXPLAIN (FORMAT JSON) of sql run with args.
+func (b *Backend) Explain(ctx context.Context, sql string, args []any) (string, error) {
+	var plan string
+	err := b.withMeta(ctx, "explain", func(c *pgx.Conn) error {
+		qargs := args
+		if b.protocol == ProtocolExtended {
+			// Typed parameters like a prepared statement, without caching
+			// one statement per explained query.
+			qargs = append([]any{pgx.QueryExecModeDescribeExec}, args...)
+		}
+		return c.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+sql, qargs...).Scan(&plan)
+	})
+	return plan, err
+}
+
+// ReadSettings reads back the values in force for new sessions: the
+// setting column of pg_settings (in its base unit, e.g. 8kB pages for
+// shared_buffers), or current_setting for custom names with a dot. Names
+// the server does not know are left out.
+func (b *Backend) ReadSettings(ctx context.Context, names []string) (map[string]string, error) {
+	out := make(map[string]string, len(names))
+	err := b.withMeta(ctx, "read settings", func(c *pgx.Conn) error {
+		for _, name := range names {
+			var v *string
+			q := "SELECT setting FROM pg_settings WHERE lower(name) = lower($1)"
+			if strings.Contains(name, ".") {
+				q = "SELECT current_setting($1, true)"
+			}
+			err := c.QueryRow(ctx, q, name).Scan(&v)
+			if errors.Is(err, pgx.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if v != nil {
+				out[name] = *v
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Version is the server_version the server reported at connection start.
+func (b *Backend) Version(ctx context.Context) (string, error) {
+	var v string
+	err := b.withMeta(ctx, "version", func(c *pgx.Conn) error {
+		if v = c.PgConn().ParameterStatus("server_version"); v != "" {
+			return nil
+		}
+		return c.QueryRow(ctx, "SHOW server_version").Scan(&v)
+	})
+	return v, err
+}
+
+// protected reports why a database must never be dropped, or "".
+func (b *Backend) protected() string {
+	switch {
+	case b.database == b.adminDB:
+		return "it is the DSN's own database"
+	case strings.EqualFold(b.database, "postgres"):
+		return "it is the default database"
+	case strings.HasPrefix(strings.ToLower(b.database), "template"):
+		return "it is a template database"
+	}
+	return ""
+}
+
+// Drop closes the backend's connection and drops the benchmark database
+// from a connection to the DSN's database, ending other sessions on it.
+func (b *Backend) Drop(ctx context.Context) error {
+	if why := b.protected(); why != "" {
+		return fmt.Errorf("postgres: refusing to drop database %q: %s", b.database, why)
+	}
+	if err := b.Close(); err != nil {
+		return err
+	}
+	admin, err := pgx.ConnectConfig(ctx, b.adminCfg)
+	if err != nil {
+		return b.redact(fmt.Errorf("postgres: drop: connect to database %q: %w", b.adminDB, err))
+	}
+	defer closeQuietly(admin)
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{b.database}.Sanitize()+" WITH (FORCE)"); err != nil {
+		return b.redact(fmt.Errorf("postgres: drop database %q: %w", b.database, withCtx(ctx, err)))
+	}
+	return nil
+}
+
+func (b *Backend) redact(err error) error { return redact(err, b.secrets) }
+
+// withCtx makes a context's error visible to errors.Is when it caused err.
+func withCtx(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
+}
+
+func closeQuietly(c *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = c.Close(ctx) // the connection is discarded either way
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// quoteSettingName quotes each dot-separated part of a setting name.
+func quoteSettingName(name string) string {
+	return pgx.Identifier(strings.Split(strings.ToLower(name), ".")).Sanitize()
+}
+
+// quoteLiteral quotes s as an SQL string literal, whatever
+// standard_conforming_strings is.
+func quoteLiteral(s string) string {
+	if strings.Contains(s, `\`) {
+		return `E'` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `'`, `''`) + `'`
+	}
+	return `'` + strings.ReplaceAll(s, `'`, `''`) + `'`
+}
