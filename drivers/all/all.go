@@ -3,5 +3,6 @@
 package all
 
 import (
+	_ "github.com/mentat-spec/mentat-spec/drivers/postgres"
 	_ "github.com/mentat-spec/mentat-spec/drivers/sqlite"
 )
