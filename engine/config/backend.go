@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -59,9 +60,8 @@ func decodeBackendBlock(b *hcl.Block) (*Backend, hcl.Diagnostics) {
 		diags = append(diags, d...)
 		be.Load, be.LoadRange = lc.Attributes, lb.DefRange
 	}
-	opts, d := remain.JustAttributes()
+	be.Options, d = driverOptions(b.Body, remain)
 	diags = append(diags, d...)
-	be.Options = opts
 	return be, diags
 }
 
@@ -181,4 +181,32 @@ func (b *Backend) Resolve(ctx *hcl.EvalContext) (*BackendConfig, hcl.Diagnostics
 		}
 	}
 	return bc, diags
+}
+
+// driverOptions returns the attributes the backend schema does not name.
+// hclsyntax's remaining body still reports the load block it hid, so
+// native syntax is read directly.
+func driverOptions(body, remain hcl.Body) (hcl.Attributes, hcl.Diagnostics) {
+	sb, ok := body.(*hclsyntax.Body)
+	if !ok {
+		return remain.JustAttributes()
+	}
+	known := map[string]bool{}
+	for _, a := range backendSchema.Attributes {
+		known[a.Name] = true
+	}
+	var diags hcl.Diagnostics
+	for _, blk := range sb.Blocks {
+		if blk.Type != "load" {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported block type",
+				Detail: fmt.Sprintf("Blocks of type %q are not expected here; a backend holds only a load block.", blk.Type), Subject: blk.TypeRange.Ptr()})
+		}
+	}
+	attrs := hcl.Attributes{}
+	for name, a := range sb.Attributes {
+		if !known[name] {
+			attrs[name] = a.AsHCLAttribute()
+		}
+	}
+	return attrs, diags
 }

@@ -29,6 +29,9 @@ func (s *Spec) evaluateTop(args []VarArg) hcl.Diagnostics {
 	if diags.HasErrors() {
 		return diags
 	}
+	if diags = s.validateVariables(); diags.HasErrors() {
+		return diags
+	}
 	return s.evaluateLocals()
 }
 

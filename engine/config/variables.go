@@ -178,9 +178,12 @@ func (s *Spec) assignVariables(args []VarArg) hcl.Diagnostics {
 				Subject: v.DeclRange.Ptr()})
 		}
 	}
-	if diags.HasErrors() {
-		return diags
-	}
+	return diags
+}
+
+// validateVariables runs every variable's validation blocks.
+func (s *Spec) validateVariables() hcl.Diagnostics {
+	var diags hcl.Diagnostics
 	ctx := s.baseContext(nil)
 	for _, v := range s.Variables {
 		for _, val := range v.Validations {

@@ -1,0 +1,50 @@
+package checks
+
+import (
+	"strings"
+	"testing"
+)
+
+func i64(n int64) *int64 { return &n }
+
+func TestCompare(t *testing.T) {
+	cols := []string{"state", "n"}
+	counts := [][]any{{"open", int64(5)}, {"closed", int64(3)}}
+	tests := []struct {
+		name     string
+		columns  []string
+		rows     [][]any
+		expect   Expect
+		want     Status
+		inDetail string
+	}{
+		{"row count ok", cols, counts, Expect{Rows: i64(2)}, Pass, ""},
+		{"row count wrong", cols, counts, Expect{Rows: i64(3)}, Fail, "2 rows, want 3"},
+		{"values ok", []string{"e", "name"}, [][]any{{int64(7), "User 7"}}, Expect{Values: map[string]any{"name": "User 7"}}, Pass, ""},
+		{"values wrong", []string{"e", "name"}, [][]any{{int64(7), "User 8"}}, Expect{Values: map[string]any{"name": "User 7"}}, Fail, `name = "User 8"`},
+		{"values on no rows", []string{"name"}, nil, Expect{Values: map[string]any{"name": "x"}}, Fail, "no rows"},
+		{"unknown column", cols, counts, Expect{Values: map[string]any{"nope": 1.0}}, Fail, `no column "nope"`},
+		{"map ok across types", cols, counts, Expect{Map: &Map{Key: "state", Value: "n", Want: map[string]any{"open": 5.0, "closed": 3.0}}}, Pass, ""},
+		{"map wrong count", cols, counts, Expect{Map: &Map{Key: "state", Value: "n", Want: map[string]any{"open": 4.0, "closed": 3.0}}}, Fail, "open = 5, want 4"},
+		{"map extra key", cols, counts, Expect{Map: &Map{Key: "state", Value: "n", Want: map[string]any{"open": 5.0}}}, Fail, "unexpected closed"},
+		{"sum ok", cols, counts, Expect{Sum: &Sum{Column: "n", Want: 8}}, Pass, ""},
+		{"sum wrong", cols, counts, Expect{Sum: &Sum{Column: "n", Want: 9}}, Fail, "sum(n) = 8, want 9"},
+		{"set ok unordered, numeric text", []string{"attr", "value"}, [][]any{{"p", "4"}, {"t", "x"}},
+			Expect{Set: &Set{Columns: []string{"attr", "value"}, Rows: [][]any{{"t", "x"}, {"p", 4.0}}}}, Pass, ""},
+		{"set missing row", []string{"a"}, [][]any{{"x"}}, Expect{Set: &Set{Columns: []string{"a"}, Rows: [][]any{{"x"}, {"y"}}}}, Fail, "1 expected rows missing"},
+		{"set duplicate row is extra", []string{"a"}, [][]any{{"x"}, {"x"}}, Expect{Set: &Set{Columns: []string{"a"}, Rows: [][]any{{"x"}}}}, Fail, "1 unexpected rows"},
+		{"double printed differently", []string{"v"}, [][]any{{"12.3456789012345"}}, Expect{Values: map[string]any{"v": 12.3456789012345}}, Pass, ""},
+		{"bool as int", []string{"b"}, [][]any{{int64(1)}}, Expect{Values: map[string]any{"b": true}}, Pass, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Compare(tt.columns, tt.rows, tt.expect)
+			if got.Status != tt.want {
+				t.Fatalf("status %s, want %s (detail %q)", got.Status, tt.want, got.Detail)
+			}
+			if !strings.Contains(got.Detail, tt.inDetail) {
+				t.Fatalf("detail %q lacks %q", got.Detail, tt.inDetail)
+			}
+		})
+	}
+}

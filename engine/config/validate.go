@@ -1,0 +1,237 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/sqltext"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Validate resolves everything that depends on a matrix cell, for every
+// declared scale and backend (not only the selected ones), so a mistake
+// anywhere is reported before anything runs. It touches no database.
+func (s *Spec) Validate(reg *drivers.Registry) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, b := range s.Backends {
+		d, ok := reg.Lookup(b.Driver)
+		if !ok {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown driver",
+				Detail:  fmt.Sprintf("Backend %q uses driver %q; the drivers are %v.", b.Name, b.Driver, reg.Names()),
+				Subject: b.DriverRng.Ptr()})
+			continue
+		}
+		if ol, ok := d.(drivers.OptionLister); ok {
+			known := map[string]bool{}
+			for _, n := range ol.OptionNames() {
+				known[n] = true
+			}
+			for n, a := range b.Options {
+				if !known[n] {
+					diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported argument",
+						Detail:  fmt.Sprintf("Backend %q: driver %q has no option %q; its options are %v.", b.Name, b.Driver, n, ol.OptionNames()),
+						Subject: a.NameRange.Ptr()})
+				}
+			}
+		}
+	}
+	if len(s.Scales) == 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scale", Detail: `A spec declares at least one scale "name" {} block.`})
+	}
+	if len(s.Datasets) == 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No dataset", Detail: `A spec declares a dataset "name" {} block.`})
+	}
+	ds := s.SelectedDataset()
+	if ds == nil || diags.HasErrors() {
+		return diags
+	}
+	seen := map[string]bool{}
+	report := func(d hcl.Diagnostics) {
+		// The same mistake shows in every cell: report it once.
+		for _, x := range d {
+			key := x.Summary + x.Detail
+			if x.Subject != nil {
+				key += x.Subject.String()
+			}
+			if !seen[key] {
+				seen[key] = true
+				diags = append(diags, x)
+			}
+		}
+	}
+	for _, sc := range s.Scales {
+		gen, d := ds.Resolve(s.ScaleContext(sc))
+		report(d)
+		if d.HasErrors() {
+			continue
+		}
+		truth := placeholderTruth(gen)
+		for _, b := range s.Backends {
+			report(s.ValidateCell(Cell{Scale: sc, Backend: b}, gen, truth))
+		}
+	}
+	return diags
+}
+
+// placeholderTruth is truth.* with every answer unknown, for validation.
+func placeholderTruth(gen *datagen.Dataset) cty.Value {
+	m := map[string]cty.Value{}
+	for _, t := range gen.Truth {
+		m[t.Name] = cty.DynamicVal
+	}
+	return cty.ObjectVal(m)
+}
+
+// ValidateCell checks one cell: its backend, every query's text and
+// parameters, and every check of the scenarios that run on the backend.
+func (s *Spec) ValidateCell(c Cell, gen *datagen.Dataset, truth cty.Value) hcl.Diagnostics {
+	ctx := s.CellContext(c, truth)
+	_, diags := c.Backend.Resolve(ctx)
+	dialect := c.Backend.Driver
+	queries := map[string]*ResolvedQuery{}
+	for _, q := range s.Queries {
+		rq, d := q.Resolve(ctx, dialect)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		queries[q.Name] = rq
+		for name, v := range rq.Params {
+			diags = append(diags, validateParam(gen, q.Params, q.Name, name, v)...)
+		}
+	}
+	for _, sc := range s.Scenarios {
+		if !sc.RunsOn(c.Backend.Name) {
+			continue
+		}
+		for _, st := range sc.Streams {
+			for _, qn := range st.MixNames {
+				rq, ok := queries[qn]
+				if !ok {
+					continue
+				}
+				for _, pn := range sqltext.Params(rq.SQL) {
+					if _, ok := rq.Params[pn]; !ok {
+						diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing query parameter",
+							Detail:  fmt.Sprintf("Query %q uses :%s, but its params do not set %q (scenario %q runs it).", qn, pn, pn, sc.Name),
+							Subject: s.Query(qn).DeclRange.Ptr()})
+					}
+				}
+			}
+		}
+		for _, ck := range sc.Checks {
+			cases, d := ck.Resolve(ctx)
+			diags = append(diags, d...)
+			rq, ok := queries[ck.Query]
+			if !ok || d.HasErrors() {
+				continue
+			}
+			for _, cc := range cases {
+				for _, pn := range sqltext.Params(rq.SQL) {
+					_, inCheck := cc.Params[pn]
+					_, inQuery := rq.Params[pn]
+					if !inCheck && !inQuery {
+						diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing query parameter",
+							Detail:  fmt.Sprintf("Check %q runs query %q, which uses :%s; set it in the check's params.", ck.Name, ck.Query, pn),
+							Subject: ck.DeclRange.Ptr()})
+					}
+				}
+				for name, v := range cc.Params {
+					if pg, ok := AsParamGen(v); ok {
+						diags = append(diags, checkParamGen(gen, pg, ck.Attrs["params"].Expr.Range(), fmt.Sprintf("check %q param %q", ck.Name, name))...)
+					}
+				}
+			}
+		}
+	}
+	return diags
+}
+
+func validateParam(gen *datagen.Dataset, expr hcl.Expression, query, name string, v cty.Value) hcl.Diagnostics {
+	what := fmt.Sprintf("query %q param %q", query, name)
+	if pg, ok := AsParamGen(v); ok {
+		return checkParamGen(gen, pg, expr.Range(), what)
+	}
+	if !v.IsWhollyKnown() {
+		return nil
+	}
+	if _, err := ParamConst(v); err != nil {
+		return hcl.Diagnostics{attrErr(expr, "Invalid query parameter", fmt.Sprintf("%s: %s.", what, err))}
+	}
+	return nil
+}
+
+func checkParamGen(gen *datagen.Dataset, pg ParamGen, rng hcl.Range, what string) hcl.Diagnostics {
+	fail := func(msg string) hcl.Diagnostics {
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid query parameter",
+			Detail: fmt.Sprintf("%s: %s.", what, msg), Subject: rng.Ptr()}}
+	}
+	switch pg.Kind {
+	case ParamMark:
+		if _, ok := gen.MarkTx(pg.Mark); !ok {
+			names := make([]string, 0)
+			for n := range gen.MarkTxs() {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return fail(fmt.Sprintf("mark(%q): the dataset's marks are %v", pg.Mark, names))
+		}
+	case ParamPick, ParamPicks:
+		if _, ok := gen.Entity(pg.Entity); !ok {
+			return fail(fmt.Sprintf("entity %q is not declared", pg.Entity))
+		}
+		if pg.Attr != "" {
+			if _, err := gen.ValueFunc(pg.Entity, pg.Attr); err != nil {
+				return fail(err.Error())
+			}
+		}
+		if pg.Kind == ParamPicks && int64(pg.N) > gen.Count(pg.Entity) {
+			return fail(fmt.Sprintf("picks %d distinct %s entities, but there are only %d", pg.N, pg.Entity, gen.Count(pg.Entity)))
+		}
+	}
+	return nil
+}
+
+// ParamConst converts a constant parameter value to int64, float64, string
+// or bool; lists and objects are bound as JSON text.
+func ParamConst(v cty.Value) (any, error) {
+	if v.IsNull() {
+		return nil, nil
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		return v.AsString(), nil
+	case ty == cty.Bool:
+		return v.True(), nil
+	case ty == cty.Number:
+		bf := v.AsBigFloat()
+		if bf.IsInt() {
+			i, acc := bf.Int64()
+			if acc == 0 {
+				return i, nil
+			}
+		}
+		f, _ := bf.Float64()
+		return f, nil
+	case ty.IsListType() || ty.IsTupleType() || ty.IsSetType() || ty.IsMapType() || ty.IsObjectType():
+		g, err := toGo(v)
+		if err != nil {
+			return nil, err
+		}
+		return jsonText(g)
+	}
+	return nil, fmt.Errorf("a parameter is a string, number, bool, list or a pick()/picks()/mark() call, not a %s", ty.FriendlyName())
+}
+
+func jsonText(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("encoding a list parameter as JSON: %w", err)
+	}
+	return string(b), nil
+}
