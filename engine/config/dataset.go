@@ -43,9 +43,9 @@ type AttrBlock struct {
 
 // HistoryBlock is `history "name" {}`.
 type HistoryBlock struct {
-	Name                           string
-	Entity, Attr, Fraction, Files  hcl.Expression
-	DeclRange                      hcl.Range
+	Name                          string
+	Entity, Attr, Fraction, Files hcl.Expression
+	DeclRange                     hcl.Range
 }
 
 // MarkBlock is `mark "name" {}`.
@@ -309,7 +309,6 @@ func (ds *Dataset) locate(err error) hcl.Range {
 	}
 	return best
 }
-
 
 var valueTypes = map[string]datagen.ValueType{
 	"string": datagen.TypeString, "keyword": datagen.TypeKeyword, "long": datagen.TypeLong,
