@@ -121,9 +121,10 @@ type stmt struct {
 	vals []driver.Value
 }
 
-// rowChunk is how many rows' worth of values one allocation holds when
-// rows are collected.
-const rowChunk = 64
+// maxRowChunk caps how many rows' worth of values one allocation holds
+// when rows are collected; chunks start at one row so that a point lookup
+// allocates only what it returns.
+const maxRowChunk = 64
 
 func (s *stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, error) {
 	if s.st == nil {
@@ -160,12 +161,14 @@ func (s *stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, erro
 		}
 		vals := s.vals[:ncol]
 		var chunk []any
+		chunkRows := 1
 		for {
 			if err = rows.Next(vals); err != nil {
 				break
 			}
 			if len(chunk) < ncol {
-				chunk = make([]any, ncol*rowChunk)
+				chunk = make([]any, ncol*chunkRows)
+				chunkRows = min(2*chunkRows, maxRowChunk)
 			}
 			row := chunk[:ncol:ncol]
 			chunk = chunk[ncol:]
