@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -98,12 +99,18 @@ func TestWriteFilesRemovesStaleShards(t *testing.T) {
 
 // txKey renders a transaction completely, for comparing streams.
 func txKey(tx *Tx) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d %d %s %d:", tx.Index, tx.ID, tx.Phase, tx.File)
+	b := fmt.Appendf(nil, "%d %d %s %d:", tx.Index, tx.ID, tx.Phase, tx.File)
 	for _, d := range tx.Datoms {
-		fmt.Fprintf(&b, " %d/%d/%#v/%d/%v", d.E, d.A, d.V, d.Tx, d.Added)
+		b = strconv.AppendInt(append(b, ' '), d.E, 10)
+		b = strconv.AppendInt(append(b, '/'), int64(d.A), 10)
+		b = append(append(b, '/'), d.V.Type...)
+		b = strconv.AppendInt(append(b, '/'), d.V.Int, 10)
+		b = strconv.AppendFloat(append(b, '/'), d.V.Float, 'g', -1, 64)
+		b = strconv.AppendQuote(append(b, '/'), d.V.Str)
+		b = strconv.AppendInt(append(b, '/'), d.Tx, 10)
+		b = strconv.AppendBool(append(b, '/'), d.Added)
 	}
-	return b.String()
+	return string(b)
 }
 
 func TestStreamSubRanges(t *testing.T) {

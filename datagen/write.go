@@ -322,18 +322,26 @@ func writeShard(ctx context.Context, c *compiled, ds *Dataset, dir string, shard
 }
 
 // encoder renders transactions as CSV rows and EDN lines with reused
-// buffers (strconv appends, no fmt).
+// buffers (strconv appends, no fmt). Entity ids, attribute ids and the tx
+// id repeat from row to row, so their text is cached: integer formatting
+// is most of the cost of a row.
 type encoder struct {
-	c     *compiled
-	class []Class // by attribute ID - 1
-	lines [len(ClassNames)][]byte
-	line  []byte
+	c      *compiled
+	class  []Class  // by attribute ID - 1
+	aText  [][]byte // "<a>," by attribute ID - 1
+	lines  [len(ClassNames)][]byte
+	line   []byte
+	eText  []byte // "<e>," of lastE
+	lastE  int64
+	added  []byte // ",<tx>,1\n"
+	retrac []byte // ",<tx>,0\n"
 }
 
 func newEncoder(c *compiled) *encoder {
-	e := &encoder{c: c}
+	e := &encoder{c: c, lastE: -1}
 	for i := range c.attrs {
 		e.class = append(e.class, c.attrs[i].info.Class)
+		e.aText = append(e.aText, append(strconv.AppendInt(nil, int64(c.attrs[i].info.ID), 10), ','))
 	}
 	return e
 }
@@ -343,14 +351,17 @@ func (e *encoder) csv(tx *Tx, outs *[len(ClassNames)]io.Writer) error {
 	for cl := range e.lines {
 		e.lines[cl] = e.lines[cl][:0]
 	}
+	e.added = append(strconv.AppendInt(append(e.added[:0], ','), tx.ID, 10), ",1\n"...)
+	e.retrac = append(strconv.AppendInt(append(e.retrac[:0], ','), tx.ID, 10), ",0\n"...)
 	for i := range tx.Datoms {
 		d := &tx.Datoms[i]
+		if d.E != e.lastE {
+			e.eText = append(strconv.AppendInt(e.eText[:0], d.E, 10), ',')
+			e.lastE = d.E
+		}
 		cl := e.class[d.A-1]
-		b := e.lines[cl]
-		b = strconv.AppendInt(b, d.E, 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(d.A), 10)
-		b = append(b, ',')
+		b := append(e.lines[cl], e.eText...)
+		b = append(b, e.aText[d.A-1]...)
 		switch cl {
 		case ClassText:
 			b = appendCSVText(b, d.V.Str)
@@ -359,12 +370,10 @@ func (e *encoder) csv(tx *Tx, outs *[len(ClassNames)]io.Writer) error {
 		default:
 			b = strconv.AppendInt(b, d.V.Int, 10)
 		}
-		b = append(b, ',')
-		b = strconv.AppendInt(b, d.Tx, 10)
 		if d.Added {
-			b = append(b, ",1\n"...)
+			b = append(b, e.added...)
 		} else {
-			b = append(b, ",0\n"...)
+			b = append(b, e.retrac...)
 		}
 		e.lines[cl] = b
 	}
@@ -392,7 +401,11 @@ func (e *encoder) edn(tx *Tx, out io.Writer) error {
 		} else {
 			b = append(b, "[:db/retract "...)
 		}
-		b = strconv.AppendInt(b, d.E, 10)
+		if d.E != e.lastE {
+			e.eText = append(strconv.AppendInt(e.eText[:0], d.E, 10), ',')
+			e.lastE = d.E
+		}
+		b = append(b, e.eText[:len(e.eText)-1]...)
 		b = append(b, ' ')
 		b = append(b, e.c.attrs[d.A-1].ednIdent...)
 		b = append(b, ' ')

@@ -1,0 +1,187 @@
+package datagen
+
+import (
+	"context"
+	"io"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// reportRate reports datoms per wall second and per CPU second.
+func reportRate(b *testing.B, datoms int64, cpu0 time.Duration) {
+	b.ReportMetric(float64(datoms)/b.Elapsed().Seconds(), "datoms/s")
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(datoms)/cpu.Seconds(), "datoms/cpu-s")
+	}
+}
+
+func streamAll(b *testing.B, ds *Dataset, from, to int64) int64 {
+	var n int64
+	if err := ds.Stream(context.Background(), from, to, func(tx *Tx) error {
+		n += int64(len(tx.Datoms))
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// BenchmarkStream is generation alone, one goroutine: datoms/s per core.
+func BenchmarkStream(b *testing.B) {
+	ds := finished(b, scaleS, false)
+	var datoms int64
+	cpu0 := cpuTime()
+	for b.Loop() {
+		datoms += streamAll(b, ds, 0, ds.TxCount())
+	}
+	reportRate(b, datoms, cpu0)
+}
+
+// BenchmarkStreamParallel splits the stream over GOMAXPROCS goroutines.
+func BenchmarkStreamParallel(b *testing.B) {
+	ds := finished(b, scaleS, false)
+	workers := int64(runtime.GOMAXPROCS(0))
+	var datoms int64
+	cpu0 := cpuTime()
+	for b.Loop() {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n := streamAll(b, ds, w*ds.TxCount()/workers, (w+1)*ds.TxCount()/workers)
+				mu.Lock()
+				datoms += n
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+	}
+	reportRate(b, datoms, cpu0)
+}
+
+// BenchmarkCSVDiscard is generation plus CSV encoding, no I/O, one
+// goroutine.
+func BenchmarkCSVDiscard(b *testing.B) {
+	ds := finished(b, scaleS, false)
+	outs := [len(ClassNames)]io.Writer{io.Discard, io.Discard, io.Discard}
+	var datoms int64
+	cpu0 := cpuTime()
+	for b.Loop() {
+		enc := newEncoder(ds.c)
+		if err := ds.Stream(context.Background(), 0, ds.TxCount(), func(tx *Tx) error {
+			datoms += int64(len(tx.Datoms))
+			return enc.csv(tx, &outs)
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportRate(b, datoms, cpu0)
+}
+
+// BenchmarkEDNDiscard is generation plus EDN encoding, one goroutine.
+func BenchmarkEDNDiscard(b *testing.B) {
+	ds := finished(b, scaleS, false)
+	var datoms int64
+	cpu0 := cpuTime()
+	for b.Loop() {
+		enc := newEncoder(ds.c)
+		if err := ds.Stream(context.Background(), 0, ds.TxCount(), func(tx *Tx) error {
+			datoms += int64(len(tx.Datoms))
+			return enc.edn(tx, io.Discard)
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportRate(b, datoms, cpu0)
+}
+
+// BenchmarkWriteFiles writes CSV (2 shards) to a temp dir, truth included.
+func BenchmarkWriteFiles(b *testing.B) {
+	for _, edn := range []bool{false, true} {
+		name := "csv"
+		if edn {
+			name = "csv+edn"
+		}
+		b.Run(name, func(b *testing.B) {
+			ds := finished(b, scaleS, false)
+			st, err := ds.Stats(context.Background(), 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dir := b.TempDir()
+			var datoms int64
+			cpu0 := cpuTime()
+			for b.Loop() {
+				if err := WriteFiles(context.Background(), ds, dir, WriteOptions{Shards: 2, EDN: edn}); err != nil {
+					b.Fatal(err)
+				}
+				datoms += st.Datoms
+			}
+			reportRate(b, datoms, cpu0)
+		})
+	}
+}
+
+func BenchmarkComputeTruth(b *testing.B) {
+	ds := finished(b, scaleS, false)
+	for b.Loop() {
+		if _, err := ComputeTruth(context.Background(), ds, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStatsXL counts the xl scale (40M issues) on GOMAXPROCS cores.
+func BenchmarkStatsXL(b *testing.B) {
+	ds := finished(b, scale{"xl", 500_000, 2_000, 40_000_000}, false)
+	var st Stats
+	for b.Loop() {
+		var err error
+		if st, err = ds.Stats(context.Background(), 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(st.Datoms), "datoms")
+}
+
+// BenchmarkMemory streams and computes the truth of xs and m, sampling
+// the live heap, to show that memory does not grow with scale.
+func BenchmarkMemory(b *testing.B) {
+	for _, sc := range []scale{scaleXS, scaleM} {
+		b.Run(sc.name, func(b *testing.B) {
+			ds := finished(b, sc, false)
+			var peak uint64
+			var ms runtime.MemStats
+			sample := func() {
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
+			}
+			runtime.GC()
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			var datoms int64
+			for b.Loop() {
+				if err := ds.Stream(context.Background(), 0, ds.TxCount(), func(tx *Tx) error {
+					datoms += int64(len(tx.Datoms))
+					if tx.Index%64 == 0 {
+						sample()
+					}
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := ComputeTruth(context.Background(), ds, 0); err != nil {
+					b.Fatal(err)
+				}
+				sample()
+			}
+			runtime.ReadMemStats(&ms)
+			b.ReportMetric(float64(peak), "peak-heap-inuse-B")
+			b.ReportMetric(float64(ms.TotalAlloc-before.TotalAlloc)/float64(datoms), "alloc-B/datom")
+		})
+	}
+}
