@@ -1,0 +1,314 @@
+// Package duckdb is the DuckDB driver, built on the C API that
+// duckdb-go/v2 exposes in its mapping package (DuckDB 1.5.6).
+//
+// It does not go through database/sql nor duckdb-go's driver.Rows: every
+// session owns one raw DuckDB connection and its prepared statements.
+// Measured on this machine, counting the rows of a one-million-row result
+// through driver.Rows cost 443 ms against 137 ms when only chunk sizes are
+// read, because driver.Rows boxes every value of every row. The loader
+// fills DuckDB data chunks in place and hands them to a DuckDB appender,
+// about 1.6 times the rows per second of duckdb-go's Appender.AppendRow.
+//
+// The database is opened through duckdb-go's instance cache, so a
+// database/sql handle on the same file in the same process shares it.
+package duckdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	ddb "github.com/duckdb/duckdb-go/v2"
+	"github.com/duckdb/duckdb-go/v2/mapping"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+)
+
+// Name is the name the driver registers under in drivers.Default.
+const Name = "duckdb"
+
+func init() { drivers.Default.MustRegister(Name, New()) }
+
+// New returns the DuckDB driver, for tests that register into their own
+// Registry.
+func New() drivers.Driver { return duckDriver{} }
+
+type duckDriver struct{}
+
+// OptionNames lists the options Open accepts.
+func (duckDriver) OptionNames() []string { return []string{"path"} }
+
+type setting struct{ name, value string }
+
+// Open opens (creating if missing) the database file for cfg and applies
+// the settings once on the backend's own connection, so a bad setting
+// fails here.
+func (duckDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, error) {
+	name := cfg.Backend
+	if name == "" {
+		name = Name
+	}
+	path, err := dbPath(cfg, name)
+	if err != nil {
+		return nil, fmt.Errorf("duckdb backend %q: %w", name, err)
+	}
+	settings, err := orderSettings(cfg.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("duckdb backend %q: %w", name, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("duckdb backend %q: open: %w", name, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("duckdb backend %q: create data directory: %w", name, err)
+	}
+	created := false
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		created = true
+	} else if err != nil {
+		return nil, fmt.Errorf("duckdb backend %q: %w", name, err)
+	}
+	b := &backend{name: name, path: path, created: created, settings: settings, open: map[closer]struct{}{}}
+	if err := b.openDB(); err != nil {
+		if created {
+			removeFiles(path)
+		}
+		return nil, err
+	}
+	admin, err := b.connect(ctx)
+	if err != nil {
+		mapping.Close(&b.db)
+		if created {
+			removeFiles(path)
+		}
+		return nil, err
+	}
+	b.admin = admin
+	return b, nil
+}
+
+// dbPath resolves the database file: the "path" option (relative paths are
+// taken inside DataDir, where file databases live) or
+// <DataDir>/<Backend>-<Scale>.duckdb.
+func dbPath(cfg drivers.Config, name string) (string, error) {
+	var path string
+	for k, v := range cfg.Options {
+		switch k {
+		case "path":
+			path = v
+		default:
+			return "", fmt.Errorf("unknown option %q (known: path)", k)
+		}
+	}
+	if path == "" {
+		if cfg.DataDir == "" {
+			return "", errors.New("neither the path option nor DataDir is set")
+		}
+		file := name
+		if cfg.Scale != "" {
+			file += "-" + cfg.Scale
+		}
+		return filepath.Join(cfg.DataDir, file+".duckdb"), nil
+	}
+	// Size and Drop work on the file; an in-memory database or a DSN with
+	// options has none.
+	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, ":memory:") {
+		return "", fmt.Errorf("path %q: must be a plain file path (no \"?\" or \":memory:\")", path)
+	}
+	if !filepath.IsAbs(path) && cfg.DataDir != "" {
+		path = filepath.Join(cfg.DataDir, path)
+	}
+	return path, nil
+}
+
+// orderSettings validates and sorts the settings so every connection
+// applies them in the same order. Names and values are quoted when
+// spliced into SET, so any text is safe; DuckDB casts the quoted value to
+// the setting's type ('4' to 4, 'false' to false).
+func orderSettings(in map[string]string) ([]setting, error) {
+	out := make([]setting, 0, len(in))
+	for k, v := range in {
+		k = strings.TrimSpace(k)
+		if k == "" || !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return nil, fmt.Errorf("setting %q = %q: name must be non-empty text", k, v)
+		}
+		out = append(out, setting{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}
+
+func (s setting) sql() string {
+	return "SET " + quoteIdent(s.name) + " = " + quoteString(s.value)
+}
+
+func quoteIdent(s string) string  { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func quoteString(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
+
+// closer is an open session or loader, closed by Backend.Close and Drop.
+type closer interface {
+	Close() error
+	// interrupt stops the call in flight, if any, so Close does not wait
+	// for a long query.
+	interrupt()
+}
+
+type backend struct {
+	name     string // the spec's backend name, for error context
+	path     string
+	created  bool
+	settings []setting
+
+	db mapping.Database
+
+	// adminMu serialises use of admin, the connection behind Explain,
+	// ReadSettings and Version.
+	adminMu sync.Mutex
+	admin   *dconn
+
+	mu     sync.Mutex
+	open   map[closer]struct{}
+	closed bool
+}
+
+func (b *backend) Dialect() string        { return "duckdb" }
+func (b *backend) Placeholder(int) string { return "?" }
+func (b *backend) Created() bool          { return b.created }
+
+// openDB opens the file through duckdb-go's instance cache with the same
+// configuration duckdb-go uses, so database/sql handles on the file in this
+// process share the instance instead of failing on the file lock.
+func (b *backend) openDB() error {
+	var cfg mapping.Config
+	if mapping.CreateConfig(&cfg) == mapping.StateError {
+		return fmt.Errorf("duckdb backend %q: create config", b.name)
+	}
+	defer mapping.DestroyConfig(&cfg)
+	if mapping.SetConfig(cfg, "duckdb_api", "go") == mapping.StateError {
+		return fmt.Errorf("duckdb backend %q: set config duckdb_api", b.name)
+	}
+	var msg string
+	if mapping.GetOrCreateFromCache(ddb.GetInstanceCache(), b.path, &b.db, cfg, &msg) == mapping.StateError {
+		mapping.Close(&b.db)
+		return fmt.Errorf("duckdb backend %q: open %s: %s", b.name, b.path, msg)
+	}
+	return nil
+}
+
+// connect opens a connection and applies the settings to it.
+func (b *backend) connect(ctx context.Context) (*dconn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("duckdb backend %q: connect: %w", b.name, err)
+	}
+	var c mapping.Connection
+	if mapping.Connect(b.db, &c) == mapping.StateError {
+		mapping.Disconnect(&c)
+		return nil, fmt.Errorf("duckdb backend %q: connect to %s failed", b.name, b.path)
+	}
+	d := &dconn{c: c}
+	for _, s := range b.settings {
+		if err := d.exec(ctx, s.sql()); err != nil {
+			d.disconnect()
+			return nil, fmt.Errorf("duckdb backend %q: setting %s = %q: %w", b.name, s.name, s.value, err)
+		}
+	}
+	return d, nil
+}
+
+// Session opens a new connection for one client.
+func (b *backend) Session(ctx context.Context) (drivers.Session, error) {
+	d, err := b.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{b: b, d: d, stmts: map[*stmt]struct{}{}}
+	if err := b.track(s); err != nil {
+		d.disconnect()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (b *backend) track(c closer) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return fmt.Errorf("duckdb backend %q: backend is closed", b.name)
+	}
+	b.open[c] = struct{}{}
+	return nil
+}
+
+func (b *backend) untrack(c closer) {
+	b.mu.Lock()
+	delete(b.open, c)
+	b.mu.Unlock()
+}
+
+// Close interrupts and closes the sessions and loaders still open, then
+// releases the database; DuckDB checkpoints and closes the file once the
+// last handle on it is gone. It never removes anything.
+func (b *backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	open := make([]closer, 0, len(b.open))
+	for c := range b.open {
+		open = append(open, c)
+	}
+	b.mu.Unlock()
+	var errs []error
+	for _, c := range open {
+		c.interrupt()
+		errs = append(errs, c.Close())
+	}
+	b.adminMu.Lock()
+	if b.admin != nil {
+		b.admin.disconnect()
+		b.admin = nil
+	}
+	b.adminMu.Unlock()
+	mapping.Close(&b.db)
+	return errors.Join(errs...)
+}
+
+// wrap adds the backend name, the operation and the head of the SQL text.
+func (b *backend) wrap(op, sql string, err error) error {
+	return fmt.Errorf("duckdb backend %q: %s %q: %w", b.name, op, abbrev(sql), err)
+}
+
+// abbrev returns the first 80 characters of sql on one line.
+func abbrev(sql string) string {
+	sql = strings.Join(strings.Fields(sql), " ")
+	if utf8.RuneCountInString(sql) <= 80 {
+		return sql
+	}
+	n := 0
+	for i := range sql {
+		if n == 80 {
+			return sql[:i] + "..."
+		}
+		n++
+	}
+	return sql
+}
+
+// removeFiles deletes the database file and its WAL.
+func removeFiles(path string) error {
+	var errs []error
+	for _, p := range []string{path, path + ".wal"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
