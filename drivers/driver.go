@@ -73,6 +73,12 @@ type Stmt interface {
 	Close() error
 }
 
+// ColumnNamer is implemented by statements that report the column names
+// of their last Query's result; checks compare columns by name.
+type ColumnNamer interface {
+	Columns() []string
+}
+
 // TableSpec names a table and the columns a loader fills, in order.
 type TableSpec struct {
 	Name    string
