@@ -234,7 +234,7 @@ func compileGen(ds *Dataset, c *compiled, a *attrComp, el *errList) {
 		if !(g.FMin <= g.FMax) || math.IsInf(w, 0) || math.IsNaN(w) {
 			bad("uniform_float range [%g, %g) is not a finite range", g.FMin, g.FMax)
 		}
-		gc.fmin, gc.fwidth = g.FMin, w
+		gc.fmin, gc.fmax, gc.fwidth = g.FMin, g.FMax, w
 	case GenWeighted:
 		if !needType(t != TypeRef, "other than ref") {
 			break

@@ -1,6 +1,7 @@
 package datagen
 
 import (
+	"math"
 	"strconv"
 )
 
@@ -17,7 +18,7 @@ type genComp struct {
 	min  int64  // uniform, instant
 	span uint64 // max - min + 1; 0 means the whole 64-bit range
 
-	fmin, fwidth float64 // uniform_float
+	fmin, fmax, fwidth float64 // uniform_float
 
 	cum     []float64 // weighted: running sums of the weights
 	last    int       // weighted: the last choice with a positive weight
@@ -53,8 +54,11 @@ func (g *genComp) one(id int64, ver uint64) Value {
 		u := g.s.draw(id, ver, 0)
 		return Value{Type: g.typ, Int: g.min + int64(below(u, g.span))}
 	case GenUniformFloat:
-		u := g.s.draw(id, ver, 0)
-		return Value{Type: g.typ, Float: g.fmin + unit(u)*g.fwidth}
+		f := g.fmin + unit(g.s.draw(id, ver, 0))*g.fwidth
+		if f >= g.fmax && g.fwidth > 0 {
+			f = math.Nextafter(g.fmax, math.Inf(-1)) // rounding reached the open bound
+		}
+		return Value{Type: g.typ, Float: f}
 	case GenWeighted:
 		return g.choices[g.pick(unit(g.s.draw(id, ver, 0)))]
 	case GenRef:
