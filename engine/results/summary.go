@@ -1,0 +1,431 @@
+package results
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// AbridgedEnv lists the env.txt keys the summary shows, in this order;
+// keys ending in "_version" follow in env.txt order.
+var AbridgedEnv = []string{
+	"run", "started", "instance_type", "host", "os", "kernel", "cpu_model", "cpus",
+	"sockets/numa", "mem_total_gib", "hugepages", "data_fs", "go", "git", "mentat_spec",
+	"spec", "scales", "backends", "sqlite", "postgres", "duckdb",
+}
+
+// WriteSummary regenerates dir/summary.md from the files in dir.
+func WriteSummary(dir string) error {
+	var b bytes.Buffer
+	if err := Summary(dir, &b); err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "."+SummaryFile+".tmp")
+	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("results: write summary: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, SummaryFile)); err != nil {
+		return fmt.Errorf("results: write summary: %w", err)
+	}
+	return nil
+}
+
+// Summary renders the Markdown summary of dir in the layout of the seed
+// suite's summary.md: title, findings.md if present, the environment
+// abridged, a dataset line per scale, the bulk_load table, one table per
+// scenario in first-seen order, and the correctness line.
+func Summary(dir string, w io.Writer) error {
+	if st, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("results: summary: %w", err)
+	} else if !st.IsDir() {
+		return fmt.Errorf("results: summary: %s is not a directory", dir)
+	}
+	timings, err := ReadTimings(dir)
+	if err := optional(err); err != nil {
+		return err
+	}
+	loads, err := ReadLoads(dir)
+	if err := optional(err); err != nil {
+		return err
+	}
+	checks, err := readChecks(dir)
+	if err := optional(err); err != nil {
+		return err
+	}
+	env, err := readEnv(dir)
+	if err := optional(err); err != nil {
+		return err
+	}
+	sizes, err := readSizes(dir)
+	if err := optional(err); err != nil {
+		return err
+	}
+	findings, err := os.ReadFile(filepath.Join(dir, FindingsMD))
+	if err := optional(err); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+
+	timings = lastPerKey(timings, Row.Key)
+	type loadKey struct{ backend, scale string }
+	loads = lastPerKey(loads, func(l LoadRow) loadKey { return loadKey{l.Backend, l.Scale} })
+	rank := scaleRanks(timings, loads, sizes)
+	envMap := map[string]string{}
+	for _, kv := range env {
+		envMap[kv.Key] = kv.Value
+	}
+
+	var b bytes.Buffer
+	title := filepath.Base(filepath.Clean(dir))
+	if v := envMap["run"]; v != "" {
+		title = v
+	}
+	fmt.Fprintf(&b, "# mentat-spec benchmark: %s\n\n", title)
+	if f := strings.TrimSpace(string(findings)); f != "" {
+		b.WriteString("## Findings (hand-written; the tables below are generated)\n\n")
+		b.WriteString(f)
+		b.WriteString("\n\n")
+	}
+	writeEnv(&b, env)
+	writeDatasets(&b, rank, timings, loads, sizes, envMap)
+	writeLoads(&b, loads, rank)
+	writeScenarios(&b, timings, rank)
+	writeChecks(&b, checks)
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("results: summary: %w", err)
+	}
+	return nil
+}
+
+// optional treats a missing file as empty.
+func optional(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// lastPerKey keeps the last row of each key (a rerun supersedes), at the
+// position of that last row.
+func lastPerKey[T any, K comparable](rows []T, key func(T) K) []T {
+	last := map[K]int{}
+	for i, r := range rows {
+		last[key(r)] = i
+	}
+	out := rows[:0:0]
+	for i, r := range rows {
+		if last[key(r)] == i {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// scaleRanks orders scales by size (their smallest datom count), then by
+// first appearance: "s" before "m" though not alphabetically.
+func scaleRanks(timings []Row, loads []LoadRow, sizes []SizeRow) map[string]int {
+	type info struct {
+		nd    int64
+		first int
+	}
+	m := map[string]*info{}
+	see := func(scale string, nd int64) {
+		in := m[scale]
+		if in == nil {
+			in = &info{first: len(m)}
+			m[scale] = in
+		}
+		if nd > 0 && (in.nd == 0 || nd < in.nd) {
+			in.nd = nd
+		}
+	}
+	for _, r := range timings {
+		see(r.Scale, r.NDatoms)
+	}
+	for _, l := range loads {
+		see(l.Scale, l.NDatoms)
+	}
+	for _, s := range sizes {
+		see(s.Scale, 0)
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		x, y := m[a], m[b]
+		if (x.nd == 0) != (y.nd == 0) {
+			if x.nd == 0 {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Or(cmp.Compare(x.nd, y.nd), cmp.Compare(x.first, y.first))
+	})
+	rank := make(map[string]int, len(names))
+	for i, n := range names {
+		rank[n] = i
+	}
+	return rank
+}
+
+func byRank(rank map[string]int) []string {
+	out := make([]string, len(rank))
+	for n, i := range rank {
+		out[i] = n
+	}
+	return out
+}
+
+func writeEnv(b *bytes.Buffer, env []KV) {
+	var show []KV
+	at := map[string]string{}
+	for _, kv := range env {
+		at[kv.Key] = kv.Value
+	}
+	for _, k := range AbridgedEnv {
+		if v, ok := at[k]; ok {
+			show = append(show, KV{k, v})
+		}
+	}
+	for _, kv := range env {
+		if strings.HasSuffix(kv.Key, "_version") && !slices.Contains(AbridgedEnv, kv.Key) {
+			show = append(show, kv)
+		}
+	}
+	if len(show) == 0 {
+		return
+	}
+	width := 0
+	for _, kv := range show {
+		width = max(width, len(kv.Key)+1)
+	}
+	b.WriteString("## Environment (abridged; full detail in env.txt)\n\n```\n")
+	for _, kv := range show {
+		fmt.Fprintf(b, "%-*s   %s\n", width, kv.Key+":", strings.ReplaceAll(kv.Value, "\n", " "))
+	}
+	b.WriteString("```\n\n")
+}
+
+func writeDatasets(b *bytes.Buffer, rank map[string]int, timings []Row, loads []LoadRow, sizes []SizeRow, env map[string]string) {
+	scales := byRank(rank)
+	if len(scales) == 0 {
+		return
+	}
+	nd := map[string]int64{}
+	for _, r := range timings {
+		nd[r.Scale] = max(nd[r.Scale], r.NDatoms)
+	}
+	for _, l := range loads {
+		if !l.Ceiling {
+			nd[l.Scale] = max(nd[l.Scale], l.NDatoms)
+		}
+	}
+	sizes = lastPerKey(sizes, func(s SizeRow) [2]string { return [2]string{s.Scale, s.Backend} })
+	slices.SortStableFunc(sizes, func(x, y SizeRow) int { return cmp.Compare(x.Backend, y.Backend) })
+	b.WriteString("## Dataset and size vs shared_buffers\n\n")
+	for _, s := range scales {
+		fmt.Fprintf(b, "- %s: ", s)
+		if n := nd[s]; n > 0 {
+			b.WriteString(fmtInt(n) + " datoms")
+		} else {
+			b.WriteString("datoms unknown")
+		}
+		if d := env["dataset."+s]; d != "" {
+			fmt.Fprintf(b, " (%s)", d)
+		}
+		for _, z := range sizes {
+			if z.Scale != s {
+				continue
+			}
+			fmt.Fprintf(b, "; %s %s", z.Backend, humanBytes(z.Bytes))
+			if z.SharedBuffers > 0 {
+				fmt.Fprintf(b, " = %s%% of shared_buffers (%s)",
+					strconv.FormatFloat(100*float64(z.Bytes)/float64(z.SharedBuffers), 'f', 1, 64), humanBytes(z.SharedBuffers))
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+func writeLoads(b *bytes.Buffer, loads []LoadRow, rank map[string]int) {
+	if len(loads) == 0 {
+		return
+	}
+	slices.SortStableFunc(loads, func(x, y LoadRow) int {
+		return cmp.Or(cmp.Compare(x.Backend, y.Backend), cmp.Compare(rank[x.Scale], rank[y.Scale]))
+	})
+	t := table{head: []string{"backend", "scale", "datoms", "wall s", "datoms/s", "post-load s", "ANALYZE s", "VACUUM s", "store size", "jobs", "note"},
+		right: []bool{false, false, true, true, true, true, true, true, true, true, false}}
+	for _, l := range loads {
+		size, jobs, note := "", "", ""
+		if l.SizeBytes >= 0 {
+			size = humanBytes(l.SizeBytes)
+		}
+		if l.Jobs > 0 {
+			jobs = strconv.Itoa(l.Jobs)
+		}
+		if l.Ceiling {
+			note = "ceiling (load cap hit; the rate reached)"
+		}
+		t.rows = append(t.rows, []string{l.Backend, l.Scale, fmtInt(l.NDatoms), fmtSecs(l.WallS, 1), fmtInt(int64(math.Round(l.DatomsPerS))),
+			fmtSecs(l.PostLoadS, 2), fmtSecs(l.AnalyzeS, 2), fmtSecs(l.VacuumS, 2), size, jobs, note})
+	}
+	b.WriteString("## bulk_load\n\n")
+	t.write(b)
+}
+
+func writeScenarios(b *bytes.Buffer, timings []Row, rank map[string]int) {
+	var order []string
+	by := map[string][]Row{}
+	for _, r := range timings {
+		if _, ok := by[r.Scenario]; !ok {
+			order = append(order, r.Scenario)
+		}
+		by[r.Scenario] = append(by[r.Scenario], r)
+	}
+	for _, sc := range order {
+		rows := by[sc]
+		slices.SortStableFunc(rows, func(x, y Row) int {
+			return cmp.Or(cmp.Compare(x.Backend, y.Backend), cmp.Compare(rank[x.Scale], rank[y.Scale]), cmp.Compare(x.Clients, y.Clients))
+		})
+		t := table{head: []string{"backend", "scale", "datoms", "clients", "op", "n", "p50 ms", "p95 ms", "p99 ms", "max ms", "ops/s", "errors", "reps"},
+			right: []bool{false, false, true, true, false, true, true, true, true, true, true, true, true}}
+		for _, r := range rows {
+			t.rows = append(t.rows, []string{r.Backend, r.Scale, fmtInt(r.NDatoms), strconv.Itoa(r.Clients), r.Op,
+				strconv.FormatInt(r.Count, 10), fmtMs(r.P50), fmtMs(r.P95), fmtMs(r.P99), fmtMs(r.Max),
+				fmtRate(r.Throughput), strconv.FormatInt(r.Errors, 10), strconv.Itoa(r.Reps)})
+		}
+		fmt.Fprintf(b, "## %s\n\n", sc)
+		t.write(b)
+	}
+}
+
+func writeChecks(b *bytes.Buffer, checks []CheckLine) {
+	var c [3]int
+	type run struct{ backend, scale string }
+	failed := map[run]bool{}
+	var runs []run
+	for _, l := range checks {
+		k := run{l.Backend, l.Scale}
+		if _, ok := failed[k]; !ok {
+			runs = append(runs, k)
+			failed[k] = false
+		}
+		switch l.Status {
+		case Pass:
+			c[0]++
+		case Fail:
+			c[1]++
+			failed[k] = true
+		case Skip:
+			c[2]++
+		}
+	}
+	bad := 0
+	for _, k := range runs {
+		if failed[k] {
+			bad++
+		}
+	}
+	b.WriteString("## Correctness checks\n\n")
+	b.Write(appendCounts(nil, c))
+	if len(checks) == 0 {
+		b.WriteString("; no checks recorded\n")
+		return
+	}
+	fmt.Fprintf(b, "; %d backend check runs OK, %d FAILED (all FAIL lines in %s)\n", len(runs)-bad, bad, ChecksFile)
+}
+
+// table is a Markdown table; right marks right-aligned (numeric) columns.
+type table struct {
+	head  []string
+	right []bool
+	rows  [][]string
+}
+
+func (t *table) write(b *bytes.Buffer) {
+	line := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" ")
+			b.WriteString(strings.ReplaceAll(c, "|", `\|`))
+			b.WriteString(" |")
+		}
+		b.WriteString("\n")
+	}
+	line(t.head)
+	b.WriteString("|")
+	for _, r := range t.right {
+		if r {
+			b.WriteString(" ---: |")
+		} else {
+			b.WriteString(" --- |")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.rows {
+		line(r)
+	}
+	b.WriteString("\n")
+}
+
+// Number formats of seed 001.
+
+// fmtInt writes n with thousands separators: 984,803.
+func fmtInt(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// fmtMs: 3 decimals under 1000 ms, whole with separators above: 0.083, 1,067.
+func fmtMs(v float64) string {
+	if r := math.Round(v*1000) / 1000; r < 1000 {
+		return strconv.FormatFloat(r, 'f', 3, 64)
+	}
+	return fmtInt(int64(math.Round(v)))
+}
+
+// fmtRate: 1 decimal under 1000 ops/s, whole with separators above: 865.5, 1,557.
+func fmtRate(v float64) string {
+	if r := math.Round(v*10) / 10; r < 1000 {
+		return strconv.FormatFloat(r, 'f', 1, 64)
+	}
+	return fmtInt(int64(math.Round(v)))
+}
+
+// fmtSecs: dec decimals under 1000 s, whole with separators above; empty
+// when not measured.
+func fmtSecs(v float64, dec int) string {
+	if v < 0 {
+		return ""
+	}
+	p := math.Pow10(dec)
+	if r := math.Round(v*p) / p; r < 1000 {
+		return strconv.FormatFloat(r, 'f', dec, 64)
+	}
+	return fmtInt(int64(math.Round(v)))
+}
