@@ -126,12 +126,23 @@ func BenchmarkWriteFiles(b *testing.B) {
 	}
 }
 
+// BenchmarkComputeTruth computes the test dataset's 12 truths at s on
+// GOMAXPROCS cores.
 func BenchmarkComputeTruth(b *testing.B) {
 	ds := finished(b, scaleS, false)
+	cpu0 := cpuTime()
 	for b.Loop() {
 		if _, err := ComputeTruth(context.Background(), ds, 0); err != nil {
 			b.Fatal(err)
 		}
+	}
+	reportCPU(b, cpu0)
+}
+
+// reportCPU reports process CPU time per op.
+func reportCPU(b *testing.B, cpu0 time.Duration) {
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -139,12 +150,14 @@ func BenchmarkComputeTruth(b *testing.B) {
 func BenchmarkStatsXL(b *testing.B) {
 	ds := finished(b, scale{"xl", 500_000, 2_000, 40_000_000}, false)
 	var st Stats
+	cpu0 := cpuTime()
 	for b.Loop() {
 		var err error
 		if st, err = ds.Stats(context.Background(), 0); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu0)
 	b.ReportMetric(float64(st.Datoms), "datoms")
 }
 

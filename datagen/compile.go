@@ -14,8 +14,9 @@ const (
 	// TxBase is the id of transaction index 0: tx id = TxBase + index.
 	TxBase int64 = 1_000_000_000_000_000
 
-	maxKinds = int(TxBase/EntityBase) - 1 // entity ids stay below TxBase
-	maxFiles = 1_000_000                  // keeps file-boundary arithmetic in int64
+	maxKinds    = int(TxBase/EntityBase) - 1 // entity ids stay below TxBase
+	maxFiles    = 1_000_000                  // keeps file-boundary arithmetic in int64
+	maxVersions = 1 << 16                    // versions share a draw word with the retry number
 )
 
 // AttrInfo is an attribute with the entity kind that owns it.
@@ -407,6 +408,8 @@ func compileHistories(ds *Dataset, c *compiled, el *errList) {
 				bad("attr %q uses a %s generator, which cannot give a new value", h.Attr, a.gen.kind)
 			case !canVary(&a.gen):
 				bad("attr %q can only take one value, so it cannot change", h.Attr)
+			case len(a.hists) >= maxVersions:
+				bad("attr %q has more than %d histories", h.Attr, maxVersions-1)
 			}
 			hc.kind, hc.attr, hc.n = k, ai, c.kinds[k].count
 			hc.prior = append([]int(nil), a.hists...)

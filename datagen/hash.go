@@ -49,7 +49,7 @@ func (s stream) idState(id int64) uint64 {
 // verWord packs a value version and a retry number (values that must
 // differ from the previous version are re-drawn with a new retry number).
 func verWord(version, retry int) uint64 {
-	return uint64(version)&0xffff | uint64(retry)<<16
+	return uint64(version)&(maxVersions-1) | uint64(retry)<<16
 }
 
 // drawAt is draw for a precomputed idState.

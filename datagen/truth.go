@@ -62,9 +62,10 @@ type truthComp struct {
 }
 
 type filterComp struct {
-	attr int
-	op   string
-	v    Value
+	attr  int
+	op    string
+	v     Value
+	class Class
 }
 
 // reservedFields are the entry keys attributes must not shadow.
@@ -180,7 +181,7 @@ func compileTruth(ds *Dataset, c *compiled, el *errList) {
 					bad("filter on %q: %v", f.Attr, err)
 					ok = false
 				}
-				tc.filters = append(tc.filters, filterComp{attr: ai, op: f.Op, v: v})
+				tc.filters = append(tc.filters, filterComp{attr: ai, op: f.Op, v: v, class: c.attrs[ai].info.Class})
 			}
 		case TruthSample:
 			samples()
@@ -324,7 +325,7 @@ func (c *compiled) count(ctx context.Context, tc *truthComp, workers int) (int64
 
 func anyMatch(vals []Value, f *filterComp) bool {
 	for _, v := range vals {
-		r := v.compare(f.v)
+		r := compareAs(f.class, v, f.v)
 		var ok bool
 		switch f.op {
 		case "eq":

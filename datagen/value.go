@@ -92,7 +92,12 @@ func (v Value) Any() any {
 // compare orders two values of one type: numerically for numeric
 // classes, bytewise for text.
 func (v Value) compare(w Value) int {
-	switch v.Class() {
+	return compareAs(v.Class(), v, w)
+}
+
+// compareAs is compare with the class known, skipping the type lookup.
+func compareAs(cl Class, v, w Value) int {
+	switch cl {
 	case ClassText:
 		return strings.Compare(v.Str, w.Str)
 	case ClassReal:
