@@ -154,7 +154,7 @@ func (d *Dir) write(name string, line []byte) error {
 func checkKey(what string, fields ...string) error {
 	for _, f := range fields {
 		if strings.TrimSpace(f) == "" {
-			return fmt.Errorf("results: %s row with an empty key field: %q", what, fields)
+			return fmt.Errorf("results: %s row with an empty key field: %q", what, strings.Join(fields, ","))
 		}
 	}
 	return nil
