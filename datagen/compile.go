@@ -79,6 +79,9 @@ type histComp struct {
 func (ds *Dataset) Finish() error {
 	c, err := compile(ds)
 	if err != nil {
+		if ds != nil {
+			ds.c = nil // never keep serving a definition that no longer validates
+		}
 		return err
 	}
 	for i := range c.attrs {
