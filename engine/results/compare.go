@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -39,6 +40,12 @@ type Report struct {
 
 // Regressed reports whether there is any regression.
 func (r Report) Regressed() bool { return len(r.Findings) > 0 }
+
+// Write prints the report as text.
+func (r Report) Write(w io.Writer) error {
+	_, err := io.WriteString(w, r.String())
+	return err
+}
 
 func (r Report) String() string {
 	var b strings.Builder
@@ -114,7 +121,7 @@ func Compare(oldDir, newDir string, thresholdPct float64) (Report, error) {
 		if n.Op == "ceiling" {
 			newCeiling[sk(n)] = true
 			if !oldCeiling[sk(n)] {
-				rep.Findings = append(rep.Findings, Finding{Kind: KindCeiling, What: n.Scenario + " " + n.Backend + " " + n.Scale, New: n.P50})
+				rep.Findings = append(rep.Findings, Finding{Kind: KindCeiling, What: n.Scenario + " " + n.Backend + " " + n.Scale, New: n.P50Ms})
 			}
 		}
 		o, ok := oldByKey[n.Key()]
@@ -125,11 +132,11 @@ func Compare(oldDir, newDir string, thresholdPct float64) (Report, error) {
 		rep.Compared++
 		what := n.Key().String()
 		if n.Op != "ceiling" {
-			if o.P50 > 0 && n.P50 > o.P50*up {
-				rep.Findings = append(rep.Findings, Finding{KindP50, what, o.P50, n.P50, pct(o.P50, n.P50)})
+			if o.P50Ms > 0 && n.P50Ms > o.P50Ms*up {
+				rep.Findings = append(rep.Findings, Finding{KindP50, what, o.P50Ms, n.P50Ms, pct(o.P50Ms, n.P50Ms)})
 			}
-			if o.P99 > 0 && n.P99 > o.P99*up {
-				rep.Findings = append(rep.Findings, Finding{KindP99, what, o.P99, n.P99, pct(o.P99, n.P99)})
+			if o.P99Ms > 0 && n.P99Ms > o.P99Ms*up {
+				rep.Findings = append(rep.Findings, Finding{KindP99, what, o.P99Ms, n.P99Ms, pct(o.P99Ms, n.P99Ms)})
 			}
 			if o.Throughput > 0 && n.Throughput < o.Throughput*down {
 				rep.Findings = append(rep.Findings, Finding{KindThroughput, what, o.Throughput, n.Throughput, pct(o.Throughput, n.Throughput)})

@@ -39,10 +39,26 @@ type Dir struct {
 	mu     sync.Mutex
 	files  map[string]*os.File
 	buf    []byte
-	checks [3]int // PASS, FAIL, SKIP lines in checks.txt
-	added  bool   // checks appended by this Dir: Close writes a TOTAL line
+	inFile CheckCounts // check lines in checks.txt, for its TOTAL line
+	added  CheckCounts // checks appended through this Dir
 	closed bool
 }
+
+// CheckCounts counts check verdicts.
+type CheckCounts struct{ Pass, Fail, Skip int }
+
+func (c *CheckCounts) add(status string) {
+	switch status {
+	case Pass:
+		c.Pass++
+	case Fail:
+		c.Fail++
+	case Skip:
+		c.Skip++
+	}
+}
+
+func (c CheckCounts) total() int { return c.Pass + c.Fail + c.Skip }
 
 // Open creates dir (and plans/, logs/) or opens an existing one to append
 // to. It refuses a directory whose CSV headers are not this format.
@@ -66,7 +82,7 @@ func Open(dir string) (*Dir, error) {
 		return nil, err
 	}
 	for _, c := range checks {
-		d.count(c.Status)
+		d.inFile.add(c.Status)
 	}
 	return d, nil
 }
@@ -204,20 +220,9 @@ func (d *Dir) AppendCheck(c CheckLine) error {
 	if err := d.write(ChecksFile, d.buf); err != nil {
 		return err
 	}
-	d.count(c.Status)
-	d.added = true
+	d.inFile.add(c.Status)
+	d.added.add(c.Status)
 	return nil
-}
-
-func (d *Dir) count(s CheckStatus) {
-	switch s {
-	case Pass:
-		d.checks[0]++
-	case Fail:
-		d.checks[1]++
-	case Skip:
-		d.checks[2]++
-	}
 }
 
 // AppendSize appends a store size to sizes.txt.
@@ -231,15 +236,29 @@ func (d *Dir) AppendSize(s SizeRow) error {
 	return d.write(SizesFile, d.buf)
 }
 
-// WriteEnv appends one invocation's environment to env.txt, in order. The
-// value of a key is redacted when sensitive says so or DefaultSensitive
-// does; passwords inside values (URLs, key=value DSNs) are scrubbed too.
+// WriteEnv appends one invocation's environment to env.txt: a header line
+// with the UTC time, then the entries in order. The value of a key is
+// redacted when sensitive says so or DefaultSensitive does; passwords
+// inside values (URLs, key=value DSNs) are scrubbed too.
 func (d *Dir) WriteEnv(kvs []KV, sensitive func(key string) bool) error {
+	return d.writeEnv(true, kvs, sensitive)
+}
+
+// WriteEnvLines appends entries to the current invocation's env.txt
+// section (no header), e.g. a backend's version once it is open.
+func (d *Dir) WriteEnvLines(kvs []KV, sensitive func(key string) bool) error {
+	return d.writeEnv(false, kvs, sensitive)
+}
+
+func (d *Dir) writeEnv(header bool, kvs []KV, sensitive func(key string) bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	b := append(d.buf[:0], "# invocation "...)
-	b = d.now().UTC().AppendFormat(b, time.RFC3339)
-	b = append(b, '\n')
+	b := d.buf[:0]
+	if header {
+		b = append(b, "# invocation "...)
+		b = d.now().UTC().AppendFormat(b, time.RFC3339)
+		b = append(b, '\n')
+	}
 	for _, kv := range kvs {
 		key := strings.TrimSpace(oneLine(kv.Key))
 		if key == "" {
@@ -257,6 +276,9 @@ func (d *Dir) WriteEnv(kvs []KV, sensitive func(key string) bool) error {
 		b = append(b, '\n')
 	}
 	d.buf = b
+	if len(b) == 0 {
+		return nil
+	}
 	return d.write(EnvFile, b)
 }
 
@@ -310,18 +332,20 @@ func (d *Dir) openSub(sub, name string) (io.WriteCloser, error) {
 	return f, nil
 }
 
-// Close writes the TOTAL line of checks.txt when this Dir added checks,
-// then syncs and closes the files. Later appends fail.
-func (d *Dir) Close() error {
+// Close writes the TOTAL line of checks.txt (counting the whole file)
+// when this Dir added checks, then syncs and closes the files. It returns
+// the verdicts of the checks added through this Dir, which decide the
+// invocation's exit status. Later appends fail.
+func (d *Dir) Close() (CheckCounts, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return nil
+		return d.added, nil
 	}
 	var errs []error
-	if d.added {
+	if d.added.total() > 0 {
 		b := append(d.buf[:0], "TOTAL "...)
-		b = appendCounts(b, d.checks)
+		b = appendCounts(b, d.inFile)
 		d.buf = append(b, '\n')
 		errs = append(errs, d.write(ChecksFile, d.buf))
 	}
@@ -335,15 +359,15 @@ func (d *Dir) Close() error {
 		}
 	}
 	d.files = nil
-	return errors.Join(errs...)
+	return d.added, errors.Join(errs...)
 }
 
 // appendCounts writes "N PASS, N FAIL, N SKIP".
-func appendCounts(b []byte, c [3]int) []byte {
-	b = strconv.AppendInt(b, int64(c[0]), 10)
+func appendCounts(b []byte, c CheckCounts) []byte {
+	b = strconv.AppendInt(b, int64(c.Pass), 10)
 	b = append(b, " PASS, "...)
-	b = strconv.AppendInt(b, int64(c[1]), 10)
+	b = strconv.AppendInt(b, int64(c.Fail), 10)
 	b = append(b, " FAIL, "...)
-	b = strconv.AppendInt(b, int64(c[2]), 10)
+	b = strconv.AppendInt(b, int64(c.Skip), 10)
 	return append(b, " SKIP"...)
 }

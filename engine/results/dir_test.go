@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,15 @@ func openT(t *testing.T, dir string) *Dir {
 	}
 	d.now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600)) }
 	return d
+}
+
+func closeT(t *testing.T, d *Dir) CheckCounts {
+	t.Helper()
+	c, err := d.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func must(t *testing.T, err error) {
@@ -38,20 +48,21 @@ func readFile(t *testing.T, path string) string {
 }
 
 var sample = Row{Scenario: "point_lookup", Backend: "postgres", Scale: "s", NDatoms: 984803, Clients: 1, Op: "read",
-	Rep: 1, Count: 1000, P50: 0.41, P95: 0.5, P99: 0.61, Max: 3.2, Throughput: 2400.5, Errors: 1, Reps: 3}
+	Rep: 1, Count: 1000, P50Ms: 0.41, P95Ms: 0.5, P99Ms: 0.61, MaxMs: 3.2, Throughput: 2400.5, Errors: 1, Reps: 3}
 
 func TestDirRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	d := openT(t, dir)
 	odd := sample
 	odd.Scenario = `odd, "name"`
-	load := LoadRow{Backend: "postgres", Scale: "s", NDatoms: 984803, WallS: 7.5, DatomsPerS: 131098.2, PostLoadS: 2.41, AnalyzeS: NotMeasured, VacuumS: 0.4, SizeBytes: NotMeasured, Jobs: 2, Ceiling: true}
+	post, vacuum := 2.41, 0.4
+	load := LoadRow{Backend: "postgres", Scale: "s", NDatoms: 984803, WallS: 7.5, DatomsPerS: 131098.2, PostLoadS: &post, VacuumS: &vacuum, Jobs: 2, Ceiling: true}
 	must(t, d.AppendRaw(sample))
 	must(t, d.AppendRaw(odd))
 	must(t, d.AppendTiming(sample))
 	must(t, d.AppendLoad(load))
 	must(t, d.AppendSize(SizeRow{Scale: "s", Backend: "postgres", Bytes: 858993459, SharedBuffers: 1 << 34}))
-	must(t, d.Close())
+	closeT(t, d)
 
 	raw, err := ReadRaw(dir)
 	must(t, err)
@@ -71,7 +82,7 @@ func TestDirRoundTrip(t *testing.T) {
 	}
 	loads, err := ReadLoads(dir)
 	must(t, err)
-	if len(loads) != 1 || loads[0] != load {
+	if len(loads) != 1 || !reflect.DeepEqual(loads[0], load) {
 		t.Errorf("loads: got %+v, want %+v", loads, load)
 	}
 	sizes, err := readSizes(dir)
@@ -81,6 +92,9 @@ func TestDirRoundTrip(t *testing.T) {
 	}
 	if err := d.AppendRaw(sample); err == nil {
 		t.Error("append after Close: no error")
+	}
+	if _, err := d.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
 	}
 	if _, err := ReadTimings(filepath.Join(dir, "nope")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing dir: err %v, want fs.ErrNotExist", err)
@@ -92,7 +106,7 @@ func TestDirResume(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		d := openT(t, dir)
 		must(t, d.AppendTiming(sample))
-		must(t, d.Close())
+		closeT(t, d)
 	}
 	got := readFile(t, filepath.Join(dir, TimingsFile))
 	if n := strings.Count(got, TimingsHeader); n != 1 {
@@ -115,7 +129,7 @@ func TestDirTornLine(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, TimingsFile), []byte(torn), 0o644))
 	d := openT(t, dir)
 	must(t, d.AppendTiming(sample))
-	must(t, d.Close())
+	closeT(t, d)
 	rows, err := ReadTimings(dir)
 	must(t, err)
 	if len(rows) != 1 || rows[0].Scenario != "point_lookup" || rows[0].Reps != 3 {
@@ -149,7 +163,7 @@ func TestOpenRejects(t *testing.T) {
 
 func TestBadRows(t *testing.T) {
 	d := openT(t, t.TempDir())
-	defer d.Close()
+	defer closeT(t, d)
 	tests := []struct {
 		name string
 		err  error
@@ -181,7 +195,9 @@ func TestWriteEnv(t *testing.T) {
 		{"", "dropped"},
 	}, func(k string) bool { return k == "custom" }))
 	must(t, d.WriteEnv([]KV{{"kernel", "6.13"}}, nil))
-	must(t, d.Close())
+	must(t, d.WriteEnvLines([]KV{{"backend.pg.s.version", "15.8"}, {"backend.pg.s.option.dsn", "host=x"}}, func(k string) bool { return strings.HasSuffix(k, ".dsn") }))
+	must(t, d.WriteEnvLines(nil, nil))
+	closeT(t, d)
 	got := readFile(t, filepath.Join(dir, EnvFile))
 	want := `# invocation 2026-01-02T02:04:05Z
 kernel: 6.12
@@ -193,6 +209,8 @@ custom: (redacted)
 settings: work_mem=64MB\nshared_buffers=8GB
 # invocation 2026-01-02T02:04:05Z
 kernel: 6.13
+backend.pg.s.version: 15.8
+backend.pg.s.option.dsn: (redacted)
 `
 	if got != want {
 		t.Errorf("env.txt:\n%s\nwant:\n%s", got, want)
@@ -202,7 +220,7 @@ kernel: 6.13
 	}
 	env, err := readEnv(dir)
 	must(t, err)
-	if env[0] != (KV{"kernel", "6.13"}) || env[len(env)-1].Value != "work_mem=64MB\nshared_buffers=8GB" {
+	if env[0] != (KV{"kernel", "6.13"}) || env[6].Value != "work_mem=64MB\nshared_buffers=8GB" {
 		t.Errorf("readEnv: %+v", env)
 	}
 }
@@ -212,14 +230,18 @@ func TestChecksTotal(t *testing.T) {
 	d := openT(t, dir)
 	must(t, d.AppendCheck(CheckLine{Status: Pass, Scenario: "pull", Backend: "sqlite", Scale: "s", Name: "title of fixed issues", Detail: "20/20"}))
 	must(t, d.AppendCheck(CheckLine{Status: Fail, Scenario: "since", Backend: "sqlite", Scale: "s", Name: "distinct count", Detail: "6491 != 6492"}))
-	must(t, d.Close())
+	closeT(t, d)
 	// A second invocation counts the whole file; one that adds no check
 	// writes no TOTAL line.
 	d = openT(t, dir)
 	must(t, d.AppendCheck(CheckLine{Status: Skip, Scenario: "as_of", Backend: "sqlite", Scale: "s", Name: "pre-update states", Detail: "timeout"}))
-	must(t, d.Close())
+	if got := closeT(t, d); got != (CheckCounts{Skip: 1}) {
+		t.Errorf("Close counts %+v, want this invocation's: one SKIP", got)
+	}
 	d = openT(t, dir)
-	must(t, d.Close())
+	if got := closeT(t, d); got != (CheckCounts{}) {
+		t.Errorf("Close counts %+v, want none", got)
+	}
 	got := readFile(t, filepath.Join(dir, ChecksFile))
 	want := `PASS pull sqlite s title of fixed issues: 20/20
 FAIL since sqlite s distinct count: 6491 != 6492
@@ -240,7 +262,7 @@ TOTAL 1 PASS, 1 FAIL, 1 SKIP
 func TestPlanAndLog(t *testing.T) {
 	dir := t.TempDir()
 	d := openT(t, dir)
-	defer d.Close()
+	defer closeT(t, d)
 	name := PlanName("s", "postgres", "q1", "json")
 	if name != "s-postgres-q1.json" {
 		t.Errorf("PlanName %q", name)
@@ -292,7 +314,7 @@ func TestDirConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	must(t, d.Close())
+	closeT(t, d)
 	rows, err := ReadRaw(dir)
 	must(t, err)
 	if len(rows) != 400 {

@@ -84,11 +84,12 @@ func (r *record) int(name string) int64 {
 	return v
 }
 
-func (r *record) optInt(name string) int64 {
+func (r *record) optInt(name string) *int64 {
 	if r.str(name) == "" {
-		return NotMeasured
+		return nil
 	}
-	return r.int(name)
+	v := r.int(name)
+	return &v
 }
 
 func (r *record) float(name string) float64 {
@@ -103,11 +104,12 @@ func (r *record) float(name string) float64 {
 	return v
 }
 
-func (r *record) optFloat(name string) float64 {
+func (r *record) optFloat(name string) *float64 {
 	if r.str(name) == "" {
-		return NotMeasured
+		return nil
 	}
-	return r.float(name)
+	v := r.float(name)
+	return &v
 }
 
 func (r *record) row() Row {
@@ -115,7 +117,7 @@ func (r *record) row() Row {
 		Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
 		NDatoms: r.int("n_datoms"), Clients: int(r.int("clients")), Op: r.str("op"),
 		Count: r.int("count"),
-		P50:   r.float("p50_ms"), P95: r.float("p95_ms"), P99: r.float("p99_ms"), Max: r.float("max_ms"),
+		P50Ms: r.float("p50_ms"), P95Ms: r.float("p95_ms"), P99Ms: r.float("p99_ms"), MaxMs: r.float("max_ms"),
 		Throughput: r.float("throughput_ops_s"), Errors: r.int("errors"),
 	}
 }
@@ -182,7 +184,7 @@ func readChecks(dir string) ([]CheckLine, error) {
 		if len(f) < 5 {
 			return
 		}
-		st := CheckStatus(f[0])
+		st := f[0]
 		if st != Pass && st != Fail && st != Skip {
 			return
 		}

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -19,10 +18,6 @@ const (
 	LoadsHeader   = "backend,scale,n_datoms,wall_s,datoms_per_s,post_load_s,analyze_s,vacuum_s,size_bytes,jobs,ceiling"
 )
 
-// NotMeasured marks a load step or size that was not measured; it is
-// written as an empty field.
-const NotMeasured = -1
-
 // Row is one line of raw.csv (one rep) or timings.csv (the median).
 type Row struct {
 	Scenario string
@@ -34,10 +29,10 @@ type Row struct {
 	Rep      int // raw.csv only, from 1
 	Count    int64
 	// Latencies in milliseconds.
-	P50, P95, P99, Max float64
-	Throughput         float64 // successful calls per second
-	Errors             int64
-	Reps               int // timings.csv only
+	P50Ms, P95Ms, P99Ms, MaxMs float64
+	Throughput                 float64 // successful calls per second
+	Errors                     int64
+	Reps                       int // timings.csv only
 }
 
 // Key identifies a point across runs, as compare matches rows.
@@ -56,63 +51,52 @@ func (k Key) String() string {
 	return fmt.Sprintf("%s %s %s clients=%d %s", k.Scenario, k.Backend, k.Scale, k.Clients, k.Op)
 }
 
-// Cell is the matrix cell a measurement belongs to.
-type Cell struct {
-	Scenario, Backend, Scale string
-	NDatoms                  int64
-}
-
-// FromResult turns one rep of one stream into a raw.csv row.
-func FromResult(c Cell, rep int, r measure.Result) Row {
-	return Row{
-		Scenario: c.Scenario, Backend: c.Backend, Scale: c.Scale, NDatoms: c.NDatoms,
-		Clients: r.Clients, Op: r.Op, Rep: rep, Count: r.Count,
-		P50: ms(r.P50), P95: ms(r.P95), P99: ms(r.P99), Max: ms(r.Max),
-		Throughput: r.Throughput, Errors: r.Errors,
-	}
+// FromResult turns one stream's measure.Result into a raw.csv row; base
+// carries the point (Scenario, Backend, Scale, NDatoms), the caller sets Rep.
+func FromResult(base Row, r measure.Result) Row {
+	row := base
+	row.Clients, row.Op, row.Count, row.Errors = r.Clients, r.Op, r.Count, r.Errors
+	row.P50Ms, row.P95Ms, row.P99Ms, row.MaxMs = ms(r.P50), ms(r.P95), ms(r.P99), ms(r.Max)
+	row.Throughput = r.Throughput
+	return row
 }
 
 // CeilingRow records a scenario skipped because its first call took
 // longer than the probe ceiling: op "ceiling", one call, its latency.
-func CeilingRow(c Cell, clients int, first time.Duration) Row {
+func CeilingRow(base Row, clients int, first time.Duration) Row {
 	v := ms(first)
-	return Row{
-		Scenario: c.Scenario, Backend: c.Backend, Scale: c.Scale, NDatoms: c.NDatoms,
-		Clients: clients, Op: "ceiling", Rep: 1, Count: 1,
-		P50: v, P95: v, P99: v, Max: v, Reps: 1,
-	}
+	row := base
+	row.Clients, row.Op, row.Rep, row.Count, row.Reps = clients, "ceiling", 1, 1, 1
+	row.P50Ms, row.P95Ms, row.P99Ms, row.MaxMs = v, v, v, v
+	row.Throughput, row.Errors = 0, 0
+	return row
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // Median folds the reps of one point into its timings.csv row: each
 // numeric field is its own median (the mean of the middle two for an even
-// number of reps), errors are summed and Reps is the number of rows.
-func Median(rows []Row) (Row, error) {
+// number of reps), errors are summed and Reps is the number of rows. The
+// point is the first row's; no rows give a zero Row.
+func Median(rows []Row) Row {
 	if len(rows) == 0 {
-		return Row{}, errors.New("results: median of no rows")
-	}
-	k := rows[0].Key()
-	for _, r := range rows[1:] {
-		if r.Key() != k {
-			return Row{}, fmt.Errorf("results: median over different points: %s and %s", k, r.Key())
-		}
+		return Row{}
 	}
 	out := rows[0]
 	out.Rep = 0
 	out.Reps = len(rows)
 	out.NDatoms = medianInt(rows, func(r Row) int64 { return r.NDatoms })
 	out.Count = medianInt(rows, func(r Row) int64 { return r.Count })
-	out.P50 = medianFloat(rows, func(r Row) float64 { return r.P50 })
-	out.P95 = medianFloat(rows, func(r Row) float64 { return r.P95 })
-	out.P99 = medianFloat(rows, func(r Row) float64 { return r.P99 })
-	out.Max = medianFloat(rows, func(r Row) float64 { return r.Max })
+	out.P50Ms = medianFloat(rows, func(r Row) float64 { return r.P50Ms })
+	out.P95Ms = medianFloat(rows, func(r Row) float64 { return r.P95Ms })
+	out.P99Ms = medianFloat(rows, func(r Row) float64 { return r.P99Ms })
+	out.MaxMs = medianFloat(rows, func(r Row) float64 { return r.MaxMs })
 	out.Throughput = medianFloat(rows, func(r Row) float64 { return r.Throughput })
 	out.Errors = 0
 	for _, r := range rows {
 		out.Errors += r.Errors
 	}
-	return out, nil
+	return out
 }
 
 func medianFloat(rows []Row, f func(Row) float64) float64 {
@@ -148,26 +132,23 @@ type LoadRow struct {
 	WallS          float64 // load wall time, seconds
 	DatomsPerS     float64
 	// Seconds of the steps after the load (index builds, ANALYZE,
-	// VACUUM); NotMeasured when a step did not run.
-	PostLoadS, AnalyzeS, VacuumS float64
-	SizeBytes                    int64 // store size; NotMeasured if unknown
-	Jobs                         int   // parallel loaders
-	Ceiling                      bool  // the load cap was hit
+	// VACUUM); nil when a step did not run (an empty field).
+	PostLoadS, AnalyzeS, VacuumS *float64
+	SizeBytes                    *int64 // store size; nil if unknown
+	Jobs                         int    // parallel loaders
+	Ceiling                      bool   // the load cap was hit
 }
 
-// CheckStatus is the verdict of one correctness check.
-type CheckStatus string
-
-// The check verdicts.
+// The verdicts of a correctness check.
 const (
-	Pass CheckStatus = "PASS"
-	Fail CheckStatus = "FAIL"
-	Skip CheckStatus = "SKIP"
+	Pass = "PASS"
+	Fail = "FAIL"
+	Skip = "SKIP"
 )
 
 // CheckLine is one line of checks.txt.
 type CheckLine struct {
-	Status                   CheckStatus
+	Status                   string // Pass, Fail or Skip
 	Scenario, Backend, Scale string
 	Name                     string // may contain spaces
 	Detail                   string
@@ -217,7 +198,7 @@ func appendHead(b []byte, r Row) []byte {
 // appendCount writes count..errors, no trailing comma.
 func appendCount(b []byte, r Row) []byte {
 	b = strconv.AppendInt(b, r.Count, 10)
-	for _, v := range [...]float64{r.P50, r.P95, r.P99, r.Max} {
+	for _, v := range [...]float64{r.P50Ms, r.P95Ms, r.P99Ms, r.MaxMs} {
 		b = append(b, ',')
 		b = appendFloat(b, v, 6) // ns resolution
 	}
@@ -235,15 +216,15 @@ func appendLoad(b []byte, r LoadRow) []byte {
 	b = appendFloat(b, r.WallS, 3)
 	b = append(b, ',')
 	b = appendFloat(b, r.DatomsPerS, 1)
-	for _, v := range [...]float64{r.PostLoadS, r.AnalyzeS, r.VacuumS} {
+	for _, v := range [...]*float64{r.PostLoadS, r.AnalyzeS, r.VacuumS} {
 		b = append(b, ',')
-		if v >= 0 {
-			b = appendFloat(b, v, 3)
+		if v != nil {
+			b = appendFloat(b, *v, 3)
 		}
 	}
 	b = append(b, ',')
-	if r.SizeBytes >= 0 {
-		b = strconv.AppendInt(b, r.SizeBytes, 10)
+	if r.SizeBytes != nil {
+		b = strconv.AppendInt(b, *r.SizeBytes, 10)
 	}
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(r.Jobs), 10)

@@ -268,8 +268,8 @@ func writeLoads(b *bytes.Buffer, loads []LoadRow, rank map[string]int) {
 		right: []bool{false, false, true, true, true, true, true, true, true, true, false}}
 	for _, l := range loads {
 		size, jobs, note := "", "", ""
-		if l.SizeBytes >= 0 {
-			size = humanBytes(l.SizeBytes)
+		if l.SizeBytes != nil {
+			size = humanBytes(*l.SizeBytes)
 		}
 		if l.Jobs > 0 {
 			jobs = strconv.Itoa(l.Jobs)
@@ -278,7 +278,7 @@ func writeLoads(b *bytes.Buffer, loads []LoadRow, rank map[string]int) {
 			note = "ceiling (load cap hit; the rate reached)"
 		}
 		t.rows = append(t.rows, []string{l.Backend, l.Scale, fmtInt(l.NDatoms), fmtSecs(l.WallS, 1), fmtInt(int64(math.Round(l.DatomsPerS))),
-			fmtSecs(l.PostLoadS, 2), fmtSecs(l.AnalyzeS, 2), fmtSecs(l.VacuumS, 2), size, jobs, note})
+			optSecs(l.PostLoadS), optSecs(l.AnalyzeS), optSecs(l.VacuumS), size, jobs, note})
 	}
 	b.WriteString("## bulk_load\n\n")
 	t.write(b)
@@ -302,7 +302,7 @@ func writeScenarios(b *bytes.Buffer, timings []Row, rank map[string]int) {
 			right: []bool{false, false, true, true, false, true, true, true, true, true, true, true, true}}
 		for _, r := range rows {
 			t.rows = append(t.rows, []string{r.Backend, r.Scale, fmtInt(r.NDatoms), strconv.Itoa(r.Clients), r.Op,
-				strconv.FormatInt(r.Count, 10), fmtMs(r.P50), fmtMs(r.P95), fmtMs(r.P99), fmtMs(r.Max),
+				strconv.FormatInt(r.Count, 10), fmtMs(r.P50Ms), fmtMs(r.P95Ms), fmtMs(r.P99Ms), fmtMs(r.MaxMs),
 				fmtRate(r.Throughput), strconv.FormatInt(r.Errors, 10), strconv.Itoa(r.Reps)})
 		}
 		fmt.Fprintf(b, "## %s\n\n", sc)
@@ -311,7 +311,7 @@ func writeScenarios(b *bytes.Buffer, timings []Row, rank map[string]int) {
 }
 
 func writeChecks(b *bytes.Buffer, checks []CheckLine) {
-	var c [3]int
+	var c CheckCounts
 	type run struct{ backend, scale string }
 	failed := map[run]bool{}
 	var runs []run
@@ -321,14 +321,9 @@ func writeChecks(b *bytes.Buffer, checks []CheckLine) {
 			runs = append(runs, k)
 			failed[k] = false
 		}
-		switch l.Status {
-		case Pass:
-			c[0]++
-		case Fail:
-			c[1]++
+		c.add(l.Status)
+		if l.Status == Fail {
 			failed[k] = true
-		case Skip:
-			c[2]++
 		}
 	}
 	bad := 0
@@ -417,15 +412,19 @@ func fmtRate(v float64) string {
 	return fmtInt(int64(math.Round(v)))
 }
 
-// fmtSecs: dec decimals under 1000 s, whole with separators above; empty
-// when not measured.
+// fmtSecs: dec decimals under 1000 s, whole with separators above.
 func fmtSecs(v float64, dec int) string {
-	if v < 0 {
-		return ""
-	}
 	p := math.Pow10(dec)
 	if r := math.Round(v*p) / p; r < 1000 {
 		return strconv.FormatFloat(r, 'f', dec, 64)
 	}
 	return fmtInt(int64(math.Round(v)))
+}
+
+// optSecs formats a step's seconds, empty when it did not run.
+func optSecs(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return fmtSecs(*v, 2)
 }

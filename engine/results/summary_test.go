@@ -71,12 +71,10 @@ func TestWriteSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.AppendTiming(Row{Scenario: "pull", Backend: "sqlite", Scale: "xs", NDatoms: 1000, Clients: 1, Op: "read", Count: 10, P50: 0.05, Reps: 1}); err != nil {
+	if err := d.AppendTiming(Row{Scenario: "pull", Backend: "sqlite", Scale: "xs", NDatoms: 1000, Clients: 1, Op: "read", Count: 10, P50Ms: 0.05, Reps: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closeT(t, d)
 	if err := WriteSummary(dir); err != nil {
 		t.Fatal(err)
 	}
