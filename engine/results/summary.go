@@ -16,11 +16,11 @@ import (
 )
 
 // AbridgedEnv lists the env.txt keys the summary shows, in this order;
-// keys ending in "_version" follow in env.txt order.
+// keys ending in "_version" or ".version" follow in env.txt order.
 var AbridgedEnv = []string{
-	"run", "started", "instance_type", "host", "os", "kernel", "cpu_model", "cpus",
-	"sockets/numa", "mem_total_gib", "hugepages", "data_fs", "go", "git", "mentat_spec",
-	"spec", "scales", "backends", "sqlite", "postgres", "duckdb",
+	"run", "started", "instance_type", "hostname", "os_arch", "kernel", "cpu_model", "cpus",
+	"sockets/numa", "mem_total", "mem_total_gib", "hugepages", "data_fs", "go", "git",
+	"spec_files", "spec_sha256", "dataset", "scales", "backends", "phase", "sampling",
 }
 
 // WriteSummary regenerates dir/summary.md from the files in dir.
@@ -197,7 +197,7 @@ func writeEnv(b *bytes.Buffer, env []KV) {
 		}
 	}
 	for _, kv := range env {
-		if strings.HasSuffix(kv.Key, "_version") && !slices.Contains(AbridgedEnv, kv.Key) {
+		if (strings.HasSuffix(kv.Key, "_version") || strings.HasSuffix(kv.Key, ".version")) && !slices.Contains(AbridgedEnv, kv.Key) {
 			show = append(show, kv)
 		}
 	}
