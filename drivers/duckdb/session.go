@@ -81,8 +81,12 @@ type stmt struct {
 	sql   string
 	ps    mapping.PreparedStatement
 	types []mapping.Type
-	cols  colSet // reused column readers for dst
+	cols  colSet   // reused column readers for dst
+	names []string // column names of the last collected result
 }
+
+// Columns returns the column names of the last Query that collected rows.
+func (st *stmt) Columns() []string { return st.names }
 
 // Query executes the statement. With dst nil it only adds up the sizes of
 // the result's data chunks: no value is read and nothing is allocated per
@@ -112,6 +116,10 @@ func (st *stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, err
 	if dst != nil {
 		if err := st.cols.init(&res); err != nil {
 			return 0, s.b.wrap("query", st.sql, err)
+		}
+		st.names = st.names[:0]
+		for i := mapping.IdxT(0); i < mapping.ColumnCount(&res); i++ {
+			st.names = append(st.names, mapping.ColumnName(&res, i))
 		}
 	}
 	var n int64

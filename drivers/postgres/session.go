@@ -29,8 +29,12 @@ type Session struct {
 type Stmt struct {
 	s    *Session
 	sql  string
-	name string // server-side name; "" in simple mode
+	name string   // server-side name; "" in simple mode
+	cols []string // column names of the last collected result
 }
+
+// Columns returns the column names of the last Query that collected rows.
+func (st *Stmt) Columns() []string { return st.cols }
 
 var (
 	_ drivers.Session = (*Session)(nil)
@@ -170,6 +174,10 @@ func (st *Stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, err
 		}
 	} else {
 		fields := rows.FieldDescriptions()
+		st.cols = st.cols[:0]
+		for _, f := range fields {
+			st.cols = append(st.cols, f.Name)
+		}
 		for rows.Next() {
 			vals, err := rows.Values()
 			if err != nil {

@@ -119,7 +119,11 @@ type stmt struct {
 
 	args []driver.NamedValue
 	vals []driver.Value
+	cols []string // column names of the last collected result
 }
+
+// Columns returns the column names of the last Query that collected rows.
+func (s *stmt) Columns() []string { return s.cols }
 
 // maxRowChunk caps how many rows' worth of values one allocation holds
 // when rows are collected; chunks start at one row so that a point lookup
@@ -155,7 +159,8 @@ func (s *stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, erro
 			n++
 		}
 	} else {
-		ncol := len(rows.Columns())
+		s.cols = rows.Columns()
+		ncol := len(s.cols)
 		if cap(s.vals) < ncol {
 			s.vals = make([]driver.Value, ncol)
 		}

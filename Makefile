@@ -1,0 +1,47 @@
+# mentat-spec: build, test and benchmark.
+#
+#   make test    vet, format check and every test, PostgreSQL included: a
+#                throwaway cluster is started (scripts/pg.sh) when
+#                MENTAT_SPEC_PG_DSN is unset, and stopped afterwards
+#   make bench   the Go benchmarks (figures go to BENCHMARKS.md)
+
+GO       ?= go
+BIN      := bin/mentat-spec
+PKGS     := ./...
+VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: all build test unit bench vet fmt-check quickstart pg-up pg-down clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/mentat-spec
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# unit runs the tests against whatever MENTAT_SPEC_PG_DSN points at.
+unit:
+	$(GO) test -count=1 -timeout 15m $(PKGS)
+
+test: vet fmt-check
+	scripts/with-pg.sh $(MAKE) --no-print-directory unit
+
+bench:
+	scripts/with-pg.sh $(GO) test -run '^$$' -bench . -benchmem -timeout 30m $(PKGS)
+
+quickstart: build
+	$(BIN) apply examples/quickstart.hcl
+
+pg-up:
+	@scripts/pg.sh up
+
+pg-down:
+	@scripts/pg.sh down
+
+clean:
+	rm -rf bin

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/runner"
+)
+
+func runApply(args []string, stdout, stderr io.Writer) int {
+	var sf specFlags
+	fs := newFlagSet("apply", "PATH... [-var name=value] [-o DIR] [-phase all|load|bench]",
+		"Runs the benchmark: for each scale and backend, loads the generated dataset into a store the run creates (or reuses one an earlier run loaded), measures every scenario at every client count, checks every answer against the generator's truth, and writes a results directory. Exits 1 if any check fails.", stderr)
+	sf.register(fs)
+	out := fs.String("o", "", "results directory (default results/run-<UTC time>); an existing one is appended to")
+	dataDir := fs.String("data", "data", "default directory for file databases (a backend's path option wins)")
+	phase := fs.String("phase", runner.PhaseAll, "all: load where needed, measure, check; load: load and check only; bench: reuse loaded stores, never load")
+	reload := fs.Bool("reload", false, "drop and reload stores this tool created even when they already hold the dataset")
+	quiet := fs.Bool("q", false, "print only the final table")
+	paths, code, ok := parseOrExit(fs, args)
+	if !ok {
+		return code
+	}
+	if len(paths) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	switch *phase {
+	case runner.PhaseAll, runner.PhaseLoad, runner.PhaseBench:
+	default:
+		fmt.Fprintf(stderr, "mentat-spec apply: -phase must be all, load or bench, not %q\n", *phase)
+		return exitUsage
+	}
+	spec, ok := loadSpec(paths, &sf, stderr)
+	if !ok {
+		return exitUsage
+	}
+	ctx, cancel := signalContext()
+	defer cancel()
+	p, diags := plan.Build(ctx, spec, workers())
+	printDiags(stderr, spec, diags)
+	if diags.HasErrors() {
+		return exitUsage
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("results", "run-"+time.Now().UTC().Format("2006-01-02T150405Z"))
+	}
+	var log io.Writer = stdout
+	if *quiet {
+		log = io.Discard
+	}
+	sensitive := map[string]bool{}
+	for _, v := range spec.Variables {
+		if v.Sensitive {
+			sensitive["var."+v.Name] = true
+		}
+	}
+	env := []results.KV{
+		{Key: "mentat_spec_version", Value: version},
+		{Key: "command", Value: "mentat-spec apply " + strings.Join(redactArgs(args, sensitive), " ")},
+	}
+	fmt.Fprintf(log, "Results: %s\n", dir)
+	o, err := runner.Run(ctx, p, runner.Options{
+		Registry: drivers.Default, ResultsDir: dir, DataDir: *dataDir, Phase: *phase, Reload: *reload,
+		Workers: workers(), Log: log, Env: env, Sensitive: func(k string) bool { return sensitive[k] },
+	})
+	if o != nil {
+		printTable(stdout, o)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "Results in %s (summary.md, timings.csv, checks.txt).\n", dir)
+	if o.Failed() {
+		for _, f := range o.Failures {
+			fmt.Fprintf(stderr, "failed: %s\n", f)
+		}
+		if o.Checks.Fail > 0 {
+			fmt.Fprintf(stderr, "%d check(s) FAILED: see %s\n", o.Checks.Fail, filepath.Join(dir, "checks.txt"))
+		}
+		return exitFailed
+	}
+	return exitOK
+}
+
+// redactArgs hides the values of -var arguments that set sensitive
+// variables, in both "-var name=value" and "-var=name=value" forms.
+func redactArgs(args []string, sensitive map[string]bool) []string {
+	out := append([]string(nil), args...)
+	redact := func(assign string) (string, bool) {
+		name, _, ok := strings.Cut(assign, "=")
+		if ok && sensitive["var."+name] {
+			return name + "=(redacted)", true
+		}
+		return assign, false
+	}
+	for i, a := range out {
+		flagName, assign, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case strings.HasPrefix(a, "-") && flagName == "var" && inline:
+			if r, ok := redact(assign); ok {
+				out[i] = "-var=" + r
+			}
+		case i > 0 && (args[i-1] == "-var" || args[i-1] == "--var"):
+			out[i], _ = redact(a)
+		}
+	}
+	return out
+}
+
+func printTable(w io.Writer, o *runner.Outcome) {
+	if len(o.Rows) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "scenario\tbackend\tscale\tclients\top\tn\tp50 ms\tp99 ms\tops/s\terrors\t")
+		for _, r := range o.Rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%d\t%.3f\t%.3f\t%.1f\t%d\t\n",
+				r.Scenario, r.Backend, r.Scale, r.Clients, r.Op, r.Count, r.P50Ms, r.P99Ms, r.Throughput, r.Errors)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "Checks: %d PASS, %d FAIL, %d SKIP\n", o.Checks.Pass, o.Checks.Fail, o.Checks.Skip)
+}
+
+func runReport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("report", "DIR", "Regenerates summary.md of a results directory from its CSV files.", stderr)
+	pos, code, ok := parseOrExit(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	if st, err := os.Stat(pos[0]); err != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "mentat-spec report: %s is not a results directory\n", pos[0])
+		return exitUsage
+	}
+	if err := results.WriteSummary(pos[0]); err != nil {
+		fmt.Fprintf(stderr, "mentat-spec report: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "Wrote %s\n", filepath.Join(pos[0], "summary.md"))
+	return exitOK
+}
+
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("compare", "OLD NEW [-threshold PCT]",
+		"Compares two results directories row by row (scenario, backend, scale, clients, op) and flags p50/p99 increases and throughput drops beyond the threshold, new errors, new ceilings and missing rows. Exits 1 on any regression, so it can gate a release.", stderr)
+	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression")
+	pos, code, ok := parseOrExit(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 2 {
+		fs.Usage()
+		return exitUsage
+	}
+	rep, err := results.Compare(pos[0], pos[1], *threshold)
+	if err != nil {
+		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
+		return exitUsage
+	}
+	if err := rep.Write(stdout); err != nil {
+		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
+		return exitFailed
+	}
+	if rep.Regressed() {
+		return exitFailed
+	}
+	return exitOK
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/drivers"
+	_ "github.com/mentat-spec/mentat-spec/drivers/all" // registers the drivers
+	"github.com/mentat-spec/mentat-spec/engine/config"
+)
+
+// varFlags collects -var and -var-file in command-line order.
+type varFlags struct{ args *[]config.VarArg }
+
+type varFlag struct{ varFlags }
+type varFileFlag struct{ varFlags }
+
+func (f varFlag) String() string { return "" }
+func (f varFlag) Set(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(name) == "" {
+		return fmt.Errorf("want -var name=value, got %q", s)
+	}
+	*f.args = append(*f.args, config.VarArg{Name: strings.TrimSpace(name), Value: value})
+	return nil
+}
+func (f varFileFlag) String() string { return "" }
+func (f varFileFlag) Set(s string) error {
+	*f.args = append(*f.args, config.VarArg{File: s})
+	return nil
+}
+
+// specFlags are the flags every spec-reading command takes.
+type specFlags struct {
+	vars []config.VarArg
+}
+
+func (sf *specFlags) register(fs *flag.FlagSet) {
+	fs.Var(varFlag{varFlags{&sf.vars}}, "var", "set a variable: -var 'name=value' (repeatable; HCL syntax for non-strings)")
+	fs.Var(varFileFlag{varFlags{&sf.vars}}, "var-file", "read variables from an HCL or JSON file (repeatable)")
+}
+
+// parseInterspersed parses flags anywhere among the positional arguments,
+// as Terraform users expect (`apply spec.hcl -var x=1`). Go's flag package
+// accepts both -flag and --flag.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func newFlagSet(name, argsUsage, help string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: mentat-spec %s %s\n\n%s\n\nFlags:\n", name, argsUsage, help)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseOrExit parses args; it returns the exit code to use when parsing
+// ends the command (-help: 0; a bad flag: 2).
+func parseOrExit(fs *flag.FlagSet, args []string) ([]string, int, bool) {
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, exitOK, false
+	}
+	if err != nil {
+		return nil, exitUsage, false
+	}
+	return pos, 0, true
+}
+
+// loadSpec loads and validates the spec at paths, printing diagnostics.
+func loadSpec(paths []string, sf *specFlags, stderr io.Writer) (*config.Spec, bool) {
+	spec, diags := config.Load(paths, config.Options{Vars: sf.vars})
+	if !diags.HasErrors() {
+		diags = append(diags, spec.Validate(drivers.Default)...)
+	}
+	printDiags(stderr, spec, diags)
+	return spec, !diags.HasErrors()
+}
+
+func printDiags(w io.Writer, spec *config.Spec, diags hcl.Diagnostics) {
+	if len(diags) == 0 {
+		return
+	}
+	var files map[string]*hcl.File
+	if spec != nil && spec.Parser != nil {
+		files = spec.Parser.Files()
+	}
+	tw := hcl.NewDiagnosticTextWriter(w, files, 100, false)
+	_ = tw.WriteDiagnostics(diags)
+	errs := 0
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			errs++
+		}
+	}
+	if errs > 0 {
+		fmt.Fprintf(w, "%d error(s).\n", errs)
+	}
+}
+
+func workers() int { return runtime.GOMAXPROCS(0) }

@@ -1,0 +1,78 @@
+// Command mentat-spec runs declarative database scale benchmarks written in
+// HCL. This package holds flags and exit codes only; the work is done by
+// the engine packages.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Exit codes.
+const (
+	exitOK     = 0 // everything ran and every check passed
+	exitFailed = 1 // a check failed, a gate tripped, or the run could not finish
+	exitUsage  = 2 // bad command line or spec
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+var commands = map[string]command{
+	"validate": {"Check a spec and print every error with its file:line:col", runValidate},
+	"plan":     {"Print the expanded matrix in run order; touches no database", runPlan},
+	"gen":      {"Write a scale's dataset (CSV, optional EDN) and its truth (JSON) to a directory", runGen},
+	"apply":    {"Run the benchmark: load, measure, check, write a results directory", runApply},
+	"report":   {"Regenerate summary.md of a results directory", runReport},
+	"compare":  {"Compare two results directories and flag regressions", runCompare},
+	"version":  {"Print the version", runVersion},
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name := strings.TrimLeft(args[0], "-")
+	if name == "help" || name == "h" {
+		usage(stdout)
+		return exitOK
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "mentat-spec: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return exitUsage
+	}
+	return cmd.run(args[1:], stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: mentat-spec <command> [arguments]")
+	fmt.Fprintln(w, "\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'mentat-spec <command> -help' for a command's flags.")
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 a check or gate failed (or the run could not finish), 2 usage or spec error.")
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stdout, "mentat-spec %s\n", version)
+	return exitOK
+}
