@@ -217,7 +217,9 @@ func (c *cell) bindQueries() error {
 func (c *cell) explain(ctx context.Context) {
 	ex, ok := c.admin.(drivers.Explainer)
 	if !ok {
-		return
+		if ex, ok = c.be.(drivers.Explainer); !ok {
+			return
+		}
 	}
 	names := make([]string, 0, len(c.queries))
 	for n := range c.queries {
