@@ -51,7 +51,7 @@ var (
 )
 
 // OptionNames lists the options Open accepts.
-func (pgDriver) OptionNames() []string { return []string{"database", "dsn", "protocol"} }
+func (pgDriver) OptionNames() []string { return []string{"database", "dsn", "io", "protocol"} }
 
 // Protocol values of the "protocol" option.
 const (
@@ -59,9 +59,19 @@ const (
 	ProtocolSimple   = "simple"
 )
 
+// IO values of the "io" option.
+const (
+	IOPoller   = "poller"   // Go's network poller
+	IOBlocking = "blocking" // blocking system calls, see blockingConn
+)
+
+// defaultIO is the io option's default.
+const defaultIO = IOPoller
+
 // cancelDeadlineDelay bounds how long a cancelled call waits for the server
-// to acknowledge the cancel request before the socket is closed instead.
-const cancelDeadlineDelay = 5 * time.Second
+// to acknowledge the cancel request before the socket is closed instead
+// (a variable for the tests).
+var cancelDeadlineDelay = 5 * time.Second
 
 // CacheSizer is implemented by the backend: CacheSize is the database's
 // buffer cache (shared_buffers) in bytes, to compare with the data size.
@@ -96,11 +106,11 @@ var (
 )
 
 type options struct {
-	dsn, database, protocol string
+	dsn, database, protocol, io string
 }
 
 func parseOptions(cfg drivers.Config) (options, error) {
-	o := options{protocol: ProtocolExtended}
+	o := options{protocol: ProtocolExtended, io: defaultIO}
 	var unknown []string
 	for k, v := range cfg.Options {
 		switch k {
@@ -110,19 +120,24 @@ func parseOptions(cfg drivers.Config) (options, error) {
 			o.database = v
 		case "protocol":
 			o.protocol = v
+		case "io":
+			o.io = v
 		default:
 			unknown = append(unknown, strconv.Quote(k))
 		}
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return o, fmt.Errorf("postgres: unknown option(s) %s (known: dsn, database, protocol)", strings.Join(unknown, ", "))
+		return o, fmt.Errorf("postgres: unknown option(s) %s (known: dsn, database, protocol, io)", strings.Join(unknown, ", "))
 	}
 	if o.dsn == "" {
 		return o, errors.New(`postgres: option "dsn" is required`)
 	}
 	if o.protocol != ProtocolExtended && o.protocol != ProtocolSimple {
 		return o, fmt.Errorf("postgres: option protocol = %q: want %q or %q", o.protocol, ProtocolExtended, ProtocolSimple)
+	}
+	if o.io != IOPoller && o.io != IOBlocking {
+		return o, fmt.Errorf("postgres: option io = %q: want %q or %q", o.io, IOPoller, IOBlocking)
 	}
 	if o.database == "" {
 		o.database = "mentat_" + sanitizeName(cfg.Scale)
@@ -176,6 +191,9 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 
 	b.connCfg = adminCfg.Copy()
 	b.connCfg.Database = o.database
+	if o.io == IOBlocking {
+		b.connCfg.DialFunc = dialBlocking
+	}
 	if o.protocol == ProtocolSimple {
 		b.connCfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	}

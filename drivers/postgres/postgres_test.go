@@ -27,7 +27,9 @@ func TestMain(m *testing.M) {
 			"  Start a throwaway cluster with: export %s=$(scripts/pg.sh up)  (stop it with scripts/pg.sh down);\n"+
 			"  the Makefile does this in CI.\n", dsnEnv, dsnEnv)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	dropFixture() // the benchmarks' database
+	os.Exit(code)
 }
 
 func testDSN(t testing.TB) string {
@@ -53,14 +55,24 @@ func testCtx(t testing.TB) context.Context {
 	return ctx
 }
 
+// variant is a combination of the options that change the query path.
+type variant struct{ protocol, io string }
+
+func (v variant) String() string { return v.protocol + "-" + v.io }
+
+var variants = []variant{
+	{ProtocolExtended, IOPoller}, {ProtocolSimple, IOPoller},
+	{ProtocolExtended, IOBlocking}, {ProtocolSimple, IOBlocking},
+}
+
 // openTest opens a fresh database and drops it when the test ends.
-func openTest(t testing.TB, protocol string, settings map[string]string) *Backend {
+func openTest(t testing.TB, v variant, settings map[string]string) *Backend {
 	t.Helper()
 	dsn := testDSN(t)
 	cfg := drivers.Config{
 		Backend:  "postgres",
 		Scale:    "test",
-		Options:  map[string]string{"dsn": dsn, "database": testDBName(t), "protocol": protocol},
+		Options:  map[string]string{"dsn": dsn, "database": testDBName(t), "protocol": v.protocol, "io": v.io},
 		Settings: settings,
 	}
 	b, err := New().Open(testCtx(t), cfg)
@@ -82,10 +94,10 @@ func openTest(t testing.TB, protocol string, settings map[string]string) *Backen
 }
 
 func TestConformance(t *testing.T) {
-	for _, protocol := range []string{ProtocolExtended, ProtocolSimple} {
-		t.Run(protocol, func(t *testing.T) {
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
 			drivertest.Run(t, func(t *testing.T) drivers.Backend {
-				return openTest(t, protocol, nil)
+				return openTest(t, v, nil)
 			})
 		})
 	}
@@ -106,6 +118,7 @@ func TestOptions(t *testing.T) {
 		{map[string]string{"dsn": "postgres://x@127.0.0.1:1/db", "bogus": "1", "path": "x"}, `unknown option(s) "bogus", "path"`},
 		{map[string]string{"database": "x"}, `"dsn" is required`},
 		{map[string]string{"dsn": "postgres://x@127.0.0.1:1/db", "protocol": "binary"}, `protocol = "binary"`},
+		{map[string]string{"dsn": "postgres://x@127.0.0.1:1/db", "io": "uring"}, `io = "uring"`},
 		{map[string]string{"dsn": "postgres://x@127.0.0.1:1/db", "database": strings.Repeat("d", 64)}, "longer than 63"},
 	}
 	for _, c := range cases {
@@ -161,7 +174,7 @@ func TestPasswordRedacted(t *testing.T) {
 
 func TestSettingsPerSession(t *testing.T) {
 	settings := map[string]string{"work_mem": "7MB", "DateStyle": "SQL, DMY", "mentat.tag": "it's", "ignore_system_indexes": "on"}
-	b := openTest(t, ProtocolExtended, settings)
+	b := openTest(t, variants[0], settings)
 	ctx := testCtx(t)
 	s, err := b.Session(ctx)
 	if err != nil {
@@ -306,9 +319,9 @@ func TestDropRefusesProtected(t *testing.T) {
 }
 
 func TestCancelKeepsSession(t *testing.T) {
-	for _, protocol := range []string{ProtocolExtended, ProtocolSimple} {
-		t.Run(protocol, func(t *testing.T) {
-			b := openTest(t, protocol, nil)
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
+			b := openTest(t, v, nil)
 			ctx := testCtx(t)
 			s, err := b.Session(ctx)
 			if err != nil {
@@ -363,9 +376,9 @@ func backendPID(t *testing.T, s drivers.Session) int64 {
 }
 
 func TestReconnect(t *testing.T) {
-	for _, protocol := range []string{ProtocolExtended, ProtocolSimple} {
-		t.Run(protocol, func(t *testing.T) {
-			b := openTest(t, protocol, nil)
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
+			b := openTest(t, v, nil)
 			ctx := testCtx(t)
 			s, err := b.Session(ctx)
 			if err != nil {
@@ -408,9 +421,9 @@ func TestReconnect(t *testing.T) {
 }
 
 func TestConvert(t *testing.T) {
-	for _, protocol := range []string{ProtocolExtended, ProtocolSimple} {
-		t.Run(protocol, func(t *testing.T) {
-			b := openTest(t, protocol, nil)
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
+			b := openTest(t, v, nil)
 			ctx := testCtx(t)
 			s, err := b.Session(ctx)
 			if err != nil {
@@ -449,7 +462,7 @@ func TestConvert(t *testing.T) {
 }
 
 func TestCapabilities(t *testing.T) {
-	b := openTest(t, ProtocolExtended, nil)
+	b := openTest(t, variants[0], nil)
 	ctx := testCtx(t)
 	s, err := b.Session(ctx)
 	if err != nil {
@@ -479,7 +492,7 @@ func TestCapabilities(t *testing.T) {
 }
 
 func TestLoaderTypes(t *testing.T) {
-	b := openTest(t, ProtocolExtended, nil)
+	b := openTest(t, variants[0], nil)
 	ctx := testCtx(t)
 	s, err := b.Session(ctx)
 	if err != nil {
@@ -548,7 +561,13 @@ func TestLoaderTypes(t *testing.T) {
 // TestLoaderLarge crosses chunk boundaries with interleaved tables and a
 // Close without Flush that must discard.
 func TestLoaderLarge(t *testing.T) {
-	b := openTest(t, ProtocolExtended, nil)
+	for _, v := range []variant{variants[0], variants[2]} {
+		t.Run(v.io, func(t *testing.T) { testLoaderLarge(t, v) })
+	}
+}
+
+func testLoaderLarge(t *testing.T, v variant) {
+	b := openTest(t, v, nil)
 	ctx := testCtx(t)
 	s, err := b.Session(ctx)
 	if err != nil {

@@ -1,0 +1,398 @@
+//go:build unix
+
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+)
+
+// Benchmarks compare the driver with raw pgx (and pgbench when present)
+// on the same rows, side by side in one run:
+//
+//	export MENTAT_SPEC_PG_DSN=$(scripts/pg.sh up)
+//	go test -run '^$' -bench . -benchtime 5x ./drivers/postgres/        # loads
+//	go test -run '^$' -bench PointLookup -benchtime 3s ./drivers/postgres/
+
+const (
+	benchRows   = 500_000
+	lookupSQL   = "SELECT e, a, v, tx FROM datoms WHERE a = $1 AND v = $2"
+	datomsTable = "CREATE TABLE IF NOT EXISTS datoms (e BIGINT, a INT, v TEXT, tx BIGINT, added BOOL)"
+)
+
+var datomCols = []string{"e", "a", "v", "tx", "added"}
+
+// benchRow is row i of the benchmark data: v is i in decimal so pgbench
+// can build the same lookups.
+func benchRow(i int) []any {
+	return []any{int64(i), int64(i % 50), strconv.Itoa(i), int64(i / 10), i%3 != 0}
+}
+
+var (
+	fixtureOnce sync.Once
+	fixture     *Backend
+	fixtureErr  error
+)
+
+// benchRows builds all rows, boxed once, as the load benchmarks' source.
+func allBenchRows() [][]any {
+	rows := make([][]any, benchRows)
+	for i := range rows {
+		rows[i] = benchRow(i)
+	}
+	return rows
+}
+
+// benchFixture opens one database per process holding datoms with the
+// (a, v) index; TestMain's caller drops it at exit (see dropFixture).
+func benchFixture(b *testing.B) *Backend {
+	dsn := testDSN(b)
+	fixtureOnce.Do(func() {
+		ctx := context.Background()
+		var be drivers.Backend
+		be, fixtureErr = New().Open(ctx, drivers.Config{Scale: "bench", Options: map[string]string{
+			"dsn": dsn, "database": "mentat_bench_" + strconv.Itoa(os.Getpid())}})
+		if fixtureErr != nil {
+			return
+		}
+		fixture = be.(*Backend)
+		fixtureErr = fixture.withMeta(ctx, "fixture", func(c *pgx.Conn) error {
+			if _, err := c.Exec(ctx, datomsTable); err != nil {
+				return err
+			}
+			// Generated on the fly: no rows stay on the heap for the GC to
+			// scan during the lookups.
+			i := 0
+			src := pgx.CopyFromFunc(func() ([]any, error) {
+				if i == benchRows {
+					return nil, nil
+				}
+				i++
+				return benchRow(i - 1), nil
+			})
+			if _, err := c.CopyFrom(ctx, pgx.Identifier{"datoms"}, datomCols, src); err != nil {
+				return err
+			}
+			for _, q := range []string{"CREATE INDEX datoms_av ON datoms (a, v)", "VACUUM ANALYZE datoms", "CREATE TABLE load_t (LIKE datoms)"} {
+				if _, err := c.Exec(ctx, q); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	if fixtureErr != nil {
+		b.Fatalf("fixture: %v", fixtureErr)
+	}
+	return fixture
+}
+
+func dropFixture() {
+	if fixture == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := fixture.Drop(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "drop benchmark database: %v\n", err)
+	}
+}
+
+// cpuTime is the CPU time the process used so far: the client's cost,
+// which other load on the machine disturbs less than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func truncateLoad(b *testing.B, be *Backend) {
+	b.Helper()
+	ctx := context.Background()
+	err := be.withMeta(ctx, "truncate", func(c *pgx.Conn) error {
+		_, err := c.Exec(ctx, "TRUNCATE load_t; CHECKPOINT")
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	be := benchFixture(b)
+	ctx := context.Background()
+	fixtureRows := allBenchRows()
+	var cpu time.Duration
+	var cpuStart time.Duration
+	start := func(b *testing.B) { b.StartTimer(); cpuStart = cpuTime() }
+	stop := func(b *testing.B) { cpu += cpuTime() - cpuStart; b.StopTimer() }
+	report := func(b *testing.B) {
+		b.ReportMetric(float64(b.N*benchRows)/b.Elapsed().Seconds(), "rows/s")
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*benchRows), "cpu-ns/row")
+		cpu = 0
+	}
+	b.Run("pgx-CopyFrom", func(b *testing.B) {
+		conn, err := be.connect(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer closeQuietly(conn)
+		b.StopTimer()
+		for i := 0; i < b.N; i++ {
+			truncateLoad(b, be)
+			start(b)
+			n, err := conn.CopyFrom(ctx, pgx.Identifier{"load_t"}, datomCols, pgx.CopyFromRows(fixtureRows))
+			stop(b)
+			if err != nil || n != benchRows {
+				b.Fatalf("CopyFrom: %d, %v", n, err)
+			}
+		}
+		report(b)
+	})
+	for _, every := range []int{0, 50_000} {
+		name := "Loader"
+		if every > 0 {
+			name += "-flush" + strconv.Itoa(every/1000) + "k"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.StopTimer()
+			for i := 0; i < b.N; i++ {
+				truncateLoad(b, be)
+				start(b)
+				l, err := be.NewLoader(ctx, []drivers.TableSpec{{Name: "load_t", Columns: datomCols}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for j, row := range fixtureRows {
+					if err := l.Append(0, row); err != nil {
+						b.Fatal(err)
+					}
+					if every > 0 && (j+1)%every == 0 {
+						if err := l.Flush(ctx); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				if err := l.Flush(ctx); err != nil {
+					b.Fatal(err)
+				}
+				if err := l.Close(); err != nil {
+					b.Fatal(err)
+				}
+				stop(b)
+			}
+			report(b)
+		})
+	}
+}
+
+// lookupKeys is the number of distinct lookups, spread over the table.
+const lookupKeys = 10_000
+
+// lookupArgs are (a, v) keys of rows spread over the table, boxed once.
+func lookupArgs() [][]any {
+	args := make([][]any, lookupKeys)
+	for j := range args {
+		i := (j * 7919) % benchRows
+		args[j] = []any{int64(i % 50), strconv.Itoa(i)}
+	}
+	return args
+}
+
+// clientLoop runs b.N operations over clients goroutines, each with its
+// own state from setup, and reports ops/s.
+func clientLoop(b *testing.B, clients int, setup func() (op func(i int) error, done func())) {
+	ops := make([]func(int) error, clients)
+	for c := range ops {
+		op, done := setup()
+		defer done()
+		ops[c] = op
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func(op func(int) error) {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= b.N {
+					return
+				}
+				if err := op(i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(ops[c])
+	}
+	wg.Wait()
+	b.StopTimer()
+	cpu := cpuTime() - cpu0
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+func BenchmarkPointLookup(b *testing.B) {
+	be := benchFixture(b)
+	args := lookupArgs()
+	// A deadline as the engine's ceiling sets: pgx watches it on each call.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	for _, clients := range []int{1, 2, 8, 128} {
+		for _, protocol := range []string{ProtocolExtended, ProtocolSimple} {
+			for _, io := range []string{IOPoller, IOBlocking} {
+				b.Run(fmt.Sprintf("driver-%s-%s/clients=%d", protocol, io, clients), func(b *testing.B) {
+					dbe := reopen(b, be, protocol, io)
+					clientLoop(b, clients, func() (func(int) error, func()) {
+						s, err := dbe.Session(ctx)
+						if err != nil {
+							b.Fatal(err)
+						}
+						st, err := s.Prepare(ctx, lookupSQL)
+						if err != nil {
+							b.Fatal(err)
+						}
+						return func(i int) error {
+							n, err := st.Query(ctx, args[i%lookupKeys], nil)
+							if err == nil && n != 1 {
+								err = fmt.Errorf("lookup %d: %d rows", i, n)
+							}
+							return err
+						}, func() { s.Close() }
+					})
+				})
+			}
+			if clients > 8 {
+				continue
+			}
+			mode := pgx.QueryExecModeCacheStatement
+			if protocol == ProtocolSimple {
+				mode = pgx.QueryExecModeSimpleProtocol
+			}
+			b.Run(fmt.Sprintf("pgx-%s/clients=%d", protocol, clients), func(b *testing.B) {
+				clientLoop(b, clients, func() (func(int) error, func()) {
+					cfg := be.connCfg.Copy()
+					cfg.DefaultQueryExecMode = mode
+					conn, err := pgx.ConnectConfig(ctx, cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					return func(i int) error {
+						a := args[i%lookupKeys]
+						rows, err := conn.Query(ctx, lookupSQL, a[0], a[1])
+						if err != nil {
+							return err
+						}
+						n := 0
+						for rows.Next() {
+							n++
+						}
+						rows.Close()
+						if err := rows.Err(); err != nil {
+							return err
+						}
+						if n != 1 {
+							return fmt.Errorf("lookup %d: %d rows", i, n)
+						}
+						return nil
+					}, func() { closeQuietly(conn) }
+				})
+			})
+		}
+		if clients > 8 {
+			continue
+		}
+		for _, mode := range []string{"prepared", "simple"} {
+			b.Run(fmt.Sprintf("pgbench-%s/clients=%d", mode, clients), func(b *testing.B) {
+				pgbench(b, be, mode, clients)
+			})
+		}
+	}
+}
+
+// reopen opens the fixture database again with other options.
+func reopen(b *testing.B, be *Backend, protocol, io string) *Backend {
+	nb, err := New().Open(context.Background(), drivers.Config{Scale: "bench", Options: map[string]string{
+		"dsn": testDSN(b), "database": be.database, "protocol": protocol, "io": io}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { nb.Close() })
+	return nb.(*Backend)
+}
+
+var pgbenchTPS = map[string]float64{}
+
+var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+
+// pgbench runs the same lookup with pgbench for reference; it ignores b.N
+// and reports pgbench's own rate over a fixed duration.
+func pgbench(b *testing.B, be *Backend, mode string, clients int) {
+	bin, err := exec.LookPath("pgbench")
+	if err != nil {
+		bin = "/usr/lib/postgresql/15/bin/pgbench"
+		if _, err := os.Stat(bin); err != nil {
+			b.Skip("pgbench not found")
+		}
+	}
+	key := fmt.Sprint(mode, clients)
+	if tps, ok := pgbenchTPS[key]; ok {
+		// Called again with a larger b.N: pgbench already ran.
+		b.ReportMetric(tps, "ops/s")
+		b.ReportMetric(1e9/tps, "ns/op")
+		return
+	}
+	script := filepath.Join(b.TempDir(), "lookup.sql")
+	body := "\\set k random(0, " + strconv.Itoa(benchRows-1) + ")\n\\set a :k % 50\n" +
+		"SELECT e, a, v, tx FROM datoms WHERE a = :a AND v = :k::text;\n"
+	if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cfg := be.connCfg
+	conn := fmt.Sprintf("host=%s port=%d user=%s dbname=%s", cfg.Host, cfg.Port, cfg.User, be.database)
+	threads := min(clients, 2)
+	cmd := exec.Command(bin, "-n", "-M", mode, "-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads),
+		"-T", "5", "-f", script, conn)
+	if cfg.Password != "" {
+		cmd.Env = append(os.Environ(), "PGPASSWORD="+cfg.Password)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("pgbench: %v\n%s", err, redactString(string(out), be.secrets))
+	}
+	m := tpsLine.FindSubmatch(out)
+	if m == nil {
+		b.Fatalf("no tps in pgbench output:\n%s", out)
+	}
+	tps, err := strconv.ParseFloat(string(m[1]), 64)
+	if err != nil || tps <= 0 {
+		b.Fatalf("pgbench tps %q: %v", m[1], err)
+	}
+	pgbenchTPS[key] = tps
+	b.ReportMetric(tps, "ops/s")
+	b.ReportMetric(1e9/tps, "ns/op")
+}
