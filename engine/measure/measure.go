@@ -31,7 +31,7 @@ var errStopped = errors.New("measurement stopped")
 type Sampling struct {
 	Warmup      int           // calls per client discarded before measuring
 	MinDuration time.Duration // measure at least this long ...
-	MinSamples  int           // ... and at least this many calls of the first stream
+	MinSamples  int           // ... and at least this many calls of the first stream (failed ones too)
 	MaxDuration time.Duration // but never longer than this
 	Reps        int           // repetitions of the point (run by the caller)
 	Probe       time.Duration // per-call ceiling; 0 disables it
