@@ -251,8 +251,8 @@ func (b *backend) untrack(c closer) {
 	b.mu.Unlock()
 }
 
-// Close interrupts and closes the sessions and loaders still open, then
-// releases the database; DuckDB checkpoints and closes the file once the
+// Close interrupts the calls in flight on the sessions and loaders still
+// open, closes them once those calls return, then releases the database; DuckDB checkpoints and closes the file once the
 // last handle on it is gone. It never removes anything.
 func (b *backend) Close() error {
 	b.mu.Lock()

@@ -553,3 +553,36 @@ func TestSizeVersionDrop(t *testing.T) {
 		t.Errorf("Drop removed another file: %v", err)
 	}
 }
+
+// TestRowsChanged: DML reports the rows it changed, RETURNING its rows.
+func TestRowsChanged(t *testing.T) {
+	b := openT(t, drivers.Config{})
+	s := sessionT(t, b)
+	execT(t, s, "CREATE TABLE c (i BIGINT)")
+	run := func(sql string, dst *[][]any) int64 {
+		t.Helper()
+		st, err := s.Prepare(context.Background(), sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		n, err := st.Query(context.Background(), nil, dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var rows [][]any
+	if n := run("INSERT INTO c SELECT range FROM range(5)", &rows); n != 5 || len(rows) != 0 {
+		t.Errorf("INSERT: %d, rows %v", n, rows)
+	}
+	if n := run("UPDATE c SET i = i + 1 WHERE i < 2", nil); n != 2 {
+		t.Errorf("UPDATE: %d", n)
+	}
+	if n := run("DELETE FROM c WHERE i = 4 RETURNING i", &rows); n != 1 || len(rows) != 1 || rows[0][0] != int64(4) {
+		t.Errorf("DELETE RETURNING: %d, %v", n, rows)
+	}
+	if n := run("CREATE TABLE c2 (i INT)", nil); n != 0 {
+		t.Errorf("DDL: %d", n)
+	}
+}

@@ -91,7 +91,8 @@ func (st *stmt) Columns() []string { return st.names }
 // Query executes the statement. With dst nil it only adds up the sizes of
 // the result's data chunks: no value is read and nothing is allocated per
 // row. The result is materialised by DuckDB (as duckdb-go does), so the
-// whole query runs inside the interruptible execute call.
+// whole query runs inside the interruptible execute call. For INSERT,
+// UPDATE and DELETE without RETURNING it returns the rows changed.
 func (st *stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, error) {
 	s := st.s
 	s.mu.Lock()
@@ -112,6 +113,14 @@ func (st *stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, err
 	defer mapping.DestroyResult(&res)
 	if state == mapping.StateError {
 		return 0, s.b.wrap("query", st.sql, resultError(ctx, &res))
+	}
+	switch mapping.ResultReturnType(res) {
+	case mapping.ResultTypeChangedRows:
+		// DuckDB answers DML with a one-row count; report it as the rows
+		// affected, as the other drivers do, and collect nothing.
+		return int64(mapping.RowsChanged(&res)), nil
+	case mapping.ResultTypeNothing:
+		return 0, nil
 	}
 	if dst != nil {
 		if err := st.cols.init(&res); err != nil {
