@@ -274,40 +274,146 @@ func (ds *Dataset) Resolve(ctx *hcl.EvalContext) (*datagen.Dataset, hcl.Diagnost
 		return out, diags
 	}
 	if err := out.Finish(); err != nil {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid dataset",
-			Detail: fmt.Sprintf("Dataset %q: %s.", ds.Name, err), Subject: ds.locate(err).Ptr()})
+		// Finish joins one error per mistake: report each at its own line.
+		for _, e := range splitErrors(err) {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid dataset",
+				Detail: fmt.Sprintf("Dataset %q: %s.", ds.Name, e), Subject: ds.locate(e).Ptr()})
+		}
 	}
 	return out, diags
 }
 
-// locate finds the block an error from datagen.Finish names, so the
-// diagnostic points at it rather than at the dataset header.
+// splitErrors flattens errors.Join trees into their leaves.
+func splitErrors(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, splitErrors(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+// exprAt is an expression a datagen error may blame, by the word the
+// error's text starts with after its block prefix.
+type exprAt struct {
+	word string
+	expr hcl.Expression
+}
+
+// blame returns the range of the first expression whose word starts rest,
+// or def.
+func blame(def hcl.Range, rest string, cands ...exprAt) hcl.Range {
+	for _, c := range cands {
+		if c.expr != nil && strings.HasPrefix(rest, c.word+" ") {
+			return c.expr.Range()
+		}
+	}
+	return def
+}
+
+func attrExpr(attrs map[string]*hcl.Attribute, name string) hcl.Expression {
+	if a, ok := attrs[name]; ok {
+		return a.Expr
+	}
+	return nil
+}
+
+// locate finds where an error from datagen.Finish belongs. Each error
+// starts with the block it is about (`entity "x" attr "y": `, `history
+// "h": `, `mark "m": `, `truth "t": `) and then names the setting at
+// fault, so the diagnostic points at that attribute, not at the dataset
+// header or at a block the error merely mentions.
 func (ds *Dataset) locate(err error) hcl.Range {
 	msg := err.Error()
-	best := ds.DeclRange
-	bestLen := 0
-	try := func(kind, name string, rng hcl.Range) {
-		needle := fmt.Sprintf("%s %q", kind, name)
-		if len(needle) > bestLen && strings.Contains(msg, needle) {
-			best, bestLen = rng, len(needle)
+	prefix := func(kind, name string) (string, bool) {
+		return strings.CutPrefix(msg, fmt.Sprintf("%s %q: ", kind, name))
+	}
+	for _, e := range ds.Entities {
+		for _, a := range e.Attrs {
+			rest, ok := strings.CutPrefix(msg, fmt.Sprintf("entity %q attr %q: ", e.Name, a.Ident))
+			if !ok {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(rest, "unknown value type"):
+				return a.TypeRange
+			case strings.HasPrefix(rest, "ident already declared") || a.Gen == nil:
+				return a.DeclRange
+			}
+			return a.Gen.Range()
 		}
 	}
 	for _, e := range ds.Entities {
-		try("entity", e.Name, e.DeclRange)
-		for _, a := range e.Attrs {
-			try("attr", a.Ident, a.DeclRange)
+		if rest, ok := prefix("entity", e.Name); ok {
+			return blame(e.DeclRange, rest, exprAt{"count", e.Count})
 		}
 	}
 	for _, h := range ds.History {
-		try("history", h.Name, h.DeclRange)
+		if rest, ok := prefix("history", h.Name); ok {
+			return blame(h.DeclRange, rest, exprAt{"entity", h.Entity}, exprAt{"attr", h.Attr},
+				exprAt{"fraction", h.Fraction}, exprAt{"files", h.Files})
+		}
 	}
 	for _, m := range ds.Marks {
-		try("mark", m.Name, m.DeclRange)
+		if rest, ok := prefix("mark", m.Name); ok {
+			return blame(m.DeclRange, rest, exprAt{"after", m.After}, exprAt{"before_last", m.BeforeLast})
+		}
 	}
 	for _, t := range ds.Truth {
-		try("truth", t.Name, t.DeclRange)
+		rest, ok := prefix("truth", t.Name)
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(rest, "filter ") {
+			return t.whereRange(rest)
+		}
+		a := func(n string) hcl.Expression { return attrExpr(t.Attrs, n) }
+		// "attr" is the kind's own attribute (count_by, changed) or one of
+		// a sample's attrs; "entity" is a sample's or a count's entity.
+		attr := a("count_by")
+		if attr == nil {
+			attr = a("changed")
+		}
+		if attr == nil {
+			attr = a("attrs")
+		}
+		entity := a("sample")
+		if entity == nil {
+			entity = a("count")
+		}
+		return blame(t.DeclRange, rest, exprAt{"attr", attr}, exprAt{"entity", entity}, exprAt{"ref attr", a("ref_attrs")},
+			exprAt{"n", a("n")}, exprAt{"as_of", a("as_of")}, exprAt{"inverse", a("inverse")}, exprAt{"since", a("since")})
 	}
-	return best
+	return ds.DeclRange
+}
+
+// whereRange finds the where block a "filter attr "x" ..." or "filter on
+// "x": ..." error is about, by the literal value of its attr.
+func (t *TruthBlock) whereRange(rest string) hcl.Range {
+	for _, w := range t.Where {
+		c, _, _ := w.Body.PartialContent(whereSchema)
+		a, ok := c.Attributes["attr"]
+		if !ok {
+			continue
+		}
+		v, d := a.Expr.Value(nil)
+		if d.HasErrors() || v.Type() != cty.String || !v.IsKnown() || v.IsNull() {
+			continue
+		}
+		q := fmt.Sprintf("%q", v.AsString())
+		if strings.HasPrefix(rest, "filter attr "+q) {
+			return a.Expr.Range()
+		}
+		if strings.HasPrefix(rest, "filter on "+q) {
+			return w.DefRange
+		}
+	}
+	if len(t.Where) > 0 {
+		return t.Where[0].DefRange
+	}
+	return t.DeclRange
 }
 
 var valueTypes = map[string]datagen.ValueType{

@@ -172,7 +172,7 @@ func (s *Spec) assignVariables(args []VarArg) hcl.Diagnostics {
 		}
 	}
 	for _, v := range s.Variables {
-		if v.Source == "" {
+		if v.Source == "" && v.Default == nil { // an invalid default is reported above
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No value for required variable",
 				Detail:  fmt.Sprintf("Variable %q has no default: set it with -var %s=..., a -var-file or %s%s.", v.Name, v.Name, EnvVarPrefix, v.Name),
 				Subject: v.DeclRange.Ptr()})
@@ -318,6 +318,7 @@ func (s *Spec) evaluateLocals() hcl.Diagnostics {
 		unvisited = iota
 		visiting
 		done
+		failed // in or behind a cycle: not evaluated, and not reported again
 	)
 	state := map[string]int{}
 	var diags hcl.Diagnostics
@@ -326,6 +327,8 @@ func (s *Spec) evaluateLocals() hcl.Diagnostics {
 		switch state[l.Name] {
 		case done:
 			return true
+		case failed:
+			return false
 		case visiting:
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cycle in locals",
 				Detail:  fmt.Sprintf("local.%s depends on itself: %s.", l.Name, strings.Join(append(path, l.Name), " -> ")),
@@ -358,8 +361,10 @@ func (s *Spec) evaluateLocals() hcl.Diagnostics {
 				val = cty.DynamicVal // dependents evaluate to unknown instead of piling up errors
 			}
 			l.Value = val
+			state[l.Name] = done
+		} else {
+			state[l.Name] = failed
 		}
-		state[l.Name] = done
 		return ok
 	}
 	for _, l := range s.Locals {

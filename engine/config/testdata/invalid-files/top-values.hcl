@@ -1,0 +1,52 @@
+# Values evaluated once per spec: sampling, scales, scenarios, the matrix.
+
+variable "backends" {
+  type    = list(string)
+  default = ["sqlite", "oracle"]
+}
+
+matrix {
+  backends = var.backends # ERROR: Unknown backend
+  scales   = ["xs"]
+}
+
+sampling {
+  warmup  = 3
+  min_sec = 1 # ERROR: Unsupported argument
+}
+
+scale "xs" {
+  users  = 10
+  issues = var.nope # ERROR: Unsupported attribute
+}
+
+dataset "d" {
+  entity "user" {
+    count = scale.users
+    attr "user/email" {
+      type   = "string"
+      unique = true
+      gen    = seq("u%d@example.com")
+    }
+  }
+}
+
+backend "sqlite" {
+  driver = "sqlite"
+}
+
+query "q1" {
+  sql = "SELECT 1"
+}
+
+scenario "s" {
+  backends = ["sqlite", "mysql"] # ERROR: Unknown backend
+  clients  = [1, 0]              # ERROR: Invalid client count
+  read {
+    query = query.q9 # ERROR: Unsupported attribute
+  }
+  check "c" {
+    query       = query.q8 # ERROR: Unsupported attribute
+    expect_rows = 1
+  }
+}
