@@ -28,8 +28,9 @@ const (
 	claimed = -1 // the watchdog cut this call
 )
 
-// minStopGrace bounds how long RunPoint waits, after stopping, for calls
-// that ignore their cancelled context. A variable so tests stay short.
+// minStopGrace is how long calls in flight at the stop may run on (at
+// least; the probe ceiling if longer) before they are cancelled, and then
+// how long they get to return. A variable so tests stay short.
 var minStopGrace = 5 * time.Second
 
 // client is one goroutine's state. The atomics sit on their own cache
@@ -75,9 +76,9 @@ func (r *run) stopped() bool { return r.stopAt.Load() != 0 }
 // discarded, waits for all others at a barrier, then calls in a loop until
 // the first stream has run s.MinDuration and s.MinSamples calls, or
 // s.MaxDuration passed, or ctx is done. All streams stop together; calls
-// still running then are cancelled and not counted. It returns one Result
-// per stream, in order. When ctx ends the point early the partial results
-// are returned with an error.
+// still running then finish (see drain) but are not counted. It returns
+// one Result per stream, in order. When ctx ends the point early the
+// partial results are returned with an error.
 func RunPoint(ctx context.Context, s Sampling, streams []Stream) ([]Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("measure: %w", err)
@@ -137,18 +138,14 @@ func RunPoint(ctx context.Context, s Sampling, streams []Stream) ([]Result, erro
 		}()
 	}
 
-	begin, interrupted := r.control(ctx, s, all, clients[0])
-	stopCalls(errStopped)
-
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	grace := max(s.Probe, minStopGrace)
-	select {
-	case <-done:
-	case <-time.After(grace):
-		// The stuck goroutines touch only their own client, which is
-		// dropped here; they end when their call finally returns.
-		return nil, fmt.Errorf("measure: calls still running %s after the point stopped: a call ignores its context", grace)
+	begin, interrupted := r.control(ctx, s, all, clients[0])
+	if interrupted {
+		stopCalls(errStopped)
+	}
+	if err := r.drain(ctx, s, all, done, stopCalls); err != nil {
+		return nil, err
 	}
 
 	elapsed := time.Duration(r.stopAt.Load() - begin)
@@ -208,6 +205,47 @@ func (r *run) control(ctx context.Context, s Sampling, all, first []*client) (be
 			r.stopAt.Store(now)
 			return begin, false
 		}
+	}
+}
+
+// drain waits for the calls in flight at the stop, as pgbench does at the
+// end of -T, with the watchdog still cutting them at the ceiling.
+// Cancelling them instead would send a cancel to the database at the end
+// of every point (a new connection for PostgreSQL, which may also land on
+// the next rep's first query). Calls still running after
+// max(Probe, minStopGrace) are cancelled; after minStopGrace more the
+// point fails, leaving their goroutines behind (they touch only their own
+// client, which is dropped).
+func (r *run) drain(ctx context.Context, s Sampling, all []*client, done <-chan struct{}, stopCalls context.CancelCauseFunc) error {
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	ctxDone := ctx.Done()
+	limit := time.Now().Add(max(s.Probe, minStopGrace))
+	cancelled := false
+	for {
+		select {
+		case <-done:
+			return nil
+		case <-ctxDone:
+			ctxDone = nil
+			limit = time.Now() // the caller wants out: cancel now
+		case <-tick.C:
+		}
+		now := time.Now()
+		if r.probe > 0 {
+			for _, c := range all {
+				c.watch(r.ns(now), r.probe)
+			}
+		}
+		if now.Before(limit) {
+			continue
+		}
+		if cancelled {
+			return fmt.Errorf("measure: calls still running %s after they were cancelled: a call ignores its context", minStopGrace)
+		}
+		stopCalls(errStopped)
+		cancelled = true
+		limit = now.Add(minStopGrace)
 	}
 }
 

@@ -80,17 +80,22 @@ func TestRunPointLatencies(t *testing.T) {
 }
 
 func TestRunPointStopsAtMaxDuration(t *testing.T) {
+	defer func(g time.Duration) { minStopGrace = g }(minStopGrace)
+	minStopGrace = 200 * time.Millisecond
 	tests := []struct {
-		name string
-		call Call
+		name  string
+		call  Call
+		probe time.Duration
 	}{
-		{"short calls", sleeper(time.Millisecond)},
-		// A call still running at the stop is cancelled and not counted.
-		{"call blocking on ctx", func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }},
+		{"short calls", sleeper(time.Millisecond), 0},
+		// Calls in flight at the stop finish (or are cut) but do not count.
+		{"slow call finishes after the stop", sleeper(150 * time.Millisecond), 0},
+		{"call blocking on ctx, cut at the ceiling", func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }, 150 * time.Millisecond},
+		{"call blocking on ctx, cancelled after the grace", func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := Sampling{MinDuration: time.Hour, MinSamples: 1 << 30, MaxDuration: 100 * time.Millisecond}
+			s := Sampling{MinDuration: time.Hour, MinSamples: 1 << 30, MaxDuration: 100 * time.Millisecond, Probe: tc.probe}
 			t0 := time.Now()
 			res, err := RunPoint(context.Background(), s, []Stream{{Op: "read", Calls: []Call{tc.call, tc.call}}})
 			if err != nil {
@@ -102,10 +107,32 @@ func TestRunPointStopsAtMaxDuration(t *testing.T) {
 			if res[0].Elapsed < s.MaxDuration {
 				t.Errorf("elapsed %s < max duration %s", res[0].Elapsed, s.MaxDuration)
 			}
-			if res[0].Errors != 0 {
-				t.Errorf("%d errors (%s): calls cut by the stop must not count", res[0].Errors, res[0].FirstError)
+			if res[0].Errors != 0 || res[0].Timeouts != 0 {
+				t.Errorf("%d errors (%s): calls ended by the stop must not count", res[0].Errors, res[0].FirstError)
 			}
 		})
+	}
+}
+
+// At the stop, calls in flight are waited for, not cancelled: a database
+// would get a cancel request at the end of every point.
+func TestRunPointDrainsWithoutCancelling(t *testing.T) {
+	var cancelled atomic.Int64
+	call := func(ctx context.Context) error {
+		select {
+		case <-time.After(20 * time.Millisecond):
+			return nil
+		case <-ctx.Done():
+			cancelled.Add(1)
+			return ctx.Err()
+		}
+	}
+	s := Sampling{MinDuration: 50 * time.Millisecond, MaxDuration: time.Second, Probe: time.Second}
+	if _, err := RunPoint(context.Background(), s, []Stream{{Op: "read", Calls: []Call{call, call, call}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := cancelled.Load(); n != 0 {
+		t.Errorf("%d calls cancelled at the stop", n)
 	}
 }
 
@@ -344,7 +371,7 @@ func TestRunPointCancelled(t *testing.T) {
 
 func TestRunPointStuckCall(t *testing.T) {
 	defer func(g time.Duration) { minStopGrace = g }(minStopGrace)
-	minStopGrace = 100 * time.Millisecond
+	minStopGrace = 50 * time.Millisecond
 	release := make(chan struct{})
 	defer close(release)
 	stuck := func(context.Context) error { <-release; return nil }
