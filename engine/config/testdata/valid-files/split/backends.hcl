@@ -1,0 +1,5 @@
+backend "sqlite" {
+  driver = "sqlite"
+  path   = "data/split-${scale.name}.sqlite"
+  setup  = [file("${local.sql}/schema.sql")]
+}
