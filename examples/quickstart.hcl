@@ -266,7 +266,7 @@ backend "duckdb" {
   driver     = "duckdb"
   path       = "${var.data_dir}/quickstart-${scale.name}.duckdb"
   setup      = [file("${local.sql}/sql/schema.sql")]
-  after_load = concat([file("${local.sql}/sql/post_load.sql")], var.avet ? [file("${local.sql}/sql/avet.sql")] : [])
+  after_load = concat([file("${local.sql}/duckdb/post_load.sql")], var.avet ? [file("${local.sql}/duckdb/avet.sql")] : [])
   load {
     tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
     batch_rows = 100000

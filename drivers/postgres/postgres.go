@@ -406,20 +406,15 @@ func (b *Backend) Explain(ctx context.Context, sql string, args []any) (string, 
 	return plan, err
 }
 
-// ReadSettings reads back the values in force for new sessions: the
-// setting column of pg_settings (in its base unit, e.g. 8kB pages for
-// shared_buffers), or current_setting for custom names with a dot. Names
-// the server does not know are left out.
+// ReadSettings reads back the values in force for new sessions with
+// current_setting, which shows units as a spec writes them (64MB, not
+// 65536 kB pages). Names the server does not know are left out.
 func (b *Backend) ReadSettings(ctx context.Context, names []string) (map[string]string, error) {
 	out := make(map[string]string, len(names))
 	err := b.withMeta(ctx, "read settings", func(c *pgx.Conn) error {
 		for _, name := range names {
 			var v *string
-			q := "SELECT setting FROM pg_settings WHERE lower(name) = lower($1)"
-			if strings.Contains(name, ".") {
-				q = "SELECT current_setting($1, true)"
-			}
-			err := c.QueryRow(ctx, q, name).Scan(&v)
+			err := c.QueryRow(ctx, "SELECT current_setting($1, true)", name).Scan(&v)
 			if errors.Is(err, pgx.ErrNoRows) {
 				continue
 			}
