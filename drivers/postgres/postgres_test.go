@@ -223,7 +223,7 @@ func TestSettingsPerSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got["work_mem"] != "7168" || got["DateStyle"] != "SQL, DMY" || got["mentat.tag"] != "it's" || len(got) != 3 {
+	if got["work_mem"] != "7MB" || got["DateStyle"] != "SQL, DMY" || got["mentat.tag"] != "it's" || len(got) != 3 {
 		t.Errorf("ReadSettings = %v", got)
 	}
 
@@ -238,8 +238,8 @@ func TestSettingsPerSession(t *testing.T) {
 		t.Error("Created() = true for an existing database")
 	}
 	m, err := b2.(drivers.SettingsReader).ReadSettings(ctx, []string{"work_mem"})
-	if err != nil || m["work_mem"] != "9216" {
-		t.Errorf("second Open: work_mem = %v, %v; want 9216 (kB)", m, err)
+	if err != nil || m["work_mem"] != "9MB" {
+		t.Errorf("second Open: work_mem = %v, %v; want 9MB", m, err)
 	}
 }
 

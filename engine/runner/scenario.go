@@ -177,10 +177,7 @@ func (c *cell) probe(ctx context.Context, sc *config.Scenario, samp measure.Samp
 			elapsed, exceeded, err := measure.Probe(ctx, cl.call, samp.Probe)
 			cl.close()
 			if exceeded {
-				row := c.rowBase(sc.Name)
-				row.Clients, row.Op, row.Count, row.Reps = 1, "ceiling", 1, 1
-				ms := float64(elapsed) / float64(time.Millisecond)
-				row.P50Ms, row.P95Ms, row.P99Ms, row.MaxMs = ms, ms, ms, ms
+				row := results.CeilingRow(c.rowBase(sc.Name), 1, elapsed)
 				_ = c.run.dir.AppendRaw(row)
 				if err := c.run.dir.AppendTiming(row); err != nil {
 					c.run.fail("writing timings.csv: %v", err)
@@ -297,4 +294,3 @@ func columnsOf(st drivers.Stmt) []string {
 	}
 	return nil
 }
-
