@@ -1,0 +1,163 @@
+package plan_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+	_ "github.com/mentat-spec/mentat-spec/drivers/all"
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// render loads, validates, builds and renders a spec with workers
+// goroutines counting the dataset.
+func render(t *testing.T, paths []string, vars []config.VarArg, workers int) []byte {
+	t.Helper()
+	spec, diags := config.Load(paths, config.Options{Vars: vars, Env: []string{}})
+	if !diags.HasErrors() {
+		diags = append(diags, spec.Validate(drivers.Default)...)
+	}
+	if len(diags) > 0 {
+		t.Fatal(diags.Error())
+	}
+	p, diags := plan.Build(context.Background(), spec, workers)
+	if len(diags) > 0 {
+		t.Fatal(diags.Error())
+	}
+	var b bytes.Buffer
+	if err := p.Render(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestRenderGolden(t *testing.T) {
+	tests := []struct {
+		golden string
+		paths  []string
+		vars   []config.VarArg
+	}{
+		{
+			golden: "quickstart.golden",
+			paths:  []string{filepath.Join("..", "..", "examples", "quickstart.hcl")},
+			vars: []config.VarArg{
+				{Name: "backends", Value: `["sqlite", "duckdb", "postgres"]`},
+				{Name: "scales", Value: `["xs", "s"]`},
+			},
+		},
+		{
+			golden: "matrix.golden",
+			paths:  []string{filepath.Join("testdata", "matrix.hcl")},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			got := render(t, tt.paths, tt.vars, 1)
+			// Deterministic: the same bytes again, whatever the parallelism.
+			if again := render(t, tt.paths, tt.vars, 4); !bytes.Equal(got, again) {
+				t.Fatalf("two renders differ:\n%s\n---\n%s", got, again)
+			}
+			path := filepath.Join("testdata", tt.golden)
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./engine/plan -update)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("Render differs from %s (run go test ./engine/plan -update after checking the change):\n got:\n%s\nwant:\n%s", path, got, want)
+			}
+		})
+	}
+}
+
+func TestBuild(t *testing.T) {
+	spec, diags := config.Load([]string{filepath.Join("testdata", "matrix.hcl")}, config.Options{Env: []string{}})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	p, diags := plan.Build(context.Background(), spec, 2)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if p.Dataset != "shop" || len(p.Scales) != 2 || p.Scales[0].Scale.Name != "xs" || p.Scales[1].Scale.Name != "s" {
+		t.Fatalf("plan %q with %d scales", p.Dataset, len(p.Scales))
+	}
+	xs := p.Scales[0]
+	if got := xs.Stats.Entities["order"]; got != 25000 {
+		t.Errorf("xs orders %d, want 25000", got)
+	}
+	var backends []string
+	for _, cp := range xs.Backends {
+		backends = append(backends, cp.Cell.Backend.Name)
+	}
+	if want := []string{"lite", "duck", "preloaded"}; !equal(backends, want) {
+		t.Errorf("backends %v, want matrix order %v", backends, want)
+	}
+	// status runs on duck only.
+	for _, cp := range xs.Backends {
+		n := len(cp.Scenarios)
+		if want := map[string]int{"lite": 2, "duck": 3, "preloaded": 2}[cp.Cell.Backend.Name]; n != want {
+			t.Errorf("%s: %d scenarios, want %d", cp.Cell.Backend.Name, n, want)
+		}
+	}
+	mixed := xs.Backends[0].Scenarios[1]
+	if mixed.Scenario.Name != "mixed" || len(mixed.Points) != 2 {
+		t.Fatalf("mixed: %+v", mixed)
+	}
+	want := []plan.StreamPoint{{Op: "read", Clients: 16, Mix: []string{"by_email", "orders_of"}}, {Op: "write", Clients: 1, Mix: []string{"ship"}}}
+	if pt := mixed.Points[1]; pt.Clients != 16 || len(pt.Streams) != 2 ||
+		pt.Streams[0].Op != want[0].Op || pt.Streams[0].Clients != want[0].Clients || !equal(pt.Streams[0].Mix, want[0].Mix) ||
+		pt.Streams[1].Op != want[1].Op || pt.Streams[1].Clients != want[1].Clients || !equal(pt.Streams[1].Mix, want[1].Mix) {
+		t.Errorf("mixed at 16 clients: %+v, want %+v", pt, want)
+	}
+	if mixed.Scenario.Sampling.Reps != 3 || mixed.Scenario.Sampling.Warmup != 2 {
+		t.Errorf("mixed sampling %+v: want reps 3 over the spec's warmup 2", mixed.Scenario.Sampling)
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestThousands(t *testing.T) {
+	tests := []struct {
+		n    int64
+		want string
+	}{
+		{0, "0"},
+		{7, "7"},
+		{999, "999"},
+		{1000, "1,000"},
+		{12345, "12,345"},
+		{123456, "123,456"},
+		{1234567, "1,234,567"},
+		{-1, "-1"},
+		{-1000, "-1,000"},
+		{-123456789, "-123,456,789"},
+		{9223372036854775807, "9,223,372,036,854,775,807"},
+	}
+	for _, tt := range tests {
+		if got := plan.Thousands(tt.n); got != tt.want {
+			t.Errorf("Thousands(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
