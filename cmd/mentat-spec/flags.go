@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -99,25 +100,53 @@ func loadSpec(paths []string, sf *specFlags, stderr io.Writer) (*config.Spec, bo
 	return spec, !diags.HasErrors()
 }
 
+// printDiags writes diagnostics in file order, each with its source
+// snippet, then one "file:line:col: summary" line per error.
 func printDiags(w io.Writer, spec *config.Spec, diags hcl.Diagnostics) {
 	if len(diags) == 0 {
 		return
 	}
+	diags = sortDiags(diags)
 	var files map[string]*hcl.File
 	if spec != nil && spec.Parser != nil {
 		files = spec.Parser.Files()
 	}
 	tw := hcl.NewDiagnosticTextWriter(w, files, 100, false)
 	_ = tw.WriteDiagnostics(diags)
-	errs := 0
+	var errs []string
 	for _, d := range diags {
-		if d.Severity == hcl.DiagError {
-			errs++
+		if d.Severity != hcl.DiagError {
+			continue
 		}
+		where := ""
+		if d.Subject != nil {
+			where = fmt.Sprintf("%s:%d:%d: ", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column)
+		}
+		errs = append(errs, "  "+where+d.Summary)
 	}
-	if errs > 0 {
-		fmt.Fprintf(w, "%d error(s).\n", errs)
+	if len(errs) > 0 {
+		fmt.Fprintf(w, "%d error(s):\n%s\n", len(errs), strings.Join(errs, "\n"))
 	}
+}
+
+// sortDiags orders diagnostics by position (those without one first, in
+// the order found), so the output reads top to bottom and is the same on
+// every run although some are found in map order.
+func sortDiags(diags hcl.Diagnostics) hcl.Diagnostics {
+	out := append(hcl.Diagnostics(nil), diags...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Subject, out[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a == nil && b != nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		case a.Start.Byte != b.Start.Byte:
+			return a.Start.Byte < b.Start.Byte
+		}
+		return out[i].Summary+out[i].Detail < out[j].Summary+out[j].Detail
+	})
+	return out
 }
 
 func workers() int { return runtime.GOMAXPROCS(0) }
