@@ -118,7 +118,7 @@ func (s *Spec) ValidateCell(c Cell, gen *datagen.Dataset, truth cty.Value) hcl.D
 					if _, ok := rq.Params[pn]; !ok {
 						diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing query parameter",
 							Detail:  fmt.Sprintf("Query %q uses :%s, but its params do not set %q (scenario %q runs it).", qn, pn, pn, sc.Name),
-							Subject: s.Query(qn).DeclRange.Ptr()})
+							Subject: paramsSubject(s.Query(qn).Params, s.Query(qn).DeclRange)})
 					}
 				}
 			}
@@ -137,7 +137,7 @@ func (s *Spec) ValidateCell(c Cell, gen *datagen.Dataset, truth cty.Value) hcl.D
 					if !inCheck && !inQuery {
 						diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing query parameter",
 							Detail:  fmt.Sprintf("Check %q runs query %q, which uses :%s; set it in the check's params.", ck.Name, ck.Query, pn),
-							Subject: ck.DeclRange.Ptr()})
+							Subject: paramsSubject(attrExpr(ck.Attrs, "params"), ck.DeclRange)})
 					}
 				}
 				for name, v := range cc.Params {
@@ -149,6 +149,15 @@ func (s *Spec) ValidateCell(c Cell, gen *datagen.Dataset, truth cty.Value) hcl.D
 		}
 	}
 	return diags
+}
+
+// paramsSubject is where a missing parameter belongs: the params
+// attribute when there is one, else the block's header.
+func paramsSubject(params hcl.Expression, block hcl.Range) *hcl.Range {
+	if params != nil {
+		return params.Range().Ptr()
+	}
+	return block.Ptr()
 }
 
 func validateParam(gen *datagen.Dataset, expr hcl.Expression, query, name string, v cty.Value) hcl.Diagnostics {

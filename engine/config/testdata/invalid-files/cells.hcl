@@ -59,6 +59,11 @@ query "by_name" {
   sql = "SELECT email FROM users WHERE name = :name"
 }
 
+query "by_both" {
+  params = { email = pick("user", "user/email") } # ERROR: Missing query parameter
+  sql    = "SELECT 1 FROM users WHERE email = :email AND name = :name"
+}
+
 query "file" {
   sql = file("nope.sql") # ERROR: Error in function call
 }
@@ -67,10 +72,17 @@ scenario "lookup" {
   read {
     query = query.by_email
   }
-  check "names" { # ERROR: Missing query parameter
+  write {
+    query = query.by_both
+  }
+  check "names" {
     query       = query.by_name
     for_each    = truth.names
-    params      = { email = each.value["user/email"] }
+    params      = { email = each.value["user/email"] } # ERROR: Missing query parameter
+    expect_rows = 1
+  }
+  check "no_params" { # ERROR: Missing query parameter
+    query       = query.by_name
     expect_rows = 1
   }
 }
