@@ -129,6 +129,10 @@ func dbPath(cfg drivers.Config, name string) (string, error) {
 		if cfg.Scale != "" {
 			file += "-" + cfg.Scale
 		}
+		// The names come from the spec; keep the file inside DataDir.
+		if strings.ContainsAny(file, `/\`) || strings.HasPrefix(file, ".") {
+			return "", fmt.Errorf("backend and scale names %q cannot form a file name inside DataDir", file)
+		}
 		return filepath.Join(cfg.DataDir, file+".sqlite"), nil
 	}
 	// go-sqlite3 reads "?" as the start of its own DSN parameters and

@@ -111,6 +111,7 @@ func TestOpenRejects(t *testing.T) {
 		{"uri path", drivers.Config{Options: map[string]string{"path": "file:x.db?mode=ro"}}, "plain file path"},
 		{"memory", drivers.Config{Options: map[string]string{"path": ":memory:"}}, "plain file path"},
 		{"no location", drivers.Config{DataDir: "-"}, "neither"},
+		{"escaping name", drivers.Config{Scale: "../../x"}, "cannot form a file name"},
 		{"bad name", drivers.Config{Settings: map[string]string{"cache size": "1"}}, "not a pragma name"},
 		{"bad value", drivers.Config{Settings: map[string]string{"cache_size": "1; DROP TABLE x"}}, "value must be"},
 		{"unknown pragma", drivers.Config{Settings: map[string]string{"journal_mod": "WAL"}}, "unknown pragma"},
