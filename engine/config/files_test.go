@@ -161,3 +161,42 @@ func TestValidFiles(t *testing.T) {
 		t.Fatal("no valid-files fixtures")
 	}
 }
+
+// TestDuplicateDetail: a duplicate names where the first one is.
+func TestDuplicateDetail(t *testing.T) {
+	path := filepath.Join("testdata", "invalid-files", "duplicates.hcl")
+	_, diags := loadAndValidate([]string{path}, config.Options{})
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	n := 0
+	for _, d := range diags {
+		if !strings.HasPrefix(d.Summary, "Duplicate ") {
+			continue
+		}
+		n++
+		// The detail names the first declaration as file:line,col-col.
+		m := regexp.MustCompile(`declared at [^:]+:(\d+),`).FindStringSubmatch(d.Detail)
+		if m == nil {
+			t.Errorf("%s: the detail names no position", diagText(d))
+			continue
+		}
+		var line int
+		fmt.Sscan(m[1], &line)
+		if line >= d.Subject.Start.Line || line < 1 {
+			t.Errorf("%s: the first declaration at line %d is not before it", diagText(d), line)
+			continue
+		}
+		// The first declaration is the same kind of thing as the duplicate.
+		first := strings.TrimSpace(lines[line-1])
+		kind := strings.Fields(strings.TrimPrefix(d.Summary, "Duplicate "))[0]
+		if kind != "local" && !strings.HasPrefix(first, kind) {
+			t.Errorf("%s: line %d is %q, not a %s", diagText(d), line, first, kind)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no duplicate reported")
+	}
+}

@@ -82,14 +82,15 @@ func decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) {
 		sc.BackendsExp = a.Expr
 	}
 	checkNames := map[string]hcl.Range{}
+	var samplingRange hcl.Range
 	for _, blk := range c.Blocks {
 		switch blk.Type {
 		case "sampling":
 			if sc.SamplingB != nil {
-				diags = append(diags, duplicateDiag("sampling", "", blk.DefRange, sc.DeclRange))
+				diags = append(diags, duplicateDiag("sampling", "", blk.DefRange, samplingRange))
 				continue
 			}
-			sc.SamplingB = blk.Body
+			sc.SamplingB, samplingRange = blk.Body, blk.DefRange
 		case "read", "write":
 			sb := &StreamBlock{Op: blk.Type, DeclRange: blk.DefRange}
 			sbc, d := blk.Body.Content(streamSchema)

@@ -8,6 +8,28 @@ variable "v" { # ERROR: Duplicate variable "v"
   default = 2
 }
 
+locals {
+  a = 1
+}
+
+locals {
+  a = 2 # ERROR: Duplicate local "a"
+}
+
+sampling {
+  reps = 1
+}
+
+sampling { # ERROR: Duplicate sampling block
+  reps = 2
+}
+
+matrix {
+}
+
+matrix { # ERROR: Duplicate matrix block
+}
+
 scale "xs" {
   users = 10
 }
@@ -56,7 +78,16 @@ query "q1" { # ERROR: Duplicate query "q1"
 }
 
 scenario "s" {
+  sampling {
+    reps = 1
+  }
+  sampling { # ERROR: Duplicate sampling block
+    reps = 2
+  }
   read {
+    query = query.q1
+  }
+  read { # ERROR: Duplicate read block
     query = query.q1
   }
   check "c" {
