@@ -95,8 +95,10 @@ type BulkLoader interface {
 
 // Loader appends rows to the tables it was opened for.
 type Loader interface {
-	// Append adds one row to tables[table]. row is only valid during the
-	// call; values are int64, float64, string or bool.
+	// Append adds one row to tables[table]. The row slice is only valid
+	// during the call, but the values in it (int64, float64, string or
+	// bool) may be kept until the next Flush: callers never hand over
+	// strings that share a reused buffer.
 	Append(table int, row []any) error
 	// Flush makes everything appended so far durable as one transaction.
 	Flush(ctx context.Context) error
