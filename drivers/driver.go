@@ -111,6 +111,13 @@ type Sizer interface {
 	Size(ctx context.Context) (int64, error)
 }
 
+// CacheSizer reports the database's buffer cache (PostgreSQL's
+// shared_buffers) in bytes, for sizes.txt: a store larger than its cache
+// measures the disk, not the database.
+type CacheSizer interface {
+	CacheSize(ctx context.Context) (int64, error)
+}
+
 // Explainer returns the plan of a statement in the database's own format.
 type Explainer interface {
 	Explain(ctx context.Context, sql string, args []any) (string, error)

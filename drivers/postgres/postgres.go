@@ -73,12 +73,6 @@ const defaultIO = IOPoller
 // (a variable for the tests).
 var cancelDeadlineDelay = 5 * time.Second
 
-// CacheSizer is implemented by the backend: CacheSize is the database's
-// buffer cache (shared_buffers) in bytes, to compare with the data size.
-type CacheSizer interface {
-	CacheSize(ctx context.Context) (int64, error)
-}
-
 // Backend is an open PostgreSQL database.
 type Backend struct {
 	database string // the benchmark database
@@ -102,7 +96,7 @@ var (
 	_ drivers.Dropper        = (*Backend)(nil)
 	_ drivers.SettingsReader = (*Backend)(nil)
 	_ drivers.Versioner      = (*Backend)(nil)
-	_ CacheSizer             = (*Backend)(nil)
+	_ drivers.CacheSizer     = (*Backend)(nil)
 )
 
 type options struct {

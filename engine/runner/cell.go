@@ -61,6 +61,7 @@ func (c *cell) execute(ctx context.Context) error {
 		return err
 	}
 	c.envLines(ctx)
+	c.recordSize(ctx)
 	if err := c.bindQueries(); err != nil {
 		return err
 	}
@@ -245,6 +246,28 @@ func (c *cell) explain(ctx context.Context) {
 		}
 		fmt.Fprintln(w, text)
 		w.Close()
+	}
+}
+
+// recordSize appends the store's size (and buffer cache) to sizes.txt.
+func (c *cell) recordSize(ctx context.Context) {
+	sz, ok := c.be.(drivers.Sizer)
+	if !ok {
+		return
+	}
+	n, err := sz.Size(ctx)
+	if err != nil {
+		c.run.logf("%s: store size: %v", c.name(), err)
+		return
+	}
+	row := results.SizeRow{Scale: c.sp.Scale.Name, Backend: c.cp.Cell.Backend.Name, Bytes: n}
+	if cs, ok := c.be.(drivers.CacheSizer); ok {
+		if sb, err := cs.CacheSize(ctx); err == nil {
+			row.SharedBuffers = sb
+		}
+	}
+	if err := c.run.dir.AppendSize(row); err != nil {
+		c.run.fail("writing sizes.txt: %v", err)
 	}
 }
 
