@@ -106,7 +106,7 @@ func printDiags(w io.Writer, spec *config.Spec, diags hcl.Diagnostics) {
 	if len(diags) == 0 {
 		return
 	}
-	diags = sortDiags(diags)
+	diags = hideSensitive(spec, sortDiags(diags))
 	var files map[string]*hcl.File
 	if spec != nil && spec.Parser != nil {
 		files = spec.Parser.Files()
@@ -146,6 +146,52 @@ func sortDiags(diags hcl.Diagnostics) hcl.Diagnostics {
 		}
 		return out[i].Summary+out[i].Detail < out[j].Summary+out[j].Detail
 	})
+	return out
+}
+
+// hideSensitive drops the evaluation context of diagnostics whose
+// expression reads a sensitive variable, directly or through locals, so
+// the text writer does not print its value ("with var.x as ...").
+func hideSensitive(spec *config.Spec, diags hcl.Diagnostics) hcl.Diagnostics {
+	if spec == nil {
+		return diags
+	}
+	tainted := map[string]bool{}
+	for _, v := range spec.Variables {
+		if v.Sensitive {
+			tainted["var."+v.Name] = true
+		}
+	}
+	if len(tainted) == 0 {
+		return diags
+	}
+	reads := func(expr hcl.Expression) bool {
+		for _, tr := range expr.Variables() {
+			if rel := tr.SimpleSplit().Rel; len(rel) > 0 {
+				if at, ok := rel[0].(hcl.TraverseAttr); ok && tainted[tr.RootName()+"."+at.Name] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, l := range spec.Locals {
+			if !tainted["local."+l.Name] && reads(l.Expr) {
+				tainted["local."+l.Name], changed = true, true
+			}
+		}
+	}
+	out := make(hcl.Diagnostics, len(diags))
+	for i, d := range diags {
+		out[i] = d
+		if d.Expression != nil && d.EvalContext != nil && reads(d.Expression) {
+			c := *d
+			c.EvalContext = nil
+			out[i] = &c
+		}
+	}
 	return out
 }
 

@@ -404,3 +404,31 @@ func TestDiagnosticsSorted(t *testing.T) {
 		}
 	}
 }
+
+// TestSensitiveNotPrinted: an error in an expression that reads a
+// sensitive variable, directly or through a local, does not show its value;
+// other variables' values still show.
+func TestSensitiveNotPrinted(t *testing.T) {
+	path := filepath.Join("testdata", "sensitive.hcl")
+	for _, args := range [][]string{
+		{"validate", path},
+		{"validate", path, "-var", "pg_dsn=postgres://x:s3cret@h/db"},
+		{"plan", path, "-var", "pg_dsn=postgres://x:s3cret@h/db"},
+	} {
+		code, _, stderr := runT(t, args...)
+		if code != exitUsage {
+			t.Fatalf("%v: exit %d, want %d\n%s", args, code, exitUsage, stderr)
+		}
+		for _, secret := range []string{"hunter2", "s3cret"} {
+			if strings.Contains(stderr, secret) {
+				t.Errorf("%v: stderr shows the sensitive value:\n%s", args, stderr)
+			}
+		}
+		if !strings.Contains(stderr, `"data-dir-value"`) {
+			t.Errorf("%v: stderr does not show the non-sensitive value:\n%s", args, stderr)
+		}
+		if n := strings.Count(stderr, "Too many function arguments"); n != 3+3 { // three blocks, three list lines
+			t.Errorf("%v: %d mentions of the error, want 6:\n%s", args, n, stderr)
+		}
+	}
+}
