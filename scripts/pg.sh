@@ -172,8 +172,6 @@ EOF
 
 init_cluster() {
 	local parent
-	mkdir -p "$base"
-	touch "$marker"
 	if [[ -n $run_user ]]; then
 		chown "$run_user" "$base"
 		# The server user must be able to reach the directory.
@@ -188,7 +186,7 @@ init_cluster() {
 	# C collation compares bytes, as SQLite and DuckDB do, and builds text
 	# indexes faster; trust auth because it only listens on loopback.
 	as_owner "$bin/initdb" -D "$data" -U postgres --auth=trust --encoding=UTF8 \
-		--locale=C --no-instructions >"$base/initdb.log" 2>&1 ||
+		--locale=C --no-instructions >"$base/initdb.log" 2>&1 9>&- ||
 		die "initdb failed, see $base/initdb.log"
 	write_conf
 }
@@ -205,7 +203,7 @@ start_cluster() {
 		echo "$port" >"$portfile"
 		as_owner touch "$logfile" 2>/dev/null || true
 		if [[ -n $run_user ]]; then chown "$run_user" "$logfile"; fi
-		if as_owner "$bin/pg_ctl" start -D "$data" -l "$logfile" -w -t 120 -o "-p $port" >/dev/null 2>&1; then
+		if as_owner "$bin/pg_ctl" start -D "$data" -l "$logfile" -w -t 120 -o "-p $port" >/dev/null 2>&1 9>&-; then
 			break
 		fi
 		# Another process may have taken the port meanwhile: try another.
@@ -223,9 +221,24 @@ start_cluster() {
 	die "the server started but is not ready on port $port, see $logfile"
 }
 
+# lock serializes concurrent up/down runs (parallel make jobs). It refuses
+# a directory that pg.sh did not make, which `down` would delete.
+lock() {
+	if [[ -d $base && ! -f $marker && -n $(ls -A "$base") ]]; then
+		die "$base exists, is not empty and was not made by pg.sh; choose another MENTAT_SPEC_PG_DIR"
+	fi
+	mkdir -p "$base"
+	touch "$marker"
+	if command -v flock >/dev/null 2>&1; then
+		exec 9>"$base/.lock"
+		flock -w 300 9 || die "timed out waiting for another pg.sh on $base"
+	fi
+}
+
 cmd=${1:-}
 case $cmd in
 up)
+	lock
 	if running; then
 		echo "pg.sh: reusing the cluster running in $data" >&2
 	else
@@ -255,6 +268,12 @@ status)
 	fi
 	;;
 down)
+	if [[ ! -d $base ]]; then
+		echo "pg.sh: nothing to remove: no $base" >&2
+		exit 0
+	fi
+	[[ -f $marker ]] || die "$base was not made by pg.sh (no $marker); not touching it"
+	lock
 	if [[ -f $data/PG_VERSION ]] && as_owner "$bin/pg_ctl" status -D "$data" >/dev/null 2>&1; then
 		as_owner "$bin/pg_ctl" stop -D "$data" -m fast -w -t 60 >/dev/null ||
 			die "could not stop the server of $data"
