@@ -396,3 +396,76 @@ func pgbench(b *testing.B, be *Backend, mode string, clients int) {
 	b.ReportMetric(tps, "ops/s")
 	b.ReportMetric(1e9/tps, "ns/op")
 }
+
+// BenchmarkPointLookupInterleaved runs the one-client variants in turns of
+// 1000 lookups each, so load from elsewhere on the machine hits them all
+// alike; one b.N is one turn of every variant.
+func BenchmarkPointLookupInterleaved(b *testing.B) {
+	be := benchFixture(b)
+	args := lookupArgs()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	type variant struct {
+		name string
+		op   func(i int) error
+	}
+	var vs []variant
+	for _, protocol := range []string{ProtocolExtended, ProtocolSimple} {
+		for _, io := range []string{IOPoller, IOBlocking} {
+			s, err := reopen(b, be, protocol, io).Session(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			st, err := s.Prepare(ctx, lookupSQL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			vs = append(vs, variant{"driver-" + protocol + "-" + io, func(i int) error {
+				_, err := st.Query(ctx, args[i%lookupKeys], nil)
+				return err
+			}})
+		}
+		cfg := be.connCfg.Copy()
+		if protocol == ProtocolSimple {
+			cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		}
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer closeQuietly(conn)
+		vs = append(vs, variant{"pgx-" + protocol, func(i int) error {
+			a := args[i%lookupKeys]
+			rows, err := conn.Query(ctx, lookupSQL, a[0], a[1])
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+			}
+			rows.Close()
+			return rows.Err()
+		}})
+	}
+	const turn = 1000
+	wall := make([]time.Duration, len(vs))
+	cpu := make([]time.Duration, len(vs))
+	b.ResetTimer()
+	for r := 0; r < b.N; r++ {
+		for k, v := range vs {
+			t0, c0 := time.Now(), cpuTime()
+			for i := r * turn; i < (r+1)*turn; i++ {
+				if err := v.op(i); err != nil {
+					b.Fatalf("%s: %v", v.name, err)
+				}
+			}
+			cpu[k] += cpuTime() - c0
+			wall[k] += time.Since(t0)
+		}
+	}
+	for k, v := range vs {
+		ops := float64(b.N * turn)
+		b.ReportMetric(ops/wall[k].Seconds(), v.name+"-ops/s")
+		b.ReportMetric(float64(cpu[k].Nanoseconds())/ops, v.name+"-cpu-ns/op")
+	}
+}
