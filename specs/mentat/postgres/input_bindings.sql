@@ -1,0 +1,12 @@
+-- input_bindings, PostgreSQL. The names for a collection of emails, bound
+-- as one JSON array of strings. Emails without a user give no row;
+-- repeated emails give one row (IN, a set).
+-- Columns email, name.
+SELECT u.v AS email, n.v AS name
+FROM cur_text u
+JOIN cur_text n
+  ON n.e = u.e
+ AND n.a = (SELECT a FROM attrs WHERE ident = 'user/name')
+WHERE u.a = (SELECT a FROM attrs WHERE ident = 'user/email')
+  AND u.v IN (SELECT jsonb_array_elements_text(CAST(:emails AS jsonb)))
+ORDER BY email
