@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -378,7 +379,8 @@ func pgbench(b *testing.B, be *Backend, mode string, clients int) {
 		b.Fatal(err)
 	}
 	cfg := be.connCfg
-	conn := fmt.Sprintf("host=%s port=%d user=%s dbname=%s", cfg.Host, cfg.Port, cfg.User, be.database)
+	kv := func(s string) string { return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'" }
+	conn := fmt.Sprintf("host=%s port=%d user=%s dbname=%s", kv(cfg.Host), cfg.Port, kv(cfg.User), kv(be.database))
 	threads := min(clients, 2)
 	cmd := exec.Command(bin, "-n", "-M", mode, "-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads),
 		"-T", "5", "-f", script, conn)
