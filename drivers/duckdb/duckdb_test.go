@@ -129,6 +129,17 @@ func TestOpenPathAndCreated(t *testing.T) {
 	}
 }
 
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"2.0 GiB": 2 << 30, "512.0 MiB": 512 << 20, "1GB": 1e9, "100 bytes": 100, "0 bytes": 0} {
+		if got, err := parseBytes(in); err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	if _, err := parseBytes("lots"); err == nil {
+		t.Error("parseBytes(lots) succeeded")
+	}
+}
+
 func TestSettings(t *testing.T) {
 	b := openT(t, drivers.Config{Settings: map[string]string{
 		"threads":                  "1",
@@ -146,6 +157,9 @@ func TestSettings(t *testing.T) {
 	}
 	if got["threads"] != "1" || got["preserve_insertion_order"] != "false" || !strings.Contains(got["memory_limit"], "MiB") {
 		t.Errorf("ReadSettings = %v", got)
+	}
+	if n, err := b.CacheSize(context.Background()); err != nil || n != 512<<20 {
+		t.Errorf("CacheSize = %d, %v; want 512 MiB", n, err)
 	}
 	if _, err := b.ReadSettings(context.Background(), []string{"no_such_setting"}); err == nil {
 		t.Error("ReadSettings of an unknown name succeeded")
@@ -532,6 +546,10 @@ func TestSizeVersionDrop(t *testing.T) {
 	size, err := b.Size(context.Background())
 	if err != nil || size <= 0 {
 		t.Fatalf("Size = %d, %v", size, err)
+	}
+	cache, err := b.CacheSize(context.Background())
+	if err != nil || cache < 1<<20 {
+		t.Errorf("CacheSize = %d, %v", cache, err)
 	}
 	v, err := b.Version(context.Background())
 	if err != nil || !strings.HasPrefix(v, "v1.5") {

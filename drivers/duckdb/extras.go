@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2/mapping"
@@ -148,6 +149,47 @@ func (b *backend) ReadSettings(ctx context.Context, names []string) (map[string]
 		out[n] = v
 	}
 	return out, nil
+}
+
+// CacheSize is DuckDB's memory_limit, the ceiling of its buffer manager.
+func (b *backend) CacheSize(ctx context.Context) (int64, error) {
+	rows, err := b.adminQuery(ctx, "cache size", "SELECT current_setting('memory_limit')::VARCHAR", nil)
+	if err != nil {
+		return 0, err
+	}
+	if len(rows) == 0 || len(rows[0]) == 0 {
+		return 0, fmt.Errorf("duckdb backend %q: cache size: no row", b.name)
+	}
+	text, _ := rows[0][0].(string)
+	n, err := parseBytes(text)
+	if err != nil {
+		return 0, fmt.Errorf("duckdb backend %q: cache size: memory_limit %q: %w", b.name, text, err)
+	}
+	return n, nil
+}
+
+var byteUnits = map[string]float64{
+	"": 1, "B": 1, "BYTES": 1,
+	"KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+	"KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40,
+}
+
+// parseBytes reads DuckDB's human-readable sizes such as "18.6 GiB".
+func parseBytes(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i < 0 {
+		i = len(s)
+	}
+	num, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil {
+		return 0, err
+	}
+	unit, ok := byteUnits[strings.ToUpper(strings.TrimSpace(s[i:]))]
+	if !ok {
+		return 0, fmt.Errorf("unknown unit %q", strings.TrimSpace(s[i:]))
+	}
+	return int64(num * unit), nil
 }
 
 // Version is DuckDB's version string, e.g. "v1.5.6".
