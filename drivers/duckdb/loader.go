@@ -19,12 +19,14 @@ import (
 // The loader writes values straight into DuckDB data chunks and appends
 // full chunks with a DuckDB appender, one per table. duckdb-go's
 // Appender.AppendRow does the same through a generic per-value setter and
-// a cgo call per row for the chunk capacity; filling the chunk here ran at
-// about 1.6 times its rows per second (see BENCHMARKS.md).
+// a cgo call per row for the chunk capacity. DuckDB's compression of the
+// rows costs several times either (see BENCHMARKS.md).
 //
 // Appends run inside an explicit transaction that Flush commits, so one
 // Flush is one transaction across all tables, and rows appended after the
-// last Flush are rolled back by Close.
+// last Flush are rolled back by Close. A Flush of at least one row group
+// (122,880 rows) per table lets DuckDB write the rows to the file once;
+// smaller commits go through the WAL and are compressed at checkpoint.
 
 type loadKind int
 
