@@ -600,6 +600,18 @@ func TestRowsChanged(t *testing.T) {
 	if n := run("DELETE FROM c WHERE i = 4 RETURNING i", &rows); n != 1 || len(rows) != 1 || rows[0][0] != int64(4) {
 		t.Errorf("DELETE RETURNING: %d, %v", n, rows)
 	}
+	st, err := s.Prepare(context.Background(), "SELECT i AS first, i * 2 AS second FROM c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows = nil
+	if _, err := st.Query(context.Background(), nil, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if cols := st.(drivers.ColumnNamer).Columns(); len(cols) != 2 || cols[0] != "first" || cols[1] != "second" {
+		t.Errorf("Columns = %v", cols)
+	}
 	if n := run("CREATE TABLE c2 (i INT)", nil); n != 0 {
 		t.Errorf("DDL: %d", n)
 	}

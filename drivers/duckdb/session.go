@@ -126,10 +126,13 @@ func (st *stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, err
 		if err := st.cols.init(&res); err != nil {
 			return 0, s.b.wrap("query", st.sql, err)
 		}
-		st.names = st.names[:0]
-		for i := mapping.IdxT(0); i < mapping.ColumnCount(&res); i++ {
-			st.names = append(st.names, mapping.ColumnName(&res, i))
+		// A new slice: a caller may keep the previous call's names.
+		n := mapping.ColumnCount(&res)
+		names := make([]string, 0, n)
+		for i := mapping.IdxT(0); i < n; i++ {
+			names = append(names, mapping.ColumnName(&res, i))
 		}
+		st.names = names
 	}
 	var n int64
 	for {
