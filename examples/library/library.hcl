@@ -299,8 +299,10 @@ dataset "library" {
 # 3. The databases. driver picks the implementation; path, dsn, database
 # and protocol belong to the driver. setup runs on a fresh store, the bulk
 # load fills attrs and the log_* tables, after_load builds the current
-# state (cur_*) and the indexes. Per-dialect files live in
-# ../../specs/mentat/{sql,duckdb,postgres}/; sql/ is the default.
+# state (cur_*) and the indexes. The shared files live in
+# ../../specs/mentat/: sql/ holds the default text, and sqlite/, duckdb/
+# and postgres/ an override only where that dialect needs one (see its
+# README.md).
 # ---------------------------------------------------------------------------
 
 backend "sqlite" {
@@ -313,8 +315,8 @@ backend "sqlite" {
   }
   setup = [file("${local.mentat}/sql/schema.sql")]
   after_load = [
-    file("${local.mentat}/sql/post_load.sql"),
-    file("${local.mentat}/sql/avet.sql"),
+    file("${local.mentat}/sqlite/post_load.sql"), # the default plus ANALYZE
+    file("${local.mentat}/sqlite/avet.sql"),
     file("${local.sql}/log_indexes.sql"),
   ]
   load {
@@ -345,10 +347,10 @@ backend "postgres" {
   database = "mentat_library_${scale.name}" # created by the run; dropped or reloaded only if the run created it
   protocol = "extended"
   settings = { work_mem = "64MB" }
-  setup    = [file("${local.mentat}/sql/schema.sql")]
+  setup    = [file("${local.mentat}/postgres/schema.sql")] # COLLATE "C" text columns
   after_load = [
-    file("${local.mentat}/postgres/post_load.sql"),
-    file("${local.mentat}/postgres/avet.sql"),
+    file("${local.mentat}/sql/post_load.sql"),
+    file("${local.mentat}/sql/avet.sql"),
     file("${local.sql}/log_indexes.sql"),
   ]
   analyze = ["ANALYZE"]
