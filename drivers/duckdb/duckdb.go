@@ -168,7 +168,8 @@ type backend struct {
 	db mapping.Database
 
 	// adminMu serialises use of admin, the connection behind Explain,
-	// ReadSettings and Version.
+	// ReadSettings, CacheSize and Version. admin is set once by Open and
+	// only disconnected by Close, so Close may interrupt it unlocked.
 	adminMu sync.Mutex
 	admin   *dconn
 
@@ -271,11 +272,9 @@ func (b *backend) Close() error {
 		c.interrupt()
 		errs = append(errs, c.Close())
 	}
+	b.admin.interrupt()
 	b.adminMu.Lock()
-	if b.admin != nil {
-		b.admin.disconnect()
-		b.admin = nil
-	}
+	b.admin.disconnect()
 	b.adminMu.Unlock()
 	mapping.Close(&b.db)
 	return errors.Join(errs...)

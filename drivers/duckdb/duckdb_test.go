@@ -252,6 +252,25 @@ func TestBackendCloseInterrupts(t *testing.T) {
 	if _, err := b.Session(context.Background()); err == nil {
 		t.Error("Session on a closed backend succeeded")
 	}
+
+	// The backend's own connection is interrupted too: EXPLAIN ANALYZE
+	// runs the SELECT.
+	b2 := openT(t, drivers.Config{})
+	go func() {
+		_, err := b2.Explain(context.Background(), "SELECT count(*) FROM range(100000000) a, range(1000) b", nil)
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	start = time.Now()
+	if err := b2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("Close during Explain took %v", el)
+	}
+	if err := <-done; err == nil {
+		t.Error("Explain survived Close")
+	}
 }
 
 func TestValueTypes(t *testing.T) {

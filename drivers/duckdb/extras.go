@@ -16,7 +16,7 @@ import (
 func (b *backend) adminQuery(ctx context.Context, op, sql string, args []any) ([][]any, error) {
 	b.adminMu.Lock()
 	defer b.adminMu.Unlock()
-	if b.admin == nil {
+	if b.admin.closed() {
 		return nil, b.wrap(op, sql, errClosed)
 	}
 	rows, err := b.admin.query(ctx, sql, args)
@@ -66,7 +66,7 @@ func (d *dconn) query(ctx context.Context, sql string, args []any) ([][]any, err
 func (b *backend) statementType(ctx context.Context, sql string) (mapping.StatementType, error) {
 	b.adminMu.Lock()
 	defer b.adminMu.Unlock()
-	if b.admin == nil {
+	if b.admin.closed() {
 		return 0, b.wrap("explain", sql, errClosed)
 	}
 	if err := ctx.Err(); err != nil {
