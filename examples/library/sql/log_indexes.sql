@@ -1,5 +1,7 @@
--- Log indexes for the library's history queries, after the generic
--- post_load.sql and avet.sql (which index the log's text values only):
+-- Log indexes for the library's history queries, run after the shared
+-- post_load.sql and avet.sql. Those index log_text by (e, a, tx) and
+-- (a, tx) for the quickstart's text history, and both logs by (a, v, tx);
+-- the library's history is in log_int (loan/returned, a boolean):
 -- log_int (e, a, tx)   loans_as_of reads each loan's book and returned
 --                      history by entity
 -- log_int (a, tx)      changed_since reads loan/returned datoms after a tx
