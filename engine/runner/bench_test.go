@@ -1,0 +1,1054 @@
+//go:build unix
+
+package runner
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/drivers"
+	_ "github.com/mentat-spec/mentat-spec/drivers/all"
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/measure"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/sqltext"
+)
+
+// The engine against what a hand-written program, or the database's own
+// bulk path, does with the same rows or the same query, side by side in
+// one process (BENCHMARKS.md, "engine vs native"):
+//
+//	go test -run '^$' -bench . -benchtime 3x ./engine/runner/
+//
+// The machine is shared, so every benchmark interleaves its variants: each
+// iteration runs every variant once (loads) or in blocks of calls
+// (lookups), in a rotating order, and each variant's figure is its median.
+// Process CPU time (user+system, cgo and DuckDB's threads included; not a
+// server's) is reported next to wall time: it is the steadier figure.
+//
+// The spec is testdata/bench-native.hcl: the quickstart's dataset and q1
+// (TestBenchSpecMatchesQuickstart), at MENTAT_SPEC_BENCH_SCALE (default s:
+// 991,248 datoms). MENTAT_SPEC_BENCH_GEN_DIR names a
+// `mentat-spec gen` output of that scale for DuckDB's COPY (otherwise it is
+// written to a temp dir). The PostgreSQL benchmark needs
+// MENTAT_SPEC_PG_DSN; it creates and drops only databases named
+// mentat_bench_*.
+
+func benchScale() string {
+	if s := os.Getenv("MENTAT_SPEC_BENCH_SCALE"); s != "" {
+		return s
+	}
+	return "s"
+}
+
+func benchRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// cpuTime is the process's user+system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchSpec is the benchmark's spec: the quickstart's dataset and q1.
+func benchSpec() string {
+	return filepath.Join(benchRoot(), "engine", "runner", "testdata", "bench-native.hcl")
+}
+
+// benchPlan plans the bench spec at the bench scale for one backend.
+func benchPlan(b testing.TB, backend, dataDir string) (*plan.Plan, *plan.ScalePlan, *plan.CellPlan) {
+	b.Helper()
+	vars := []config.VarArg{
+		{Name: "scales", Value: `["` + benchScale() + `"]`},
+		{Name: "backends", Value: `["` + backend + `"]`},
+		{Name: "data_dir", Value: dataDir},
+	}
+	spec, diags := config.Load([]string{benchSpec()}, config.Options{Vars: vars})
+	if !diags.HasErrors() {
+		diags = append(diags, spec.Validate(drivers.Default)...)
+	}
+	if diags.HasErrors() {
+		b.Fatalf("bench spec: %s", diags.Error())
+	}
+	p, diags := plan.Build(context.Background(), spec, 2)
+	if diags.HasErrors() {
+		b.Fatalf("plan: %s", diags.Error())
+	}
+	sp := p.Scales[0]
+	return p, sp, sp.Backends[0]
+}
+
+// openStore opens the cell's backend with some options replaced (a fresh
+// file path or database per variant).
+func openStore(b testing.TB, sp *plan.ScalePlan, cp *plan.CellPlan, dataDir string, opts map[string]string) (drivers.Backend, drivers.Config) {
+	b.Helper()
+	bc := cp.Backend
+	o := maps.Clone(bc.Options)
+	maps.Copy(o, opts)
+	cfg := drivers.Config{Backend: bc.Name, Scale: sp.Scale.Name, DataDir: dataDir, Options: o, Settings: bc.Settings}
+	drv, ok := drivers.Default.Lookup(bc.Driver)
+	if !ok {
+		b.Fatalf("no driver %q", bc.Driver)
+	}
+	be, err := drv.Open(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return be, cfg
+}
+
+// datomTables are the tables setup creates, dropped before a reload.
+var datomTables = []string{"attrs", "log_text", "log_int", "log_real", "cur_text", "cur_int", "cur_real"}
+
+// resetTables drops the layout's tables and runs the backend's setup.
+func resetTables(b testing.TB, be drivers.Backend, bc *config.BackendConfig) {
+	b.Helper()
+	ctx := context.Background()
+	s, err := be.Session(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for _, t := range datomTables {
+		if err := s.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := execStatements(ctx, s, bc.Setup); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// hclBlock returns the text of the top-level block that starts with head.
+func hclBlock(t *testing.T, text, head string) string {
+	t.Helper()
+	i := strings.Index(text, "\n"+head)
+	if i < 0 {
+		t.Fatalf("no block %s", head)
+	}
+	depth := 0
+	for j := i; j < len(text); j++ {
+		switch text[j] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return text[i+1 : j+1]
+			}
+		}
+	}
+	t.Fatalf("block %s does not end", head)
+	return ""
+}
+
+// TestBenchSpecMatchesQuickstart keeps the bench spec's scales, dataset and
+// q1 identical to the quickstart's, so its figures are the quickstart's
+// data and query; and checks that the spec plans.
+func TestBenchSpecMatchesQuickstart(t *testing.T) {
+	read := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	quick := read(filepath.Join(benchRoot(), "examples", "quickstart.hcl"))
+	bench := read(benchSpec())
+	for _, head := range []string{`scale "xs"`, `scale "s"`, `scale "m"`, `scale "l"`, `scale "xl"`, `dataset "issues"`, `query "q1"`} {
+		if q, b := hclBlock(t, quick, head), hclBlock(t, bench, head); q != b {
+			t.Errorf("%s differs from examples/quickstart.hcl's:\n%s\nwant:\n%s", head, b, q)
+		}
+	}
+	_, sp, cp := benchPlan(t, "sqlite", t.TempDir())
+	if sp.Stats.Datoms == 0 || len(cp.Scenarios) != 1 || len(cp.Scenarios[0].Points) != 2 {
+		t.Errorf("bench spec plan: %d datoms, %d scenarios", sp.Stats.Datoms, len(cp.Scenarios))
+	}
+}
+
+// sample is one run of one variant: wall and process CPU time, and the
+// operations (datoms or calls) it covered.
+type sample struct {
+	wall, cpu time.Duration
+	ops       int64
+}
+
+type variant struct {
+	name    string
+	run     func() sample
+	samples []sample
+}
+
+// interleave runs every variant once per b.Loop iteration, rotating the
+// order so that none always follows the same neighbour.
+func interleave(b *testing.B, vs []*variant) {
+	b.Helper()
+	i := 0
+	for b.Loop() {
+		for j := range vs {
+			v := vs[(i+j)%len(vs)]
+			v.samples = append(v.samples, v.run())
+		}
+		i++
+	}
+}
+
+// median of f over a variant's samples, per operation in ns.
+func (v *variant) median(f func(sample) time.Duration) float64 {
+	xs := make([]float64, len(v.samples))
+	for i, s := range v.samples {
+		xs[i] = float64(f(s)) / float64(max(s.ops, 1))
+	}
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
+
+func (v *variant) wallNs() float64 { return v.median(func(s sample) time.Duration { return s.wall }) }
+func (v *variant) cpuNs() float64  { return v.median(func(s sample) time.Duration { return s.cpu }) }
+
+// reportLoads reports each variant's median datoms/s (wall) and CPU ns per
+// datom, and the engine's (vs[0]) rate over each other variant's.
+func reportLoads(b *testing.B, vs []*variant) {
+	for _, v := range vs {
+		b.ReportMetric(1e3/v.wallNs(), v.name+"-Mdatoms/s")
+		b.ReportMetric(v.cpuNs(), v.name+"-cpu-ns/datom")
+	}
+	for _, v := range vs[1:] {
+		b.ReportMetric(v.wallNs()/vs[0].wallNs(), vs[0].name+"/"+v.name)
+		b.ReportMetric(v.cpuNs()/vs[0].cpuNs(), vs[0].name+"/"+v.name+"-cpu")
+	}
+}
+
+// engineLoadVariant loads the dataset through the runner's bulk load path
+// (bulkLoad: the datagen stream into the driver's Loader, with the spec's
+// jobs and batch_rows) into a store fresh() makes. The wall time is
+// bulkLoad's own, the figure loads.csv reports.
+func engineLoadVariant(b *testing.B, name string, sp *plan.ScalePlan, lc config.LoadConfig,
+	fresh func() (drivers.Backend, func()), after func(drivers.Backend)) *variant {
+	return &variant{name: name, run: func() sample {
+		be, done := fresh()
+		defer done()
+		bl, ok := be.(drivers.BulkLoader)
+		if !ok {
+			b.Fatal("the backend has no bulk loader")
+		}
+		c0 := cpuTime()
+		res, err := bulkLoad(context.Background(), bl, sp.Gen, lc, 0)
+		if err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		wall := res.elapsed
+		if after != nil {
+			t0 := time.Now()
+			after(be)
+			wall += time.Since(t0)
+		}
+		cpu := cpuTime() - c0
+		if res.datoms != sp.Stats.Datoms {
+			b.Fatalf("%s loaded %d datoms, want %d", name, res.datoms, sp.Stats.Datoms)
+		}
+		return sample{wall: wall, cpu: cpu, ops: res.datoms}
+	}}
+}
+
+// nativeRows are the dataset's rows, generated once and kept in memory so
+// the hand-written loops pay nothing for them.
+type nativeRows struct {
+	attrs [][]any
+	rows  []nativeRow // stream order
+}
+
+type nativeRow struct {
+	class    int
+	e, a, tx int64
+	v        any
+	added    bool
+	txEnd    bool // the last row of a generator transaction
+}
+
+func streamRows(b testing.TB, gen *datagen.Dataset) *nativeRows {
+	b.Helper()
+	out := &nativeRows{}
+	for _, a := range gen.Attrs() {
+		card := "one"
+		if a.Many {
+			card = "many"
+		}
+		out.attrs = append(out.attrs, []any{int64(a.ID), a.Ident, a.Entity, string(a.Type), card, a.Unique, a.Index})
+	}
+	err := gen.Stream(context.Background(), 0, gen.TxCount(), func(tx *datagen.Tx) error {
+		for i := range tx.Datoms {
+			d := &tx.Datoms[i]
+			r := nativeRow{class: int(d.V.Class()), e: d.E, a: int64(d.A), tx: d.Tx, added: d.Added}
+			switch d.V.Class() {
+			case datagen.ClassText:
+				r.v = d.V.Str
+			case datagen.ClassInt:
+				r.v = d.V.Int
+			default:
+				r.v = d.V.Float
+			}
+			out.rows = append(out.rows, r)
+		}
+		if n := len(out.rows); n > 0 {
+			out.rows[n-1].txEnd = true
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// batches calls fn for each run of rows the engine commits together:
+// whole generator transactions, committed once batchRows rows are pending.
+func (nr *nativeRows) batches(batchRows int, fn func(rows []nativeRow) error) error {
+	start, pending := 0, 0
+	for i := range nr.rows {
+		pending++
+		if nr.rows[i].txEnd && pending >= batchRows {
+			if err := fn(nr.rows[start : i+1]); err != nil {
+				return err
+			}
+			start, pending = i+1, 0
+		}
+	}
+	if start < len(nr.rows) {
+		return fn(nr.rows[start:])
+	}
+	return nil
+}
+
+// sqlitePragmas are the quickstart backend's settings as go-sqlite3 DSN
+// parameters, plus the driver's default busy timeout.
+func sqliteDSN(path string, settings map[string]string) string {
+	q := []string{"_busy_timeout=10000"}
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
+		q = append(q, "_"+k+"="+url.QueryEscape(settings[k]))
+	}
+	return path + "?" + strings.Join(q, "&")
+}
+
+// rawConn opens a go-sqlite3 driver-level connection with the settings.
+func rawConn(b testing.TB, path string, settings map[string]string) *sqlite3.SQLiteConn {
+	b.Helper()
+	dc, err := (&sqlite3.SQLiteDriver{}).Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := dc.(*sqlite3.SQLiteConn)
+	prag := map[string]string{"busy_timeout": "10000"}
+	maps.Copy(prag, settings)
+	for _, k := range slices.Sorted(maps.Keys(prag)) {
+		if _, err := c.ExecContext(context.Background(), "PRAGMA "+k+" = "+prag[k], nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return c
+}
+
+func tableNames(lc config.LoadConfig) []string {
+	names := []string{lc.Tables["attrs"]}
+	for _, cl := range datagen.ClassNames {
+		names = append(names, lc.Tables[cl])
+	}
+	return names
+}
+
+func insertSQL(table string, cols []string, rows int) string {
+	tuple := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
+	return "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES " + strings.TrimSuffix(strings.Repeat(tuple+",", rows), ",")
+}
+
+// sqliteNativeLoads are the hand-written loops on the same rows, each into
+// a fresh file with the quickstart's schema and settings, committing the
+// same row ranges as the engine.
+func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc *config.BackendConfig, dir string) []*variant {
+	ctx := context.Background()
+	tables := tableNames(bc.Load)
+	n := int64(len(nr.rows))
+	seq := 0
+	freshFile := func() string {
+		seq++
+		return filepath.Join(dir, fmt.Sprintf("native-%d.sqlite", seq))
+	}
+	schema := func(exec func(string) error) {
+		for _, t := range bc.Setup {
+			for _, st := range sqltext.Statements(t) {
+				if err := exec(st); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	removeFile := func(path string) {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(path + suffix)
+		}
+	}
+
+	// database/sql, one connection, INSERTs prepared per transaction: what
+	// MEASURED.md's 0.74M rows/s loop does.
+	databaseSQL := func() sample {
+		path := freshFile()
+		defer removeFile(path)
+		db, err := sql.Open("sqlite3", sqliteDSN(path, bc.Settings))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		db.SetMaxOpenConns(1)
+		schema(func(s string) error { _, err := db.Exec(s); return err })
+		c0, t0 := cpuTime(), time.Now()
+		tx, err := db.Begin()
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, err := tx.Prepare(insertSQL(tables[0], attrColumns, 1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range nr.attrs {
+			if _, err := st.Exec(r...); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+		err = nr.batches(bc.Load.BatchRows, func(rows []nativeRow) error {
+			tx, err := db.Begin()
+			if err != nil {
+				return err
+			}
+			var sts [3]*sql.Stmt
+			for i := range sts {
+				if sts[i], err = tx.Prepare(insertSQL(tables[1+i], datomColumns, 1)); err != nil {
+					return err
+				}
+			}
+			for i := range rows {
+				r := &rows[i]
+				if _, err := sts[r.class].Exec(r.e, r.a, r.v, r.tx, r.added); err != nil {
+					return err
+				}
+			}
+			return tx.Commit()
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return sample{wall: time.Since(t0), cpu: cpuTime() - c0, ops: n}
+	}
+
+	// go-sqlite3's driver-level statement, one row per INSERT: the leanest
+	// hand-written prepared-insert loop.
+	driverLoop := func(rowsPerInsert int) func() sample {
+		return func() sample {
+			path := freshFile()
+			defer removeFile(path)
+			c := rawConn(b, path, bc.Settings)
+			defer c.Close()
+			schema(func(s string) error { _, err := c.ExecContext(ctx, s, nil); return err })
+			prep := func(sql string) *sqlite3.SQLiteStmt {
+				ds, err := c.PrepareContext(ctx, sql)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return ds.(*sqlite3.SQLiteStmt)
+			}
+			named := func(n int) []driver.NamedValue {
+				a := make([]driver.NamedValue, n)
+				for i := range a {
+					a[i].Ordinal = i + 1
+				}
+				return a
+			}
+			exec := func(st *sqlite3.SQLiteStmt, args []driver.NamedValue) error {
+				if rowsPerInsert == 1 {
+					_, err := st.ExecContext(ctx, args)
+					return err
+				}
+				// As the engine's loader: the query path binds and steps
+				// in one cgo call.
+				rs, err := st.QueryContext(ctx, args)
+				if err != nil {
+					return err
+				}
+				if err := rs.Next(nil); err != io.EOF {
+					return fmt.Errorf("insert: %v", err)
+				}
+				return rs.Close()
+			}
+			c0, t0 := cpuTime(), time.Now()
+			attrSt := prep(insertSQL(tables[0], attrColumns, 1))
+			defer attrSt.Close()
+			var single, multi [3]*sqlite3.SQLiteStmt
+			var buf [3][]driver.NamedValue
+			var nbuf [3]int
+			for i := range single {
+				single[i] = prep(insertSQL(tables[1+i], datomColumns, 1))
+				defer single[i].Close()
+				if rowsPerInsert > 1 {
+					multi[i] = prep(insertSQL(tables[1+i], datomColumns, rowsPerInsert))
+					defer multi[i].Close()
+					buf[i] = named(5 * rowsPerInsert)
+				}
+			}
+			one := named(5)
+			if _, err := c.ExecContext(ctx, "BEGIN", nil); err != nil {
+				b.Fatal(err)
+			}
+			attrArgs := named(len(attrColumns))
+			for _, r := range nr.attrs {
+				for i, v := range r {
+					attrArgs[i].Value = v
+				}
+				if _, err := attrSt.ExecContext(ctx, attrArgs); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := c.ExecContext(ctx, "COMMIT", nil); err != nil {
+				b.Fatal(err)
+			}
+			err := nr.batches(bc.Load.BatchRows, func(rows []nativeRow) error {
+				if _, err := c.ExecContext(ctx, "BEGIN", nil); err != nil {
+					return err
+				}
+				for i := range rows {
+					r := &rows[i]
+					if rowsPerInsert == 1 {
+						one[0].Value, one[1].Value, one[2].Value, one[3].Value, one[4].Value = r.e, r.a, r.v, r.tx, r.added
+						if err := exec(single[r.class], one); err != nil {
+							return err
+						}
+						continue
+					}
+					a := buf[r.class][nbuf[r.class]*5:]
+					a[0].Value, a[1].Value, a[2].Value, a[3].Value, a[4].Value = r.e, r.a, r.v, r.tx, r.added
+					nbuf[r.class]++
+					if nbuf[r.class] == rowsPerInsert {
+						nbuf[r.class] = 0
+						if err := exec(multi[r.class], buf[r.class]); err != nil {
+							return err
+						}
+					}
+				}
+				for cl := range nbuf {
+					for k := 0; k < nbuf[cl]; k++ {
+						copy(one, buf[cl][k*5:k*5+5])
+						for j := range one {
+							one[j].Ordinal = j + 1
+						}
+						if err := exec(single[cl], one); err != nil {
+							return err
+						}
+					}
+					nbuf[cl] = 0
+				}
+				_, err := c.ExecContext(ctx, "COMMIT", nil)
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return sample{wall: time.Since(t0), cpu: cpuTime() - c0, ops: n}
+		}
+	}
+	return []*variant{
+		{name: "database_sql", run: databaseSQL},
+		{name: "go-sqlite3", run: driverLoop(1)},
+		{name: "go-sqlite3-64row", run: driverLoop(64)},
+	}
+}
+
+// BenchmarkLoadSQLite: the engine's bulk load into SQLite against
+// hand-written go-sqlite3 prepared-insert loops on the same rows, same
+// schema, settings and transactions (issues 1 and 4).
+func BenchmarkLoadSQLite(b *testing.B) {
+	dir := b.TempDir()
+	_, sp, cp := benchPlan(b, "sqlite", dir)
+	bc := cp.Backend
+	nr := streamRows(b, sp.Gen)
+	seq := 0
+	fresh := func() (drivers.Backend, func()) {
+		seq++
+		path := filepath.Join(dir, fmt.Sprintf("engine-%d.sqlite", seq))
+		be, _ := openStore(b, sp, cp, dir, map[string]string{"path": path})
+		resetTables(b, be, bc)
+		return be, func() {
+			be.Close()
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(path + suffix)
+			}
+		}
+	}
+	vs := append([]*variant{engineLoadVariant(b, "engine", sp, bc.Load, fresh, nil)}, sqliteNativeLoads(b, nr, bc, dir)...)
+	interleave(b, vs)
+	reportLoads(b, vs)
+}
+
+// genDir returns a `mentat-spec gen` output of the bench scale.
+func genDir(b testing.TB, gen *datagen.Dataset) string {
+	if d := os.Getenv("MENTAT_SPEC_BENCH_GEN_DIR"); d != "" {
+		return d
+	}
+	d := b.TempDir()
+	if err := datagen.WriteFiles(context.Background(), gen, d, datagen.WriteOptions{Shards: 1}); err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// BenchmarkLoadDuckDB: the engine's bulk load into DuckDB against DuckDB's
+// COPY ... FROM of the same rows as `mentat-spec gen` CSV files, each into
+// a fresh file with the quickstart's schema; both followed by a CHECKPOINT,
+// timed with the load (issue 4).
+func BenchmarkLoadDuckDB(b *testing.B) {
+	dir := b.TempDir()
+	_, sp, cp := benchPlan(b, "duckdb", dir)
+	bc := cp.Backend
+	gd := genDir(b, sp.Gen)
+	ctx := context.Background()
+	seq := 0
+	fresh := func() (drivers.Backend, func()) {
+		seq++
+		path := filepath.Join(dir, fmt.Sprintf("load-%d.duckdb", seq))
+		be, _ := openStore(b, sp, cp, dir, map[string]string{"path": path})
+		resetTables(b, be, bc)
+		return be, func() {
+			be.Close()
+			os.Remove(path)
+			os.Remove(path + ".wal")
+		}
+	}
+	exec := func(be drivers.Backend, stmts ...string) {
+		s, err := be.Session(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		for _, st := range stmts {
+			if err := s.Exec(ctx, st); err != nil {
+				b.Fatalf("%s: %v", st, err)
+			}
+		}
+	}
+	checkpoint := func(be drivers.Backend) { exec(be, "CHECKPOINT") }
+	engine := engineLoadVariant(b, "engine", sp, bc.Load, fresh, checkpoint)
+	// The same with one transaction: DuckDB then writes full row groups
+	// straight to the file, as COPY does, instead of to the WAL first.
+	oneTx := bc.Load
+	oneTx.BatchRows = int(sp.Stats.Datoms) + 1
+	engineOneTx := engineLoadVariant(b, "engine-1tx", sp, oneTx, fresh, checkpoint)
+	copyFrom := &variant{name: "copy", run: func() sample {
+		be, done := fresh()
+		defer done()
+		stmts := []string{"COPY " + bc.Load.Tables["attrs"] + " FROM " + sqlString(filepath.Join(gd, "schema.csv")) + " (FORMAT csv, HEADER true)"}
+		for _, cl := range datagen.ClassNames {
+			stmts = append(stmts, "COPY "+bc.Load.Tables[cl]+" FROM "+sqlString(filepath.Join(gd, "datoms-"+cl+"-*.csv"))+" (FORMAT csv, HEADER false)")
+		}
+		stmts = append(stmts, "CHECKPOINT")
+		c0, t0 := cpuTime(), time.Now()
+		exec(be, stmts...)
+		return sample{wall: time.Since(t0), cpu: cpuTime() - c0, ops: sp.Stats.Datoms}
+	}}
+	vs := []*variant{engine, copyFrom, engineOneTx}
+	interleave(b, vs)
+	reportLoads(b, vs)
+}
+
+// pgDatabaseURL returns dsn pointing at database db, for psql.
+func pgDatabaseURL(dsn, db string) string {
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		u.Path = "/" + db
+		return u.String()
+	}
+	return dsn + " dbname=" + db
+}
+
+// BenchmarkLoadPostgres: the engine's bulk load into PostgreSQL (the
+// quickstart's 2 COPY jobs; and 1 job) against psql's \copy of the
+// `mentat-spec gen` CSV files, one session, file after file, each into
+// freshly created tables (issue 4). Wall time only means something here:
+// the server's CPU is not the process's.
+func BenchmarkLoadPostgres(b *testing.B) {
+	dsn := os.Getenv("MENTAT_SPEC_PG_DSN")
+	if dsn == "" {
+		b.Skip("MENTAT_SPEC_PG_DSN is unset (scripts/pg.sh up prints one)")
+	}
+	dir := b.TempDir()
+	_, sp, cp := benchPlan(b, "postgres", dir)
+	bc := cp.Backend
+	gd := genDir(b, sp.Gen)
+	ctx := context.Background()
+	store := func(db string) func() (drivers.Backend, func()) {
+		be, _ := openStore(b, sp, cp, dir, map[string]string{"dsn": dsn, "database": db})
+		b.Cleanup(func() {
+			if err := be.(drivers.Dropper).Drop(ctx); err != nil {
+				b.Errorf("dropping %s: %v", db, err)
+			}
+			be.Close()
+		})
+		return func() (drivers.Backend, func()) {
+			resetTables(b, be, bc)
+			return be, func() {}
+		}
+	}
+	prefix := fmt.Sprintf("mentat_bench_load_%d_", os.Getpid())
+	engine := engineLoadVariant(b, "engine", sp, bc.Load, store(prefix+"engine"), nil)
+	one := bc.Load
+	one.Jobs = 1
+	engine1 := engineLoadVariant(b, "engine-1job", sp, one, store(prefix+"engine1"), nil)
+	// One transaction per job, as \copy commits one per file.
+	oneTx := bc.Load
+	oneTx.BatchRows = int(sp.Stats.Datoms) + 1
+	engineOneTx := engineLoadVariant(b, "engine-1tx", sp, oneTx, store(prefix+"engine1tx"), nil)
+	vs := []*variant{engine, engine1, engineOneTx}
+	if psql, err := exec.LookPath("psql"); err == nil {
+		fresh := store(prefix + "copy")
+		target := pgDatabaseURL(dsn, prefix+"copy")
+		args := []string{"-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", target,
+			"-c", `\copy ` + bc.Load.Tables["attrs"] + " FROM " + sqlString(filepath.Join(gd, "schema.csv")) + " (FORMAT csv, HEADER true)"}
+		for _, cl := range datagen.ClassNames {
+			files, _ := filepath.Glob(filepath.Join(gd, "datoms-"+cl+"-*.csv"))
+			for _, f := range files {
+				args = append(args, "-c", `\copy `+bc.Load.Tables[cl]+" FROM "+sqlString(f)+" (FORMAT csv)")
+			}
+		}
+		vs = append(vs, &variant{name: "psql-copy", run: func() sample {
+			fresh()
+			c0, t0 := cpuTime(), time.Now()
+			cmd := exec.Command(psql, args...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("psql: %v: %s", err, out)
+			}
+			wall := time.Since(t0)
+			ps := cmd.ProcessState
+			return sample{wall: wall, cpu: cpuTime() - c0 + ps.UserTime() + ps.SystemTime(), ops: sp.Stats.Datoms}
+		}})
+	} else {
+		b.Log("psql not found: no \\copy variant")
+	}
+	interleave(b, vs)
+	reportLoads(b, vs)
+}
+
+// loadedCell loads the quickstart at the bench scale into a store through
+// the runner (prepareStore: setup, bulk load, after_load, ANALYZE) and binds
+// its queries, as a run does before measuring.
+func loadedCell(b *testing.B, backend string) *cell {
+	b.Helper()
+	dir := b.TempDir()
+	p, sp, cp := benchPlan(b, backend, filepath.Join(dir, "data"))
+	rd, err := results.Open(filepath.Join(dir, "results"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { rd.Close() })
+	r := &run{opts: Options{Registry: drivers.Default, DataDir: filepath.Join(dir, "data"), Phase: PhaseAll, Log: io.Discard, Workers: 2},
+		plan: p, dir: rd, out: &Outcome{}}
+	c := &cell{run: r, sp: sp, cp: cp}
+	ctx := context.Background()
+	drv, _ := drivers.Default.Lookup(cp.Backend.Driver)
+	cfg := drivers.Config{Backend: cp.Backend.Name, Scale: sp.Scale.Name, DataDir: r.opts.DataDir, Options: cp.Backend.Options, Settings: cp.Backend.Settings}
+	if c.be, err = drv.Open(ctx, cfg); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.be.Close() })
+	if c.admin, err = c.be.Session(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.admin.Close() })
+	ready, err := c.prepareStore(ctx, drv, cfg)
+	if err != nil || !ready {
+		b.Fatalf("loading: ready=%v %v %v", ready, err, r.out.Failures)
+	}
+	if err := c.bindQueries(); err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// runBlocks is the lookup benchmarks' loop: per b.Loop iteration, rounds
+// rounds of one block per variant, in a rotating order.
+func runBlocks(b *testing.B, vs []*variant, rounds int) {
+	i := 0
+	for b.Loop() {
+		for r := 0; r < rounds; r++ {
+			for j := range vs {
+				v := vs[(i+j)%len(vs)]
+				v.samples = append(v.samples, v.run())
+			}
+			i++
+		}
+	}
+}
+
+// loopBlock times n calls of fn.
+func loopBlock(b *testing.B, name string, n int, fn func(i int) error) sample {
+	c0, t0 := cpuTime(), time.Now()
+	for i := 0; i < n; i++ {
+		if err := fn(i); err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+	}
+	return sample{wall: time.Since(t0), cpu: cpuTime() - c0, ops: int64(n)}
+}
+
+// runPointBlock runs one measure.RunPoint of about n calls per client, as
+// the runner measures a point (its probe ceiling on), and returns the
+// measured window's wall time and the process CPU time of the whole call.
+func runPointBlock(b *testing.B, name string, n int, probe time.Duration, calls ...measure.Call) sample {
+	c0 := cpuTime()
+	res, err := measure.RunPoint(context.Background(), measure.Sampling{MinSamples: n, MaxDuration: time.Minute, Probe: probe},
+		[]measure.Stream{{Op: "read", Calls: calls}})
+	cpu := cpuTime() - c0
+	if err != nil {
+		b.Fatalf("%s: %v", name, err)
+	}
+	r := res[0]
+	if r.Errors > 0 || r.Count == 0 {
+		b.Fatalf("%s: %d calls, %d errors, first: %s", name, r.Count, r.Errors, r.FirstError)
+	}
+	// With several clients, wall per op is the measured window over all
+	// their calls: the inverse of the throughput.
+	return sample{wall: r.Elapsed, cpu: cpu, ops: r.Count}
+}
+
+func reportCalls(b *testing.B, vs []*variant, ref int) {
+	for _, v := range vs {
+		b.ReportMetric(1e9/v.wallNs(), v.name+"-ops/s")
+		b.ReportMetric(v.cpuNs(), v.name+"-cpu-ns/op")
+	}
+	for i, v := range vs {
+		if i != ref {
+			b.ReportMetric(vs[ref].wallNs()/v.wallNs(), v.name+"/"+vs[ref].name)
+			b.ReportMetric(vs[ref].cpuNs()/v.cpuNs(), v.name+"/"+vs[ref].name+"-cpu")
+		}
+	}
+}
+
+// BenchmarkQ1SQLite: q1 through the engine (measure.RunPoint calling the
+// runner's client: params binding, then the driver's Stmt.Query, rows
+// counted) against hand-written go-sqlite3 loops on the same loaded store,
+// the same SQL text and settings, each on its own connection, keys drawn
+// in advance by the same generator (issue 3).
+func BenchmarkQ1SQLite(b *testing.B) {
+	c := loadedCell(b, "sqlite")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	q := c.queries["q1"]
+	var probe time.Duration
+	for _, sc := range c.cp.Scenarios {
+		if sc.Scenario.Name == "point_lookup" {
+			probe = toSampling(sc.Scenario.Sampling).Probe
+		}
+	}
+	cl, err := c.openClient(ctx, []string{"q1"}, 0, c.sp.Gen.Seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.close()
+	keys := make([]string, 8192)
+	kc := q.binder.Client(c.sp.Gen.Seed+1, 0)
+	for i := range keys {
+		keys[i] = kc.Next()[0].(string)
+	}
+	path, settings := c.cp.Backend.Options["path"], c.cp.Backend.Settings
+
+	raw := rawConn(b, path, settings)
+	defer raw.Close()
+	ds, err := raw.PrepareContext(ctx, q.bound.SQL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rawSt := ds.(*sqlite3.SQLiteStmt)
+	defer rawSt.Close()
+	rawArgs := []driver.NamedValue{{Ordinal: 1}}
+	vals := make([]driver.Value, 2)
+	rawQuery := func(ctx context.Context, key string, dest []driver.Value) error {
+		rawArgs[0].Value = key
+		rs, err := rawSt.QueryContext(ctx, rawArgs)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for {
+			if err = rs.Next(dest); err != nil {
+				break
+			}
+			n++
+		}
+		rs.Close()
+		if err != io.EOF || n != 1 {
+			return fmt.Errorf("%d rows, %v", n, err)
+		}
+		return nil
+	}
+
+	db, err := sql.Open("sqlite3", sqliteDSN(path, settings))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	pst, err := db.Prepare(q.bound.SQL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pst.Close()
+	var e int64
+	var name string
+
+	// The driver's statement alone, on a session of its own, with the
+	// engine's kind of context: the engine's path minus params and RunPoint.
+	drvSess, err := c.be.Session(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer drvSess.Close()
+	drvSt, err := drvSess.Prepare(ctx, q.bound.SQL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	keyArg := make([]any, 1)
+	bg := context.Background()
+
+	const n = 4000 // calls per block: about 60 ms
+	k := 0
+	next := func() string { k++; return keys[k%len(keys)] }
+	vs := []*variant{
+		{name: "engine", run: func() sample { return runPointBlock(b, "engine", n, probe, cl.call) }},
+		{name: "engine-call", run: func() sample {
+			return loopBlock(b, "engine-call", n, func(int) error { return cl.call(ctx) })
+		}},
+		{name: "driver", run: func() sample {
+			return loopBlock(b, "driver", n, func(int) error {
+				keyArg[0] = next()
+				_, err := drvSt.Query(ctx, keyArg, nil)
+				return err
+			})
+		}},
+		{name: "go-sqlite3", run: func() sample {
+			return loopBlock(b, "go-sqlite3", n, func(int) error { return rawQuery(bg, next(), vals) })
+		}},
+		{name: "go-sqlite3-count", run: func() sample {
+			return loopBlock(b, "go-sqlite3-count", n, func(int) error { return rawQuery(bg, next(), nil) })
+		}},
+		{name: "go-sqlite3-count-ctx", run: func() sample {
+			return loopBlock(b, "go-sqlite3-count-ctx", n, func(int) error { return rawQuery(ctx, next(), nil) })
+		}},
+		{name: "database_sql", run: func() sample {
+			return loopBlock(b, "database_sql", n, func(int) error { return pst.QueryRow(next()).Scan(&e, &name) })
+		}},
+	}
+	// Warm every connection's page cache.
+	for _, v := range vs {
+		v.run()
+		v.samples = nil
+	}
+	runBlocks(b, vs, 10)
+	reportCalls(b, vs, 0)
+}
+
+// noopBackend is a driver whose statements do nothing: the engine's own
+// cost per call.
+type noopBackend struct{}
+
+func (noopBackend) Dialect() string                                  { return "sqlite" }
+func (noopBackend) Placeholder(int) string                           { return "?" }
+func (noopBackend) Created() bool                                    { return false }
+func (noopBackend) Session(context.Context) (drivers.Session, error) { return noopSession{}, nil }
+func (noopBackend) Close() error                                     { return nil }
+
+type noopSession struct{}
+
+func (noopSession) Exec(context.Context, string) error                    { return nil }
+func (noopSession) Prepare(context.Context, string) (drivers.Stmt, error) { return noopStmt{}, nil }
+func (noopSession) Close() error                                          { return nil }
+
+type noopStmt struct{}
+
+var errArgs = errors.New("want one argument")
+
+func (noopStmt) Query(_ context.Context, args []any, _ *[][]any) (int64, error) {
+	if len(args) != 1 {
+		return 0, errArgs
+	}
+	return 1, nil
+}
+func (noopStmt) Close() error { return nil }
+
+// BenchmarkOverheadQ1: the engine's CPU per call with a no-op driver, q1's
+// parameters (a random user's email) made per call (issue 2). stmt is the
+// floor (the driver call alone, fixed arguments); call adds the runner's
+// client (params binding); runpoint-noop is engine/measure's loop around a
+// call that does nothing; runpoint-call is the engine's whole per-call path.
+func BenchmarkOverheadQ1(b *testing.B) {
+	p, sp, cp := benchPlan(b, "sqlite", b.TempDir())
+	r := &run{opts: Options{Registry: drivers.Default, Log: io.Discard}, plan: p, out: &Outcome{}}
+	c := &cell{run: r, sp: sp, cp: cp, be: noopBackend{}}
+	if err := c.bindQueries(); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cl, err := c.openClient(ctx, []string{"q1"}, 0, sp.Gen.Seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cl2, err := c.openClient(ctx, []string{"q1"}, 1, sp.Gen.Seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := cl.stmts[0]
+	args := []any{"user1@example.com"}
+	noop := measure.Call(func(context.Context) error { return nil })
+	const n = 200_000
+	probe := 20 * time.Second
+	vs := []*variant{
+		{name: "stmt", run: func() sample {
+			return loopBlock(b, "stmt", n, func(int) error { _, err := st.Query(ctx, args, nil); return err })
+		}},
+		{name: "call", run: func() sample { return loopBlock(b, "call", n, func(int) error { return cl.call(ctx) }) }},
+		{name: "runpoint-noop", run: func() sample { return runPointBlock(b, "runpoint-noop", n, probe, noop) }},
+		{name: "runpoint-call", run: func() sample { return runPointBlock(b, "runpoint-call", n, probe, cl.call) }},
+		{name: "runpoint-call-2clients", run: func() sample {
+			return runPointBlock(b, "runpoint-call-2clients", n, probe, cl.call, cl2.call)
+		}},
+	}
+	runBlocks(b, vs, 5)
+	for _, v := range vs {
+		b.ReportMetric(v.cpuNs(), v.name+"-cpu-ns/op")
+		b.ReportMetric(v.wallNs(), v.name+"-wall-ns/op")
+	}
+	b.ReportMetric(vs[3].cpuNs()-vs[0].cpuNs(), "engine-overhead-cpu-ns/op")
+}
