@@ -4,6 +4,7 @@
 #   scripts/pg.sh up      start the cluster (reuses a running one), print the DSN
 #   scripts/pg.sh dsn     print the DSN of the running cluster
 #   scripts/pg.sh status  say whether it runs (exit 0) or not (exit 3)
+#   scripts/pg.sh restart restart the server (cold caches for cold_vs_warm)
 #   scripts/pg.sh down    stop the cluster and delete its directory
 #
 # The cluster lives in $MENTAT_SPEC_PG_DIR (default: <repo>/.pg): data/ is the
@@ -30,6 +31,13 @@ die() {
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$script_dir/.." && pwd)
 base=${MENTAT_SPEC_PG_DIR:-$repo/.pg}
+# As root the server runs as postgres, which cannot enter a checkout under
+# a private home directory (/root is 0700): use a directory under /tmp
+# named after the checkout instead.
+if [[ -z ${MENTAT_SPEC_PG_DIR:-} && $(id -u) -eq 0 ]] && id -u postgres >/dev/null 2>&1 &&
+	command -v runuser >/dev/null 2>&1 && ! runuser -u postgres -- test -x "$repo" 2>/dev/null; then
+	base=${TMPDIR:-/tmp}/mentat-spec-pg-$(printf '%s' "$repo" | cksum | cut -d' ' -f1)
+fi
 data=$base/data
 portfile=$base/port
 logfile=$base/postgres.log
@@ -251,6 +259,12 @@ up)
 	fi
 	dsn_for "$(cat "$portfile")"
 	;;
+restart)
+	running || die "no cluster runs in $data; start one with: $0 up"
+	as_owner "$bin/pg_ctl" restart -D "$data" -l "$logfile" -w -t 120 -m fast -o "-p $(cat "$portfile")" >/dev/null 2>&1 9>&- ||
+		die "the server did not restart, see $logfile"
+	echo "pg.sh: restarted the server of $data" >&2
+	;;
 dsn)
 	running || die "no cluster runs in $data; start one with: $0 up"
 	dsn_for "$(cat "$portfile")"
@@ -287,7 +301,7 @@ down)
 	fi
 	;;
 *)
-	echo "usage: $0 up|down|dsn|status" >&2
+	echo "usage: $0 up|down|restart|dsn|status" >&2
 	exit 2
 	;;
 esac

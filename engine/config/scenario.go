@@ -23,10 +23,18 @@ type Scenario struct {
 	Checks      []*CheckBlock
 	DeclRange   hcl.Range
 
+	RestartExpr hcl.Expression
+	WarmExpr    hcl.Expression
+
 	// Set by decodeTop.
 	Clients  []int
 	Backends []string // empty: every backend
 	Sampling SamplingValues
+	// Restart makes a cold-vs-warm scenario: the backend's restart and
+	// drop_caches commands run first, then each query's first call is
+	// timed as cold_<query> and the next WarmCalls as warm_<query>.
+	Restart   bool
+	WarmCalls int
 }
 
 // StreamBlock is a `read {}` or `write {}` block: clients each looping over
@@ -53,7 +61,7 @@ type CheckBlock struct {
 }
 
 var scenarioSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "clients"}, {Name: "backends"}},
+	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "clients"}, {Name: "backends"}, {Name: "restart"}, {Name: "warm_calls"}},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "sampling"}, {Type: "read"}, {Type: "write"},
 		{Type: "check", LabelNames: []string{"name"}},
@@ -80,6 +88,12 @@ func decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) {
 	}
 	if a, ok := c.Attributes["backends"]; ok {
 		sc.BackendsExp = a.Expr
+	}
+	if a, ok := c.Attributes["restart"]; ok {
+		sc.RestartExpr = a.Expr
+	}
+	if a, ok := c.Attributes["warm_calls"]; ok {
+		sc.WarmExpr = a.Expr
 	}
 	checkNames := map[string]hcl.Range{}
 	var samplingRange hcl.Range
@@ -187,6 +201,20 @@ func (sc *Scenario) decodeTop(s *Spec, top *hcl.EvalContext) hcl.Diagnostics {
 			}
 		}
 		sc.Backends = l
+	}
+	sc.WarmCalls = 30
+	if sc.RestartExpr != nil {
+		b, d := evalBool(sc.RestartExpr, ctx, "restart")
+		diags = append(diags, d...)
+		sc.Restart = b
+	}
+	if sc.WarmExpr != nil {
+		n, d := evalInt(sc.WarmExpr, ctx, "warm_calls")
+		diags = append(diags, d...)
+		if !d.HasErrors() && n < 1 {
+			diags = append(diags, attrErr(sc.WarmExpr, "Invalid warm_calls", "warm_calls must be at least 1."))
+		}
+		sc.WarmCalls = int(n)
 	}
 	sc.Sampling = s.Sampling.Values
 	if sc.SamplingB != nil {

@@ -23,9 +23,12 @@ type cell struct {
 	cp    *plan.CellPlan
 	truth cty.Value
 
+	drv     drivers.Driver
+	cfg     drivers.Config
 	be      drivers.Backend
 	admin   drivers.Session
 	queries map[string]*boundQuery
+	broken  error // set when the store can no longer be reached
 }
 
 // boundQuery is a query resolved for this cell's dialect.
@@ -45,16 +48,25 @@ func (c *cell) execute(ctx context.Context) error {
 		return fmt.Errorf("no driver %q", bc.Driver)
 	}
 	cfg := drivers.Config{Backend: bc.Name, Scale: c.sp.Scale.Name, DataDir: c.run.opts.DataDir, Options: bc.Options, Settings: bc.Settings}
+	c.drv, c.cfg = drv, cfg
 	be, err := drv.Open(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("opening the store: %w", err)
 	}
 	c.be = be
-	defer func() { c.be.Close() }()
+	defer func() {
+		if c.be != nil {
+			c.be.Close()
+		}
+	}()
 	if c.admin, err = c.be.Session(ctx); err != nil {
 		return fmt.Errorf("connecting: %w", err)
 	}
-	defer func() { c.admin.Close() }()
+	defer func() {
+		if c.admin != nil {
+			c.admin.Close()
+		}
+	}()
 
 	ready, err := c.prepareStore(ctx, drv, cfg)
 	if err != nil || !ready {
@@ -72,6 +84,9 @@ func (c *cell) execute(ctx context.Context) error {
 		}
 		if c.run.opts.Phase != PhaseLoad {
 			c.measure(ctx, sc)
+		}
+		if c.broken != nil {
+			return c.broken
 		}
 		c.check(ctx, sc.Scenario)
 	}

@@ -82,6 +82,10 @@ func (c *cell) measure(ctx context.Context, sp *plan.ScenarioPlan) {
 		return
 	}
 	samp := toSampling(sc.Sampling)
+	if sc.Restart {
+		c.coldWarm(ctx, sc, samp)
+		return
+	}
 	if exceeded := c.probe(ctx, sc, samp); exceeded {
 		return
 	}
