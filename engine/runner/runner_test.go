@@ -243,9 +243,14 @@ func TestWrongAnswerFailsTheRun(t *testing.T) {
 }
 
 func TestCeilingSkipsTheScenarioAndKeepsTheStoreUsable(t *testing.T) {
+	// One deliberately slow query per dialect, cut at a 0.2 s probe.
 	slow := `
 query "slow" {
-  sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000000) SELECT count(*) AS n FROM c"
+  sql = {
+    default  = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000000) SELECT count(*) AS n FROM c"
+    postgres = "SELECT pg_sleep(30) IS NULL AS n"
+    duckdb   = "SELECT count(*) AS n FROM range(1000000000) a, range(1000) b"
+  }
 }
 
 scenario "slow" {
@@ -258,25 +263,43 @@ scenario "slow" {
 }
 
 scenario "point_lookup" {`
-	spec, data := tinyQuickstart(t, `scenario "point_lookup" {`, slow)
-	o, dir := apply(t, spec, runner.Options{}, config.VarArg{Name: "data_dir", Value: data})
-	if o.Failed() {
-		t.Fatalf("run failed: %v %+v", o.Failures, o.Checks)
-	}
-	var ceiling, after []string
-	for _, r := range readCSV(t, filepath.Join(dir, "timings.csv"))[1:] {
-		switch r[0] {
-		case "slow":
-			ceiling = r
-		case "point_lookup":
-			after = r
-		}
-	}
-	if ceiling == nil || ceiling[5] != "ceiling" || ceiling[6] != "1" {
-		t.Fatalf("slow scenario row = %v, want a ceiling row", ceiling)
-	}
-	if after == nil || after[5] != "read" || after[12] != "0" {
-		t.Fatalf("the next scenario = %v, want a normal read row", after)
+	for _, backend := range []string{"sqlite", "duckdb", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			vars := []config.VarArg{{Name: "backends", Value: `["` + backend + `"]`}}
+			edits := []string{`scenario "point_lookup" {`, slow}
+			if backend == "postgres" {
+				dsn := pgDSN(t)
+				db := uniqueName(t, "mentat_rt_")
+				t.Cleanup(func() { dropPG(t, dsn, db) })
+				edits = append(edits, `database   = "mentat_quickstart_${scale.name}"`, `database   = "`+db+`"`)
+				vars = append(vars, config.VarArg{Name: "pg_dsn", Value: dsn})
+			}
+			spec, data := tinyQuickstart(t, edits...)
+			vars = append(vars, config.VarArg{Name: "data_dir", Value: data})
+			start := time.Now()
+			o, dir := apply(t, spec, runner.Options{}, vars...)
+			if o.Failed() {
+				t.Fatalf("run failed: %v %+v", o.Failures, o.Checks)
+			}
+			var ceiling, after []string
+			for _, r := range readCSV(t, filepath.Join(dir, "timings.csv"))[1:] {
+				switch r[0] {
+				case "slow":
+					ceiling = r
+				case "point_lookup":
+					after = r
+				}
+			}
+			if ceiling == nil || ceiling[5] != "ceiling" || ceiling[6] != "1" {
+				t.Fatalf("slow scenario row = %v, want a ceiling row", ceiling)
+			}
+			if after == nil || after[5] != "read" || after[12] != "0" {
+				t.Fatalf("the next scenario = %v, want a normal read row", after)
+			}
+			if d := time.Since(start); d > 25*time.Second {
+				t.Errorf("the run took %s: the slow query was not cut at the ceiling", d)
+			}
+		})
 	}
 }
 
@@ -437,5 +460,49 @@ func TestRefusesAPostgresDatabaseItDidNotCreate(t *testing.T) {
 	defer st.Close()
 	if n, err := st.Query(ctx, nil, nil); err != nil || n != 1 {
 		t.Fatalf("the user's rows changed: %d %v", n, err)
+	}
+}
+
+func TestColdVsWarmRunsTheHooksAndReopens(t *testing.T) {
+	spec, data := tinyQuickstart(t,
+		`driver = "sqlite"`, `driver = "sqlite"
+  restart     = ["sh", "-c", "echo restart-hook-ran"]
+  drop_caches = ["sh", "-c", "echo drop-caches-hook-ran"]`,
+		`scenario "point_lookup" {`, `scenario "cold_vs_warm" {
+  restart    = true
+  warm_calls = 10
+  read {
+    mix = [query.q1, query.pull]
+  }
+}
+
+scenario "point_lookup" {`)
+	o, dir := apply(t, spec, runner.Options{}, config.VarArg{Name: "data_dir", Value: data})
+	if o.Failed() {
+		t.Fatalf("run failed: %v %+v", o.Failures, o.Checks)
+	}
+	ops := map[string][]string{}
+	for _, r := range readCSV(t, filepath.Join(dir, "timings.csv"))[1:] {
+		if r[0] == "cold_vs_warm" {
+			ops[r[5]] = r
+		}
+	}
+	for _, op := range []string{"open", "cold_q1", "warm_q1", "cold_pull", "warm_pull"} {
+		r, ok := ops[op]
+		if !ok {
+			t.Errorf("no %s row in timings.csv (got %v)", op, ops)
+			continue
+		}
+		if r[12] != "0" || r[6] == "0" {
+			t.Errorf("%s row %v: want calls and no errors", op, r)
+		}
+	}
+	hooks, err := os.ReadFile(filepath.Join(dir, "logs", "hooks.log"))
+	if err != nil || !strings.Contains(string(hooks), "restart-hook-ran") || !strings.Contains(string(hooks), "drop-caches-hook-ran") {
+		t.Errorf("logs/hooks.log lacks the hooks' output: %v %q", err, hooks)
+	}
+	// The scenarios after the restart still run on the reopened store.
+	if o.Checks.Pass != len(quickstartScenarios) {
+		t.Errorf("checks after the restart: %+v", o.Checks)
 	}
 }
