@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -182,6 +183,28 @@ func TestBenchSpecMatchesQuickstart(t *testing.T) {
 	for _, head := range []string{`scale "xs"`, `scale "s"`, `scale "m"`, `scale "l"`, `scale "xl"`, `dataset "issues"`, `query "q1"`} {
 		if q, b := hclBlock(t, quick, head), hclBlock(t, bench, head); q != b {
 			t.Errorf("%s differs from examples/quickstart.hcl's:\n%s\nwant:\n%s", head, b, q)
+		}
+	}
+	// Backends: the same but for where the store lives and the knobs the
+	// benchmark turns (PostgreSQL's protocol, io and load transaction size).
+	own := regexp.MustCompile(`^\s*((path|database|protocol|io)\s*=|batch_rows\s*=\s*var\.)`)
+	settings := func(block string) []string {
+		var out []string
+		for _, l := range strings.Split(block, "\n") {
+			if i := strings.Index(l, " # "); i >= 0 {
+				l = l[:i]
+			}
+			if l = strings.Join(strings.Fields(l), " "); l != "" && !own.MatchString(l) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	for _, head := range []string{`backend "sqlite"`, `backend "duckdb"`, `backend "postgres"`} {
+		q, b := settings(hclBlock(t, quick, head)), settings(hclBlock(t, bench, head))
+		if !slices.Equal(q, b) {
+			t.Errorf("%s differs from examples/quickstart.hcl's beyond its store and knobs:\n%s\nwant:\n%s", head,
+				strings.Join(b, "\n"), strings.Join(q, "\n"))
 		}
 	}
 	_, sp, cp := benchPlan(t, "sqlite", t.TempDir())
@@ -764,10 +787,11 @@ func BenchmarkLoadPostgres(b *testing.B) {
 // loadedCell loads the quickstart at the bench scale into a store through
 // the runner (prepareStore: setup, bulk load, after_load, ANALYZE) and binds
 // its queries, as a run does before measuring.
-func loadedCell(b *testing.B, backend string) *cell {
+func loadedCell(b *testing.B, backend string, opts map[string]string) *cell {
 	b.Helper()
 	dir := b.TempDir()
 	p, sp, cp := benchPlan(b, backend, filepath.Join(dir, "data"))
+	maps.Copy(cp.Backend.Options, opts)
 	rd, err := results.Open(filepath.Join(dir, "results"))
 	if err != nil {
 		b.Fatal(err)
@@ -787,6 +811,13 @@ func loadedCell(b *testing.B, backend string) *cell {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { c.admin.Close() })
+	if backend == "postgres" {
+		b.Cleanup(func() {
+			if err := c.be.(drivers.Dropper).Drop(ctx); err != nil {
+				b.Errorf("dropping the bench database: %v", err)
+			}
+		})
+	}
 	ready, err := c.prepareStore(ctx, drv, cfg)
 	if err != nil || !ready {
 		b.Fatalf("loading: ready=%v %v %v", ready, err, r.out.Failures)
@@ -862,7 +893,7 @@ func reportCalls(b *testing.B, vs []*variant, ref int) {
 // the same SQL text and settings, each on its own connection, keys drawn
 // in advance by the same generator (issue 3).
 func BenchmarkQ1SQLite(b *testing.B) {
-	c := loadedCell(b, "sqlite")
+	c := loadedCell(b, "sqlite", nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	q := c.queries["q1"]
@@ -1051,4 +1082,143 @@ func BenchmarkOverheadQ1(b *testing.B) {
 		b.ReportMetric(v.wallNs(), v.name+"-wall-ns/op")
 	}
 	b.ReportMetric(vs[3].cpuNs()-vs[0].cpuNs(), "engine-overhead-cpu-ns/op")
+}
+
+// BenchmarkQ1Postgres: q1 through the engine (RunPoint calling the
+// runner's clients, as point_lookup at 1 and 2 clients) against pgbench
+// running the same SELECT with a random user's email, -M prepared and
+// -M simple, on the same database loaded through the runner (issue 5).
+// Blocks alternate: about n calls of each variant in turn. cpu-ns/op is
+// the client's CPU per query (this process, or the pgbench process), not
+// the server's: on 2 cores the client's CPU is what limits the rate.
+func BenchmarkQ1Postgres(b *testing.B) {
+	dsn := os.Getenv("MENTAT_SPEC_PG_DSN")
+	if dsn == "" {
+		b.Skip("MENTAT_SPEC_PG_DSN is unset (scripts/pg.sh up prints one)")
+	}
+	db := fmt.Sprintf("mentat_bench_q1_%d", os.Getpid())
+	c := loadedCell(b, "postgres", map[string]string{"dsn": dsn, "database": db})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var probe time.Duration
+	for _, sc := range c.cp.Scenarios {
+		if sc.Scenario.Name == "point_lookup" {
+			probe = toSampling(sc.Scenario.Sampling).Probe
+		}
+	}
+	// clients opens k engine clients on a backend with some options
+	// replaced (protocol, io), as a run with those options would.
+	clients := func(k int, opts map[string]string) []measure.Call {
+		cc := *c
+		if opts != nil {
+			be, _ := openStore(b, c.sp, c.cp, "", opts)
+			b.Cleanup(func() { be.Close() })
+			cc.be = be
+		}
+		var calls []measure.Call
+		for i := 0; i < k; i++ {
+			cl, err := cc.openClient(ctx, []string{"q1"}, i, c.sp.Gen.Seed)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(cl.close)
+			calls = append(calls, cl.call)
+		}
+		return calls
+	}
+	const n = 3000 // calls per block and variant: about 0.3 to 1 s
+	engine := func(name string, calls []measure.Call) *variant {
+		return &variant{name: name, run: func() sample { return runPointBlock(b, name, n, probe, calls...) }}
+	}
+	vs := []*variant{
+		engine("engine-c1", clients(1, nil)),
+		engine("engine-c2", clients(2, nil)),
+		engine("engine-simple-c1", clients(1, map[string]string{"protocol": "simple"})),
+		engine("engine-simple-c2", clients(2, map[string]string{"protocol": "simple"})),
+		engine("engine-blocking-c1", clients(1, map[string]string{"io": "blocking"})),
+		engine("engine-blocking-c2", clients(2, map[string]string{"io": "blocking"})),
+	}
+	pgbench := os.Getenv("PGBENCH")
+	if pgbench == "" {
+		pgbench = "/usr/lib/postgresql/15/bin/pgbench"
+	}
+	if _, err := os.Stat(pgbench); err == nil {
+		var rows [][]any
+		st, err := c.admin.Prepare(ctx, "SELECT count(*) FROM cur_text WHERE a = (SELECT a FROM attrs WHERE ident = 'user/email')")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := st.Query(ctx, nil, &rows); err != nil {
+			b.Fatal(err)
+		}
+		st.Close()
+		users := rows[0][0].(int64)
+		q1, err := os.ReadFile(filepath.Join(benchRoot(), "specs", "mentat", "sql", "q1.sql"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		// The engine draws a uniformly random user's seq("user%d@example.com").
+		script := filepath.Join(b.TempDir(), "q1.pgbench")
+		text := fmt.Sprintf("\\set uid random(0, %d)\n%s;\n", users-1,
+			strings.Replace(string(q1), ":email", "('user' || :uid || '@example.com')", 1))
+		if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		target := pgDatabaseURL(dsn, db)
+		for _, mode := range []string{"prepared", "simple"} {
+			for _, k := range []int{1, 2} {
+				name := fmt.Sprintf("pgbench-%s-c%d", mode, k)
+				vs = append(vs, &variant{name: name, run: func() sample {
+					cmd := exec.Command(pgbench, "-n", "-M", mode, "-c", fmt.Sprint(k), "-j", fmt.Sprint(k),
+						"-t", fmt.Sprint(n/k), "-f", script, target)
+					out, err := cmd.CombinedOutput()
+					if err != nil {
+						b.Fatalf("%s: %v: %s", name, err, out)
+					}
+					var tps float64
+					for _, l := range strings.Split(string(out), "\n") {
+						if strings.HasPrefix(l, "tps = ") {
+							fmt.Sscanf(l, "tps = %g", &tps)
+						}
+					}
+					if tps <= 0 {
+						b.Fatalf("%s: no tps in %s", name, out)
+					}
+					ops := int64(n / k * k)
+					ps := cmd.ProcessState
+					return sample{wall: time.Duration(float64(ops) / tps * 1e9), cpu: ps.UserTime() + ps.SystemTime(), ops: ops}
+				}})
+			}
+		}
+	} else {
+		b.Logf("no pgbench at %s (set PGBENCH): engine variants only", pgbench)
+	}
+	for _, v := range vs {
+		v.run()
+		v.samples = nil
+	}
+	runBlocks(b, vs, 3)
+	for _, v := range vs {
+		b.ReportMetric(1e9/v.wallNs(), v.name+"-ops/s")
+		b.ReportMetric(v.cpuNs(), v.name+"-cpu-ns/op")
+	}
+	ratio := func(a, bn string) {
+		var x, y *variant
+		for _, v := range vs {
+			switch v.name {
+			case a:
+				x = v
+			case bn:
+				y = v
+			}
+		}
+		if x != nil && y != nil {
+			b.ReportMetric(y.wallNs()/x.wallNs(), a+"/"+bn)
+		}
+	}
+	for _, k := range []string{"c1", "c2"} {
+		ratio("engine-"+k, "pgbench-prepared-"+k)
+		ratio("engine-blocking-"+k, "pgbench-prepared-"+k)
+		ratio("engine-simple-"+k, "pgbench-simple-"+k)
+	}
 }

@@ -17,6 +17,11 @@ variable "backends" {
   default = ["sqlite"]
 }
 
+variable "avet" {
+  type    = bool
+  default = true
+}
+
 variable "pg_dsn" {
   type      = string
   default   = env("MENTAT_SPEC_PG_DSN")
@@ -43,6 +48,12 @@ variable "io" {
   type        = string
   default     = "poller"
   description = "PostgreSQL driver socket I/O: poller (Go's network poller) or blocking."
+}
+
+variable "pg_batch_rows" {
+  type        = number
+  default     = 10000
+  description = "Rows per PostgreSQL load transaction; 10000 (the engine's default) is what the quickstart uses."
 }
 
 variable "data_dir" {
@@ -243,24 +254,25 @@ backend "sqlite" {
   settings = {
     journal_mode = "WAL"
     synchronous  = "NORMAL"
-    cache_size   = -262144
+    cache_size   = -262144 # KiB: 256 MiB of page cache per connection
   }
   setup      = [file("${local.sql}/sql/schema.sql")]
-  after_load = [file("${local.sql}/sqlite/post_load.sql"), file("${local.sql}/sqlite/avet.sql")]
+  after_load = concat([file("${local.sql}/sqlite/post_load.sql")], var.avet ? [file("${local.sql}/sqlite/avet.sql")] : [])
   load {
     tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
-    batch_rows = 10000
+    batch_rows = 10000 # rows per transaction
   }
 }
 
 backend "duckdb" {
   driver     = "duckdb"
   path       = "${var.data_dir}/bench-${scale.name}.duckdb"
+  settings   = { dynamic_or_filter_threshold = 1000 } # lets input_bindings' 100 emails use the index
   setup      = [file("${local.sql}/sql/schema.sql")]
-  after_load = [file("${local.sql}/duckdb/post_load.sql"), file("${local.sql}/duckdb/avet.sql")]
+  after_load = concat([file("${local.sql}/duckdb/post_load.sql")], var.avet ? [file("${local.sql}/duckdb/avet.sql")] : [])
   load {
     tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
-    batch_rows = 100000
+    batch_rows = 122880 # one DuckDB row group per commit
   }
 }
 
@@ -271,19 +283,23 @@ backend "postgres" {
   protocol   = var.protocol
   io         = var.io
   settings   = { work_mem = "64MB" }
-  setup      = [file("${local.sql}/sql/schema.sql")]
-  after_load = [file("${local.sql}/sql/post_load.sql"), file("${local.sql}/sql/avet.sql")]
+  setup      = [file("${local.sql}/postgres/schema.sql")]
+  after_load = concat([file("${local.sql}/sql/post_load.sql")], var.avet ? [file("${local.sql}/sql/avet.sql")] : [])
   analyze    = ["ANALYZE"]
   vacuum     = ["VACUUM"]
   load {
-    tables = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
-    jobs   = 2
+    tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
+    jobs       = 2 # parallel COPY streams
+    batch_rows = var.pg_batch_rows
   }
 }
 
 query "q1" {
   params = { email = pick("user", "user/email") } # a random existing user's email
-  sql    = file("${local.sql}/sql/q1.sql")
+  sql = {
+    default = file("${local.sql}/sql/q1.sql")
+    duckdb  = file("${local.sql}/duckdb/q1.sql") # the email lookup in a MATERIALIZED CTE, so DuckDB uses its index on v
+  }
 }
 
 scenario "point_lookup" {

@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# bench-native.sh: the engine against each database's own fast path, on the
+# same rows and the same query, side by side (BENCHMARKS.md, "engine vs
+# native"). For one scale of the quickstart's dataset it
+#
+#   1. builds bin/mentat-spec and writes the dataset with `mentat-spec gen`;
+#   2. loads PostgreSQL with psql \copy of the gen CSV files and with
+#      `mentat-spec apply -phase load`, in turns, into fresh databases;
+#   3. runs the Go benchmarks that compare the engine's SQLite and DuckDB
+#      loads with go-sqlite3 prepared-insert loops and DuckDB's COPY FROM of
+#      the same CSV files (there is no DuckDB CLI), and times
+#      `apply -phase load` on SQLite and DuckDB too;
+#   4. runs pgbench (-M simple and -M prepared, -c 1 and -c 2) and the
+#      engine's point_lookup (q1, 1 and 2 clients; extended protocol as the
+#      quickstart, simple protocol, and extended with the driver's
+#      io=blocking) in turns against the engine-loaded PostgreSQL database;
+#   5. prints a table of medians over the rounds.
+#
+# Environment (defaults in brackets):
+#   BENCH_SCALE    the scale [s: 991,248 datoms]
+#   BENCH_ROUNDS   rounds of each comparison [3]
+#   BENCH_SECONDS  seconds per pgbench run and per engine point [5]
+#   BENCH_TIMEOUT  bound on the whole script, seconds [3600]
+#   PGBENCH        pgbench binary [/usr/lib/postgresql/15/bin/pgbench]
+#
+# PostgreSQL is the throwaway cluster of scripts/pg.sh (started if needed,
+# never stopped: others may use it); only 127.0.0.1 is contacted. The
+# script creates and drops only databases named mentat_bench_*.
+set -euo pipefail
+
+die() {
+	echo "bench-native.sh: $*" >&2
+	exit 1
+}
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+
+limit=${BENCH_TIMEOUT:-3600}
+if [[ -z ${BENCH_NATIVE_BOUNDED:-} ]]; then
+	export BENCH_NATIVE_BOUNDED=1
+	exec timeout --kill-after=30 "$limit" "$0" "$@"
+fi
+
+scale=${BENCH_SCALE:-s}
+rounds=${BENCH_ROUNDS:-3}
+secs=${BENCH_SECONDS:-5}
+pgbench=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
+spec=engine/runner/testdata/bench-native.hcl
+bin=bin/mentat-spec
+[[ $scale =~ ^[a-z0-9]+$ ]] || die "BENCH_SCALE=$scale: not a scale name"
+[[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS and BENCH_SECONDS must be positive integers"
+[[ -x $pgbench ]] || die "no pgbench at $pgbench (set PGBENCH)"
+command -v psql >/dev/null || die "psql not found"
+
+dsn=$(scripts/pg.sh up | tail -1)
+[[ $dsn =~ ^postgres(ql)?://[^@/]*@127\.0\.0\.1:[0-9]+/ ]] || die "the cluster's DSN is not on 127.0.0.1"
+export MENTAT_SPEC_PG_DSN=$dsn
+# dburl NAME: the DSN pointing at database NAME.
+dburl() { sed -E "s#^(postgres(ql)?://[^/]+)/[^?]*#\1/$1#" <<<"$dsn"; }
+psqlq() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mentat-bench-native.XXXXXX")
+copy_db=mentat_bench_copy_$$
+engine_var=mentat_bench_engine_$$ # the spec appends _<scale>
+engine_db=${engine_var}_$scale
+cleanup() {
+	local db
+	for db in "$copy_db" "$engine_db"; do
+		psqlq -d "$dsn" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+log() { echo "== $*" >&2; }
+
+# median: the middle of the numbers on stdin.
+median() { sort -g | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]}'; }
+# ratio A B: A/B to two decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b}'; }
+# csvcol FILE COLUMN [FILTER-COLUMN VALUE]...: the COLUMN values of FILE's rows.
+csvcol() {
+	local file=$1 col=$2
+	shift 2
+	awk -F, -v col="$col" -v filt="$*" '
+		NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; n = split(filt, f, " "); next }
+		{ ok = 1; for (i = 1; i + 1 <= n; i += 2) if ($(idx[f[i]]) != f[i + 1]) ok = 0; if (ok) print $(idx[col]) }' "$file"
+}
+fmt() { awk -v x="$1" 'BEGIN {if (x == "") print "-"; else printf "%.0f", x}'; }
+
+log "building $bin"
+make --no-print-directory -s build
+
+gen=$tmp/gen
+log "mentat-spec gen, scale $scale"
+$bin gen "$spec" -scale "$scale" -o "$gen" >&2
+datoms=$(cat "$gen"/datoms-*.csv | wc -l)
+log "$datoms datoms"
+
+# --- PostgreSQL load: psql \copy and the engine, in turns -------------------
+apply_load() { # BACKEND OUTDIR [PG-BATCH-ROWS]: the engine's bulk load into a fresh store
+	$bin apply "$spec" -var "scales=[\"$scale\"]" -var "backends=[\"$1\"]" -var "pg_database=$engine_var" \
+		-var "pg_batch_rows=${3:-10000}" -var "data_dir=$tmp/data" -phase load -reload -q -o "$2" >&2 ||
+		die "apply -phase load on $1 failed (see $2)"
+	csvcol "$2/loads.csv" datoms_per_s
+}
+copy_load() { # psql \copy of the gen files into a fresh database; prints datoms/s
+	psqlq -d "$dsn" -c "DROP DATABASE IF EXISTS $copy_db" -c "CREATE DATABASE $copy_db"
+	psqlq -d "$(dburl "$copy_db")" -f specs/mentat/postgres/schema.sql
+	local args=(-c "\\copy attrs FROM '$gen/schema.csv' (FORMAT csv, HEADER true)") f t0 t1
+	for f in "$gen"/datoms-text-*.csv; do args+=(-c "\\copy log_text FROM '$f' (FORMAT csv)"); done
+	for f in "$gen"/datoms-int-*.csv; do args+=(-c "\\copy log_int FROM '$f' (FORMAT csv)"); done
+	for f in "$gen"/datoms-real-*.csv; do args+=(-c "\\copy log_real FROM '$f' (FORMAT csv)"); done
+	t0=$(date +%s.%N)
+	psqlq -d "$(dburl "$copy_db")" "${args[@]}"
+	t1=$(date +%s.%N)
+	psqlq -d "$dsn" -c "DROP DATABASE $copy_db"
+	awk -v n="$datoms" -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f\n", n / (b - a)}'
+}
+# The engine as the quickstart loads (10,000 rows per transaction), and
+# with one transaction per job as \copy has one per file; the last load
+# (quickstart settings) is the database q1 runs on.
+: >"$tmp/pg-copy" && : >"$tmp/pg-engine" && : >"$tmp/pg-engine-1tx"
+for ((r = 1; r <= rounds; r++)); do
+	log "PostgreSQL load, round $r of $rounds"
+	if ((r % 2)); then
+		copy_load >>"$tmp/pg-copy"
+		apply_load postgres "$tmp/results/pg-load-1tx-$r" 100000000 >>"$tmp/pg-engine-1tx"
+		apply_load postgres "$tmp/results/pg-load-$r" >>"$tmp/pg-engine"
+	else
+		apply_load postgres "$tmp/results/pg-load-1tx-$r" 100000000 >>"$tmp/pg-engine-1tx"
+		copy_load >>"$tmp/pg-copy"
+		apply_load postgres "$tmp/results/pg-load-$r" >>"$tmp/pg-engine"
+	fi
+done
+
+# --- SQLite and DuckDB loads ------------------------------------------------
+: >"$tmp/sqlite-engine" && : >"$tmp/duckdb-engine"
+for ((r = 1; r <= rounds; r++)); do
+	log "SQLite and DuckDB apply -phase load, round $r of $rounds"
+	apply_load sqlite "$tmp/results/sqlite-load-$r" >>"$tmp/sqlite-engine"
+	apply_load duckdb "$tmp/results/duckdb-load-$r" >>"$tmp/duckdb-engine"
+done
+log "Go benchmarks: engine vs go-sqlite3 loops and DuckDB COPY ($rounds interleaved rounds)"
+MENTAT_SPEC_BENCH_SCALE=$scale MENTAT_SPEC_BENCH_GEN_DIR=$gen \
+	go test -run '^$' -bench 'Load(SQLite|DuckDB)$' -benchtime "${rounds}x" -timeout 30m ./engine/runner/ >"$tmp/gobench.txt" ||
+	die "go test failed: $(tail -20 "$tmp/gobench.txt")"
+# gomet BENCHMARK METRIC: a metric of the Go benchmark output, Mdatoms/s
+# turned into datoms/s.
+gomet() {
+	awk -v b="^$1-" -v m="$2" '$1 ~ b {for (i = 2; i < NF; i++) if ($(i + 1) == m) print $i * 1e6}' "$tmp/gobench.txt" | head -1
+}
+
+# --- q1 on PostgreSQL: pgbench and the engine, in turns ---------------------
+url=$(dburl "$engine_db")
+users=$(psql -X -At -d "$url" -c "SELECT count(*) FROM cur_text WHERE a = (SELECT a FROM attrs WHERE ident = 'user/email')")
+[[ $users =~ ^[1-9][0-9]*$ ]] || die "no users in $engine_db"
+# The engine's q1 with :email drawn as the engine draws it: a uniformly
+# random user's seq("user%d@example.com") email.
+{
+	echo "\\set uid random(0, $((users - 1)))"
+	sed "s/:email/('user' || :uid || '@example.com')/" specs/mentat/sql/q1.sql
+	echo ";"
+} >"$tmp/q1.pgbench"
+pgbench_run() { # MODE CLIENTS: tps
+	"$pgbench" -n -M "$1" -c "$2" -j "$2" -T "$secs" -f "$tmp/q1.pgbench" "$url" 2>/dev/null |
+		awk '/^tps = / {print $3; exit}'
+}
+engine_run() { # PROTOCOL IO OUTDIR: "clients ops/s" lines
+	$bin apply "$spec" -var "scales=[\"$scale\"]" -var 'backends=["postgres"]' -var "pg_database=$engine_var" \
+		-var "protocol=$1" -var "io=$2" -var "min_s=$secs" -var "data_dir=$tmp/data" -phase bench -q -o "$3" >&2 ||
+		die "apply -phase bench ($1, io=$2) failed (see $3)"
+	awk -F, 'NR > 1 && $1 == "point_lookup" && $6 == "read" {print $5, $12}' "$3/timings.csv"
+}
+variants="pgbench-prepared pgbench-simple engine-extended engine-simple engine-blocking"
+for c in 1 2; do for v in $variants; do : >"$tmp/$v-$c"; done; done
+for ((r = 1; r <= rounds; r++)); do
+	log "q1 on PostgreSQL, round $r of $rounds (${secs}s per run)"
+	for mode in prepared simple blocking; do
+		case $mode in
+		prepared) proto=extended io=poller name=extended ;;
+		simple) proto=simple io=poller name=simple ;;
+		blocking) proto=extended io=blocking name=blocking ;;
+		esac
+		if [[ $mode != blocking ]]; then
+			for c in 1 2; do pgbench_run "$mode" "$c" >>"$tmp/pgbench-$mode-$c"; done
+		fi
+		engine_run "$proto" "$io" "$tmp/results/q1-$name-$r" | while read -r c ops; do echo "$ops" >>"$tmp/engine-$name-$c"; done
+	done
+done
+
+# --- the table ---------------------------------------------------------------
+m() { median <"$tmp/$1"; }
+pg_engine=$(m pg-engine) pg_engine1=$(m pg-engine-1tx) pg_copy=$(m pg-copy)
+sq_apply=$(m sqlite-engine) dk_apply=$(m duckdb-engine)
+sq_engine=$(gomet BenchmarkLoadSQLite engine-Mdatoms/s) sq_dbsql=$(gomet BenchmarkLoadSQLite database_sql-Mdatoms/s)
+sq_drv=$(gomet BenchmarkLoadSQLite go-sqlite3-Mdatoms/s)
+dk_engine=$(gomet BenchmarkLoadDuckDB engine-Mdatoms/s) dk_copy=$(gomet BenchmarkLoadDuckDB copy-Mdatoms/s)
+cat <<EOF
+
+engine vs native, scale $scale ($datoms datoms), medians of $rounds rounds, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)
+
+Bulk load, datoms/s (engine: bulkLoad as loads.csv reports it; "Go bench" is the interleaved run of BenchmarkLoad*)
+| backend | engine (apply -phase load) | engine (Go bench) | native | native datoms/s | engine/native |
+| --- | ---: | ---: | --- | ---: | ---: |
+| PostgreSQL | $(fmt "$pg_engine") | | psql \\copy of the CSV files | $(fmt "$pg_copy") | $(ratio "$pg_engine" "$pg_copy") |
+| PostgreSQL, one transaction per job | $(fmt "$pg_engine1") | | psql \\copy of the CSV files | $(fmt "$pg_copy") | $(ratio "$pg_engine1" "$pg_copy") |
+| SQLite | $(fmt "$sq_apply") | $(fmt "$sq_engine") | database/sql prepared INSERT, 10k rows/tx | $(fmt "$sq_dbsql") | $(ratio "$sq_engine" "$sq_dbsql") |
+| SQLite | | | go-sqlite3 driver stmt, 1 row per INSERT | $(fmt "$sq_drv") | $(ratio "$sq_engine" "$sq_drv") |
+| DuckDB | $(fmt "$dk_apply") | $(fmt "$dk_engine") | COPY FROM the CSV files (+ CHECKPOINT, both) | $(fmt "$dk_copy") | $(ratio "$dk_engine" "$dk_copy") |
+
+q1 point lookup on PostgreSQL, ops/s (engine: point_lookup through apply, extended protocol and io=poller as the
+quickstart, or as noted; pgbench: the same SELECT, a random user's email per call)
+| clients | engine, extended | pgbench -M prepared | ratio | engine, extended, io=blocking | ratio | engine, simple | pgbench -M simple | ratio |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+EOF
+for c in 1 2; do
+	ee=$(m "engine-extended-$c") pp=$(m "pgbench-prepared-$c") eb=$(m "engine-blocking-$c")
+	es=$(m "engine-simple-$c") ps=$(m "pgbench-simple-$c")
+	echo "| $c | $(fmt "$ee") | $(fmt "$pp") | $(ratio "$ee" "$pp") | $(fmt "$eb") | $(ratio "$eb" "$pp") | $(fmt "$es") | $(fmt "$ps") | $(ratio "$es" "$ps") |"
+done
+echo
+echo "Per round: $(for f in pg-engine pg-engine-1tx pg-copy sqlite-engine duckdb-engine; do printf '%s=%s ' "$f" "$(paste -sd/ "$tmp/$f")"; done)"
+for c in 1 2; do
+	echo "  clients $c: $(for v in $variants; do printf '%s=%s ' "$v" "$(paste -sd/ "$tmp/$v-$c")"; done)"
+done
