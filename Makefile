@@ -10,7 +10,7 @@ BIN      := bin/mentat-spec
 PKGS     := ./...
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test unit bench vet fmt-check quickstart pg-up pg-down clean
+.PHONY: all build test unit bench vet fmt-check quickstart pg-up pg-down clean bench-native
 
 all: build
 
@@ -45,3 +45,9 @@ pg-down:
 
 clean:
 	rm -rf bin
+
+# bench-native compares the engine with each database's own fast path
+# (psql \copy, DuckDB COPY, go-sqlite3 loops, pgbench) at scale s;
+# BENCH_SCALE, BENCH_ROUNDS and BENCH_SECONDS tune it.
+bench-native:
+	scripts/bench-native.sh
