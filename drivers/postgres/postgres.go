@@ -9,16 +9,29 @@
 //	          missing.
 //	protocol  "extended" (default: server-side prepared statements) or
 //	          "simple" (client-side interpolation, one round trip per call).
+//	io        "poller" (default: Go's network poller) or "blocking" (plain
+//	          blocking reads and writes: about half the client CPU per
+//	          query at one client on an idle machine, but slower when the
+//	          machine is busy and no better from 8 clients; see
+//	          BENCHMARKS.md).
 //
-// Settings (GUCs) are validated against the server at Open, sent in the
-// startup packet of every connection the backend opens (so each session has
-// them without an extra round trip), and, when Open created the database,
-// also stored with ALTER DATABASE ... SET so that other clients (psql,
-// pgbench) see them too; settings only valid at connection start
-// (log_connections, ...) cannot be stored and go in the startup packet only. Settings that only the server configuration can
-// change (shared_buffers, ...) are rejected with an error naming them.
-// A list-valued setting (search_path = 'a, b') is sent as given at
-// connection start but stored by ALTER DATABASE as a single quoted element.
+// Settings (GUCs) are validated against the server at Open, before
+// anything is created, and a bad name or value fails Open with an error
+// naming it. They are sent in the startup packet of every connection the
+// backend opens, so each session has them without an extra round trip.
+// When Open created the database they are also stored with ALTER DATABASE
+// ... SET, so that other clients (psql, pgbench) see them too; settings
+// only valid at connection start (log_connections, ...) cannot be stored
+// and go in the startup packet only, and settings only the server
+// configuration can change (shared_buffers, ...) are rejected. A
+// list-valued setting (search_path = 'a, b') is sent as given at
+// connection start but stored by ALTER DATABASE as one quoted element.
+//
+// A context deadline or cancel sends a cancel request to the server: the
+// statement stops and the session stays usable. If the server does not
+// answer in time, or the connection dies otherwise, the call's error says
+// so and the session's next call reconnects, preparing its statements and
+// repeating its SET statements again.
 package postgres
 
 import (
