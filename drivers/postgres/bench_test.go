@@ -379,7 +379,9 @@ func pgbench(b *testing.B, be *Backend, mode string, clients int) {
 		b.Fatal(err)
 	}
 	cfg := be.connCfg
-	kv := func(s string) string { return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'" }
+	kv := func(s string) string {
+		return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
+	}
 	conn := fmt.Sprintf("host=%s port=%d user=%s dbname=%s", kv(cfg.Host), cfg.Port, kv(cfg.User), kv(be.database))
 	threads := min(clients, 2)
 	cmd := exec.Command(bin, "-n", "-M", mode, "-c", strconv.Itoa(clients), "-j", strconv.Itoa(threads),
