@@ -247,7 +247,11 @@ func (c *cell) explain(ctx context.Context) {
 		if q.binder == nil {
 			continue
 		}
-		text, err := ex.Explain(ctx, q.bound.SQL, q.binder.Client(1, 0).Next())
+		// Some drivers explain by running the query (DuckDB's EXPLAIN
+		// ANALYZE): a query past the ceiling must not stall the run here.
+		ectx, cancel := context.WithTimeout(ctx, c.explainCap(n))
+		text, err := ex.Explain(ectx, q.bound.SQL, q.binder.Client(1, 0).Next())
+		cancel()
 		if err != nil {
 			text = "EXPLAIN failed: " + err.Error()
 		}
@@ -284,6 +288,22 @@ func (c *cell) recordSize(ctx context.Context) {
 	if err := c.run.dir.AppendSize(row); err != nil {
 		c.run.fail("writing sizes.txt: %v", err)
 	}
+}
+
+// explainCap is the smallest probe ceiling of the scenarios that run a
+// query: explaining it may run it.
+func (c *cell) explainCap(query string) time.Duration {
+	limit := c.run.plan.Spec.Sampling.Values.ProbeS
+	for _, sp := range c.cp.Scenarios {
+		for _, st := range sp.Scenario.Streams {
+			for _, qn := range st.MixNames {
+				if qn == query && sp.Scenario.Sampling.ProbeS < limit {
+					limit = sp.Scenario.Sampling.ProbeS
+				}
+			}
+		}
+	}
+	return secs(limit)
 }
 
 // envLines appends the backend's version and settings in force to env.txt.
