@@ -221,8 +221,8 @@ func TestApplyQuickstartDuckDB(t *testing.T) {
 
 func TestWrongAnswerFailsTheRun(t *testing.T) {
 	// q1 answers with a constant name: fast, and wrong.
-	spec, data := tinyQuickstart(t, `sql    = file("${local.sql}/sql/q1.sql")`,
-		`sql    = "SELECT u.e AS e, 'nobody' AS name FROM cur_text u WHERE u.a = (SELECT a FROM attrs WHERE ident = 'user/email') AND u.v = :email"`)
+	spec, data := tinyQuickstart(t, `default = file("${local.sql}/sql/q1.sql")`,
+		`default = "SELECT u.e AS e, 'nobody' AS name FROM cur_text u WHERE u.a = (SELECT a FROM attrs WHERE ident = 'user/email') AND u.v = :email"`)
 	o, dir := apply(t, spec, runner.Options{}, config.VarArg{Name: "data_dir", Value: data})
 	if !o.Failed() || o.Checks.Fail != 1 {
 		t.Fatalf("a wrong answer must fail the run: failed=%v checks=%+v", o.Failed(), o.Checks)
