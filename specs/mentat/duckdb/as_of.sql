@@ -1,7 +1,12 @@
--- as_of, DuckDB. As sql/as_of.sql, with the email's history read in a
--- MATERIALIZED CTE so that the ART index on log_text (v) serves it (see
--- q1.sql). The other steps scan the log with join filters; its tx order
--- lets zone maps skip row groups after t.
+-- as_of, DuckDB. As sql/as_of.sql, with one MATERIALIZED CTE per log
+-- access (see q1.sql and q2.sql), so the ART indexes on log_text (v) and
+-- log_int (v) (avet.sql) and on log_text (e) (post_load.sql) serve them;
+-- the attribute and tx <= t filters apply afterwards.
+-- h   the email's history (ART on v); u the user holding it as of t
+-- r   log_int datoms referring to u (ART on v); i the issues assigned to
+--     u as of t
+-- d   the text history of those issues (ART on e); ts their title and
+--     state as of t
 -- Columns issue, title, state.
 WITH p AS (
   SELECT CAST(:t AS BIGINT) AS t
@@ -9,7 +14,7 @@ WITH p AS (
 h AS MATERIALIZED (
   SELECT e, a, tx, added FROM log_text WHERE v = :email
 ),
-u AS (
+u AS MATERIALIZED (
   SELECT h.e
   FROM h
   WHERE h.a = (SELECT a FROM attrs WHERE ident = 'user/email')
@@ -18,26 +23,30 @@ u AS (
   HAVING MAX(CASE WHEN h.added THEN h.tx END)
       >= COALESCE(MAX(CASE WHEN NOT h.added THEN h.tx END), 0)
 ),
-i AS (
-  SELECT l.e
-  FROM log_int l
-  WHERE l.a = (SELECT a FROM attrs WHERE ident = 'issue/assignee')
-    AND l.v IN (SELECT e FROM u)
-    AND l.tx <= (SELECT t FROM p)
-  GROUP BY l.e, l.v
-  HAVING MAX(CASE WHEN l.added THEN l.tx END)
-      >= COALESCE(MAX(CASE WHEN NOT l.added THEN l.tx END), 0)
+r AS MATERIALIZED (
+  SELECT e, a, v, tx, added FROM log_int WHERE v IN (SELECT e FROM u)
+),
+i AS MATERIALIZED (
+  SELECT r.e
+  FROM r
+  WHERE r.a = (SELECT a FROM attrs WHERE ident = 'issue/assignee')
+    AND r.tx <= (SELECT t FROM p)
+  GROUP BY r.e, r.v
+  HAVING MAX(CASE WHEN r.added THEN r.tx END)
+      >= COALESCE(MAX(CASE WHEN NOT r.added THEN r.tx END), 0)
+),
+d AS MATERIALIZED (
+  SELECT e, a, v, tx, added FROM log_text WHERE e IN (SELECT e FROM i)
 ),
 ts AS (
-  SELECT l.e, l.a, l.v
-  FROM log_text l
-  WHERE l.e IN (SELECT e FROM i)
-    AND l.a IN ((SELECT a FROM attrs WHERE ident = 'issue/title'),
+  SELECT d.e, d.a, d.v
+  FROM d
+  WHERE d.a IN ((SELECT a FROM attrs WHERE ident = 'issue/title'),
                 (SELECT a FROM attrs WHERE ident = 'issue/state'))
-    AND l.tx <= (SELECT t FROM p)
-  GROUP BY l.e, l.a, l.v
-  HAVING MAX(CASE WHEN l.added THEN l.tx END)
-      >= COALESCE(MAX(CASE WHEN NOT l.added THEN l.tx END), 0)
+    AND d.tx <= (SELECT t FROM p)
+  GROUP BY d.e, d.a, d.v
+  HAVING MAX(CASE WHEN d.added THEN d.tx END)
+      >= COALESCE(MAX(CASE WHEN NOT d.added THEN d.tx END), 0)
 )
 SELECT e AS issue,
        MAX(CASE WHEN a = (SELECT a FROM attrs WHERE ident = 'issue/title')

@@ -2,14 +2,16 @@
 -- designed for what DuckDB's planner does.
 -- * cur_* are written in (a, e, v) order, so each row group's min/max
 --   (zone maps) of a and e prune scans to one attribute and an entity
---   range. That is AEVT, and it serves q2's title/state lookups, q3, q4
---   and the lookups of q1.
+--   range. That is AEVT. It serves q3 and q4, and the lookups whose key
+--   lists are too long for an index (a user with thousands of issues).
 -- * EAVT is an ART index on e alone. DuckDB uses an ART index only for a
---   constant filter on its single column (pull's e = constant), never for
---   a join and never a composite one.
--- * No log indexes. The log is appended in tx order, so its zone maps
---   already serve since (tx > t) and as_of (tx <= t). The log's value
---   index for as_of's email lookup is in avet.sql.
+--   scan that filters the indexed column alone (pull's e = constant, or
+--   the IN filter a join hands down in duckdb/q1, q2, input_bindings),
+--   never a composite one.
+-- * The log is appended in tx order, so its zone maps already serve since
+--   (tx > t) and as_of (tx <= t). as_of reads the text history of its
+--   issues through an ART index on log_text (e); the log's value indexes
+--   are in avet.sql.
 
 DELETE FROM cur_text;
 DELETE FROM cur_int;
@@ -42,5 +44,6 @@ ORDER BY a, e, v;
 CREATE INDEX IF NOT EXISTS cur_text_e ON cur_text (e);
 CREATE INDEX IF NOT EXISTS cur_int_e  ON cur_int  (e);
 CREATE INDEX IF NOT EXISTS cur_real_e ON cur_real (e);
+CREATE INDEX IF NOT EXISTS log_text_e ON log_text (e);
 
 CHECKPOINT;
