@@ -372,7 +372,10 @@ query "q3" {
 }
 
 query "q4" {
-  sql = file("${local.sql}/sql/q4.sql")
+  sql = {
+    default  = file("${local.sql}/sql/q4.sql")
+    postgres = file("${local.sql}/postgres/q4.sql") # a join plans better than INTERSECT here
+  }
 }
 
 query "pull" {
