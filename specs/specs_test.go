@@ -1,0 +1,121 @@
+// Package specs holds the release suite (full.hcl) and the SQL it reads.
+// Its test keeps the suite and the examples valid, and keeps the
+// quickstart (a self-contained teaching copy of the suite's workload) in
+// step with the suite.
+package specs
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+	_ "github.com/mentat-spec/mentat-spec/drivers/all"
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/zclconf/go-cty/cty"
+)
+
+func load(t *testing.T, path string) *config.Spec {
+	t.Helper()
+	spec, diags := config.Load([]string{path}, config.Options{Env: []string{}})
+	if !diags.HasErrors() {
+		diags = append(diags, spec.Validate(drivers.Default)...)
+	}
+	if diags.HasErrors() {
+		t.Fatalf("%s: %s", path, diags.Error())
+	}
+	return spec
+}
+
+func TestSpecsValidate(t *testing.T) {
+	for _, p := range []string{"full.hcl", "../examples/quickstart.hcl", "../examples/library/library.hcl"} {
+		t.Run(filepath.Base(p), func(t *testing.T) { load(t, p) })
+	}
+}
+
+// TestQuickstartMatchesTheSuite: the quickstart repeats the suite's
+// workload so a first-time reader sees it whole; this keeps the two equal
+// in everything but knobs (sampling, defaults, extra scenarios).
+func TestQuickstartMatchesTheSuite(t *testing.T) {
+	full := load(t, "full.hcl")
+	quick := load(t, "../examples/quickstart.hcl")
+
+	for _, sc := range quick.Scales {
+		fsc := full.Scale(sc.Name)
+		if fsc == nil {
+			t.Fatalf("full.hcl lacks scale %s", sc.Name)
+		}
+		a, d1 := quick.SelectedDataset().Resolve(quick.ScaleContext(sc))
+		b, d2 := full.SelectedDataset().Resolve(full.ScaleContext(fsc))
+		if d1.HasErrors() || d2.HasErrors() {
+			t.Fatalf("scale %s: %s %s", sc.Name, d1.Error(), d2.Error())
+		}
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if string(ja) != string(jb) {
+			t.Errorf("scale %s: the datasets differ:\nquickstart %s\nfull       %s", sc.Name, ja, jb)
+		}
+	}
+
+	xs := quick.Scale("xs")
+	for _, qb := range quick.Backends {
+		fb := full.Backend(qb.Name)
+		if fb == nil {
+			t.Fatalf("full.hcl lacks backend %s", qb.Name)
+		}
+		qctx := quick.CellContext(config.Cell{Scale: xs, Backend: qb}, cty.NilVal)
+		fctx := full.CellContext(config.Cell{Scale: full.Scale("xs"), Backend: fb}, cty.NilVal)
+		qc, _ := qb.Resolve(qctx)
+		fc, _ := fb.Resolve(fctx)
+		if !reflect.DeepEqual(qc.Setup, fc.Setup) || !reflect.DeepEqual(qc.AfterLoad, fc.AfterLoad) || !reflect.DeepEqual(qc.Load, fc.Load) {
+			t.Errorf("backend %s: setup, after_load or load differ", qb.Name)
+		}
+		for _, q := range quick.Queries {
+			fq := full.Query(q.Name)
+			if fq == nil {
+				t.Errorf("full.hcl lacks query %s", q.Name)
+				continue
+			}
+			a, _ := q.Resolve(qctx, qb.Driver)
+			b, _ := fq.Resolve(fctx, fb.Driver)
+			if a.SQL != b.SQL {
+				t.Errorf("query %s on %s: the SQL differs", q.Name, qb.Name)
+			}
+			if len(a.Params) != len(b.Params) {
+				t.Errorf("query %s: the params differ", q.Name)
+			}
+		}
+	}
+
+	for _, sc := range quick.Scenarios {
+		fs := findScenario(full, sc.Name)
+		if fs == nil {
+			t.Errorf("full.hcl lacks scenario %s", sc.Name)
+			continue
+		}
+		if names(sc) != names(fs) {
+			t.Errorf("scenario %s: checks %q in the quickstart, %q in full.hcl", sc.Name, names(sc), names(fs))
+		}
+	}
+}
+
+func findScenario(s *config.Spec, name string) *config.Scenario {
+	for _, sc := range s.Scenarios {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	return nil
+}
+
+func names(sc *config.Scenario) string {
+	var out string
+	for _, st := range sc.Streams {
+		out += st.Op + ":" + st.MixNames[0] + " "
+	}
+	for _, ck := range sc.Checks {
+		out += "check:" + ck.Name + "/" + ck.Query + " "
+	}
+	return out
+}
