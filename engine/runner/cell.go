@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
-	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -353,4 +352,3 @@ func (c *cell) envLines(ctx context.Context) {
 	})
 }
 
-var _ = config.Cell{}
