@@ -351,4 +351,3 @@ func (c *cell) envLines(ctx context.Context) {
 		return strings.HasSuffix(key, ".option.dsn") || strings.Contains(key, "password")
 	})
 }
-

@@ -168,4 +168,3 @@ func writeFile(path string, v any) error {
 func isTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded)
 }
-
