@@ -9,7 +9,6 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -162,9 +161,4 @@ func writeFile(path string, v any) error {
 		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
 	}
 	return nil
-}
-
-// isTimeout reports whether err is a context deadline (a ceiling).
-func isTimeout(err error) bool {
-	return errors.Is(err, context.DeadlineExceeded)
 }
