@@ -432,3 +432,45 @@ func TestSensitiveNotPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyExitCodes: a run whose checks pass exits 0, a wrong answer
+// exits 1 with everything still written, a spec error exits 2.
+func TestApplyExitCodes(t *testing.T) {
+	tests := []struct {
+		name string
+		vars []string
+		want int
+	}{
+		{"right answers", nil, exitOK},
+		{"wrong answer", []string{"-var", "name_sql=upper(n.v)"}, exitFailed},
+		{"spec error", []string{"-var", "nope=1"}, exitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"apply", "testdata/apply.hcl", "-q", "-o", filepath.Join(dir, "results"),
+				"-var", "data_dir=" + filepath.Join(dir, "data")}, tt.vars...)
+			var stdout, stderr bytes.Buffer
+			if got := run(args, &stdout, &stderr); got != tt.want {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", got, tt.want, stdout.String(), stderr.String())
+			}
+			if tt.want == exitUsage {
+				return
+			}
+			checks, err := os.ReadFile(filepath.Join(dir, "results", "checks.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantLine := "PASS lookup sqlite xs names"
+			if tt.want == exitFailed {
+				wantLine = "FAIL lookup sqlite xs names"
+			}
+			if !strings.Contains(string(checks), wantLine) {
+				t.Errorf("checks.txt lacks %q:\n%s", wantLine, checks)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "results", "timings.csv")); err != nil {
+				t.Errorf("timings.csv: %v", err)
+			}
+		})
+	}
+}
