@@ -255,7 +255,8 @@ backend "sqlite" {
     cache_size   = -262144 # KiB: 256 MiB of page cache per connection
   }
   setup      = [file("${local.sql}/sql/schema.sql")]
-  after_load = concat([file("${local.sql}/sqlite/post_load.sql")], var.avet ? [file("${local.sql}/sqlite/avet.sql")] : [])
+  after_load = concat([file("${local.sql}/sql/post_load.sql")], var.avet ? [file("${local.sql}/sql/avet.sql")] : [])
+  analyze    = ["ANALYZE"] # SQLite plans joins from statistics: without them q2 starts from the wrong table
   load {
     tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
     batch_rows = 10000 # rows per transaction

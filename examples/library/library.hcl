@@ -300,8 +300,8 @@ dataset "library" {
 # and protocol belong to the driver. setup runs on a fresh store, the bulk
 # load fills attrs and the log_* tables, after_load builds the current
 # state (cur_*) and the indexes. The shared files live in
-# ../../specs/mentat/: sql/ holds the default text, and sqlite/, duckdb/
-# and postgres/ an override only where that dialect needs one (see its
+# ../../specs/mentat/: sql/ holds the default text, and duckdb/ and
+# postgres/ an override only where that dialect needs one (see its
 # README.md).
 # ---------------------------------------------------------------------------
 
@@ -315,10 +315,11 @@ backend "sqlite" {
   }
   setup = [file("${local.mentat}/sql/schema.sql")]
   after_load = [
-    file("${local.mentat}/sqlite/post_load.sql"), # the default plus ANALYZE
-    file("${local.mentat}/sqlite/avet.sql"),
+    file("${local.mentat}/sql/post_load.sql"),
+    file("${local.mentat}/sql/avet.sql"),
     file("${local.sql}/log_indexes.sql"),
   ]
+  analyze = ["ANALYZE"] # SQLite plans joins from statistics
   load {
     tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
     batch_rows = 10000 # rows per transaction

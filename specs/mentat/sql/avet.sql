@@ -1,4 +1,4 @@
--- AVET, the value indexes (default text, used as is by PostgreSQL). Optional.
+-- AVET, the value indexes (default text, used by SQLite and PostgreSQL). Optional.
 -- Without them every query still answers correctly, and each lookup by value
 -- scans the whole attribute through AEVT (seed finding 1, q1 degrading
 -- linearly with scale; q2, input_bindings and as_of inherit the cost).

@@ -1,6 +1,6 @@
--- Run once after the bulk load of attrs and log_*. Default text, used as
--- is by PostgreSQL (the engine runs ANALYZE and VACUUM itself); SQLite's
--- copy adds ANALYZE; DuckDB has its own.
+-- Run once after the bulk load of attrs and log_*. Default text, used by
+-- SQLite and PostgreSQL (their specs run ANALYZE afterwards); DuckDB has
+-- its own.
 -- 1. Current state. For each (e, a, v) the log is replayed by tx, and the
 --    datom is current when its latest assert is not older than its latest
 --    retract (a retract and an assert of the same value in one tx leave it
