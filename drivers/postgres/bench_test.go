@@ -270,7 +270,7 @@ func BenchmarkPointLookup(b *testing.B) {
 	defer cancel()
 	for _, clients := range []int{1, 2, 8, 128} {
 		for _, protocol := range []string{ProtocolExtended, ProtocolSimple} {
-			for _, io := range []string{IOPoller, IOBlocking} {
+			for _, io := range []string{IOPoller, IOBlocking, IOAuto} {
 				b.Run(fmt.Sprintf("driver-%s-%s/clients=%d", protocol, io, clients), func(b *testing.B) {
 					dbe := reopen(b, be, protocol, io)
 					clientLoop(b, clients, func() (func(int) error, func()) {
@@ -406,57 +406,76 @@ func pgbench(b *testing.B, be *Backend, mode string, clients int) {
 	b.ReportMetric(1e9/tps, "ns/op")
 }
 
-// BenchmarkPointLookupInterleaved runs the one-client variants in turns of
-// 1000 lookups each, in a rotating order, so load from elsewhere on the
-// machine hits them all alike; one b.N is one turn of every variant.
+// BenchmarkPointLookupInterleaved runs the variants at 1, 2 and 8 clients
+// in turns of 1000 lookups each, in a rotating order, so load from
+// elsewhere on the machine hits them all alike; one b.N is one turn of
+// every variant. Each variant keeps its own sessions open throughout.
 func BenchmarkPointLookupInterleaved(b *testing.B) {
+	for _, clients := range []int{1, 2, 8} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			interleaved(b, clients)
+		})
+	}
+}
+
+func interleaved(b *testing.B, clients int) {
 	be := benchFixture(b)
 	args := lookupArgs()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
 	type variant struct {
 		name string
-		op   func(i int) error
+		ops  []func(i int) error // one per client
 	}
 	var vs []variant
 	for _, protocol := range []string{ProtocolExtended, ProtocolSimple} {
-		for _, io := range []string{IOPoller, IOBlocking} {
-			s, err := reopen(b, be, protocol, io).Session(ctx)
-			if err != nil {
-				b.Fatal(err)
+		for _, io := range []string{IOPoller, IOBlocking, IOAuto} {
+			dbe := reopen(b, be, protocol, io)
+			v := variant{name: "driver-" + protocol + "-" + io}
+			for c := 0; c < clients; c++ {
+				s, err := dbe.Session(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				st, err := s.Prepare(ctx, lookupSQL)
+				if err != nil {
+					b.Fatal(err)
+				}
+				v.ops = append(v.ops, func(i int) error {
+					_, err := st.Query(ctx, args[i%lookupKeys], nil)
+					return err
+				})
 			}
-			defer s.Close()
-			st, err := s.Prepare(ctx, lookupSQL)
-			if err != nil {
-				b.Fatal(err)
-			}
-			vs = append(vs, variant{"driver-" + protocol + "-" + io, func(i int) error {
-				_, err := st.Query(ctx, args[i%lookupKeys], nil)
-				return err
-			}})
+			vs = append(vs, v)
 		}
 		cfg := be.connCfg.Copy()
 		if protocol == ProtocolSimple {
 			cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 		}
-		conn, err := pgx.ConnectConfig(ctx, cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer closeQuietly(conn)
-		vs = append(vs, variant{"pgx-" + protocol, func(i int) error {
-			a := args[i%lookupKeys]
-			rows, err := conn.Query(ctx, lookupSQL, a[0], a[1])
+		v := variant{name: "pgx-" + protocol}
+		for c := 0; c < clients; c++ {
+			conn, err := pgx.ConnectConfig(ctx, cfg)
 			if err != nil {
-				return err
+				b.Fatal(err)
 			}
-			for rows.Next() {
-			}
-			rows.Close()
-			return rows.Err()
-		}})
+			defer closeQuietly(conn)
+			v.ops = append(v.ops, func(i int) error {
+				a := args[i%lookupKeys]
+				rows, err := conn.Query(ctx, lookupSQL, a[0], a[1])
+				if err != nil {
+					return err
+				}
+				for rows.Next() {
+				}
+				rows.Close()
+				return rows.Err()
+			})
+		}
+		vs = append(vs, v)
 	}
 	const turn = 1000
+	per := turn / clients
 	wall := make([]time.Duration, len(vs))
 	cpu := make([]time.Duration, len(vs))
 	b.ResetTimer()
@@ -465,17 +484,32 @@ func BenchmarkPointLookupInterleaved(b *testing.B) {
 			k = (k + r) % len(vs) // rotate the order
 			v := vs[k]
 			t0, c0 := time.Now(), cpuTime()
-			for i := r * turn; i < (r+1)*turn; i++ {
-				if err := v.op(i); err != nil {
-					b.Fatalf("%s: %v", v.name, err)
-				}
+			var wg sync.WaitGroup
+			errs := make(chan error, clients)
+			for c, op := range v.ops {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					base := r*turn + c*per
+					for i := base; i < base+per; i++ {
+						if err := op(i); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}()
 			}
+			wg.Wait()
 			cpu[k] += cpuTime() - c0
 			wall[k] += time.Since(t0)
+			close(errs)
+			for err := range errs {
+				b.Fatalf("%s: %v", v.name, err)
+			}
 		}
 	}
 	for k, v := range vs {
-		ops := float64(b.N * turn)
+		ops := float64(b.N * per * clients)
 		b.ReportMetric(ops/wall[k].Seconds(), v.name+"-ops/s")
 		b.ReportMetric(float64(cpu[k].Nanoseconds())/ops, v.name+"-cpu-ns/op")
 	}

@@ -18,7 +18,7 @@ func TestDeadlineFallback(t *testing.T) {
 	old := cancelDeadlineDelay
 	cancelDeadlineDelay = 300 * time.Millisecond
 	defer func() { cancelDeadlineDelay = old }()
-	for _, v := range []variant{variants[0], variants[2]} {
+	for _, v := range []variant{variants[0], variants[2], variants[4]} {
 		t.Run(v.io, func(t *testing.T) {
 			b := openTest(t, v, nil)
 			ctx := testCtx(t)

@@ -38,10 +38,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -76,6 +78,7 @@ const (
 const (
 	IOPoller   = "poller"   // Go's network poller
 	IOBlocking = "blocking" // blocking system calls, see blockingConn
+	IOAuto     = "auto"     // kernel waits up to GOMAXPROCS sessions, see autoConn
 )
 
 // defaultIO is the io option's default.
@@ -99,6 +102,9 @@ type Backend struct {
 
 	mu   sync.Mutex // guards meta
 	meta *pgx.Conn  // for Size, Explain, settings and version
+
+	sessions atomic.Int32 // open sessions, for io=auto
+	fewLimit int32        // io=auto waits in the kernel up to this many
 }
 
 var (
@@ -143,8 +149,8 @@ func parseOptions(cfg drivers.Config) (options, error) {
 	if o.protocol != ProtocolExtended && o.protocol != ProtocolSimple {
 		return o, fmt.Errorf("postgres: option protocol = %q: want %q or %q", o.protocol, ProtocolExtended, ProtocolSimple)
 	}
-	if o.io != IOPoller && o.io != IOBlocking {
-		return o, fmt.Errorf("postgres: option io = %q: want %q or %q", o.io, IOPoller, IOBlocking)
+	if o.io != IOPoller && o.io != IOBlocking && o.io != IOAuto {
+		return o, fmt.Errorf("postgres: option io = %q: want %q, %q or %q", o.io, IOAuto, IOPoller, IOBlocking)
 	}
 	if o.database == "" {
 		o.database = "mentat_" + sanitizeName(cfg.Scale)
@@ -198,8 +204,12 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 
 	b.connCfg = adminCfg.Copy()
 	b.connCfg.Database = o.database
-	if o.io == IOBlocking {
+	switch o.io {
+	case IOBlocking:
 		b.connCfg.DialFunc = dialBlocking
+	case IOAuto:
+		b.fewLimit = int32(runtime.GOMAXPROCS(0))
+		b.connCfg.DialFunc = dialAuto(func() bool { return b.sessions.Load() <= b.fewLimit })
 	}
 	if o.protocol == ProtocolSimple {
 		b.connCfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol

@@ -63,6 +63,7 @@ func (v variant) String() string { return v.protocol + "-" + v.io }
 var variants = []variant{
 	{ProtocolExtended, IOPoller}, {ProtocolSimple, IOPoller},
 	{ProtocolExtended, IOBlocking}, {ProtocolSimple, IOBlocking},
+	{ProtocolExtended, IOAuto}, {ProtocolSimple, IOAuto},
 }
 
 // openTest opens a fresh database and drops it when the test ends.
@@ -561,7 +562,7 @@ func TestLoaderTypes(t *testing.T) {
 // TestLoaderLarge crosses chunk boundaries with interleaved tables and a
 // Close without Flush that must discard.
 func TestLoaderLarge(t *testing.T) {
-	for _, v := range []variant{variants[0], variants[2]} {
+	for _, v := range []variant{variants[0], variants[2], variants[4]} {
 		t.Run(v.io, func(t *testing.T) { testLoaderLarge(t, v) })
 	}
 }

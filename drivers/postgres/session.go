@@ -47,6 +47,7 @@ func (b *Backend) Session(ctx context.Context) (drivers.Session, error) {
 	if err != nil {
 		return nil, b.redact(fmt.Errorf("postgres: session: connect to database %q: %w", b.database, withCtx(ctx, err)))
 	}
+	b.sessions.Add(1)
 	return &Session{b: b, conn: c, stmts: map[*Stmt]struct{}{}}, nil
 }
 
@@ -147,7 +148,10 @@ func (s *Session) Close() error {
 		closeQuietly(s.conn)
 		s.conn = nil
 	}
-	s.stmts = nil
+	if s.stmts != nil {
+		s.b.sessions.Add(-1)
+		s.stmts = nil
+	}
 	return nil
 }
 
