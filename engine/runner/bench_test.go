@@ -250,19 +250,38 @@ func (v *variant) median(f func(sample) time.Duration) float64 {
 	return xs[len(xs)/2]
 }
 
-func (v *variant) wallNs() float64 { return v.median(func(s sample) time.Duration { return s.wall }) }
-func (v *variant) cpuNs() float64  { return v.median(func(s sample) time.Duration { return s.cpu }) }
+func wallOf(s sample) time.Duration { return s.wall }
+func cpuOf(s sample) time.Duration  { return s.cpu }
+
+func (v *variant) wallNs() float64 { return v.median(wallOf) }
+func (v *variant) cpuNs() float64  { return v.median(cpuOf) }
+
+// paired is a's rate over b's (b's time per op over a's), the median over
+// rounds of the ratio within each round: every variant has one sample per
+// round, taken next to the others, so the machine's load drifting between
+// rounds cancels out.
+func paired(a, b *variant, f func(sample) time.Duration) float64 {
+	perOp := func(s sample) float64 { return float64(f(s)) / float64(max(s.ops, 1)) }
+	n := min(len(a.samples), len(b.samples))
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = perOp(b.samples[i]) / perOp(a.samples[i])
+	}
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
 
 // reportLoads reports each variant's median datoms/s (wall) and CPU ns per
-// datom, and the engine's (vs[0]) rate over each other variant's.
+// datom, and the engine's (vs[0]) rate over each other variant's, paired
+// by round.
 func reportLoads(b *testing.B, vs []*variant) {
 	for _, v := range vs {
 		b.ReportMetric(1e3/v.wallNs(), v.name+"-Mdatoms/s")
 		b.ReportMetric(v.cpuNs(), v.name+"-cpu-ns/datom")
 	}
 	for _, v := range vs[1:] {
-		b.ReportMetric(v.wallNs()/vs[0].wallNs(), vs[0].name+"/"+v.name)
-		b.ReportMetric(v.cpuNs()/vs[0].cpuNs(), vs[0].name+"/"+v.name+"-cpu")
+		b.ReportMetric(paired(vs[0], v, wallOf), vs[0].name+"/"+v.name)
+		b.ReportMetric(paired(vs[0], v, cpuOf), vs[0].name+"/"+v.name+"-cpu")
 	}
 }
 
@@ -874,6 +893,8 @@ func runPointBlock(b *testing.B, name string, n int, probe time.Duration, calls 
 	return sample{wall: r.Elapsed, cpu: cpu, ops: r.Count}
 }
 
+// reportCalls reports each variant's median ops/s (wall) and CPU ns per
+// call, and vs[ref]'s rate over each other variant's, paired by round.
 func reportCalls(b *testing.B, vs []*variant, ref int) {
 	for _, v := range vs {
 		b.ReportMetric(1e9/v.wallNs(), v.name+"-ops/s")
@@ -881,8 +902,8 @@ func reportCalls(b *testing.B, vs []*variant, ref int) {
 	}
 	for i, v := range vs {
 		if i != ref {
-			b.ReportMetric(vs[ref].wallNs()/v.wallNs(), v.name+"/"+vs[ref].name)
-			b.ReportMetric(vs[ref].cpuNs()/v.cpuNs(), v.name+"/"+vs[ref].name+"-cpu")
+			b.ReportMetric(paired(vs[ref], v, wallOf), vs[ref].name+"/"+v.name)
+			b.ReportMetric(paired(vs[ref], v, cpuOf), vs[ref].name+"/"+v.name+"-cpu")
 		}
 	}
 }
@@ -1006,7 +1027,7 @@ func BenchmarkQ1SQLite(b *testing.B) {
 		v.run()
 		v.samples = nil
 	}
-	runBlocks(b, vs, 10)
+	runBlocks(b, vs, 20)
 	reportCalls(b, vs, 0)
 }
 
@@ -1197,7 +1218,7 @@ func BenchmarkQ1Postgres(b *testing.B) {
 		v.run()
 		v.samples = nil
 	}
-	runBlocks(b, vs, 3)
+	runBlocks(b, vs, 5)
 	for _, v := range vs {
 		b.ReportMetric(1e9/v.wallNs(), v.name+"-ops/s")
 		b.ReportMetric(v.cpuNs(), v.name+"-cpu-ns/op")
@@ -1213,7 +1234,8 @@ func BenchmarkQ1Postgres(b *testing.B) {
 			}
 		}
 		if x != nil && y != nil {
-			b.ReportMetric(y.wallNs()/x.wallNs(), a+"/"+bn)
+			b.ReportMetric(paired(x, y, wallOf), a+"/"+bn)
+			b.ReportMetric(paired(x, y, cpuOf), a+"/"+bn+"-client-cpu")
 		}
 	}
 	for _, k := range []string{"c1", "c2"} {
