@@ -78,8 +78,12 @@ log() { echo "== $*" >&2; }
 
 # median: the middle of the numbers on stdin.
 median() { sort -g | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]}'; }
-# ratio A B: A/B to two decimals.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b}'; }
+# pratio A B: the median over rounds of A's figure over B's in the same
+# round (files of one figure per round), to two decimals.
+pratio() {
+	paste -d' ' "$tmp/$1" "$tmp/$2" | awk 'NF == 2 && $2 > 0 {print $1 / $2}' | median |
+		awk '{printf "%.2f", $1} END {if (!NR) print "-"}'
+}
 # csvcol FILE COLUMN [FILTER-COLUMN VALUE]...: the COLUMN values of FILE's rows.
 csvcol() {
 	local file=$1 col=$2
@@ -147,11 +151,12 @@ log "Go benchmarks: engine vs go-sqlite3 loops and DuckDB COPY ($rounds interlea
 MENTAT_SPEC_BENCH_SCALE=$scale MENTAT_SPEC_BENCH_GEN_DIR=$gen \
 	go test -run '^$' -bench 'Load(SQLite|DuckDB)$' -benchtime "${rounds}x" -timeout 30m ./engine/runner/ >"$tmp/gobench.txt" ||
 	die "go test failed: $(tail -20 "$tmp/gobench.txt")"
-# gomet BENCHMARK METRIC: a metric of the Go benchmark output, Mdatoms/s
-# turned into datoms/s.
+# gomet BENCHMARK METRIC [FACTOR]: a metric of the Go benchmark output
+# times FACTOR (default 1e6: Mdatoms/s to datoms/s).
 gomet() {
-	awk -v b="^$1-" -v m="$2" '$1 ~ b {for (i = 2; i < NF; i++) if ($(i + 1) == m) print $i * 1e6}' "$tmp/gobench.txt" | head -1
+	awk -v b="^$1-" -v m="$2" -v f="${3:-1e6}" '$1 ~ b {for (i = 2; i < NF; i++) if ($(i + 1) == m) print $i * f}' "$tmp/gobench.txt" | head -1
 }
+r2() { awk -v x="$1" 'BEGIN {if (x == "") print "-"; else printf "%.2f", x}'; }
 
 # --- q1 on PostgreSQL: pgbench and the engine, in turns ---------------------
 url=$(dburl "$engine_db")
@@ -202,24 +207,26 @@ cat <<EOF
 
 engine vs native, scale $scale ($datoms datoms), medians of $rounds rounds, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)
 
-Bulk load, datoms/s (engine: bulkLoad as loads.csv reports it; "Go bench" is the interleaved run of BenchmarkLoad*)
+Bulk load, datoms/s, medians; engine/native is the median of the per-round ratios (engine: bulkLoad's
+time as loads.csv reports it; "Go bench": BenchmarkLoadSQLite/DuckDB, variants interleaved, whose ratios these are)
 | backend | engine (apply -phase load) | engine (Go bench) | native | native datoms/s | engine/native |
 | --- | ---: | ---: | --- | ---: | ---: |
-| PostgreSQL | $(fmt "$pg_engine") | | psql \\copy of the CSV files | $(fmt "$pg_copy") | $(ratio "$pg_engine" "$pg_copy") |
-| PostgreSQL, one transaction per job | $(fmt "$pg_engine1") | | psql \\copy of the CSV files | $(fmt "$pg_copy") | $(ratio "$pg_engine1" "$pg_copy") |
-| SQLite | $(fmt "$sq_apply") | $(fmt "$sq_engine") | database/sql prepared INSERT, 10k rows/tx | $(fmt "$sq_dbsql") | $(ratio "$sq_engine" "$sq_dbsql") |
-| SQLite | | | go-sqlite3 driver stmt, 1 row per INSERT | $(fmt "$sq_drv") | $(ratio "$sq_engine" "$sq_drv") |
-| DuckDB | $(fmt "$dk_apply") | $(fmt "$dk_engine") | COPY FROM the CSV files (+ CHECKPOINT, both) | $(fmt "$dk_copy") | $(ratio "$dk_engine" "$dk_copy") |
+| PostgreSQL | $(fmt "$pg_engine") | | psql \\copy of the CSV files | $(fmt "$pg_copy") | $(pratio pg-engine pg-copy) |
+| PostgreSQL, one transaction per job | $(fmt "$pg_engine1") | | psql \\copy of the CSV files | $(fmt "$pg_copy") | $(pratio pg-engine-1tx pg-copy) |
+| SQLite | $(fmt "$sq_apply") | $(fmt "$sq_engine") | database/sql prepared INSERT, 10k rows/tx | $(fmt "$sq_dbsql") | $(r2 "$(gomet BenchmarkLoadSQLite engine/database_sql 1)") |
+| SQLite | | | go-sqlite3 driver stmt, 1 row per INSERT | $(fmt "$sq_drv") | $(r2 "$(gomet BenchmarkLoadSQLite engine/go-sqlite3 1)") |
+| DuckDB | $(fmt "$dk_apply") | $(fmt "$dk_engine") | COPY FROM the CSV files (+ CHECKPOINT, both) | $(fmt "$dk_copy") | $(r2 "$(gomet BenchmarkLoadDuckDB engine/copy 1)") |
 
-q1 point lookup on PostgreSQL, ops/s (engine: point_lookup through apply, extended protocol and io=poller as the
-quickstart, or as noted; pgbench: the same SELECT, a random user's email per call)
+q1 point lookup on PostgreSQL, ops/s, medians; ratios are medians of per-round ratios (engine: point_lookup through
+apply, extended protocol and io=poller as the quickstart, or as noted; pgbench: the same SELECT, a random user's email)
 | clients | engine, extended | pgbench -M prepared | ratio | engine, extended, io=blocking | ratio | engine, simple | pgbench -M simple | ratio |
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 EOF
 for c in 1 2; do
 	ee=$(m "engine-extended-$c") pp=$(m "pgbench-prepared-$c") eb=$(m "engine-blocking-$c")
 	es=$(m "engine-simple-$c") ps=$(m "pgbench-simple-$c")
-	echo "| $c | $(fmt "$ee") | $(fmt "$pp") | $(ratio "$ee" "$pp") | $(fmt "$eb") | $(ratio "$eb" "$pp") | $(fmt "$es") | $(fmt "$ps") | $(ratio "$es" "$ps") |"
+	echo "| $c | $(fmt "$ee") | $(fmt "$pp") | $(pratio "engine-extended-$c" "pgbench-prepared-$c") | $(fmt "$eb") |" \
+		"$(pratio "engine-blocking-$c" "pgbench-prepared-$c") | $(fmt "$es") | $(fmt "$ps") | $(pratio "engine-simple-$c" "pgbench-simple-$c") |"
 done
 echo
 echo "Per round: $(for f in pg-engine pg-engine-1tx pg-copy sqlite-engine duckdb-engine; do printf '%s=%s ' "$f" "$(paste -sd/ "$tmp/$f")"; done)"
