@@ -9,11 +9,13 @@
 //	          missing.
 //	protocol  "extended" (default: server-side prepared statements) or
 //	          "simple" (client-side interpolation, one round trip per call).
-//	io        "poller" (default: Go's network poller) or "blocking" (plain
-//	          blocking reads and writes: about half the client CPU per
-//	          query at one client on an idle machine, but slower when the
-//	          machine is busy and no better from 8 clients; see
-//	          BENCHMARKS.md).
+//	io        how a session waits for the server's reply: "auto" (default)
+//	          waits in the kernel (ppoll, then read) while the backend has
+//	          no more open sessions than GOMAXPROCS and through Go's
+//	          network poller beyond; "poller" always uses the poller;
+//	          "blocking" makes plain blocking reads and writes. At 1 and 2
+//	          clients the kernel wait gave 1.1 to 1.3x the lookups of the
+//	          poller for a third less client CPU (see BENCHMARKS.md).
 //
 // Settings (GUCs) are validated against the server at Open, before
 // anything is created, and a bad name or value fails Open with an error
@@ -82,7 +84,7 @@ const (
 )
 
 // defaultIO is the io option's default.
-const defaultIO = IOPoller
+const defaultIO = IOAuto
 
 // cancelDeadlineDelay bounds how long a cancelled call waits for the server
 // to acknowledge the cancel request before the socket is closed instead
