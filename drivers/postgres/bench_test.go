@@ -366,7 +366,7 @@ func pgbench(b *testing.B, be *Backend, mode string, clients int) {
 		}
 	}
 	key := fmt.Sprint(mode, clients)
-	if tps, ok := pgbenchTPS[key]; ok {
+	if tps, ok := pgbenchTPS[key]; ok && b.N > 1 {
 		// Called again with a larger b.N: pgbench already ran.
 		b.ReportMetric(tps, "ops/s")
 		b.ReportMetric(1e9/tps, "ns/op")
