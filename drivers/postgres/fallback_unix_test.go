@@ -15,6 +15,7 @@ import (
 // unanswered: the socket is then closed at the deadline fallback, the call
 // says the session reconnects, and the next call does.
 func TestDeadlineFallback(t *testing.T) {
+	testDSN(t) // skip once, not per subtest
 	old := cancelDeadlineDelay
 	cancelDeadlineDelay = 300 * time.Millisecond
 	defer func() { cancelDeadlineDelay = old }()

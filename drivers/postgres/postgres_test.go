@@ -95,6 +95,7 @@ func openTest(t testing.TB, v variant, settings map[string]string) *Backend {
 }
 
 func TestConformance(t *testing.T) {
+	testDSN(t) // skip once, not per subtest
 	for _, v := range variants {
 		t.Run(v.String(), func(t *testing.T) {
 			drivertest.Run(t, func(t *testing.T) drivers.Backend {
@@ -320,6 +321,7 @@ func TestDropRefusesProtected(t *testing.T) {
 }
 
 func TestCancelKeepsSession(t *testing.T) {
+	testDSN(t) // skip once, not per subtest
 	for _, v := range variants {
 		t.Run(v.String(), func(t *testing.T) {
 			b := openTest(t, v, nil)
@@ -377,6 +379,7 @@ func backendPID(t *testing.T, s drivers.Session) int64 {
 }
 
 func TestReconnect(t *testing.T) {
+	testDSN(t) // skip once, not per subtest
 	for _, v := range variants {
 		t.Run(v.String(), func(t *testing.T) {
 			b := openTest(t, v, nil)
@@ -422,6 +425,7 @@ func TestReconnect(t *testing.T) {
 }
 
 func TestConvert(t *testing.T) {
+	testDSN(t) // skip once, not per subtest
 	for _, v := range variants {
 		t.Run(v.String(), func(t *testing.T) {
 			b := openTest(t, v, nil)
@@ -562,6 +566,7 @@ func TestLoaderTypes(t *testing.T) {
 // TestLoaderLarge crosses chunk boundaries with interleaved tables and a
 // Close without Flush that must discard.
 func TestLoaderLarge(t *testing.T) {
+	testDSN(t) // skip once, not per subtest
 	for _, v := range []variant{variants[0], variants[2], variants[4]} {
 		t.Run(v.io, func(t *testing.T) { testLoaderLarge(t, v) })
 	}
