@@ -1059,6 +1059,63 @@ func (noopStmt) Query(_ context.Context, args []any, _ *[][]any) (int64, error) 
 }
 func (noopStmt) Close() error { return nil }
 
+func (noopBackend) NewLoader(context.Context, []drivers.TableSpec) (drivers.Loader, error) {
+	return &noopLoader{}, nil
+}
+
+// noopLoader keeps nothing; it reads the values as a driver would.
+type noopLoader struct{ n, sum int64 }
+
+func (l *noopLoader) Append(_ int, row []any) error {
+	l.n++
+	if e, ok := row[0].(int64); ok {
+		l.sum += e
+	}
+	return nil
+}
+func (l *noopLoader) Flush(context.Context) error { return nil }
+func (l *noopLoader) Close() error                { return nil }
+
+// BenchmarkLoadOverhead: the engine's own cost per datom of a bulk load
+// (bulkLoad with the quickstart's settings: the datagen stream, the rows
+// handed to the driver) into a loader that keeps nothing; against the
+// datagen stream alone.
+func BenchmarkLoadOverhead(b *testing.B) {
+	_, sp, cp := benchPlan(b, "sqlite", b.TempDir())
+	ctx := context.Background()
+	var mallocs, datoms uint64
+	vs := []*variant{
+		{name: "bulkload", run: func() sample {
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			c0, t0 := cpuTime(), time.Now()
+			res, err := bulkLoad(ctx, noopBackend{}, sp.Gen, cp.Backend.Load, 0)
+			if err != nil || res.datoms != sp.Stats.Datoms {
+				b.Fatalf("%d datoms, %v", res.datoms, err)
+			}
+			s := sample{wall: time.Since(t0), cpu: cpuTime() - c0, ops: res.datoms}
+			runtime.ReadMemStats(&m1)
+			mallocs += m1.Mallocs - m0.Mallocs
+			datoms += uint64(res.datoms)
+			return s
+		}},
+		{name: "stream", run: func() sample {
+			c0, t0 := cpuTime(), time.Now()
+			var n int64
+			err := sp.Gen.Stream(ctx, 0, sp.Gen.TxCount(), func(tx *datagen.Tx) error { n += int64(len(tx.Datoms)); return nil })
+			if err != nil {
+				b.Fatal(err)
+			}
+			return sample{wall: time.Since(t0), cpu: cpuTime() - c0, ops: n}
+		}},
+	}
+	runBlocks(b, vs, 3)
+	for _, v := range vs {
+		b.ReportMetric(v.cpuNs(), v.name+"-cpu-ns/datom")
+	}
+	b.ReportMetric(float64(mallocs)/float64(datoms), "bulkload-allocs/datom")
+}
+
 // BenchmarkOverheadQ1: the engine's CPU per call with a no-op driver, q1's
 // parameters (a random user's email) made per call (issue 2). stmt is the
 // floor (the driver call alone, fixed arguments); call adds the runner's
