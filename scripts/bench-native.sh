@@ -11,9 +11,9 @@
 #      the same CSV files (there is no DuckDB CLI), and times
 #      `apply -phase load` on SQLite and DuckDB too;
 #   4. runs pgbench (-M simple and -M prepared, -c 1 and -c 2) and the
-#      engine's point_lookup (q1, 1 and 2 clients; extended protocol as the
-#      quickstart, simple protocol, and extended with the driver's
-#      io=blocking) in turns against the engine-loaded PostgreSQL database;
+#      engine's point_lookup (q1, 1 and 2 clients; extended protocol and the
+#      driver's default io as the quickstart, simple protocol, and extended
+#      with io=poller) in turns against the engine-loaded PostgreSQL database;
 #   5. prints a table of medians over the rounds.
 #
 # Environment (defaults in brackets):
@@ -179,17 +179,17 @@ engine_run() { # PROTOCOL IO OUTDIR: "clients ops/s" lines
 		die "apply -phase bench ($1, io=$2) failed (see $3)"
 	awk -F, 'NR > 1 && $1 == "point_lookup" && $6 == "read" {print $5, $12}' "$3/timings.csv"
 }
-variants="pgbench-prepared pgbench-simple engine-extended engine-simple engine-blocking"
+variants="pgbench-prepared pgbench-simple engine-extended engine-simple engine-poller"
 for c in 1 2; do for v in $variants; do : >"$tmp/$v-$c"; done; done
 for ((r = 1; r <= rounds; r++)); do
 	log "q1 on PostgreSQL, round $r of $rounds (${secs}s per run)"
-	for mode in prepared simple blocking; do
+	for mode in prepared simple poller; do
 		case $mode in
-		prepared) proto=extended io=poller name=extended ;;
-		simple) proto=simple io=poller name=simple ;;
-		blocking) proto=extended io=blocking name=blocking ;;
+		prepared) proto=extended io=auto name=extended ;;
+		simple) proto=simple io=auto name=simple ;;
+		poller) proto=extended io=poller name=poller ;;
 		esac
-		if [[ $mode != blocking ]]; then
+		if [[ $mode != poller ]]; then
 			for c in 1 2; do pgbench_run "$mode" "$c" >>"$tmp/pgbench-$mode-$c"; done
 		fi
 		engine_run "$proto" "$io" "$tmp/results/q1-$name-$r" | while read -r c ops; do echo "$ops" >>"$tmp/engine-$name-$c"; done
@@ -218,15 +218,16 @@ time as loads.csv reports it; "Go bench": BenchmarkLoadSQLite/DuckDB, variants i
 | DuckDB | $(fmt "$dk_apply") | $(fmt "$dk_engine") | COPY FROM the CSV files (+ CHECKPOINT, both) | $(fmt "$dk_copy") | $(r2 "$(gomet BenchmarkLoadDuckDB engine/copy 1)") |
 
 q1 point lookup on PostgreSQL, ops/s, medians; ratios are medians of per-round ratios (engine: point_lookup through
-apply, extended protocol and io=poller as the quickstart, or as noted; pgbench: the same SELECT, a random user's email)
-| clients | engine, extended | pgbench -M prepared | ratio | engine, extended, io=blocking | ratio | engine, simple | pgbench -M simple | ratio |
+apply, extended protocol and the driver's default io=auto as the quickstart, or as noted; pgbench: the same SELECT,
+a random user's email)
+| clients | engine, extended | pgbench -M prepared | ratio | engine, extended, io=poller | ratio | engine, simple | pgbench -M simple | ratio |
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 EOF
 for c in 1 2; do
-	ee=$(m "engine-extended-$c") pp=$(m "pgbench-prepared-$c") eb=$(m "engine-blocking-$c")
+	ee=$(m "engine-extended-$c") pp=$(m "pgbench-prepared-$c") eb=$(m "engine-poller-$c")
 	es=$(m "engine-simple-$c") ps=$(m "pgbench-simple-$c")
 	echo "| $c | $(fmt "$ee") | $(fmt "$pp") | $(pratio "engine-extended-$c" "pgbench-prepared-$c") | $(fmt "$eb") |" \
-		"$(pratio "engine-blocking-$c" "pgbench-prepared-$c") | $(fmt "$es") | $(fmt "$ps") | $(pratio "engine-simple-$c" "pgbench-simple-$c") |"
+		"$(pratio "engine-poller-$c" "pgbench-prepared-$c") | $(fmt "$es") | $(fmt "$ps") | $(pratio "engine-simple-$c" "pgbench-simple-$c") |"
 done
 echo
 echo "Per round: $(for f in pg-engine pg-engine-1tx pg-copy sqlite-engine duckdb-engine; do printf '%s=%s ' "$f" "$(paste -sd/ "$tmp/$f")"; done)"

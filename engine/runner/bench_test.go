@@ -1163,7 +1163,8 @@ func BenchmarkOverheadQ1(b *testing.B) {
 }
 
 // BenchmarkQ1Postgres: q1 through the engine (RunPoint calling the
-// runner's clients, as point_lookup at 1 and 2 clients) against pgbench
+// runner's clients, as point_lookup at 1 and 2 clients; the bench spec's
+// backend, so the driver's default io=auto, and io=poller) against pgbench
 // running the same SELECT with a random user's email, -M prepared and
 // -M simple, on the same database loaded through the runner (issue 5).
 // Blocks alternate: about n calls of each variant in turn. cpu-ns/op is
@@ -1213,8 +1214,8 @@ func BenchmarkQ1Postgres(b *testing.B) {
 		engine("engine-c2", clients(2, nil)),
 		engine("engine-simple-c1", clients(1, map[string]string{"protocol": "simple"})),
 		engine("engine-simple-c2", clients(2, map[string]string{"protocol": "simple"})),
-		engine("engine-blocking-c1", clients(1, map[string]string{"io": "blocking"})),
-		engine("engine-blocking-c2", clients(2, map[string]string{"io": "blocking"})),
+		engine("engine-poller-c1", clients(1, map[string]string{"io": "poller"})),
+		engine("engine-poller-c2", clients(2, map[string]string{"io": "poller"})),
 	}
 	pgbench := os.Getenv("PGBENCH")
 	if pgbench == "" {
@@ -1297,7 +1298,7 @@ func BenchmarkQ1Postgres(b *testing.B) {
 	}
 	for _, k := range []string{"c1", "c2"} {
 		ratio("engine-"+k, "pgbench-prepared-"+k)
-		ratio("engine-blocking-"+k, "pgbench-prepared-"+k)
+		ratio("engine-poller-"+k, "pgbench-prepared-"+k)
 		ratio("engine-simple-"+k, "pgbench-simple-"+k)
 	}
 }

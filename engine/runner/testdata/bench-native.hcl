@@ -46,8 +46,8 @@ variable "protocol" {
 
 variable "io" {
   type        = string
-  default     = "poller"
-  description = "PostgreSQL driver socket I/O: poller (Go's network poller) or blocking."
+  default     = "auto"
+  description = "PostgreSQL driver socket I/O: auto (the driver's default, as the quickstart), poller or blocking."
 }
 
 variable "pg_batch_rows" {
