@@ -21,7 +21,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		"Runs the benchmark: for each scale and backend, loads the generated dataset into a store the run creates (or reuses one an earlier run loaded), measures every scenario at every client count, checks every answer against the generator's truth, and writes a results directory. Exits 1 if any check fails.", stderr)
 	sf.register(fs)
 	out := fs.String("o", "", "results directory (default results/run-<UTC time>); an existing one is appended to")
-	dataDir := fs.String("data", "data", "default directory for file databases (a backend's path option wins)")
+	dataDir := fs.String("data", ".", "directory that relative database paths of backends are resolved against, and where backends without a path put their files")
 	phase := fs.String("phase", runner.PhaseAll, "all: load where needed, measure, check; load: load and check only; bench: reuse loaded stores, never load")
 	reload := fs.Bool("reload", false, "drop and reload stores this tool created even when they already hold the dataset")
 	quiet := fs.Bool("q", false, "print only the final table")
