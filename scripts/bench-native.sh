@@ -39,7 +39,7 @@ cd "$repo"
 limit=${BENCH_TIMEOUT:-3600}
 if [[ -z ${BENCH_NATIVE_BOUNDED:-} ]]; then
 	export BENCH_NATIVE_BOUNDED=1
-	exec timeout --kill-after=30 "$limit" "$0" "$@"
+	exec timeout --kill-after=30 "$limit" "$repo/scripts/bench-native.sh" "$@"
 fi
 
 scale=${BENCH_SCALE:-s}
