@@ -342,8 +342,9 @@ backend "postgres" {
   analyze    = ["ANALYZE"]
   vacuum     = ["VACUUM"]
   load {
-    tables = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
-    jobs   = 2 # parallel COPY streams
+    tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
+    jobs       = 2       # parallel COPY streams
+    batch_rows = 1000000 # each commit waits for its COPY to end and reach disk: few, large ones
   }
 }
 

@@ -187,7 +187,7 @@ func TestBenchSpecMatchesQuickstart(t *testing.T) {
 	}
 	// Backends: the same but for where the store lives and the knobs the
 	// benchmark turns (PostgreSQL's protocol, io and load transaction size).
-	own := regexp.MustCompile(`^\s*((path|database|protocol|io)\s*=|batch_rows\s*=\s*var\.)`)
+	own := regexp.MustCompile(`^\s*(path|database|protocol|io|batch_rows)\s*=`)
 	settings := func(block string) []string {
 		var out []string
 		for _, l := range strings.Split(block, "\n") {

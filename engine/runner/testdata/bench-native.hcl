@@ -52,8 +52,8 @@ variable "io" {
 
 variable "pg_batch_rows" {
   type        = number
-  default     = 10000
-  description = "Rows per PostgreSQL load transaction; 10000 (the engine's default) is what the quickstart uses."
+  default     = 1000000
+  description = "Rows per PostgreSQL load transaction; 1000000 is what the quickstart uses."
 }
 
 variable "data_dir" {
