@@ -1,8 +1,12 @@
 // Package drivers defines the small interface every database driver
 // implements and a Registry to find drivers by name. A driver knows its
-// database; it knows no scenario, query or dataset. Optional capabilities
-// (bulk load, size, explain, drop, settings read-back) are separate
-// interfaces detected with a type assertion.
+// database; it knows no scenario, query or dataset.
+//
+// What a spec needs before anything is opened (the SQL dialect, the
+// option names) is on the Driver. Optional capabilities (bulk load, size,
+// explain, drop, settings read-back, version) are separate interfaces
+// that the engine detects with a type assertion on the Backend, never on
+// a Session: a driver implements them on its Backend type.
 package drivers
 
 import (
@@ -30,6 +34,12 @@ type Config struct {
 
 // Driver opens backends. Implementations must be safe for concurrent use.
 type Driver interface {
+	// Dialect names the SQL dialect ("sqlite", "postgres", "duckdb"); the
+	// engine picks a query's text by it. Backends report the same.
+	Dialect() string
+	// OptionNames lists the backend options the driver accepts, so a
+	// spec's unknown option is reported at its line before anything runs.
+	OptionNames() []string
 	// Open connects to (creating if missing) the store for cfg.
 	Open(ctx context.Context, cfg Config) (Backend, error)
 }
@@ -138,12 +148,6 @@ type SettingsReader interface {
 // Versioner reports the database's version string for env.txt.
 type Versioner interface {
 	Version(ctx context.Context) (string, error)
-}
-
-// OptionLister is implemented by drivers that list the option names they
-// accept, so a spec's unknown option is reported at its line by validate.
-type OptionLister interface {
-	OptionNames() []string
 }
 
 // Registry maps driver names to drivers. The zero value is not usable; use

@@ -11,6 +11,9 @@ import (
 
 type nopDriver struct{ id int }
 
+func (nopDriver) Dialect() string       { return "nop" }
+func (nopDriver) OptionNames() []string { return nil }
+
 func (nopDriver) Open(context.Context, drivers.Config) (drivers.Backend, error) {
 	return nil, errors.New("not a real driver")
 }

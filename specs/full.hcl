@@ -536,7 +536,7 @@ scenario "concurrency_sweep" {
 
 scenario "cold_vs_warm" {
   description = "restart the database and drop the OS page cache, then each query's first call against the next 30"
-  restart     = true
+  kind        = "cold_warm"
   warm_calls  = 30
   read {
     mix = [query.q1, query.pull]

@@ -6,6 +6,7 @@ package specs
 
 import (
 	"encoding/json"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	_ "github.com/mentat-spec/mentat-spec/drivers/all"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -20,7 +22,7 @@ func load(t *testing.T, path string) *config.Spec {
 	t.Helper()
 	spec, diags := config.Load([]string{path}, config.Options{Env: []string{}})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(drivers.Default)...)
+		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
 	}
 	if diags.HasErrors() {
 		t.Fatalf("%s: %s", path, diags.Error())
@@ -111,8 +113,8 @@ func findScenario(s *config.Spec, name string) *config.Scenario {
 
 func names(sc *config.Scenario) string {
 	var out string
-	for _, st := range sc.Streams {
-		out += st.Op + ":" + st.MixNames[0] + " "
+	for _, q := range sc.Queries() {
+		out += "query:" + q + " "
 	}
 	for _, ck := range sc.Checks {
 		out += "check:" + ck.Name + "/" + ck.Query + " "

@@ -45,7 +45,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	p, diags := plan.Build(ctx, spec, workers())
+	p, diags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
 	printDiags(stderr, spec, diags)
 	if diags.HasErrors() {
 		return exitUsage

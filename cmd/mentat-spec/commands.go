@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"io"
 	"os"
 	"os/signal"
@@ -52,7 +53,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	p, diags := plan.Build(ctx, spec, workers())
+	p, diags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
 	printDiags(stderr, spec, diags)
 	if diags.HasErrors() {
 		return exitUsage

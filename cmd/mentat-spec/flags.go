@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"io"
 	"runtime"
 	"sort"
@@ -11,8 +12,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/drivers"
-	_ "github.com/mentat-spec/mentat-spec/drivers/all" // registers the drivers
+	_ "github.com/mentat-spec/mentat-spec/drivers/all"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all" // registers the drivers
 )
 
 // varFlags collects -var and -var-file in command-line order.
@@ -94,7 +96,7 @@ func parseOrExit(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 func loadSpec(paths []string, sf *specFlags, stderr io.Writer) (*config.Spec, bool) {
 	spec, diags := config.Load(paths, config.Options{Vars: sf.vars})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(drivers.Default)...)
+		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
 	}
 	printDiags(stderr, spec, diags)
 	return spec, !diags.HasErrors()

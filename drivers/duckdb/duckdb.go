@@ -44,6 +44,9 @@ type duckDriver struct{}
 // OptionNames lists the options Open accepts.
 func (duckDriver) OptionNames() []string { return []string{"path"} }
 
+// Dialect is "duckdb".
+func (duckDriver) Dialect() string { return "duckdb" }
+
 type setting struct{ name, value string }
 
 // Open opens (creating if missing) the database file for cfg and applies

@@ -86,9 +86,11 @@ func TestRegistered(t *testing.T) {
 	if !ok {
 		t.Fatalf("%q is not registered in drivers.Default", Name)
 	}
-	ol, ok := d.(drivers.OptionLister)
-	if !ok || len(ol.OptionNames()) != 1 || ol.OptionNames()[0] != "path" {
-		t.Errorf("OptionNames: %v", ol)
+	if names := d.OptionNames(); len(names) != 1 || names[0] != "path" {
+		t.Errorf("OptionNames: %v", names)
+	}
+	if d.Dialect() != Name {
+		t.Errorf("Dialect: %q, want %q", d.Dialect(), Name)
 	}
 }
 

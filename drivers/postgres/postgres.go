@@ -63,12 +63,14 @@ func New() drivers.Driver { return pgDriver{} }
 type pgDriver struct{}
 
 var (
-	_ drivers.Driver       = pgDriver{}
-	_ drivers.OptionLister = pgDriver{}
+	_ drivers.Driver = pgDriver{}
 )
 
 // OptionNames lists the options Open accepts.
 func (pgDriver) OptionNames() []string { return []string{"database", "dsn", "io", "protocol"} }
+
+// Dialect is "postgres".
+func (pgDriver) Dialect() string { return "postgres" }
 
 // Protocol values of the "protocol" option.
 const (

@@ -42,6 +42,9 @@ type sqliteDriver struct{}
 // OptionNames lists the options Open accepts.
 func (sqliteDriver) OptionNames() []string { return []string{"path"} }
 
+// Dialect is "sqlite".
+func (sqliteDriver) Dialect() string { return "sqlite" }
+
 // defaultSettings apply unless the config sets the same pragma.
 var defaultSettings = map[string]string{
 	"journal_mode": "WAL",

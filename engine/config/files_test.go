@@ -3,6 +3,7 @@ package config_test
 import (
 	"bufio"
 	"fmt"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,8 +13,9 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/drivers"
-	_ "github.com/mentat-spec/mentat-spec/drivers/all" // the real drivers, as the CLI has them
+	_ "github.com/mentat-spec/mentat-spec/drivers/all"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all" // the real drivers, as the CLI has them
 )
 
 // loadAndValidate loads a spec as the CLI does: Validate runs only when
@@ -25,7 +27,7 @@ func loadAndValidate(paths []string, opts config.Options) (*config.Spec, hcl.Dia
 	}
 	spec, diags := config.Load(paths, opts)
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(drivers.Default)...)
+		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
 	}
 	return spec, diags
 }

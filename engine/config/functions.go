@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
@@ -23,28 +24,15 @@ var GeneratorType = cty.Capsule("generator", reflect.TypeOf(datagen.Generator{})
 // ParamType is the cty type of a query parameter generator (pick(), ...).
 var ParamType = cty.Capsule("parameter generator", reflect.TypeOf(ParamGen{}))
 
-// ParamKind names a query parameter generator.
-type ParamKind string
-
-const (
-	// ParamPick: a random existing entity of Entity each call: its entity
-	// id, or the value of Attr when set.
-	ParamPick ParamKind = "pick"
-	// ParamPicks: N distinct random entities' Attr values, bound as a JSON
-	// array text.
-	ParamPicks ParamKind = "picks"
-	// ParamMark: the tx id of a dataset mark.
-	ParamMark ParamKind = "mark"
-)
-
 // ParamGen describes how a query parameter's value is made per call.
-type ParamGen struct {
-	Kind   ParamKind
-	Entity string
-	Attr   string
-	N      int
-	Mark   string
-}
+type ParamGen = params.Spec
+
+// The parameter generators pick(), picks() and mark() make.
+const (
+	ParamPick  = params.Pick
+	ParamPicks = params.Picks
+	ParamMark  = params.Mark
+)
 
 func genVal(g datagen.Generator) cty.Value { return cty.CapsuleVal(GeneratorType, &g) }
 

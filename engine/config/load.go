@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
 )
 
 // Options are the run-time inputs of a spec besides its files.
@@ -25,6 +26,8 @@ type Options struct {
 	// Env is the process environment (os.Environ form); MENTAT_SPEC_VAR_name
 	// entries set variables, and env() reads it. Nil means os.Environ().
 	Env []string
+	// Kinds are the scenario kinds a spec may use; nil means kind.Default.
+	Kinds *kind.Registry
 }
 
 // VarArg is one -var or -var-file argument.
@@ -51,6 +54,7 @@ type Spec struct {
 	Scenarios []*Scenario
 
 	env    map[string]string
+	kinds  *kind.Registry
 	values *topValues // var and local values, set by evaluateTop
 }
 
@@ -101,7 +105,10 @@ func SpecFiles(path string) ([]string, error) {
 // evaluates its variables and locals. It returns the Spec even with error
 // diagnostics, so callers can print them with the parser's files.
 func Load(paths []string, opts Options) (*Spec, hcl.Diagnostics) {
-	spec := &Spec{Parser: hclparse.NewParser(), env: envMap(opts.Env)}
+	spec := &Spec{Parser: hclparse.NewParser(), env: envMap(opts.Env), kinds: opts.Kinds}
+	if spec.kinds == nil {
+		spec.kinds = kind.Default
+	}
 	var diags hcl.Diagnostics
 	for _, p := range paths {
 		files, err := SpecFiles(p)

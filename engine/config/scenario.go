@@ -2,52 +2,35 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/checks"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
 
-// Scenario is a `scenario "name" {}` block: streams of operations measured
-// at each client count, and the checks of their answers.
+// Scenario is a `scenario "name" {}` block. Every scenario has a
+// description, a kind, the backends it runs on, its sampling and its
+// checks; the rest of its body belongs to its kind (see engine/kind),
+// which decodes it into a Definition.
 type Scenario struct {
 	Name        string
 	Description string
-	ClientsExpr hcl.Expression
+	KindName    string // as written; "" means the registry's default kind
+	KindRange   hcl.Range
 	BackendsExp hcl.Expression
 	SamplingB   hcl.Body
-	Streams     []*StreamBlock
 	Checks      []*CheckBlock
+	Body        hcl.Body // the kind's part of the body
 	DeclRange   hcl.Range
 
-	RestartExpr hcl.Expression
-	WarmExpr    hcl.Expression
-
 	// Set by decodeTop.
-	Clients  []int
+	Kind     kind.Kind
+	Def      kind.Definition
 	Backends []string // empty: every backend
 	Sampling SamplingValues
-	// Restart makes a cold-vs-warm scenario: the backend's restart and
-	// drop_caches commands run first, then each query's first call is
-	// timed as cold_<query> and the next WarmCalls as warm_<query>.
-	Restart   bool
-	WarmCalls int
-}
-
-// StreamBlock is a `read {}` or `write {}` block: clients each looping over
-// a mix of queries.
-type StreamBlock struct {
-	Op        string
-	Query     hcl.Expression
-	Mix       hcl.Expression
-	Clients   hcl.Expression
-	DeclRange hcl.Range
-
-	MixNames     []string // set by decodeTop
-	FixedClients int      // 0: the scenario's client count
 }
 
 // CheckBlock is a `check "name" {}` block.
@@ -60,15 +43,14 @@ type CheckBlock struct {
 	Query string // set by decodeTop
 }
 
+// scenarioSchema is what every scenario has; the rest is its kind's.
 var scenarioSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "clients"}, {Name: "backends"}, {Name: "restart"}, {Name: "warm_calls"}},
+	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "kind"}, {Name: "backends"}},
 	Blocks: []hcl.BlockHeaderSchema{
-		{Type: "sampling"}, {Type: "read"}, {Type: "write"},
+		{Type: "sampling"},
 		{Type: "check", LabelNames: []string{"name"}},
 	},
 }
-
-var streamSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "query"}, {Name: "mix"}, {Name: "clients"}}}
 
 var checkSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "query", Required: true}, {Name: "for_each"}, {Name: "params"},
@@ -78,22 +60,18 @@ var checkSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 func decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) {
 	sc := &Scenario{Name: b.Labels[0], DeclRange: b.DefRange}
 	diags := checkName("scenario", sc.Name, b.LabelRanges[0])
-	c, d := b.Body.Content(scenarioSchema)
+	c, remain, d := b.Body.PartialContent(scenarioSchema)
 	diags = append(diags, d...)
+	sc.Body = remain
 	if a, ok := c.Attributes["description"]; ok {
 		diags = append(diags, decodeLiteral(a, cty.String, &sc.Description)...)
 	}
-	if a, ok := c.Attributes["clients"]; ok {
-		sc.ClientsExpr = a.Expr
+	if a, ok := c.Attributes["kind"]; ok {
+		diags = append(diags, decodeLiteral(a, cty.String, &sc.KindName)...)
+		sc.KindRange = a.Expr.Range()
 	}
 	if a, ok := c.Attributes["backends"]; ok {
 		sc.BackendsExp = a.Expr
-	}
-	if a, ok := c.Attributes["restart"]; ok {
-		sc.RestartExpr = a.Expr
-	}
-	if a, ok := c.Attributes["warm_calls"]; ok {
-		sc.WarmExpr = a.Expr
 	}
 	checkNames := map[string]hcl.Range{}
 	var samplingRange hcl.Range
@@ -105,29 +83,6 @@ func decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) {
 				continue
 			}
 			sc.SamplingB, samplingRange = blk.Body, blk.DefRange
-		case "read", "write":
-			sb := &StreamBlock{Op: blk.Type, DeclRange: blk.DefRange}
-			sbc, d := blk.Body.Content(streamSchema)
-			diags = append(diags, d...)
-			if a, ok := sbc.Attributes["query"]; ok {
-				sb.Query = a.Expr
-			}
-			if a, ok := sbc.Attributes["mix"]; ok {
-				sb.Mix = a.Expr
-			}
-			if a, ok := sbc.Attributes["clients"]; ok {
-				sb.Clients = a.Expr
-			}
-			if (sb.Query == nil) == (sb.Mix == nil) {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + blk.Type + " block",
-					Detail: "Set exactly one of query = query.NAME and mix = [query.A, query.B, ...].", Subject: blk.DefRange.Ptr()})
-			}
-			for _, prev := range sc.Streams {
-				if prev.Op == sb.Op {
-					diags = append(diags, duplicateDiag(blk.Type, "", blk.DefRange, prev.DeclRange))
-				}
-			}
-			sc.Streams = append(sc.Streams, sb)
 		case "check":
 			name := blk.Labels[0]
 			if prev, ok := checkNames[name]; ok {
@@ -169,27 +124,26 @@ func (s *Spec) queryObject() cty.Value {
 func (sc *Scenario) decodeTop(s *Spec, top *hcl.EvalContext) hcl.Diagnostics {
 	ctx := top
 	var diags hcl.Diagnostics
-	sc.Clients = []int{1}
-	if sc.ClientsExpr != nil {
-		v, d := sc.ClientsExpr.Value(ctx)
+	name := sc.KindName
+	if name == "" {
+		name = s.kinds.DefaultName()
+	}
+	k, ok := s.kinds.Lookup(name)
+	if !ok {
+		subject := sc.KindRange.Ptr()
+		if sc.KindName == "" {
+			subject = sc.DeclRange.Ptr()
+		}
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown scenario kind",
+			Detail: fmt.Sprintf("Scenario %q has kind %q; the kinds are %v.", sc.Name, name, s.kinds.Names()), Subject: subject})
+	} else {
+		sc.Kind = k
+		content, d := sc.Body.Content(k.Schema())
 		diags = append(diags, d...)
 		if !d.HasErrors() {
-			if lv, err := convert.Convert(v, cty.List(cty.Number)); err == nil && !lv.IsNull() && lv.IsWhollyKnown() {
-				sc.Clients = nil
-				for _, e := range lv.AsValueSlice() {
-					f := num(e)
-					if f < 1 || f != math.Trunc(f) {
-						diags = append(diags, attrErr(sc.ClientsExpr, "Invalid client count", fmt.Sprintf("client counts are whole numbers >= 1, got %v.", f)))
-						continue
-					}
-					sc.Clients = append(sc.Clients, int(f))
-				}
-				if len(sc.Clients) == 0 {
-					diags = append(diags, attrErr(sc.ClientsExpr, "Invalid client count", "clients must list at least one count."))
-				}
-			} else {
-				diags = append(diags, attrErr(sc.ClientsExpr, "Incorrect attribute value type", "clients must be a list of numbers, e.g. [1, 8, 32]."))
-			}
+			def, d := k.Decode(content, ctx)
+			diags = append(diags, d...)
+			sc.Def = def
 		}
 	}
 	if sc.BackendsExp != nil {
@@ -202,49 +156,11 @@ func (sc *Scenario) decodeTop(s *Spec, top *hcl.EvalContext) hcl.Diagnostics {
 		}
 		sc.Backends = l
 	}
-	sc.WarmCalls = 30
-	if sc.RestartExpr != nil {
-		b, d := evalBool(sc.RestartExpr, ctx, "restart")
-		diags = append(diags, d...)
-		sc.Restart = b
-	}
-	if sc.WarmExpr != nil {
-		n, d := evalInt(sc.WarmExpr, ctx, "warm_calls")
-		diags = append(diags, d...)
-		if !d.HasErrors() && n < 1 {
-			diags = append(diags, attrErr(sc.WarmExpr, "Invalid warm_calls", "warm_calls must be at least 1."))
-		}
-		sc.WarmCalls = int(n)
-	}
 	sc.Sampling = s.Sampling.Values
 	if sc.SamplingB != nil {
 		v, d := decodeSampling(sc.SamplingB, top, s.Sampling.Values)
 		diags = append(diags, d...)
 		sc.Sampling = v
-	}
-	for _, st := range sc.Streams {
-		if st.Query != nil {
-			n, d := evalString(st.Query, ctx, "query")
-			diags = append(diags, d...)
-			st.MixNames = []string{n}
-		} else if st.Mix != nil {
-			l, d := evalStringList(st.Mix, ctx, "mix")
-			diags = append(diags, d...)
-			if !d.HasErrors() && len(l) == 0 {
-				diags = append(diags, attrErr(st.Mix, "Empty mix", "mix must name at least one query."))
-			}
-			st.MixNames = l
-		}
-		if st.Clients != nil {
-			n, d := evalInt(st.Clients, ctx, "clients")
-			diags = append(diags, d...)
-			if !d.HasErrors() && n < 1 {
-				diags = append(diags, attrErr(st.Clients, "Invalid client count", "clients must be at least 1."))
-			}
-			st.FixedClients = int(n)
-		} else if st.Op != "read" {
-			st.FixedClients = 1
-		}
 	}
 	for _, ck := range sc.Checks {
 		n, d := evalString(ck.QueryExpr, ctx, "query")
@@ -252,6 +168,14 @@ func (sc *Scenario) decodeTop(s *Spec, top *hcl.EvalContext) hcl.Diagnostics {
 		ck.Query = n
 	}
 	return diags
+}
+
+// Queries lists the queries the scenario runs (not its checks').
+func (sc *Scenario) Queries() []string {
+	if sc.Def == nil {
+		return nil
+	}
+	return sc.Def.Queries()
 }
 
 // RunsOn reports whether the scenario runs on a backend.

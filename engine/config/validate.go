@@ -7,38 +7,69 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
-	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
 	"github.com/zclconf/go-cty/cty"
 )
 
-// Validate resolves everything that depends on a matrix cell, for every
-// declared scale and backend (not only the selected ones), so a mistake
-// anywhere is reported before anything runs. It touches no database.
-func (s *Spec) Validate(reg *drivers.Registry) hcl.Diagnostics {
+// Driver is what a spec needs to know of a database driver before
+// anything is opened.
+type Driver interface {
+	// Dialect picks each query's SQL text.
+	Dialect() string
+	// OptionNames are the backend attributes the driver accepts.
+	OptionNames() []string
+}
+
+// Drivers finds drivers by name; Names lists them for diagnostics.
+type Drivers interface {
+	Driver(name string) (Driver, bool)
+	Names() []string
+}
+
+// Dialect returns the SQL dialect of a backend's driver, or its driver
+// name when the driver is unknown (validation reports that).
+func Dialect(drv Drivers, b *Backend) string {
+	if drv != nil {
+		if d, ok := drv.Driver(b.Driver); ok {
+			return d.Dialect()
+		}
+	}
+	return b.Driver
+}
+
+// ValidateDrivers checks that every backend's driver exists and knows
+// every option the backend sets.
+func (s *Spec) ValidateDrivers(drv Drivers) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, b := range s.Backends {
-		d, ok := reg.Lookup(b.Driver)
+		d, ok := drv.Driver(b.Driver)
 		if !ok {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown driver",
-				Detail:  fmt.Sprintf("Backend %q uses driver %q; the drivers are %v.", b.Name, b.Driver, reg.Names()),
+				Detail:  fmt.Sprintf("Backend %q uses driver %q; the drivers are %v.", b.Name, b.Driver, drv.Names()),
 				Subject: b.DriverRng.Ptr()})
 			continue
 		}
-		if ol, ok := d.(drivers.OptionLister); ok {
-			known := map[string]bool{}
-			for _, n := range ol.OptionNames() {
-				known[n] = true
-			}
-			for n, a := range b.Options {
-				if !known[n] {
-					diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported argument",
-						Detail:  fmt.Sprintf("Backend %q: driver %q has no option %q; its options are %v.", b.Name, b.Driver, n, ol.OptionNames()),
-						Subject: a.NameRange.Ptr()})
-				}
+		known := map[string]bool{}
+		for _, n := range d.OptionNames() {
+			known[n] = true
+		}
+		for n, a := range b.Options {
+			if !known[n] {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported argument",
+					Detail:  fmt.Sprintf("Backend %q: driver %q has no option %q; its options are %v.", b.Name, b.Driver, n, d.OptionNames()),
+					Subject: a.NameRange.Ptr()})
 			}
 		}
 	}
+	return diags
+}
+
+// Validate resolves everything that depends on a matrix cell, for every
+// declared scale and backend (not only the selected ones), so a mistake
+// anywhere is reported before anything runs. It touches no database.
+func (s *Spec) Validate(drv Drivers) hcl.Diagnostics {
+	diags := s.ValidateDrivers(drv)
 	if len(s.Scales) == 0 {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scale", Detail: `A spec declares at least one scale "name" {} block.`})
 	}
@@ -71,7 +102,7 @@ func (s *Spec) Validate(reg *drivers.Registry) hcl.Diagnostics {
 		}
 		truth := placeholderTruth(gen)
 		for _, b := range s.Backends {
-			report(s.ValidateCell(Cell{Scale: sc, Backend: b}, gen, truth))
+			report(s.ValidateCell(Cell{Scale: sc, Backend: b}, Dialect(drv, b), gen, truth))
 		}
 	}
 	return diags
@@ -88,10 +119,9 @@ func placeholderTruth(gen *datagen.Dataset) cty.Value {
 
 // ValidateCell checks one cell: its backend, every query's text and
 // parameters, and every check of the scenarios that run on the backend.
-func (s *Spec) ValidateCell(c Cell, gen *datagen.Dataset, truth cty.Value) hcl.Diagnostics {
+func (s *Spec) ValidateCell(c Cell, dialect string, gen *datagen.Dataset, truth cty.Value) hcl.Diagnostics {
 	ctx := s.CellContext(c, truth)
 	_, diags := c.Backend.Resolve(ctx)
-	dialect := c.Backend.Driver
 	queries := map[string]*ResolvedQuery{}
 	for _, q := range s.Queries {
 		rq, d := q.Resolve(ctx, dialect)
@@ -108,18 +138,20 @@ func (s *Spec) ValidateCell(c Cell, gen *datagen.Dataset, truth cty.Value) hcl.D
 		if !sc.RunsOn(c.Backend.Name) {
 			continue
 		}
-		for _, st := range sc.Streams {
-			for _, qn := range st.MixNames {
-				rq, ok := queries[qn]
-				if !ok {
-					continue
+		for _, qn := range sc.Queries() {
+			rq, ok := queries[qn]
+			if !ok {
+				if s.Query(qn) == nil {
+					diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown query",
+						Detail: fmt.Sprintf("Scenario %q runs query %q, which is not declared.", sc.Name, qn), Subject: sc.DeclRange.Ptr()})
 				}
-				for _, pn := range sqltext.Params(rq.SQL) {
-					if _, ok := rq.Params[pn]; !ok {
-						diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing query parameter",
-							Detail:  fmt.Sprintf("Query %q uses :%s, but its params do not set %q (scenario %q runs it).", qn, pn, pn, sc.Name),
-							Subject: paramsSubject(s.Query(qn).Params, s.Query(qn).DeclRange)})
-					}
+				continue
+			}
+			for _, pn := range sqltext.Params(rq.SQL) {
+				if _, ok := rq.Params[pn]; !ok {
+					diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing query parameter",
+						Detail:  fmt.Sprintf("Query %q uses :%s, but its params do not set %q (scenario %q runs it).", qn, pn, pn, sc.Name),
+						Subject: paramsSubject(s.Query(qn).Params, s.Query(qn).DeclRange)})
 				}
 			}
 		}
@@ -203,6 +235,19 @@ func checkParamGen(gen *datagen.Dataset, pg ParamGen, rng hcl.Range, what string
 		}
 	}
 	return nil
+}
+
+// ParamSpec converts a query or check parameter's value (a constant or a
+// pick()/picks()/mark() call) to its typed form.
+func ParamSpec(v cty.Value) (params.Spec, error) {
+	if pg, ok := AsParamGen(v); ok {
+		return pg, nil
+	}
+	c, err := ParamConst(v)
+	if err != nil {
+		return params.Spec{}, err
+	}
+	return params.Spec{Kind: params.Const, Value: c}, nil
 }
 
 // ParamConst converts a constant parameter value to int64, float64, string

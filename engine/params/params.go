@@ -9,9 +9,53 @@ import (
 	"strconv"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
-	"github.com/mentat-spec/mentat-spec/engine/config"
-	"github.com/zclconf/go-cty/cty"
 )
+
+// Kind names how a parameter's value is made.
+type Kind string
+
+const (
+	// Const: the same Value every call.
+	Const Kind = "const"
+	// Pick: a random existing entity of Entity each call: its entity id,
+	// or the value of Attr when set.
+	Pick Kind = "pick"
+	// Picks: N distinct random entities' Attr values, bound as a JSON
+	// array text.
+	Picks Kind = "picks"
+	// Mark: the tx id of a dataset mark.
+	Mark Kind = "mark"
+)
+
+// Spec is one parameter as the spec declared it, resolved: a constant or a
+// generator. The zero Spec is the constant nil.
+type Spec struct {
+	Kind   Kind
+	Value  any // Const: int64, float64, string, bool or nil (lists arrive as JSON text)
+	Entity string
+	Attr   string
+	N      int
+	Mark   string
+}
+
+// String describes the parameter as the spec wrote it.
+func (s Spec) String() string {
+	switch s.Kind {
+	case Pick:
+		if s.Attr == "" {
+			return fmt.Sprintf("pick(%q)", s.Entity)
+		}
+		return fmt.Sprintf("pick(%q, %q)", s.Entity, s.Attr)
+	case Picks:
+		return fmt.Sprintf("picks(%q, %q, %d)", s.Entity, s.Attr, s.N)
+	case Mark:
+		return fmt.Sprintf("mark(%q)", s.Mark)
+	}
+	if str, ok := s.Value.(string); ok {
+		return strconv.Quote(str)
+	}
+	return fmt.Sprint(s.Value)
+}
 
 // source makes one parameter's value for a call.
 type source func(r *rand.Rand, scratch []datagen.Value) (any, []datagen.Value)
@@ -25,7 +69,7 @@ type Binder struct {
 // New binds the parameters of a statement whose markers name params in
 // order (sqltext.Bound.Names). values holds the query's params with the
 // check's params (if any) merged over them.
-func New(gen *datagen.Dataset, names []string, values map[string]cty.Value) (*Binder, error) {
+func New(gen *datagen.Dataset, names []string, values map[string]Spec) (*Binder, error) {
 	b := &Binder{names: names}
 	for _, n := range names {
 		v, ok := values[n]
@@ -41,23 +85,18 @@ func New(gen *datagen.Dataset, names []string, values map[string]cty.Value) (*Bi
 	return b, nil
 }
 
-func sourceFor(gen *datagen.Dataset, v cty.Value) (source, error) {
-	pg, ok := config.AsParamGen(v)
-	if !ok {
-		c, err := config.ParamConst(v)
-		if err != nil {
-			return nil, err
-		}
-		return func(_ *rand.Rand, s []datagen.Value) (any, []datagen.Value) { return c, s }, nil
-	}
+func sourceFor(gen *datagen.Dataset, pg Spec) (source, error) {
 	switch pg.Kind {
-	case config.ParamMark:
+	case Const, "":
+		c := pg.Value
+		return func(_ *rand.Rand, s []datagen.Value) (any, []datagen.Value) { return c, s }, nil
+	case Mark:
 		tx, ok := gen.MarkTx(pg.Mark)
 		if !ok {
 			return nil, fmt.Errorf("unknown mark %q", pg.Mark)
 		}
 		return func(_ *rand.Rand, s []datagen.Value) (any, []datagen.Value) { return tx, s }, nil
-	case config.ParamPick:
+	case Pick:
 		count := gen.Count(pg.Entity)
 		if count <= 0 {
 			return nil, fmt.Errorf("pick(%q): the dataset has no %s entities", pg.Entity, pg.Entity)
@@ -83,7 +122,7 @@ func sourceFor(gen *datagen.Dataset, v cty.Value) (source, error) {
 			}
 			return nil, s
 		}, nil
-	case config.ParamPicks:
+	case Picks:
 		count := gen.Count(pg.Entity)
 		if int64(pg.N) > count {
 			return nil, fmt.Errorf("picks(%q, %q, %d): only %d entities", pg.Entity, pg.Attr, pg.N, count)

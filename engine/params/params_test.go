@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
-	"github.com/mentat-spec/mentat-spec/engine/config"
-	"github.com/zclconf/go-cty/cty"
 )
 
 func dataset(t *testing.T) *datagen.Dataset {
@@ -26,7 +24,7 @@ func dataset(t *testing.T) *datagen.Dataset {
 	return ds
 }
 
-func capsule(p config.ParamGen) cty.Value { return cty.CapsuleVal(config.ParamType, &p) }
+func constant(v any) Spec { return Spec{Kind: Const, Value: v} }
 
 func TestBinder(t *testing.T) {
 	ds := dataset(t)
@@ -34,42 +32,42 @@ func TestBinder(t *testing.T) {
 	end, _ := ds.MarkTx("t_end")
 	tests := []struct {
 		name  string
-		value cty.Value
+		value Spec
 		check func(t *testing.T, v any)
 	}{
-		{"string constant", cty.StringVal("x"), func(t *testing.T, v any) {
+		{"string constant", constant("x"), func(t *testing.T, v any) {
 			if v != "x" {
 				t.Errorf("got %v", v)
 			}
 		}},
-		{"whole number constant", cty.NumberIntVal(4), func(t *testing.T, v any) {
+		{"whole number constant", constant(int64(4)), func(t *testing.T, v any) {
 			if v != int64(4) {
 				t.Errorf("got %#v", v)
 			}
 		}},
-		{"list constant as JSON", cty.ListVal([]cty.Value{cty.StringVal("a"), cty.StringVal("b")}), func(t *testing.T, v any) {
+		{"list constant as JSON", constant(`["a","b"]`), func(t *testing.T, v any) {
 			if v != `["a","b"]` {
 				t.Errorf("got %#v", v)
 			}
 		}},
-		{"mark", capsule(config.ParamGen{Kind: config.ParamMark, Mark: "t_end"}), func(t *testing.T, v any) {
+		{"mark", (Spec{Kind: Mark, Mark: "t_end"}), func(t *testing.T, v any) {
 			if v != end {
 				t.Errorf("got %v, want %d", v, end)
 			}
 		}},
-		{"pick entity", capsule(config.ParamGen{Kind: config.ParamPick, Entity: "user"}), func(t *testing.T, v any) {
+		{"pick entity", (Spec{Kind: Pick, Entity: "user"}), func(t *testing.T, v any) {
 			e, ok := v.(int64)
 			if !ok || e < base || e >= base+30 {
 				t.Errorf("got %v, want an entity id in [%d, %d)", v, base, base+30)
 			}
 		}},
-		{"pick value", capsule(config.ParamGen{Kind: config.ParamPick, Entity: "user", Attr: "user/email"}), func(t *testing.T, v any) {
+		{"pick value", (Spec{Kind: Pick, Entity: "user", Attr: "user/email"}), func(t *testing.T, v any) {
 			s, ok := v.(string)
 			if !ok || !strings.HasPrefix(s, "u") || !strings.HasSuffix(s, "@x") {
 				t.Errorf("got %v", v)
 			}
 		}},
-		{"picks", capsule(config.ParamGen{Kind: config.ParamPicks, Entity: "user", Attr: "user/email", N: 25}), func(t *testing.T, v any) {
+		{"picks", (Spec{Kind: Picks, Entity: "user", Attr: "user/email", N: 25}), func(t *testing.T, v any) {
 			var list []string
 			if err := json.Unmarshal([]byte(v.(string)), &list); err != nil {
 				t.Fatalf("not JSON: %v", err)
@@ -85,7 +83,7 @@ func TestBinder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := New(ds, []string{"p"}, map[string]cty.Value{"p": tt.value})
+			b, err := New(ds, []string{"p"}, map[string]Spec{"p": tt.value})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,13 +99,13 @@ func TestBinderErrors(t *testing.T) {
 	ds := dataset(t)
 	tests := []struct {
 		name   string
-		values map[string]cty.Value
+		values map[string]Spec
 		want   string
 	}{
-		{"missing", map[string]cty.Value{}, "has no value"},
-		{"unknown mark", map[string]cty.Value{"p": capsule(config.ParamGen{Kind: config.ParamMark, Mark: "t_x"})}, "unknown mark"},
-		{"too many picks", map[string]cty.Value{"p": capsule(config.ParamGen{Kind: config.ParamPicks, Entity: "user", Attr: "user/email", N: 31})}, "only 30"},
-		{"unknown attr", map[string]cty.Value{"p": capsule(config.ParamGen{Kind: config.ParamPick, Entity: "user", Attr: "user/nope"})}, "nope"},
+		{"missing", map[string]Spec{}, "has no value"},
+		{"unknown mark", map[string]Spec{"p": (Spec{Kind: Mark, Mark: "t_x"})}, "unknown mark"},
+		{"too many picks", map[string]Spec{"p": (Spec{Kind: Picks, Entity: "user", Attr: "user/email", N: 31})}, "only 30"},
+		{"unknown attr", map[string]Spec{"p": (Spec{Kind: Pick, Entity: "user", Attr: "user/nope"})}, "nope"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,8 +120,8 @@ func TestBinderErrors(t *testing.T) {
 // The same seed and client give the same parameters: runs are repeatable.
 func TestClientsAreDeterministic(t *testing.T) {
 	ds := dataset(t)
-	v := capsule(config.ParamGen{Kind: config.ParamPick, Entity: "user", Attr: "user/email"})
-	b, err := New(ds, []string{"p"}, map[string]cty.Value{"p": v})
+	v := (Spec{Kind: Pick, Entity: "user", Attr: "user/email"})
+	b, err := New(ds, []string{"p"}, map[string]Spec{"p": v})
 	if err != nil {
 		t.Fatal(err)
 	}

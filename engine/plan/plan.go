@@ -1,68 +1,127 @@
-// Package plan expands a spec into the matrix it will run: each (scale,
-// backend) cell with its dataset size, then each scenario at each client
-// count with the sampling that applies. Building a plan touches no
-// database.
+// Package plan resolves a spec into the program a run executes: for each
+// (scale, backend) cell the backend's configuration, every query's SQL for
+// the driver's dialect with typed parameters, and each scenario's points
+// as its kind expanded them, with their sampling. Everything HCL decides
+// is evaluated here, once; the runner executes a Plan and never reads HCL.
+// The one part that waits for run time is the checks, whose expectations
+// need the scale's truth: Cell.Checks resolves them from typed truth.
+//
+// Building a plan touches no database.
 package plan
 
 import (
 	"context"
 	"fmt"
-	"io"
-	"sort"
-	"strconv"
-	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/measure"
+	"github.com/mentat-spec/mentat-spec/engine/params"
+	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/zclconf/go-cty/cty"
 )
 
-// Plan is the expanded matrix in run order.
+// Plan is the resolved matrix in run order.
 type Plan struct {
-	Spec    *config.Spec
-	Dataset string
-	Scales  []*ScalePlan
+	Dataset   string
+	Scales    []*ScalePlan
+	Sampling  Sampling        // the spec's top-level sampling
+	Matrix    Matrix          // what was selected
+	Env       []results.KV    // the spec's facts for env.txt (files, hash, variables, sampling)
+	Sensitive map[string]bool // env keys whose values are secrets
+
+	spec *config.Spec
 }
 
-// ScalePlan is one scale: its generated dataset and the backends it runs on.
+// Matrix names what runs.
+type Matrix struct {
+	Scales, Backends, Scenarios []string
+}
+
+// Sampling is how a scenario's points are measured, as durations.
+type Sampling struct {
+	measure.Sampling
+	Check   time.Duration // per-call cap of a check; past it the check is a SKIP
+	LoadMax time.Duration // bulk-load cap per cell
+}
+
+// ScalePlan is one scale: its generated dataset and the cells it runs on.
 type ScalePlan struct {
-	Scale    *config.Scale
-	Gen      *datagen.Dataset
-	Stats    datagen.Stats
-	Marks    map[string]int64
-	Backends []*CellPlan
+	Name  string
+	Gen   *datagen.Dataset
+	Stats datagen.Stats
+	Marks map[string]int64
+	Cells []*Cell
+
+	scale *config.Scale
 }
 
-// CellPlan is one (scale, backend) cell.
-type CellPlan struct {
-	Cell      config.Cell
-	Backend   *config.BackendConfig
-	Scenarios []*ScenarioPlan
+// Cell is one (scale, backend) cell.
+type Cell struct {
+	Scale     *ScalePlan
+	Backend   Backend
+	Queries   map[string]*Query
+	Scenarios []*Scenario
+
+	plan *Plan
+	cell config.Cell
 }
 
-// ScenarioPlan is one scenario in one cell.
-type ScenarioPlan struct {
-	Scenario *config.Scenario
-	Points   []Point
+// Backend is a backend resolved for one cell.
+type Backend struct {
+	Name       string
+	Driver     string
+	Dialect    string
+	Options    map[string]string
+	Settings   map[string]string
+	Setup      []string // SQL texts, each possibly several statements
+	AfterLoad  []string
+	Analyze    []string // timed as analyze_s in loads.csv
+	Vacuum     []string // timed as vacuum_s
+	Restart    []string // argv of a command
+	DropCaches []string // argv of a command
+	Load       Load
 }
 
-// Point is one measured point: a client count for the scenario's streams.
-type Point struct {
-	Clients int
-	Streams []StreamPoint
+// Load is the backend's load block.
+type Load struct {
+	Declared  bool
+	Tables    map[string]string // "attrs", "text", "int", "real" -> table
+	Jobs      int
+	BatchRows int
 }
 
-// StreamPoint is one stream at a point.
-type StreamPoint struct {
-	Op      string
-	Clients int
-	Mix     []string
+// Query is a query's SQL for the cell's dialect and its parameters. A
+// parameter the query leaves to its checks is absent from Params.
+type Query struct {
+	Name   string
+	SQL    string // with :name markers
+	Params map[string]params.Spec
 }
 
-// Build expands spec. workers bounds the parallelism of dataset counting.
-func Build(ctx context.Context, spec *config.Spec, workers int) (*Plan, hcl.Diagnostics) {
-	p := &Plan{Spec: spec, Dataset: spec.Matrix.DatasetName}
+// Scenario is one scenario in one cell.
+type Scenario struct {
+	Name        string
+	Kind        string
+	Description string
+	Sampling    Sampling
+	Queries     []string // the queries its points run
+	Writes      bool     // running it changes the store
+	Points      []kind.Point
+	CheckNames  []string
+
+	def *config.Scenario
+}
+
+// Build resolves the selected matrix of spec. drv gives each backend's
+// dialect; workers bounds the parallelism of dataset counting.
+func Build(ctx context.Context, spec *config.Spec, drv config.Drivers, workers int) (*Plan, hcl.Diagnostics) {
+	p := &Plan{spec: spec, Dataset: spec.Matrix.DatasetName, Sampling: toSampling(spec.Sampling.Values),
+		Matrix: Matrix{Scales: spec.Matrix.ScaleNames, Backends: spec.Matrix.BackendNames, Scenarios: spec.Matrix.ScenarioNames}}
 	ds := spec.SelectedDataset()
 	if ds == nil {
 		return p, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "No dataset", Detail: "The spec declares no dataset to run."}}
@@ -81,163 +140,92 @@ func Build(ctx context.Context, spec *config.Spec, workers int) (*Plan, hcl.Diag
 				Detail: fmt.Sprintf("scale %q: %s", sn, err)})
 			continue
 		}
-		sp := &ScalePlan{Scale: sc, Gen: gen, Stats: stats, Marks: gen.MarkTxs()}
+		sp := &ScalePlan{Name: sn, Gen: gen, Stats: stats, Marks: gen.MarkTxs(), scale: sc}
 		for _, bn := range spec.Matrix.BackendNames {
-			be := spec.Backend(bn)
-			cell := config.Cell{Scale: sc, Backend: be}
-			bc, d := be.Resolve(spec.CellContext(cell, cty.NilVal))
+			c, d := p.resolveCell(sp, spec.Backend(bn), drv)
 			diags = append(diags, d...)
-			cp := &CellPlan{Cell: cell, Backend: bc}
-			for _, scen := range spec.SelectedScenarios() {
-				if !scen.RunsOn(bn) {
-					continue
-				}
-				spl := &ScenarioPlan{Scenario: scen}
-				for _, n := range scen.Clients {
-					pt := Point{Clients: n}
-					for _, st := range scen.Streams {
-						c := n
-						if st.FixedClients > 0 {
-							c = st.FixedClients
-						}
-						pt.Streams = append(pt.Streams, StreamPoint{Op: st.Op, Clients: c, Mix: st.MixNames})
-					}
-					spl.Points = append(spl.Points, pt)
-				}
-				cp.Scenarios = append(cp.Scenarios, spl)
+			if c != nil {
+				sp.Cells = append(sp.Cells, c)
 			}
-			sp.Backends = append(sp.Backends, cp)
 		}
 		p.Scales = append(p.Scales, sp)
 	}
+	p.Env, p.Sensitive = specEnv(spec, p)
 	return p, diags
 }
 
-// Render writes the plan as text. The output is deterministic.
-func (p *Plan) Render(w io.Writer) error {
-	var b strings.Builder
-	spec := p.Spec
-	fmt.Fprintf(&b, "Plan: dataset %q; scales %s; backends %s; %d scenarios\n", p.Dataset,
-		strings.Join(spec.Matrix.ScaleNames, ", "), strings.Join(spec.Matrix.BackendNames, ", "), len(spec.Matrix.ScenarioNames))
-	fmt.Fprintf(&b, "Sampling: %s\n", samplingText(spec.Sampling.Values))
-	for _, sp := range p.Scales {
-		st := sp.Stats
-		fmt.Fprintf(&b, "\nscale %s: %s entities (%s), %s datoms (initial %s%s), %s transactions\n",
-			sp.Scale.Name, Thousands(sum(st.Entities)), countsText(sp.Gen, st.Entities),
-			Thousands(st.Datoms), Thousands(st.InitialDatoms), historyText(sp.Gen, st.HistoryDatoms), Thousands(st.Txs))
-		if len(sp.Marks) > 0 {
-			names := make([]string, 0, len(sp.Marks))
-			for n := range sp.Marks {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			var parts []string
-			for _, n := range names {
-				parts = append(parts, fmt.Sprintf("%s = %d", n, sp.Marks[n]))
-			}
-			fmt.Fprintf(&b, "  marks: %s\n", strings.Join(parts, ", "))
+func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers) (*Cell, hcl.Diagnostics) {
+	spec := p.spec
+	cc := config.Cell{Scale: sp.scale, Backend: be}
+	ctx := spec.CellContext(cc, cty.NilVal)
+	bc, diags := be.Resolve(ctx)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	dialect := config.Dialect(drv, be)
+	c := &Cell{Scale: sp, plan: p, cell: cc, Queries: map[string]*Query{}, Backend: Backend{
+		Name: bc.Name, Driver: bc.Driver, Dialect: dialect, Options: bc.Options, Settings: bc.Settings,
+		Setup: bc.Setup, AfterLoad: bc.AfterLoad, Analyze: bc.Analyze, Vacuum: bc.Vacuum,
+		Restart: bc.Restart, DropCaches: bc.DropCaches,
+		Load: Load{Declared: bc.Load.Declared, Tables: bc.Load.Tables, Jobs: bc.Load.Jobs, BatchRows: bc.Load.BatchRows},
+	}}
+	for _, q := range spec.Queries {
+		rq, d := q.Resolve(ctx, dialect)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
 		}
-		for _, cp := range sp.Backends {
-			bc := cp.Backend
-			fmt.Fprintf(&b, "  backend %s (driver %s)\n", cp.Cell.Backend.Name, cp.Cell.Backend.Driver)
-			if bc.Load.Declared {
-				fmt.Fprintf(&b, "    load: %s, %d job(s), %s rows per transaction; after load: %d SQL text(s)\n",
-					tablesText(bc.Load.Tables), bc.Load.Jobs, Thousands(int64(bc.Load.BatchRows)), len(bc.AfterLoad))
-			} else {
-				fmt.Fprintf(&b, "    load: none declared (the store must already hold the dataset)\n")
+		pq := &Query{Name: q.Name, SQL: rq.SQL, Params: map[string]params.Spec{}}
+		for name, v := range rq.Params {
+			ps, err := config.ParamSpec(v)
+			if err != nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid query parameter",
+					Detail: fmt.Sprintf("query %q param %q: %s", q.Name, name, err), Subject: rq.Range.Ptr()})
+				continue
 			}
-			if len(bc.Settings) > 0 {
-				fmt.Fprintf(&b, "    settings: %s\n", mapText(bc.Settings))
-			}
-			for i, sc := range cp.Scenarios {
-				fmt.Fprintf(&b, "    %d. %s\n", i+1, sc.Scenario.Name)
-				if sc.Scenario.Sampling != spec.Sampling.Values {
-					fmt.Fprintf(&b, "       sampling: %s\n", samplingText(sc.Scenario.Sampling))
-				}
-				for _, pt := range sc.Points {
-					var streams []string
-					for _, s := range pt.Streams {
-						streams = append(streams, fmt.Sprintf("%s %s x%d", s.Op, strings.Join(s.Mix, "+"), s.Clients))
-					}
-					fmt.Fprintf(&b, "       clients %-4d %s\n", pt.Clients, strings.Join(streams, "; "))
-				}
-				for _, ck := range sc.Scenario.Checks {
-					fmt.Fprintf(&b, "       check %s: query %s\n", ck.Name, ck.Query)
-				}
-			}
+			pq.Params[name] = ps
 		}
+		c.Queries[q.Name] = pq
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func samplingText(s config.SamplingValues) string {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-	return fmt.Sprintf("warmup %d, min_s %s, min_n %d, max_s %s, reps %d, probe_s %s, check_s %s, load_max_s %s",
-		s.Warmup, f(s.MinS), s.MinN, f(s.MaxS), s.Reps, f(s.ProbeS), f(s.CheckS), f(s.LoadMax))
-}
-
-func sum(m map[string]int64) int64 {
-	var t int64
-	for _, v := range m {
-		t += v
-	}
-	return t
-}
-
-func countsText(gen *datagen.Dataset, m map[string]int64) string {
-	var parts []string
-	for _, e := range gen.Entities {
-		parts = append(parts, fmt.Sprintf("%s %s", e.Name, Thousands(m[e.Name])))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func historyText(gen *datagen.Dataset, m map[string]int64) string {
-	var b strings.Builder
-	for _, h := range gen.History {
-		fmt.Fprintf(&b, "; %s %s", h.Name, Thousands(m[h.Name]))
-	}
-	return b.String()
-}
-
-func tablesText(m map[string]string) string {
-	var parts []string
-	for _, k := range config.LoadTableKeys {
-		parts = append(parts, fmt.Sprintf("%s->%s", k, m[k]))
-	}
-	return strings.Join(parts, " ")
-}
-
-func mapText(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, k+"="+m[k])
-	}
-	return strings.Join(parts, " ")
-}
-
-// Thousands formats n with comma separators.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
+	for _, sd := range spec.SelectedScenarios() {
+		if !sd.RunsOn(be.Name) || sd.Def == nil {
+			continue
 		}
-		b.WriteRune(c)
+		samp := toSampling(sd.Sampling)
+		s := &Scenario{Name: sd.Name, Kind: sd.Kind.Name(), Description: sd.Description, Sampling: samp,
+			Queries: sd.Def.Queries(), Writes: sd.Def.Writes(), Points: sd.Def.Points(samp.Sampling), def: sd}
+		for _, ck := range sd.Checks {
+			s.CheckNames = append(s.CheckNames, ck.Name)
+		}
+		c.Scenarios = append(c.Scenarios, s)
 	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
+	return c, diags
 }
+
+func secs(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+
+func toSampling(v config.SamplingValues) Sampling {
+	return Sampling{
+		Sampling: measure.Sampling{Warmup: v.Warmup, MinDuration: secs(v.MinS), MinSamples: v.MinN,
+			MaxDuration: secs(v.MaxS), Reps: v.Reps, Probe: secs(v.ProbeS)},
+		Check: secs(v.CheckS), LoadMax: secs(v.LoadMax),
+	}
+}
+
+// Name is "scale/backend".
+func (c *Cell) Name() string { return c.Scale.Name + "/" + c.Backend.Name }
+
+// Drivers adapts a driver registry to what spec validation needs.
+func Drivers(r *drivers.Registry) config.Drivers { return registryDrivers{r} }
+
+type registryDrivers struct{ r *drivers.Registry }
+
+func (d registryDrivers) Driver(name string) (config.Driver, bool) {
+	drv, ok := d.r.Lookup(name)
+	if !ok {
+		return nil, false
+	}
+	return drv, true
+}
+
+func (d registryDrivers) Names() []string { return d.r.Names() }

@@ -11,6 +11,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	_ "github.com/mentat-spec/mentat-spec/drivers/all"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 )
 
@@ -22,12 +23,12 @@ func render(t *testing.T, paths []string, vars []config.VarArg, workers int) []b
 	t.Helper()
 	spec, diags := config.Load(paths, config.Options{Vars: vars, Env: []string{}})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(drivers.Default)...)
+		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
 	}
 	if len(diags) > 0 {
 		t.Fatal(diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, workers)
+	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), workers)
 	if len(diags) > 0 {
 		t.Fatal(diags.Error())
 	}
@@ -86,11 +87,11 @@ func TestBuild(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, 2)
+	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	if p.Dataset != "shop" || len(p.Scales) != 2 || p.Scales[0].Scale.Name != "xs" || p.Scales[1].Scale.Name != "s" {
+	if p.Dataset != "shop" || len(p.Scales) != 2 || p.Scales[0].Name != "xs" || p.Scales[1].Name != "s" {
 		t.Fatalf("plan %q with %d scales", p.Dataset, len(p.Scales))
 	}
 	xs := p.Scales[0]
@@ -98,31 +99,31 @@ func TestBuild(t *testing.T) {
 		t.Errorf("xs orders %d, want 25000", got)
 	}
 	var backends []string
-	for _, cp := range xs.Backends {
-		backends = append(backends, cp.Cell.Backend.Name)
+	for _, c := range xs.Cells {
+		backends = append(backends, c.Backend.Name)
 	}
 	if want := []string{"lite", "duck", "preloaded"}; !equal(backends, want) {
 		t.Errorf("backends %v, want matrix order %v", backends, want)
 	}
 	// status runs on duck only.
-	for _, cp := range xs.Backends {
-		n := len(cp.Scenarios)
-		if want := map[string]int{"lite": 2, "duck": 3, "preloaded": 2}[cp.Cell.Backend.Name]; n != want {
-			t.Errorf("%s: %d scenarios, want %d", cp.Cell.Backend.Name, n, want)
+	for _, c := range xs.Cells {
+		n := len(c.Scenarios)
+		if want := map[string]int{"lite": 2, "duck": 3, "preloaded": 2}[c.Backend.Name]; n != want {
+			t.Errorf("%s: %d scenarios, want %d", c.Backend.Name, n, want)
 		}
 	}
-	mixed := xs.Backends[0].Scenarios[1]
-	if mixed.Scenario.Name != "mixed" || len(mixed.Points) != 2 {
+	mixed := xs.Cells[0].Scenarios[1]
+	if mixed.Name != "mixed" || mixed.Kind != "closed_loop" || len(mixed.Points) != 2 || !mixed.Writes {
 		t.Fatalf("mixed: %+v", mixed)
 	}
-	want := []plan.StreamPoint{{Op: "read", Clients: 16, Mix: []string{"by_email", "orders_of"}}, {Op: "write", Clients: 1, Mix: []string{"ship"}}}
-	if pt := mixed.Points[1]; pt.Clients != 16 || len(pt.Streams) != 2 ||
-		pt.Streams[0].Op != want[0].Op || pt.Streams[0].Clients != want[0].Clients || !equal(pt.Streams[0].Mix, want[0].Mix) ||
-		pt.Streams[1].Op != want[1].Op || pt.Streams[1].Clients != want[1].Clients || !equal(pt.Streams[1].Mix, want[1].Mix) {
-		t.Errorf("mixed at 16 clients: %+v, want %+v", pt, want)
+	if got, want := mixed.Points[1].Describe(), "clients 16   read by_email+orders_of x16; write ship x1"; got != want {
+		t.Errorf("mixed at 16 clients: %q, want %q", got, want)
 	}
-	if mixed.Scenario.Sampling.Reps != 3 || mixed.Scenario.Sampling.Warmup != 2 {
-		t.Errorf("mixed sampling %+v: want reps 3 over the spec's warmup 2", mixed.Scenario.Sampling)
+	if mixed.Sampling.Reps != 3 || mixed.Sampling.Warmup != 2 {
+		t.Errorf("mixed sampling %+v: want reps 3 over the spec's warmup 2", mixed.Sampling)
+	}
+	if e := p.Estimate(); e.Lo <= 0 || e.Hi < e.Lo {
+		t.Errorf("estimate %v", e)
 	}
 }
 

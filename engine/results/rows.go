@@ -66,7 +66,7 @@ func FromResult(base Row, r measure.Result) Row {
 func CeilingRow(base Row, clients int, first time.Duration) Row {
 	v := ms(first)
 	row := base
-	row.Clients, row.Op, row.Rep, row.Count, row.Reps = clients, "ceiling", 1, 1, 1
+	row.Clients, row.Op, row.Rep, row.Count, row.Reps = clients, OpCeiling, 1, 1, 1
 	row.P50Ms, row.P95Ms, row.P99Ms, row.MaxMs = v, v, v, v
 	row.Throughput, row.Errors = 0, 0
 	return row

@@ -28,6 +28,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	_ "github.com/mentat-spec/mentat-spec/drivers/all"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -81,7 +82,7 @@ func benchSpec() string {
 }
 
 // benchPlan plans the bench spec at the bench scale for one backend.
-func benchPlan(b testing.TB, backend, dataDir string) (*plan.Plan, *plan.ScalePlan, *plan.CellPlan) {
+func benchPlan(b testing.TB, backend, dataDir string) (*plan.Plan, *plan.ScalePlan, *plan.Cell) {
 	b.Helper()
 	vars := []config.VarArg{
 		{Name: "scales", Value: `["` + benchScale() + `"]`},
@@ -90,27 +91,27 @@ func benchPlan(b testing.TB, backend, dataDir string) (*plan.Plan, *plan.ScalePl
 	}
 	spec, diags := config.Load([]string{benchSpec()}, config.Options{Vars: vars})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(drivers.Default)...)
+		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
 	}
 	if diags.HasErrors() {
 		b.Fatalf("bench spec: %s", diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, 2)
+	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
 	if diags.HasErrors() {
 		b.Fatalf("plan: %s", diags.Error())
 	}
 	sp := p.Scales[0]
-	return p, sp, sp.Backends[0]
+	return p, sp, sp.Cells[0]
 }
 
 // openStore opens the cell's backend with some options replaced (a fresh
 // file path or database per variant).
-func openStore(b testing.TB, sp *plan.ScalePlan, cp *plan.CellPlan, dataDir string, opts map[string]string) (drivers.Backend, drivers.Config) {
+func openStore(b testing.TB, sp *plan.ScalePlan, cp *plan.Cell, dataDir string, opts map[string]string) (drivers.Backend, drivers.Config) {
 	b.Helper()
 	bc := cp.Backend
 	o := maps.Clone(bc.Options)
 	maps.Copy(o, opts)
-	cfg := drivers.Config{Backend: bc.Name, Scale: sp.Scale.Name, DataDir: dataDir, Options: o, Settings: bc.Settings}
+	cfg := drivers.Config{Backend: bc.Name, Scale: sp.Name, DataDir: dataDir, Options: o, Settings: bc.Settings}
 	drv, ok := drivers.Default.Lookup(bc.Driver)
 	if !ok {
 		b.Fatalf("no driver %q", bc.Driver)
@@ -126,7 +127,7 @@ func openStore(b testing.TB, sp *plan.ScalePlan, cp *plan.CellPlan, dataDir stri
 var datomTables = []string{"attrs", "log_text", "log_int", "log_real", "cur_text", "cur_int", "cur_real"}
 
 // resetTables drops the layout's tables and runs the backend's setup.
-func resetTables(b testing.TB, be drivers.Backend, bc *config.BackendConfig) {
+func resetTables(b testing.TB, be drivers.Backend, bc plan.Backend) {
 	b.Helper()
 	ctx := context.Background()
 	s, err := be.Session(ctx)
@@ -289,7 +290,7 @@ func reportLoads(b *testing.B, vs []*variant) {
 // (bulkLoad: the datagen stream into the driver's Loader, with the spec's
 // jobs and batch_rows) into a store fresh() makes. The wall time is
 // bulkLoad's own, the figure loads.csv reports.
-func engineLoadVariant(b *testing.B, name string, sp *plan.ScalePlan, lc config.LoadConfig,
+func engineLoadVariant(b *testing.B, name string, sp *plan.ScalePlan, lc plan.Load,
 	fresh func() (drivers.Backend, func()), after func(drivers.Backend)) *variant {
 	return &variant{name: name, run: func() sample {
 		be, done := fresh()
@@ -414,7 +415,7 @@ func rawConn(b testing.TB, path string, settings map[string]string) *sqlite3.SQL
 	return c
 }
 
-func tableNames(lc config.LoadConfig) []string {
+func tableNames(lc plan.Load) []string {
 	names := []string{lc.Tables["attrs"]}
 	for _, cl := range datagen.ClassNames {
 		names = append(names, lc.Tables[cl])
@@ -430,7 +431,7 @@ func insertSQL(table string, cols []string, rows int) string {
 // sqliteNativeLoads are the hand-written loops on the same rows, each into
 // a fresh file with the quickstart's schema and settings, committing the
 // same row ranges as the engine.
-func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc *config.BackendConfig, dir string) []*variant {
+func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc plan.Backend, dir string) []*variant {
 	ctx := context.Background()
 	tables := tableNames(bc.Load)
 	n := int64(len(nr.rows))
@@ -818,10 +819,12 @@ func loadedCell(b *testing.B, backend string, opts map[string]string) *cell {
 	b.Cleanup(func() { rd.Close() })
 	r := &run{opts: Options{Registry: drivers.Default, DataDir: filepath.Join(dir, "data"), Phase: PhaseAll, Log: io.Discard, Workers: 2},
 		plan: p, dir: rd, out: &Outcome{}}
-	c := &cell{run: r, sp: sp, cp: cp}
+	c := &cell{run: r, pc: cp}
+	r.sink = results.Tee(rd)
 	ctx := context.Background()
 	drv, _ := drivers.Default.Lookup(cp.Backend.Driver)
-	cfg := drivers.Config{Backend: cp.Backend.Name, Scale: sp.Scale.Name, DataDir: r.opts.DataDir, Options: cp.Backend.Options, Settings: cp.Backend.Settings}
+	cfg := drivers.Config{Backend: cp.Backend.Name, Scale: sp.Name, DataDir: r.opts.DataDir, Options: cp.Backend.Options, Settings: cp.Backend.Settings}
+	c.drv, c.cfg = drv, cfg
 	if c.be, err = drv.Open(ctx, cfg); err != nil {
 		b.Fatal(err)
 	}
@@ -837,7 +840,7 @@ func loadedCell(b *testing.B, backend string, opts map[string]string) *cell {
 			}
 		})
 	}
-	ready, err := c.prepareStore(ctx, drv, cfg)
+	ready, err := c.prepareStore(ctx)
 	if err != nil || !ready {
 		b.Fatalf("loading: ready=%v %v %v", ready, err, r.out.Failures)
 	}
@@ -919,22 +922,22 @@ func BenchmarkQ1SQLite(b *testing.B) {
 	defer cancel()
 	q := c.queries["q1"]
 	var probe time.Duration
-	for _, sc := range c.cp.Scenarios {
-		if sc.Scenario.Name == "point_lookup" {
-			probe = toSampling(sc.Scenario.Sampling).Probe
+	for _, sc := range c.pc.Scenarios {
+		if sc.Name == "point_lookup" {
+			probe = sc.Sampling.Probe
 		}
 	}
-	cl, err := c.openClient(ctx, []string{"q1"}, 0, c.sp.Gen.Seed)
+	cl, err := c.openClient(ctx, []string{"q1"}, 0, c.pc.Scale.Gen.Seed)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer cl.close()
+	defer cl.Close()
 	keys := make([]string, 8192)
-	kc := q.binder.Client(c.sp.Gen.Seed+1, 0)
+	kc := q.binder.Client(c.pc.Scale.Gen.Seed+1, 0)
 	for i := range keys {
 		keys[i] = kc.Next()[0].(string)
 	}
-	path, settings := c.cp.Backend.Options["path"], c.cp.Backend.Settings
+	path, settings := c.pc.Backend.Options["path"], c.pc.Backend.Settings
 
 	raw := rawConn(b, path, settings)
 	defer raw.Close()
@@ -998,9 +1001,9 @@ func BenchmarkQ1SQLite(b *testing.B) {
 	k := 0
 	next := func() string { k++; return keys[k%len(keys)] }
 	vs := []*variant{
-		{name: "engine", run: func() sample { return runPointBlock(b, "engine", n, probe, cl.call) }},
+		{name: "engine", run: func() sample { return runPointBlock(b, "engine", n, probe, cl.Call) }},
 		{name: "engine-call", run: func() sample {
-			return loopBlock(b, "engine-call", n, func(int) error { return cl.call(ctx) })
+			return loopBlock(b, "engine-call", n, func(int) error { return cl.Call(ctx) })
 		}},
 		{name: "driver", run: func() sample {
 			return loopBlock(b, "driver", n, func(int) error {
@@ -1124,7 +1127,7 @@ func BenchmarkLoadOverhead(b *testing.B) {
 func BenchmarkOverheadQ1(b *testing.B) {
 	p, sp, cp := benchPlan(b, "sqlite", b.TempDir())
 	r := &run{opts: Options{Registry: drivers.Default, Log: io.Discard}, plan: p, out: &Outcome{}}
-	c := &cell{run: r, sp: sp, cp: cp, be: noopBackend{}}
+	c := &cell{run: r, pc: cp, be: noopBackend{}}
 	if err := c.bindQueries(); err != nil {
 		b.Fatal(err)
 	}
@@ -1147,11 +1150,11 @@ func BenchmarkOverheadQ1(b *testing.B) {
 		{name: "stmt", run: func() sample {
 			return loopBlock(b, "stmt", n, func(int) error { _, err := st.Query(ctx, args, nil); return err })
 		}},
-		{name: "call", run: func() sample { return loopBlock(b, "call", n, func(int) error { return cl.call(ctx) }) }},
+		{name: "call", run: func() sample { return loopBlock(b, "call", n, func(int) error { return cl.Call(ctx) }) }},
 		{name: "runpoint-noop", run: func() sample { return runPointBlock(b, "runpoint-noop", n, probe, noop) }},
-		{name: "runpoint-call", run: func() sample { return runPointBlock(b, "runpoint-call", n, probe, cl.call) }},
+		{name: "runpoint-call", run: func() sample { return runPointBlock(b, "runpoint-call", n, probe, cl.Call) }},
 		{name: "runpoint-call-2clients", run: func() sample {
-			return runPointBlock(b, "runpoint-call-2clients", n, probe, cl.call, cl2.call)
+			return runPointBlock(b, "runpoint-call-2clients", n, probe, cl.Call, cl2.Call)
 		}},
 	}
 	runBlocks(b, vs, 5)
@@ -1180,9 +1183,9 @@ func BenchmarkQ1Postgres(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var probe time.Duration
-	for _, sc := range c.cp.Scenarios {
-		if sc.Scenario.Name == "point_lookup" {
-			probe = toSampling(sc.Scenario.Sampling).Probe
+	for _, sc := range c.pc.Scenarios {
+		if sc.Name == "point_lookup" {
+			probe = sc.Sampling.Probe
 		}
 	}
 	// clients opens k engine clients on a backend with some options
@@ -1190,18 +1193,18 @@ func BenchmarkQ1Postgres(b *testing.B) {
 	clients := func(k int, opts map[string]string) []measure.Call {
 		cc := *c
 		if opts != nil {
-			be, _ := openStore(b, c.sp, c.cp, "", opts)
+			be, _ := openStore(b, c.pc.Scale, c.pc, "", opts)
 			b.Cleanup(func() { be.Close() })
 			cc.be = be
 		}
 		var calls []measure.Call
 		for i := 0; i < k; i++ {
-			cl, err := cc.openClient(ctx, []string{"q1"}, i, c.sp.Gen.Seed)
+			cl, err := cc.openClient(ctx, []string{"q1"}, i, c.pc.Scale.Gen.Seed)
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.Cleanup(cl.close)
-			calls = append(calls, cl.call)
+			b.Cleanup(cl.Close)
+			calls = append(calls, cl.Call)
 		}
 		return calls
 	}

@@ -12,15 +12,13 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
-	"github.com/zclconf/go-cty/cty"
 )
 
-// cell runs one (scale, backend) point of the matrix.
+// cell runs one (scale, backend) cell of the plan.
 type cell struct {
 	run   *run
-	sp    *plan.ScalePlan
-	cp    *plan.CellPlan
-	truth cty.Value
+	pc    *plan.Cell
+	truth *plan.Truth
 
 	drv     drivers.Driver
 	cfg     drivers.Config
@@ -28,25 +26,26 @@ type cell struct {
 	admin   drivers.Session
 	queries map[string]*boundQuery
 	broken  error // set when the store can no longer be reached
+	written bool  // a scenario changed the store's data in this run
 }
 
-// boundQuery is a query resolved for this cell's dialect.
+// boundQuery is a query with its markers bound for the backend.
 type boundQuery struct {
 	name   string
 	bound  sqltext.Bound
-	values map[string]cty.Value
-	binder *params.Binder
+	params map[string]params.Spec
+	binder *params.Binder // nil when a parameter is left to the checks
 }
 
-func (c *cell) name() string { return c.sp.Scale.Name + "/" + c.cp.Cell.Backend.Name }
+func (c *cell) name() string { return c.pc.Name() }
 
 func (c *cell) execute(ctx context.Context) error {
-	bc := c.cp.Backend
+	bc := c.pc.Backend
 	drv, ok := c.run.opts.Registry.Lookup(bc.Driver)
 	if !ok {
 		return fmt.Errorf("no driver %q", bc.Driver)
 	}
-	cfg := drivers.Config{Backend: bc.Name, Scale: c.sp.Scale.Name, DataDir: c.run.opts.DataDir, Options: bc.Options, Settings: bc.Settings}
+	cfg := drivers.Config{Backend: bc.Name, Scale: c.pc.Scale.Name, DataDir: c.run.opts.DataDir, Options: bc.Options, Settings: bc.Settings}
 	c.drv, c.cfg = drv, cfg
 	be, err := drv.Open(ctx, cfg)
 	if err != nil {
@@ -67,7 +66,7 @@ func (c *cell) execute(ctx context.Context) error {
 		}
 	}()
 
-	ready, err := c.prepareStore(ctx, drv, cfg)
+	ready, err := c.prepareStore(ctx)
 	if err != nil || !ready {
 		return err
 	}
@@ -77,28 +76,49 @@ func (c *cell) execute(ctx context.Context) error {
 		return err
 	}
 	c.explain(ctx)
-	for _, sc := range c.cp.Scenarios {
+	for _, sc := range c.pc.Scenarios {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if c.run.opts.Phase != PhaseLoad {
-			c.measure(ctx, sc)
+			c.runScenario(ctx, sc)
 		}
 		if c.broken != nil {
 			return c.broken
 		}
-		c.check(ctx, sc.Scenario)
+		c.check(ctx, sc)
 	}
 	return nil
 }
 
-// prepareStore makes sure the store holds the dataset: it reuses a store
-// an earlier run loaded with the same data, loads one the driver just
-// created, and drops and reloads only stores this tool created. It reports
-// whether scenarios can run.
-func (c *cell) prepareStore(ctx context.Context, drv drivers.Driver, cfg drivers.Config) (bool, error) {
-	bc := c.cp.Backend
-	fp := fingerprint(c.sp.Gen, bc)
+// runScenario runs every point of a scenario through its kind.
+func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
+	if sc.Writes && !c.written {
+		// Recorded before the first write: a run killed mid-scenario
+		// leaves a store that says it was written.
+		if err := c.markWritten(ctx, sc.Name); err != nil {
+			c.run.fail("%s %s: %v", c.name(), sc.Name, err)
+			return
+		}
+	}
+	for _, pt := range sc.Points {
+		if ctx.Err() != nil || c.broken != nil {
+			return
+		}
+		env := &pointEnv{c: c, sc: sc}
+		if err := pt.Run(ctx, env); err != nil {
+			c.run.fail("%s %s: %s: %v", c.name(), sc.Name, pt.Describe(), err)
+		}
+	}
+}
+
+// prepareStore makes sure the store holds the dataset, untouched: it
+// reuses a store an earlier run loaded with the same data and never wrote
+// to, loads one the driver just created, and drops and reloads only stores
+// this tool created. It reports whether scenarios can run.
+func (c *cell) prepareStore(ctx context.Context) (bool, error) {
+	bc := c.pc.Backend
+	fp := fingerprint(c.pc.Scale.Gen, bc)
 	state := readMeta(ctx, c.admin)
 	if !bc.Load.Declared {
 		c.run.logf("%s: no load block: using the store as it is", c.name())
@@ -107,15 +127,19 @@ func (c *cell) prepareStore(ctx context.Context, drv drivers.Driver, cfg drivers
 	if !c.be.Created() && !state.ours {
 		return false, fmt.Errorf("the store exists and was not created by %s (no %s table): refusing to load into it or drop it; point the backend at a new database or file", createdBy, metaTable)
 	}
-	if state.ours && state.loaded && state.fingerprint == fp && !c.run.opts.Reload {
+	clean := state.ours && state.loaded && state.fingerprint == fp && state.written == ""
+	if clean && !c.run.opts.Reload {
 		c.run.logf("%s: reusing the store loaded by an earlier run", c.name())
 		return true, nil
 	}
 	if c.run.opts.Phase == PhaseBench {
+		if state.written != "" {
+			return false, fmt.Errorf("phase bench needs a clean store, and this one was written to by scenario %s after its load (run with -phase all to reload it)", state.written)
+		}
 		return false, fmt.Errorf("phase bench needs a store loaded with this dataset, and this one is not (run with -phase all or load)")
 	}
 	if state.ours && !c.be.Created() {
-		// Ours, but stale or half loaded: start from an empty store.
+		// Ours, but stale, written to or half loaded: start from an empty store.
 		dropper, ok := c.be.(drivers.Dropper)
 		if !ok {
 			return false, fmt.Errorf("the store holds other data and driver %q cannot drop it", bc.Driver)
@@ -125,22 +149,27 @@ func (c *cell) prepareStore(ctx context.Context, drv drivers.Driver, cfg drivers
 			return false, fmt.Errorf("dropping the stale store: %w", err)
 		}
 		c.be.Close()
-		be, err := drv.Open(ctx, cfg)
+		be, err := c.drv.Open(ctx, c.cfg)
 		if err != nil {
+			c.be, c.admin = nil, nil
 			return false, fmt.Errorf("reopening the store: %w", err)
 		}
 		c.be = be
 		if c.admin, err = c.be.Session(ctx); err != nil {
 			return false, fmt.Errorf("connecting: %w", err)
 		}
-		c.run.logf("%s: dropped the stale store it had created", c.name())
+		why := "stale"
+		if state.written != "" {
+			why = "written to by " + state.written
+		}
+		c.run.logf("%s: dropped the store it had created (%s) to reload it", c.name(), why)
 	}
 	return c.load(ctx, fp)
 }
 
 func (c *cell) load(ctx context.Context, fp string) (bool, error) {
-	bc := c.cp.Backend
-	if err := writeMeta(ctx, c.admin, map[string]string{"created_by": createdBy, "fingerprint": fp, "loaded": "0"}); err != nil {
+	bc := c.pc.Backend
+	if err := writeMeta(ctx, c.admin, map[string]string{"created_by": createdBy, "fingerprint": fp, "loaded": "0", "written": ""}); err != nil {
 		return false, err
 	}
 	if err := execStatements(ctx, c.admin, bc.Setup); err != nil {
@@ -148,22 +177,21 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	}
 	bl, ok := c.be.(drivers.BulkLoader)
 	if !ok {
-		return false, fmt.Errorf("driver %q has no bulk loader", bc.Driver)
+		return false, fmt.Errorf("the backend declares a load block, but driver %q has no bulk loader", bc.Driver)
 	}
-	capDur := secs(c.run.plan.Spec.Sampling.Values.LoadMax)
-	c.run.logf("%s: loading %s datoms (%d job(s))", c.name(), plan.Thousands(c.sp.Stats.Datoms), bc.Load.Jobs)
-	res, err := bulkLoad(ctx, bl, c.sp.Gen, bc.Load, capDur)
+	capDur := c.run.plan.Sampling.LoadMax
+	c.run.logf("%s: loading %s datoms (%d job(s))", c.name(), plan.Thousands(c.pc.Scale.Stats.Datoms), bc.Load.Jobs)
+	res, err := bulkLoad(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur)
 	if err != nil {
 		return false, fmt.Errorf("bulk load: %w", err)
 	}
-	row := results.LoadRow{Backend: bc.Name, Scale: c.sp.Scale.Name, NDatoms: c.sp.Stats.Datoms,
+	row := results.LoadRow{Backend: bc.Name, Scale: c.pc.Scale.Name, NDatoms: c.pc.Scale.Stats.Datoms,
 		WallS: res.elapsed.Seconds(), DatomsPerS: float64(res.datoms) / res.elapsed.Seconds(), Jobs: bc.Load.Jobs}
 	if res.capped {
 		row.Ceiling = true
-		if err := c.run.dir.AppendLoad(row); err != nil {
-			return false, err
-		}
-		c.run.logf("%s: load cap of %s hit after %s datoms: scenarios skipped", c.name(), capDur, plan.Thousands(res.datoms))
+		row.NDatoms = res.datoms
+		c.run.emit(row)
+		c.run.logf("%s: load cap of %s hit: scenarios skipped", c.name(), capDur)
 		return false, nil
 	}
 	timed := func(texts []string, what string) (*float64, error) {
@@ -191,50 +219,51 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 			row.SizeBytes = &n
 		}
 	}
-	if err := c.run.dir.AppendLoad(row); err != nil {
-		return false, err
-	}
+	c.run.emit(row)
 	if err := writeMeta(ctx, c.admin, map[string]string{"loaded": "1", "loaded_at": time.Now().UTC().Format(time.RFC3339)}); err != nil {
 		return false, err
 	}
-	c.run.logf("%s: loaded %s datoms in %.2fs (%s datoms/s)", c.name(), plan.Thousands(res.datoms), res.elapsed.Seconds(),
-		plan.Thousands(int64(row.DatomsPerS)))
 	return true, nil
 }
 
-func secs(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
+// markWritten records in the store that scenario changed its data, so no
+// later run measures it as a clean store.
+func (c *cell) markWritten(ctx context.Context, scenario string) error {
+	if !c.pc.Backend.Load.Declared {
+		c.written = true
+		return nil
+	}
+	if err := writeMeta(ctx, c.admin, map[string]string{"written": scenario}); err != nil {
+		return fmt.Errorf("recording the write in %s: %w", metaTable, err)
+	}
+	c.written = true
+	return nil
+}
 
-// bindQueries resolves every query for the backend's dialect.
+// bindQueries binds every query's markers for the backend.
 func (c *cell) bindQueries() error {
-	spec := c.run.plan.Spec
-	ctx := spec.CellContext(c.cp.Cell, c.truth)
 	c.queries = map[string]*boundQuery{}
-	for _, q := range spec.Queries {
-		rq, diags := q.Resolve(ctx, c.be.Dialect())
-		if diags.HasErrors() {
-			return fmt.Errorf("query %s: %s", q.Name, diags.Error())
-		}
-		b, err := sqltext.Bind(rq.SQL, c.be.Placeholder)
+	for name, q := range c.pc.Queries {
+		b, err := sqltext.Bind(q.SQL, c.be.Placeholder)
 		if err != nil {
-			return fmt.Errorf("query %s: %w", q.Name, err)
+			return fmt.Errorf("query %s: %w", name, err)
 		}
-		bq := &boundQuery{name: q.Name, bound: b, values: rq.Params}
+		bq := &boundQuery{name: name, bound: b, params: q.Params}
 		// A query only checks use may lack parameters the checks supply.
-		if binder, err := params.New(c.sp.Gen, b.Names, rq.Params); err == nil {
+		if binder, err := params.New(c.pc.Scale.Gen, b.Names, q.Params); err == nil {
 			bq.binder = binder
 		}
-		c.queries[q.Name] = bq
+		c.queries[name] = bq
 	}
 	return nil
 }
 
-// explain writes each query's plan into plans/.
+// explain writes the plan of each query the scenarios run into plans/,
+// named after the scenario and the query, with the SQL and parameters.
 func (c *cell) explain(ctx context.Context) {
-	ex, ok := c.admin.(drivers.Explainer)
+	ex, ok := c.be.(drivers.Explainer)
 	if !ok {
-		if ex, ok = c.be.(drivers.Explainer); !ok {
-			return
-		}
+		return
 	}
 	names := make([]string, 0, len(c.queries))
 	for n := range c.queries {
@@ -249,7 +278,8 @@ func (c *cell) explain(ctx context.Context) {
 		// Some drivers explain by running the query (DuckDB's EXPLAIN
 		// ANALYZE): a query past the ceiling must not stall the run here.
 		ectx, cancel := context.WithTimeout(ctx, c.explainCap(n))
-		text, err := ex.Explain(ectx, q.bound.SQL, q.binder.Client(1, 0).Next())
+		args := q.binder.Client(1, 0).Next()
+		text, err := ex.Explain(ectx, q.bound.SQL, args)
 		cancel()
 		if err != nil {
 			text = "EXPLAIN failed: " + err.Error()
@@ -258,7 +288,7 @@ func (c *cell) explain(ctx context.Context) {
 		if strings.HasPrefix(strings.TrimSpace(text), "[") || strings.HasPrefix(strings.TrimSpace(text), "{") {
 			ext = "json"
 		}
-		w, err := c.run.dir.Plan(fmt.Sprintf("%s-%s-%s.%s", c.sp.Scale.Name, c.cp.Cell.Backend.Name, n, ext))
+		w, err := c.run.dir.Plan(fmt.Sprintf("%s-%s-%s.%s", c.pc.Scale.Name, c.pc.Backend.Name, n, ext))
 		if err != nil {
 			continue
 		}
@@ -278,43 +308,35 @@ func (c *cell) recordSize(ctx context.Context) {
 		c.run.logf("%s: store size: %v", c.name(), err)
 		return
 	}
-	row := results.SizeRow{Scale: c.sp.Scale.Name, Backend: c.cp.Cell.Backend.Name, Bytes: n}
+	row := results.SizeRow{Scale: c.pc.Scale.Name, Backend: c.pc.Backend.Name, Bytes: n}
 	if cs, ok := c.be.(drivers.CacheSizer); ok {
 		if sb, err := cs.CacheSize(ctx); err == nil {
 			row.SharedBuffers = sb
 		}
 	}
-	if err := c.run.dir.AppendSize(row); err != nil {
-		c.run.fail("writing sizes.txt: %v", err)
-	}
+	c.run.emit(row)
 }
 
 // explainCap is the smallest probe ceiling of the scenarios that run a
 // query: explaining it may run it.
 func (c *cell) explainCap(query string) time.Duration {
-	limit := c.run.plan.Spec.Sampling.Values.ProbeS
-	for _, sp := range c.cp.Scenarios {
-		for _, st := range sp.Scenario.Streams {
-			for _, qn := range st.MixNames {
-				if qn == query && sp.Scenario.Sampling.ProbeS < limit {
-					limit = sp.Scenario.Sampling.ProbeS
-				}
+	limit := c.run.plan.Sampling.Probe
+	for _, sc := range c.pc.Scenarios {
+		for _, qn := range sc.Queries {
+			if qn == query && sc.Sampling.Probe < limit {
+				limit = sc.Sampling.Probe
 			}
 		}
 	}
-	return secs(limit)
+	return limit
 }
 
 // envLines appends the backend's version and settings in force to env.txt.
 func (c *cell) envLines(ctx context.Context) {
-	bc := c.cp.Backend
-	prefix := fmt.Sprintf("backend.%s.%s.", bc.Name, c.sp.Scale.Name)
+	bc := c.pc.Backend
+	prefix := fmt.Sprintf("backend.%s.%s.", bc.Name, c.pc.Scale.Name)
 	kv := []results.KV{{Key: prefix + "driver", Value: bc.Driver}}
-	if v, ok := c.admin.(drivers.Versioner); ok {
-		if s, err := v.Version(ctx); err == nil {
-			kv = append(kv, results.KV{Key: prefix + "version", Value: s})
-		}
-	} else if v, ok := c.be.(drivers.Versioner); ok {
+	if v, ok := c.be.(drivers.Versioner); ok {
 		if s, err := v.Version(ctx); err == nil {
 			kv = append(kv, results.KV{Key: prefix + "version", Value: s})
 		}
@@ -324,13 +346,7 @@ func (c *cell) envLines(ctx context.Context) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var reader drivers.SettingsReader
-	if r, ok := c.admin.(drivers.SettingsReader); ok {
-		reader = r
-	} else if r, ok := c.be.(drivers.SettingsReader); ok {
-		reader = r
-	}
-	if reader != nil && len(names) > 0 {
+	if reader, ok := c.be.(drivers.SettingsReader); ok && len(names) > 0 {
 		if got, err := reader.ReadSettings(ctx, names); err == nil {
 			for _, n := range names {
 				kv = append(kv, results.KV{Key: prefix + "setting." + n, Value: got[n]})

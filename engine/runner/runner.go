@@ -1,9 +1,10 @@
-// Package runner applies a plan: for each (scale, backend) cell it loads
+// Package runner executes a plan: for each (scale, backend) cell it loads
 // the dataset into a store the run created (or reuses one an earlier run
-// loaded), measures every scenario at every client count, checks answers
-// against the generator's truth, and appends each result to the results
-// directory as soon as it is measured. It knows no workload: every query,
-// scenario and check comes from the spec.
+// loaded), runs every point of every scenario through its kind, checks
+// answers against the generator's truth, and sends each result through one
+// sink (the results directory and the console) as soon as it is measured.
+// It reads no HCL and names no workload and no scenario kind: everything
+// comes resolved from the plan.
 package runner
 
 import (
@@ -19,7 +20,6 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // Phases of a run.
@@ -38,9 +38,10 @@ type Options struct {
 	Reload     bool // drop and reload stores this tool created even when already loaded
 	Workers    int  // parallelism of dataset counting and truth
 	Log        io.Writer
-	// Env are extra env.txt lines (command line, spec hash, variables).
+	// Env are extra env.txt lines (command line, version).
 	Env []results.KV
-	// Sensitive reports env keys whose values must be redacted.
+	// Sensitive reports env keys whose values must be redacted, besides
+	// the plan's sensitive variables.
 	Sensitive func(key string) bool
 }
 
@@ -59,10 +60,11 @@ type run struct {
 	opts Options
 	plan *plan.Plan
 	dir  *results.Dir
+	sink results.Sink
 	out  *Outcome
 }
 
-// Run applies p. The results directory is complete (summary.md included)
+// Run executes p. The results directory is complete (summary.md included)
 // whenever Run returns, also on error.
 func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	if opts.Log == nil {
@@ -79,9 +81,11 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		return nil, fmt.Errorf("opening results directory: %w", err)
 	}
 	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}}
+	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
 	env := append(machineEnv(), opts.Env...)
-	env = append(env, r.specEnv()...)
-	if err := dir.WriteEnv(env, opts.Sensitive); err != nil {
+	env = append(env, p.Env...)
+	env = append(env, results.KV{Key: "phase", Value: opts.Phase})
+	if err := dir.WriteEnv(env, r.sensitive); err != nil {
 		dir.Close()
 		return nil, fmt.Errorf("writing env.txt: %w", err)
 	}
@@ -100,12 +104,35 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	return r.out, cerr
 }
 
+func (r *run) sensitive(key string) bool {
+	if r.plan.Sensitive[key] {
+		return true
+	}
+	return r.opts.Sensitive != nil && r.opts.Sensitive(key)
+}
+
+// emit is the run's one way out: every row goes to the results directory
+// and the console through the sink.
+func (r *run) emit(rec results.Record) {
+	if err := r.sink.Emit(rec); err != nil {
+		r.fail("writing results: %v", err)
+	}
+	if t, ok := rec.(results.Timing); ok {
+		r.out.Rows = append(r.out.Rows, results.Row(t))
+	}
+}
+
 func (r *run) fail(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	r.out.Failures = append(r.out.Failures, msg)
 	fmt.Fprintf(r.opts.Log, "FAILED: %s\n", msg)
-	if w, err := r.dir.Log("errors"); err == nil {
-		fmt.Fprintf(w, "%s %s\n", time.Now().UTC().Format(time.RFC3339), msg)
+	r.logTo("errors", "%s %s\n", time.Now().UTC().Format(time.RFC3339), msg)
+}
+
+// logTo appends a line to logs/<name>.log.
+func (r *run) logTo(name, format string, args ...any) {
+	if w, err := r.dir.Log(name); err == nil {
+		fmt.Fprintf(w, format, args...)
 		w.Close()
 	}
 }
@@ -117,37 +144,27 @@ func (r *run) logf(format string, args ...any) {
 // scale computes the truth of one scale and runs its cells.
 func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 	start := time.Now()
-	truth, err := datagen.ComputeTruth(ctx, sp.Gen, r.opts.Workers)
+	computed, err := datagen.ComputeTruth(ctx, sp.Gen, r.opts.Workers)
 	if err != nil {
-		r.fail("scale %s: computing truth: %v", sp.Scale.Name, err)
+		r.fail("scale %s: computing truth: %v", sp.Name, err)
 		return
 	}
-	raw, err := json.Marshal(truth.Values)
+	if err := writeFile(filepath.Join(r.opts.ResultsDir, "truth-"+sp.Name+".json"), computed); err != nil {
+		r.fail("scale %s: %v", sp.Name, err)
+	}
+	truth, err := plan.NewTruth(computed)
 	if err != nil {
-		r.fail("scale %s: encoding truth: %v", sp.Scale.Name, err)
+		r.fail("scale %s: %v", sp.Name, err)
 		return
 	}
-	if err := writeFile(filepath.Join(r.opts.ResultsDir, "truth-"+sp.Scale.Name+".json"), truth); err != nil {
-		r.fail("scale %s: %v", sp.Scale.Name, err)
-	}
-	ty, err := ctyjson.ImpliedType(raw)
-	if err != nil {
-		r.fail("scale %s: truth as HCL values: %v", sp.Scale.Name, err)
-		return
-	}
-	tv, err := ctyjson.Unmarshal(raw, ty)
-	if err != nil {
-		r.fail("scale %s: truth as HCL values: %v", sp.Scale.Name, err)
-		return
-	}
-	r.logf("scale %s: %s datoms; truth computed in %s", sp.Scale.Name, plan.Thousands(sp.Stats.Datoms), time.Since(start).Round(time.Millisecond))
-	for _, cp := range sp.Backends {
+	r.logf("scale %s: %s datoms; truth computed in %s", sp.Name, plan.Thousands(sp.Stats.Datoms), time.Since(start).Round(time.Millisecond))
+	for _, pc := range sp.Cells {
 		if ctx.Err() != nil {
 			return
 		}
-		c := &cell{run: r, sp: sp, cp: cp, truth: tv}
+		c := &cell{run: r, pc: pc, truth: truth}
 		if err := c.execute(ctx); err != nil {
-			r.fail("%s/%s: %v", sp.Scale.Name, cp.Cell.Backend.Name, err)
+			r.fail("%s: %v", pc.Name(), err)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	_ "github.com/mentat-spec/mentat-spec/drivers/all"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
@@ -69,12 +70,12 @@ func apply(t *testing.T, specPath string, opts runner.Options, vars ...config.Va
 	t.Helper()
 	spec, diags := config.Load([]string{specPath}, config.Options{Vars: vars})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(drivers.Default)...)
+		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
 	}
 	if diags.HasErrors() {
 		t.Fatalf("spec: %s", diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, 2)
+	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
 	if diags.HasErrors() {
 		t.Fatalf("plan: %s", diags.Error())
 	}
@@ -469,7 +470,7 @@ func TestColdVsWarmRunsTheHooksAndReopens(t *testing.T) {
   restart     = ["sh", "-c", "echo restart-hook-ran"]
   drop_caches = ["sh", "-c", "echo drop-caches-hook-ran"]`,
 		`scenario "point_lookup" {`, `scenario "cold_vs_warm" {
-  restart    = true
+  kind       = "cold_warm"
   warm_calls = 10
   read {
     mix = [query.q1, query.pull]

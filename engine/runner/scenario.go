@@ -2,18 +2,16 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/checks"
 	"github.com/mentat-spec/mentat-spec/drivers"
-	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // client is one connection with the statements of its mix prepared.
@@ -24,15 +22,15 @@ type client struct {
 	next    int
 }
 
-func (cl *client) close() {
+func (cl *client) Close() {
 	for _, s := range cl.stmts {
 		s.Close()
 	}
 	cl.session.Close()
 }
 
-// call runs the next query of the client's mix; rows are only counted.
-func (cl *client) call(ctx context.Context) error {
+// Call runs the next query of the client's mix; rows are only counted.
+func (cl *client) Call(ctx context.Context) error {
 	i := cl.next
 	cl.next++
 	if cl.next == len(cl.stmts) {
@@ -43,6 +41,9 @@ func (cl *client) call(ctx context.Context) error {
 }
 
 func (c *cell) openClient(ctx context.Context, mix []string, index int, seed uint64) (*client, error) {
+	if c.be == nil {
+		return nil, fmt.Errorf("the store is closed")
+	}
 	s, err := c.be.Session(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("client %d: connecting: %w", index, err)
@@ -50,13 +51,17 @@ func (c *cell) openClient(ctx context.Context, mix []string, index int, seed uin
 	cl := &client{session: s, next: index % len(mix)}
 	for _, qn := range mix {
 		q := c.queries[qn]
+		if q == nil {
+			cl.Close()
+			return nil, fmt.Errorf("no query %q", qn)
+		}
 		if q.binder == nil {
-			cl.close()
+			cl.Close()
 			return nil, fmt.Errorf("query %s: a parameter has no value in the query's params", qn)
 		}
 		st, err := s.Prepare(ctx, q.bound.SQL)
 		if err != nil {
-			cl.close()
+			cl.Close()
 			return nil, fmt.Errorf("client %d: preparing %s: %w", index, qn, err)
 		}
 		cl.stmts = append(cl.stmts, st)
@@ -65,156 +70,58 @@ func (c *cell) openClient(ctx context.Context, mix []string, index int, seed uin
 	return cl, nil
 }
 
-func toSampling(v config.SamplingValues) measure.Sampling {
-	return measure.Sampling{Warmup: v.Warmup, MinDuration: secs(v.MinS), MinSamples: v.MinN,
-		MaxDuration: secs(v.MaxS), Reps: v.Reps, Probe: secs(v.ProbeS)}
+// pointEnv is what a scenario's points run against (kind.Env).
+type pointEnv struct {
+	c  *cell
+	sc *plan.Scenario
 }
 
-func (c *cell) rowBase(scenario string) results.Row {
-	return results.Row{Scenario: scenario, Backend: c.cp.Cell.Backend.Name, Scale: c.sp.Scale.Name, NDatoms: c.sp.Stats.Datoms}
-}
+var _ kind.Env = (*pointEnv)(nil)
 
-// measure runs every point of a scenario. A query whose first call passes
-// the probe ceiling makes the scenario a ceiling row for this cell.
-func (c *cell) measure(ctx context.Context, sp *plan.ScenarioPlan) {
-	sc := sp.Scenario
-	if len(sc.Streams) == 0 {
-		return
-	}
-	samp := toSampling(sc.Sampling)
-	if sc.Restart {
-		c.coldWarm(ctx, sc, samp)
-		return
-	}
-	if exceeded := c.probe(ctx, sc, samp); exceeded {
-		return
-	}
-	seed := c.sp.Gen.Seed
-	for _, pt := range sp.Points {
-		if ctx.Err() != nil {
-			return
-		}
-		var clients []*client
-		var streams []measure.Stream
-		var err error
-		for si, st := range pt.Streams {
-			ms := measure.Stream{Op: st.Op}
-			for i := 0; i < st.Clients && err == nil; i++ {
-				var cl *client
-				cl, err = c.openClient(ctx, st.Mix, i, seed+uint64(si)*7919)
-				if err == nil {
-					clients = append(clients, cl)
-					ms.Calls = append(ms.Calls, cl.call)
-				}
-			}
-			streams = append(streams, ms)
-		}
-		if err != nil {
-			for _, cl := range clients {
-				cl.close()
-			}
-			c.run.fail("%s %s at %d clients: %v", c.name(), sc.Name, pt.Clients, err)
-			continue
-		}
-		reps := make([][]results.Row, len(streams))
-		for rep := 1; rep <= samp.Reps; rep++ {
-			res, err := measure.RunPoint(ctx, samp, streams)
-			if err != nil {
-				c.run.fail("%s %s at %d clients: %v", c.name(), sc.Name, pt.Clients, err)
-				break
-			}
-			for i, r := range res {
-				row := results.FromResult(c.rowBase(sc.Name), r)
-				row.Rep = rep
-				if err := c.run.dir.AppendRaw(row); err != nil {
-					c.run.fail("writing raw.csv: %v", err)
-				}
-				reps[i] = append(reps[i], row)
-				if r.Errors > 0 {
-					c.logError(sc.Name, r)
-				}
-			}
-		}
-		for _, cl := range clients {
-			cl.close()
-		}
-		for _, rs := range reps {
-			if len(rs) == 0 {
-				continue
-			}
-			m := results.Median(rs)
-			if err := c.run.dir.AppendTiming(m); err != nil {
-				c.run.fail("writing timings.csv: %v", err)
-			}
-			c.run.out.Rows = append(c.run.out.Rows, m)
-			c.run.logf("%s %-16s %-5s clients %-3d p50 %8.3f ms  p99 %8.3f ms  %10.1f ops/s  errors %d",
-				c.name(), sc.Name, m.Op, m.Clients, m.P50Ms, m.P99Ms, m.Throughput, m.Errors)
-		}
-	}
-}
+func (e *pointEnv) Sampling() measure.Sampling { return e.sc.Sampling.Sampling }
 
-func (c *cell) logError(scenario string, r measure.Result) {
-	w, err := c.run.dir.Log("errors")
+func (e *pointEnv) Seed() uint64 { return e.c.pc.Scale.Gen.Seed }
+
+func (e *pointEnv) OpenClient(ctx context.Context, mix []string, index int, seed uint64) (kind.Client, error) {
+	cl, err := e.c.openClient(ctx, mix, index, seed)
 	if err != nil {
-		return
+		return nil, err
 	}
-	defer w.Close()
-	fmt.Fprintf(w, "%s %s %s %s op=%s clients=%d errors=%d timeouts=%d first: %s\n", time.Now().UTC().Format(time.RFC3339),
-		scenario, c.cp.Cell.Backend.Name, c.sp.Scale.Name, r.Op, r.Clients, r.Errors, r.Timeouts, r.FirstError)
+	return cl, nil
 }
 
-// probe times one call of each distinct query of the scenario against the
-// ceiling. Past it, the scenario is recorded as a ceiling and skipped.
-func (c *cell) probe(ctx context.Context, sc *config.Scenario, samp measure.Sampling) bool {
-	seen := map[string]bool{}
-	for _, st := range sc.Streams {
-		for _, qn := range st.MixNames {
-			if seen[qn] {
-				continue
-			}
-			seen[qn] = true
-			cl, err := c.openClient(ctx, []string{qn}, 0, c.sp.Gen.Seed)
-			if err != nil {
-				c.run.fail("%s %s: %v", c.name(), sc.Name, err)
-				return true
-			}
-			elapsed, exceeded, err := measure.Probe(ctx, cl.call, samp.Probe)
-			cl.close()
-			if exceeded {
-				row := results.CeilingRow(c.rowBase(sc.Name), 1, elapsed)
-				_ = c.run.dir.AppendRaw(row)
-				if err := c.run.dir.AppendTiming(row); err != nil {
-					c.run.fail("writing timings.csv: %v", err)
-				}
-				c.run.out.Rows = append(c.run.out.Rows, row)
-				c.run.logf("%s %s: query %s passed the %s ceiling: scenario skipped", c.name(), sc.Name, qn, samp.Probe)
-				return true
-			}
-			if err != nil && !errors.Is(err, context.Canceled) {
-				// A failing query is measured anyway so its errors are counted and logged.
-				c.run.logf("%s %s: probe of %s failed: %v", c.name(), sc.Name, qn, err)
-			}
-		}
-	}
-	return false
+func (e *pointEnv) Row() results.Row {
+	return results.Row{Scenario: e.sc.Name, Backend: e.c.pc.Backend.Name, Scale: e.c.pc.Scale.Name, NDatoms: e.c.pc.Scale.Stats.Datoms}
+}
+
+func (e *pointEnv) Emit(rec results.Record) { e.c.run.emit(rec) }
+
+func (e *pointEnv) Logf(format string, args ...any) {
+	e.c.run.logf("%s %s: %s", e.c.name(), e.sc.Name, fmt.Sprintf(format, args...))
+}
+
+func (e *pointEnv) LogErrors(r measure.Result) {
+	e.c.run.logTo("errors", "%s %s %s %s op=%s clients=%d errors=%d timeouts=%d first: %s\n", time.Now().UTC().Format(time.RFC3339),
+		e.sc.Name, e.c.pc.Backend.Name, e.c.pc.Scale.Name, r.Op, r.Clients, r.Errors, r.Timeouts, r.FirstError)
+}
+
+func (e *pointEnv) Restart(ctx context.Context) (kind.RestartInfo, error) {
+	return e.c.restart(ctx, e.sc.Name)
 }
 
 // check runs a scenario's checks on the admin session.
-func (c *cell) check(ctx context.Context, sc *config.Scenario) {
-	spec := c.run.plan.Spec
-	ectx := spec.CellContext(c.cp.Cell, c.truth)
-	for _, ck := range sc.Checks {
-		cases, diags := ck.Resolve(ectx)
-		line := results.CheckLine{Scenario: sc.Name, Backend: c.cp.Cell.Backend.Name, Scale: c.sp.Scale.Name, Name: ck.Name}
-		if diags.HasErrors() {
-			line.Status, line.Detail = string(checks.Fail), "cannot evaluate the check: "+diags.Error()
-			c.writeCheck(line)
+func (c *cell) check(ctx context.Context, sc *plan.Scenario) {
+	for _, ck := range c.pc.Checks(sc, c.truth) {
+		line := results.CheckLine{Scenario: sc.Name, Backend: c.pc.Backend.Name, Scale: c.pc.Scale.Name, Name: ck.Name}
+		if ck.Err != "" {
+			line.Status, line.Detail = string(checks.Fail), ck.Err
+			c.run.emit(line)
 			continue
 		}
 		q := c.queries[ck.Query]
 		passed, failed, skipped := 0, 0, 0
 		var firstFail, firstSkip string
-		for _, cc := range cases {
+		for _, cc := range ck.Cases {
 			out := c.runCase(ctx, sc, q, cc)
 			switch out.Status {
 			case checks.Pass:
@@ -234,41 +141,37 @@ func (c *cell) check(ctx context.Context, sc *config.Scenario) {
 		switch {
 		case failed > 0:
 			line.Status = string(checks.Fail)
-			line.Detail = fmt.Sprintf("%d of %d cases wrong; first: %s", failed, len(cases), firstFail)
+			line.Detail = fmt.Sprintf("%d of %d cases wrong; first: %s", failed, len(ck.Cases), firstFail)
 		case skipped > 0:
 			line.Status = string(checks.Skip)
-			line.Detail = fmt.Sprintf("%d of %d cases not answered within check_s; first: %s", skipped, len(cases), firstSkip)
+			line.Detail = fmt.Sprintf("%d of %d cases not answered within check_s; first: %s", skipped, len(ck.Cases), firstSkip)
 		default:
 			line.Status = string(checks.Pass)
-			line.Detail = fmt.Sprintf("%d of %d cases as expected", passed, len(cases))
+			line.Detail = fmt.Sprintf("%d of %d cases as expected", passed, len(ck.Cases))
 		}
-		c.writeCheck(line)
+		c.run.emit(line)
 	}
 }
 
-func caseLabel(cc config.CheckCase) string {
+func caseLabel(cc plan.CheckCase) string {
 	if cc.Key == "" {
 		return ""
 	}
 	return "[" + cc.Key + "] "
 }
 
-func (c *cell) writeCheck(line results.CheckLine) {
-	if err := c.run.dir.AppendCheck(line); err != nil {
-		c.run.fail("writing checks.txt: %v", err)
+func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc plan.CheckCase) checks.Outcome {
+	if q == nil {
+		return checks.Outcome{Status: checks.Fail, Detail: "the check's query is not declared"}
 	}
-	c.run.logf("%s %s %s %s: %s", line.Status, c.name(), line.Scenario, line.Name, line.Detail)
-}
-
-func (c *cell) runCase(ctx context.Context, sc *config.Scenario, q *boundQuery, cc config.CheckCase) checks.Outcome {
-	merged := map[string]cty.Value{}
-	for k, v := range q.values {
+	merged := make(map[string]params.Spec, len(q.params)+len(cc.Params))
+	for k, v := range q.params {
 		merged[k] = v
 	}
 	for k, v := range cc.Params {
 		merged[k] = v
 	}
-	binder, err := params.New(c.sp.Gen, q.bound.Names, merged)
+	binder, err := params.New(c.pc.Scale.Gen, q.bound.Names, merged)
 	if err != nil {
 		return checks.Outcome{Status: checks.Fail, Detail: err.Error()}
 	}
@@ -277,18 +180,17 @@ func (c *cell) runCase(ctx context.Context, sc *config.Scenario, q *boundQuery, 
 		return checks.Outcome{Status: checks.Fail, Detail: "preparing: " + err.Error()}
 	}
 	defer st.Close()
-	cctx, cancel := context.WithTimeout(ctx, secs(sc.Sampling.CheckS))
+	cctx, cancel := context.WithTimeout(ctx, sc.Sampling.Check)
 	defer cancel()
 	var rows [][]any
-	_, err = st.Query(cctx, binder.Client(c.sp.Gen.Seed, 0).Next(), &rows)
+	_, err = st.Query(cctx, binder.Client(c.pc.Scale.Gen.Seed, 0).Next(), &rows)
 	if err != nil {
 		if cctx.Err() != nil && ctx.Err() == nil {
-			return checks.Outcome{Status: checks.Skip, Detail: fmt.Sprintf("no answer within %gs", sc.Sampling.CheckS)}
+			return checks.Outcome{Status: checks.Skip, Detail: fmt.Sprintf("no answer within %s", sc.Sampling.Check)}
 		}
 		return checks.Outcome{Status: checks.Fail, Detail: "query failed: " + err.Error()}
 	}
-	cols := columnsOf(st)
-	return checks.Compare(cols, rows, cc.Expect)
+	return checks.Compare(columnsOf(st), rows, cc.Expect)
 }
 
 // columnsOf returns the result's column names.

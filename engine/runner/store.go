@@ -13,7 +13,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
-	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
 )
 
@@ -29,6 +29,7 @@ type storeState struct {
 	ours        bool
 	fingerprint string
 	loaded      bool
+	written     string // the scenario that wrote to the store after its load; "" when clean
 }
 
 // readMeta reads the meta table; a store without it is not ours.
@@ -53,6 +54,8 @@ func readMeta(ctx context.Context, s drivers.Session) storeState {
 			out.fingerprint = v
 		case "loaded":
 			out.loaded = v == "1"
+		case "written":
+			out.written = v
 		}
 	}
 	return out
@@ -62,7 +65,7 @@ func writeMeta(ctx context.Context, s drivers.Session, kv map[string]string) err
 	if err := s.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+metaTable+" (k VARCHAR(64) PRIMARY KEY, v TEXT)"); err != nil {
 		return fmt.Errorf("creating %s: %w", metaTable, err)
 	}
-	for _, k := range []string{"created_by", "fingerprint", "loaded", "loaded_at"} {
+	for _, k := range []string{"created_by", "fingerprint", "loaded", "loaded_at", "written"} {
 		v, ok := kv[k]
 		if !ok {
 			continue
@@ -81,7 +84,7 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 
 // fingerprint identifies a dataset's content for one backend's layout, so
 // a store loaded by an earlier run is reused only for the same data.
-func fingerprint(gen *datagen.Dataset, bc *config.BackendConfig) string {
+func fingerprint(gen *datagen.Dataset, bc plan.Backend) string {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	_ = enc.Encode(gen.Name)
@@ -120,7 +123,7 @@ type loadResult struct {
 // bulkLoad streams the dataset into the backend with jobs parallel loaders
 // on disjoint transaction ranges, committing at transaction boundaries
 // every batchRows rows.
-func bulkLoad(ctx context.Context, bl drivers.BulkLoader, gen *datagen.Dataset, lc config.LoadConfig, capDur time.Duration) (loadResult, error) {
+func bulkLoad(ctx context.Context, bl drivers.BulkLoader, gen *datagen.Dataset, lc plan.Load, capDur time.Duration) (loadResult, error) {
 	tables := []drivers.TableSpec{{Name: lc.Tables["attrs"], Columns: attrColumns}}
 	for _, class := range datagen.ClassNames {
 		tables = append(tables, drivers.TableSpec{Name: lc.Tables[class], Columns: datomColumns})

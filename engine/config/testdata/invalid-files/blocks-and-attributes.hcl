@@ -45,7 +45,6 @@ scenario "s" {
   description = { a = 1 } # ERROR: Incorrect attribute value type
   read {
     query = query.q1
-    think = 1 # ERROR: Unsupported argument
   }
   check "nothing" { # ERROR: Check expects nothing
     query = query.q1

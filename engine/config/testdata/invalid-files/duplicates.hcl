@@ -87,9 +87,6 @@ scenario "s" {
   read {
     query = query.q1
   }
-  read { # ERROR: Duplicate read block
-    query = query.q1
-  }
   check "c" {
     query       = query.q1
     expect_rows = 1

@@ -41,7 +41,7 @@ query "q1" {
 
 scenario "s" {
   backends = ["sqlite", "mysql"] # ERROR: Unknown backend
-  clients  = [1, 0]              # ERROR: Invalid client count
+  clients  = [1, 0]              # ERROR: Invalid clients
   read {
     query = query.q9 # ERROR: Unsupported attribute
   }
@@ -49,4 +49,26 @@ scenario "s" {
     query       = query.q8 # ERROR: Unsupported attribute
     expect_rows = 1
   }
+}
+
+scenario "streams" {
+  read {
+    query = query.q1
+    think = 1 # ERROR: Unsupported argument
+  }
+  read { # ERROR: Duplicate read block
+    query = query.q1
+  }
+}
+
+scenario "cold" {
+  kind = "cold_warm"
+  warm_calls = 0 # ERROR: Invalid warm_calls
+  read {
+    mix = [query.q1]
+  }
+}
+
+scenario "unknown" {
+  kind = "open_sesame" # ERROR: Unknown scenario kind
 }

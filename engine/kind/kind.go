@@ -1,0 +1,178 @@
+// Package kind defines scenario kinds: how a scenario's own attributes are
+// read from HCL, which points it expands into for the plan, and how each
+// point runs against the sessions of one cell, emitting rows.
+//
+// The engine's core (config, plan, runner) names no kind: it asks a
+// Registry. closed_loop (streams of clients at each client count) and
+// cold_warm (restart, then first call against the next ones) are the
+// kinds the project ships, in engine/kinds; a new kind is one package that
+// implements Kind and is registered, without touching the core.
+package kind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/engine/measure"
+	"github.com/mentat-spec/mentat-spec/engine/results"
+)
+
+// Kind is one kind of scenario. Implementations must be safe for
+// concurrent use and hold no per-scenario state (Decode returns that).
+type Kind interface {
+	// Name is what a scenario's `kind = "..."` says.
+	Name() string
+	// Schema lists the attributes and blocks a scenario of this kind may
+	// hold besides the ones every scenario has (description, kind,
+	// backends, sampling, check).
+	Schema() *hcl.BodySchema
+	// Decode reads the scenario's own attributes and blocks. ctx holds
+	// var.*, local.* and query.* (each query name evaluates to itself);
+	// it holds no scale or backend: a scenario is the same in every cell.
+	Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (Definition, hcl.Diagnostics)
+}
+
+// Definition is one scenario decoded by its kind.
+type Definition interface {
+	// Queries lists every query the scenario runs, so each is validated,
+	// prepared and explained before the scenario starts.
+	Queries() []string
+	// Points are what the scenario runs in each cell, in order. s is the
+	// scenario's sampling.
+	Points(s measure.Sampling) []Point
+	// Writes reports whether running the scenario changes the store's
+	// data: the store is then marked as written and never reused as a
+	// clean one.
+	Writes() bool
+}
+
+// Point is one unit of a scenario's work in a cell: what `plan` prints
+// and the runner runs.
+type Point interface {
+	// Describe is the point's line in the plan.
+	Describe() string
+	// Estimate bounds the point's wall time from the sampling.
+	Estimate() (lo, hi time.Duration)
+	// Run measures the point and emits its rows through env. An error
+	// means the point could not run (it is reported and the scenario
+	// goes on with its next point); errors of single calls are counted in
+	// the rows instead.
+	Run(ctx context.Context, env Env) error
+}
+
+// Env is what a point runs against: the sessions of one cell and the
+// run's one way out for rows.
+type Env interface {
+	// Sampling is the scenario's sampling.
+	Sampling() measure.Sampling
+	// Seed makes parameters deterministic per run.
+	Seed() uint64
+	// OpenClient opens one client: a session with the statements of mix
+	// prepared and its own deterministic parameter source for index.
+	OpenClient(ctx context.Context, mix []string, index int, seed uint64) (Client, error)
+	// Row returns a row with the point's scenario, backend, scale and
+	// dataset size set.
+	Row() results.Row
+	// Emit writes a record (raw, timing, ...) to the results and the
+	// console. Rows are on disk when Emit returns.
+	Emit(rec results.Record)
+	// Logf writes a progress line.
+	Logf(format string, args ...any)
+	// LogErrors records a stream's failed calls (count, timeouts, first
+	// message) in logs/errors.log.
+	LogErrors(r measure.Result)
+	// Restart closes every connection and the store, runs the backend's
+	// restart and drop_caches commands, and reopens the store. It returns
+	// how long reopening took, and whether the commands ran (a backend
+	// may declare none).
+	Restart(ctx context.Context) (RestartInfo, error)
+}
+
+// RestartInfo says what a Restart did.
+type RestartInfo struct {
+	Open          time.Duration // reopening the store and its first session
+	Restarted     bool          // a restart command ran
+	CachesDropped bool          // a drop_caches command ran
+}
+
+// Client is one client of a point: a session looping over its mix.
+type Client interface {
+	// Call runs the next statement of the mix; rows are only counted.
+	Call(ctx context.Context) error
+	Close()
+}
+
+// Registry maps kind names to kinds. It refuses duplicates. The zero value
+// is not usable; use NewRegistry.
+type Registry struct {
+	mu    sync.RWMutex
+	kinds map[string]Kind
+	def   string
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{kinds: map[string]Kind{}} }
+
+// Default is the registry the CLI uses, filled by blank-importing
+// engine/kinds/all.
+var Default = NewRegistry()
+
+// ErrDuplicate is returned when a name is registered twice.
+var ErrDuplicate = errors.New("scenario kind already registered")
+
+// Register adds k under its name.
+func (r *Registry) Register(k Kind) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.kinds[k.Name()]; ok {
+		return fmt.Errorf("%w: %q", ErrDuplicate, k.Name())
+	}
+	r.kinds[k.Name()] = k
+	return nil
+}
+
+// MustRegister is Register for init functions.
+func (r *Registry) MustRegister(k Kind) {
+	if err := r.Register(k); err != nil {
+		panic(err)
+	}
+}
+
+// SetDefault names the kind of scenarios that do not say `kind`.
+func (r *Registry) SetDefault(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.def = name
+}
+
+// DefaultName is the kind of scenarios that do not say `kind`.
+func (r *Registry) DefaultName() string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.def
+}
+
+// Lookup returns the kind registered under name.
+func (r *Registry) Lookup(name string) (Kind, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	k, ok := r.kinds[name]
+	return k, ok
+}
+
+// Names lists the registered kinds, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, 0, len(r.kinds))
+	for n := range r.kinds {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

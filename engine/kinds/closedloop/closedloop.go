@@ -1,0 +1,285 @@
+// Package closedloop is the closed_loop scenario kind: streams of clients
+// (read, write), each client calling its mix of queries back to back, at
+// each client count of the scenario. The first call of each query is
+// probed against the ceiling first; past it the scenario is recorded as a
+// ceiling row and skipped in that cell.
+package closedloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/measure"
+	"github.com/mentat-spec/mentat-spec/engine/results"
+)
+
+// Name is the kind's name in HCL.
+const Name = "closed_loop"
+
+// Kind is the closed_loop kind.
+type Kind struct{}
+
+// Name implements kind.Kind.
+func (Kind) Name() string { return Name }
+
+// Schema implements kind.Kind.
+func (Kind) Schema() *hcl.BodySchema {
+	return &hcl.BodySchema{
+		Attributes: []hcl.AttributeSchema{{Name: "clients"}},
+		Blocks:     StreamBlocks,
+	}
+}
+
+// StreamBlocks are the read and write blocks of a scenario.
+var StreamBlocks = []hcl.BlockHeaderSchema{{Type: results.OpRead}, {Type: results.OpWrite}}
+
+var streamSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "query"}, {Name: "mix"}, {Name: "clients"}}}
+
+// Stream is a read or write block: clients each looping over a mix.
+type Stream struct {
+	Op  string
+	Mix []string
+	// Clients is a fixed client count; 0 means the scenario's count.
+	Clients int
+}
+
+// Streams decodes the read and write blocks of content.
+func Streams(content *hcl.BodyContent, ctx *hcl.EvalContext) ([]Stream, hcl.Diagnostics) {
+	var out []Stream
+	var diags hcl.Diagnostics
+	seen := map[string]hcl.Range{}
+	for _, blk := range content.Blocks {
+		if blk.Type != results.OpRead && blk.Type != results.OpWrite {
+			continue
+		}
+		if prev, ok := seen[blk.Type]; ok {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate " + blk.Type + " block",
+				Detail: fmt.Sprintf("A %s block was already declared at %s; a scenario has at most one of each.", blk.Type, prev), Subject: blk.DefRange.Ptr()})
+			continue
+		}
+		seen[blk.Type] = blk.DefRange
+		c, d := blk.Body.Content(streamSchema)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		st := Stream{Op: blk.Type}
+		q, hasQ := c.Attributes["query"]
+		m, hasM := c.Attributes["mix"]
+		switch {
+		case hasQ == hasM:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + blk.Type + " block",
+				Detail: "Set exactly one of query = query.NAME and mix = [query.A, query.B, ...].", Subject: blk.DefRange.Ptr()})
+			continue
+		case hasQ:
+			n, d := kind.String(q.Expr, ctx, "query")
+			diags = append(diags, d...)
+			st.Mix = []string{n}
+		default:
+			l, d := kind.Strings(m.Expr, ctx, "mix")
+			diags = append(diags, d...)
+			st.Mix = l
+		}
+		if a, ok := c.Attributes["clients"]; ok {
+			n, d := kind.Int(a.Expr, ctx, "clients", 1)
+			diags = append(diags, d...)
+			st.Clients = n
+		} else if st.Op != results.OpRead {
+			st.Clients = 1 // one writer unless said otherwise, as the seed
+		}
+		out = append(out, st)
+	}
+	return out, diags
+}
+
+// Decode implements kind.Kind.
+func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definition, hcl.Diagnostics) {
+	def := &Definition{Clients: []int{1}}
+	var diags hcl.Diagnostics
+	if a, ok := content.Attributes["clients"]; ok {
+		l, d := kind.IntList(a.Expr, ctx, "clients", 1)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			def.Clients = l
+		}
+	}
+	streams, d := Streams(content, ctx)
+	diags = append(diags, d...)
+	def.Streams = streams
+	return def, diags
+}
+
+// Definition is one closed_loop scenario.
+type Definition struct {
+	Clients []int
+	Streams []Stream
+}
+
+// Queries implements kind.Definition.
+func (d *Definition) Queries() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, st := range d.Streams {
+		for _, q := range st.Mix {
+			if !seen[q] {
+				seen[q] = true
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}
+
+// Writes implements kind.Definition.
+func (d *Definition) Writes() bool {
+	for _, st := range d.Streams {
+		if st.Op == results.OpWrite {
+			return true
+		}
+	}
+	return false
+}
+
+// Points implements kind.Definition: one point per client count. The
+// points of one cell share the probe's verdict.
+func (d *Definition) Points(s measure.Sampling) []kind.Point {
+	state := &probeState{}
+	var out []kind.Point
+	for _, n := range d.Clients {
+		out = append(out, &Point{def: d, clients: n, samp: s, state: state})
+	}
+	return out
+}
+
+type probeState struct {
+	probed   bool
+	exceeded bool
+}
+
+// Point is one client count of a closed_loop scenario.
+type Point struct {
+	def     *Definition
+	clients int
+	samp    measure.Sampling
+	state   *probeState
+}
+
+// StreamClients is the client count of stream st at this point.
+func (p *Point) StreamClients(st Stream) int {
+	if st.Clients > 0 {
+		return st.Clients
+	}
+	return p.clients
+}
+
+// Describe implements kind.Point.
+func (p *Point) Describe() string {
+	var streams []string
+	for _, st := range p.def.Streams {
+		streams = append(streams, fmt.Sprintf("%s %s x%d", st.Op, strings.Join(st.Mix, "+"), p.StreamClients(st)))
+	}
+	return fmt.Sprintf("clients %-4d %s", p.clients, strings.Join(streams, "; "))
+}
+
+// Estimate implements kind.Point: reps of min_s to max_s each. The probe
+// before the first point is one call per query (a query that hits the
+// ceiling skips the scenario instead).
+func (p *Point) Estimate() (lo, hi time.Duration) {
+	reps := time.Duration(max(p.samp.Reps, 1))
+	return reps * p.samp.MinDuration, reps * p.samp.MaxDuration
+}
+
+// Run implements kind.Point.
+func (p *Point) Run(ctx context.Context, env kind.Env) error {
+	if !p.state.probed {
+		p.state.probed = true
+		exceeded, err := p.probe(ctx, env)
+		if err != nil {
+			return err
+		}
+		p.state.exceeded = exceeded
+	}
+	if p.state.exceeded {
+		return nil
+	}
+	var clients []kind.Client
+	defer func() {
+		for _, cl := range clients {
+			cl.Close()
+		}
+	}()
+	seed := env.Seed()
+	var streams []measure.Stream
+	for si, st := range p.def.Streams {
+		ms := measure.Stream{Op: st.Op}
+		for i := 0; i < p.StreamClients(st); i++ {
+			cl, err := env.OpenClient(ctx, st.Mix, i, seed+uint64(si)*7919)
+			if err != nil {
+				return fmt.Errorf("at %d clients: %w", p.clients, err)
+			}
+			clients = append(clients, cl)
+			ms.Calls = append(ms.Calls, cl.Call)
+		}
+		streams = append(streams, ms)
+	}
+	return MeasureReps(ctx, env, p.samp, streams)
+}
+
+// MeasureReps runs the sampling's reps of streams, emitting each rep's
+// raw rows and then each stream's timing row (the median over reps).
+func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, streams []measure.Stream) error {
+	reps := make([][]results.Row, len(streams))
+	var runErr error
+	for rep := 1; rep <= max(samp.Reps, 1); rep++ {
+		res, err := measure.RunPoint(ctx, samp, streams)
+		if err != nil {
+			runErr = err
+			break
+		}
+		for i, r := range res {
+			row := results.FromResult(env.Row(), r)
+			row.Rep = rep
+			env.Emit(results.Raw(row))
+			reps[i] = append(reps[i], row)
+			if r.Errors > 0 {
+				env.LogErrors(r)
+			}
+		}
+	}
+	for _, rs := range reps {
+		if len(rs) > 0 {
+			env.Emit(results.Timing(results.Median(rs)))
+		}
+	}
+	return runErr
+}
+
+// probe times one call of each query against the ceiling. Past it, the
+// scenario is recorded as a ceiling and skipped in this cell.
+func (p *Point) probe(ctx context.Context, env kind.Env) (bool, error) {
+	for _, qn := range p.def.Queries() {
+		cl, err := env.OpenClient(ctx, []string{qn}, 0, env.Seed())
+		if err != nil {
+			return false, err
+		}
+		elapsed, exceeded, err := measure.Probe(ctx, cl.Call, p.samp.Probe)
+		cl.Close()
+		if exceeded {
+			row := results.CeilingRow(env.Row(), 1, elapsed)
+			env.Emit(results.Raw(row))
+			env.Emit(results.Timing(row))
+			env.Logf("query %s passed the %s ceiling: scenario skipped", qn, p.samp.Probe)
+			return true, nil
+		}
+		if err != nil && !errors.Is(err, context.Canceled) {
+			// A failing query is measured anyway so its errors are counted.
+			env.Logf("probe of %s failed: %v", qn, err)
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,70 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// specEnv records the spec's files, their content hash, the matrix, every
+// variable (with where its value came from) and the sampling, for env.txt.
+// It also returns the keys whose values are secrets.
+func specEnv(spec *config.Spec, p *Plan) ([]results.KV, map[string]bool) {
+	h := sha256.New()
+	for _, f := range spec.Files {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			fmt.Fprintf(h, "%s\x00%d\x00", f, len(b))
+			h.Write(b)
+		}
+	}
+	kv := []results.KV{
+		{Key: "spec_files", Value: strings.Join(spec.Files, " ")},
+		{Key: "spec_sha256", Value: hex.EncodeToString(h.Sum(nil))},
+		{Key: "dataset", Value: p.Dataset},
+		{Key: "scales", Value: strings.Join(p.Matrix.Scales, " ")},
+		{Key: "backends", Value: strings.Join(p.Matrix.Backends, " ")},
+		{Key: "scenarios", Value: strings.Join(p.Matrix.Scenarios, " ")},
+	}
+	s := spec.Sampling.Values
+	kv = append(kv,
+		results.KV{Key: "sampling", Value: fmt.Sprintf("warmup=%d min_s=%g min_n=%d max_s=%g reps=%d probe_s=%g check_s=%g load_max_s=%g",
+			s.Warmup, s.MinS, s.MinN, s.MaxS, s.Reps, s.ProbeS, s.CheckS, s.LoadMax)})
+	sensitive := map[string]bool{}
+	for _, v := range spec.Variables {
+		val := "(redacted)"
+		if v.Sensitive {
+			sensitive["var."+v.Name] = true
+		} else {
+			val = ctyText(v.Value)
+		}
+		kv = append(kv, results.KV{Key: "var." + v.Name, Value: val + " (from " + v.Source + ")"})
+	}
+	for _, sp := range p.Scales {
+		st := sp.Stats
+		kv = append(kv, results.KV{Key: "dataset." + sp.Name, Value: fmt.Sprintf("%d datoms, %d txs, seed %d", st.Datoms, st.Txs, sp.Gen.Seed)})
+	}
+	return kv, sensitive
+}
+
+// ctyText renders a variable's value as JSON (strings unquoted).
+func ctyText(v cty.Value) string {
+	if v.IsNull() {
+		return "null"
+	}
+	if v.Type() == cty.String && v.IsKnown() {
+		return v.AsString()
+	}
+	b, err := ctyjson.Marshal(v, v.Type())
+	if err != nil {
+		return v.GoString()
+	}
+	return string(b)
+}

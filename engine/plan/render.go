@@ -1,0 +1,231 @@
+package plan
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/engine/config"
+)
+
+// Load rates assumed by the estimate, in datoms per second: the slowest
+// and fastest apply measured here across the three backends (BENCHMARKS.md),
+// widened, since a plan touches no database to measure its own.
+const (
+	loadRateLow  = 250_000
+	loadRateHigh = 2_000_000
+)
+
+// Estimate bounds a duration from below and above.
+type Estimate struct{ Lo, Hi time.Duration }
+
+func (e *Estimate) add(o Estimate) { e.Lo += o.Lo; e.Hi += o.Hi }
+
+func (e Estimate) String() string {
+	if e.Lo == e.Hi {
+		return roundDur(e.Lo)
+	}
+	return roundDur(e.Lo) + " to " + roundDur(e.Hi)
+}
+
+func roundDur(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return d.Round(100 * time.Millisecond).String()
+}
+
+// LoadEstimate bounds loading the cell's dataset (zero when the backend
+// declares no load).
+func (c *Cell) LoadEstimate() Estimate {
+	if !c.Backend.Load.Declared {
+		return Estimate{}
+	}
+	n := float64(c.Scale.Stats.Datoms)
+	e := Estimate{Lo: secs(n / loadRateHigh), Hi: secs(n / loadRateLow)}
+	if max := c.plan.Sampling.LoadMax; max > 0 {
+		e.Lo, e.Hi = min(e.Lo, max), min(e.Hi, max)
+	}
+	return e
+}
+
+// Estimate bounds one scenario's points.
+func (s *Scenario) Estimate() Estimate {
+	var e Estimate
+	for _, pt := range s.Points {
+		lo, hi := pt.Estimate()
+		e.add(Estimate{lo, hi})
+	}
+	return e
+}
+
+// Estimate bounds the cell: its load (when it loads) and its scenarios.
+func (c *Cell) Estimate() Estimate {
+	e := c.LoadEstimate()
+	for _, s := range c.Scenarios {
+		e.add(s.Estimate())
+	}
+	return e
+}
+
+// Estimate bounds the whole plan. Checks are not included: each runs a
+// few calls, bounded by check_s.
+func (p *Plan) Estimate() Estimate {
+	var e Estimate
+	for _, sp := range p.Scales {
+		for _, c := range sp.Cells {
+			e.add(c.Estimate())
+		}
+	}
+	return e
+}
+
+// Points counts the plan's points.
+func (p *Plan) Points() int {
+	n := 0
+	for _, sp := range p.Scales {
+		for _, c := range sp.Cells {
+			for _, s := range c.Scenarios {
+				n += len(s.Points)
+			}
+		}
+	}
+	return n
+}
+
+// Render writes the plan as text. The output is deterministic.
+func (p *Plan) Render(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Plan: dataset %q; scales %s; backends %s; %d scenarios\n", p.Dataset,
+		strings.Join(p.Matrix.Scales, ", "), strings.Join(p.Matrix.Backends, ", "), len(p.Matrix.Scenarios))
+	fmt.Fprintf(&b, "Sampling: %s\n", samplingText(p.spec.Sampling.Values))
+	for _, sp := range p.Scales {
+		st := sp.Stats
+		fmt.Fprintf(&b, "\nscale %s: %s entities (%s), %s datoms (initial %s%s), %s transactions\n",
+			sp.Name, Thousands(sum(st.Entities)), countsText(sp.Gen, st.Entities),
+			Thousands(st.Datoms), Thousands(st.InitialDatoms), historyText(sp.Gen, st.HistoryDatoms), Thousands(st.Txs))
+		if len(sp.Marks) > 0 {
+			names := make([]string, 0, len(sp.Marks))
+			for n := range sp.Marks {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			var parts []string
+			for _, n := range names {
+				parts = append(parts, fmt.Sprintf("%s = %d", n, sp.Marks[n]))
+			}
+			fmt.Fprintf(&b, "  marks: %s\n", strings.Join(parts, ", "))
+		}
+		for _, c := range sp.Cells {
+			bc := c.Backend
+			npoints := 0
+			for _, s := range c.Scenarios {
+				npoints += len(s.Points)
+			}
+			fmt.Fprintf(&b, "  backend %s (driver %s): %d points, estimated %s\n", bc.Name, bc.Driver, npoints, c.Estimate())
+			if bc.Load.Declared {
+				fmt.Fprintf(&b, "    load: %s, %d job(s), %s rows per transaction; after load: %d SQL text(s); estimated %s\n",
+					tablesText(bc.Load.Tables), bc.Load.Jobs, Thousands(int64(bc.Load.BatchRows)), len(bc.AfterLoad), c.LoadEstimate())
+			} else {
+				fmt.Fprintf(&b, "    load: none declared (the store must already hold the dataset)\n")
+			}
+			if len(bc.Settings) > 0 {
+				fmt.Fprintf(&b, "    settings: %s\n", mapText(bc.Settings))
+			}
+			for i, s := range c.Scenarios {
+				fmt.Fprintf(&b, "    %d. %s (%s): estimated %s\n", i+1, s.Name, s.Kind, s.Estimate())
+				if s.def.Sampling != p.spec.Sampling.Values {
+					fmt.Fprintf(&b, "       sampling: %s\n", samplingText(s.def.Sampling))
+				}
+				for _, pt := range s.Points {
+					fmt.Fprintf(&b, "       %s\n", pt.Describe())
+				}
+				for _, ck := range s.def.Checks {
+					fmt.Fprintf(&b, "       check %s: query %s\n", ck.Name, ck.Query)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\nTotal: %d points, estimated %s (loads from %s to %s datoms/s; checks not included)\n",
+		p.Points(), p.Estimate(), Thousands(loadRateLow), Thousands(loadRateHigh))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func samplingText(s config.SamplingValues) string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	return fmt.Sprintf("warmup %d, min_s %s, min_n %d, max_s %s, reps %d, probe_s %s, check_s %s, load_max_s %s",
+		s.Warmup, f(s.MinS), s.MinN, f(s.MaxS), s.Reps, f(s.ProbeS), f(s.CheckS), f(s.LoadMax))
+}
+
+func sum(m map[string]int64) int64 {
+	var t int64
+	for _, v := range m {
+		t += v
+	}
+	return t
+}
+
+func countsText(gen *datagen.Dataset, m map[string]int64) string {
+	var parts []string
+	for _, e := range gen.Entities {
+		parts = append(parts, fmt.Sprintf("%s %s", e.Name, Thousands(m[e.Name])))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func historyText(gen *datagen.Dataset, m map[string]int64) string {
+	var b strings.Builder
+	for _, h := range gen.History {
+		fmt.Fprintf(&b, "; %s %s", h.Name, Thousands(m[h.Name]))
+	}
+	return b.String()
+}
+
+func tablesText(m map[string]string) string {
+	var parts []string
+	for _, k := range config.LoadTableKeys {
+		parts = append(parts, fmt.Sprintf("%s->%s", k, m[k]))
+	}
+	return strings.Join(parts, " ")
+}
+
+func mapText(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// Thousands formats n with comma separators.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

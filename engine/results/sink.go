@@ -1,0 +1,135 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+)
+
+// Op names of the rows the shipped scenario kinds write. timings.csv's op
+// column keeps the seed's words; these constants are the one place they
+// are spelled.
+const (
+	OpRead    = "read"    // a closed-loop read stream
+	OpWrite   = "write"   // a write stream
+	OpCeiling = "ceiling" // a scenario skipped: its first call passed the probe ceiling
+	OpOpen    = "open"    // reopening a store after a restart
+	coldPref  = "cold_"
+	warmPref  = "warm_"
+)
+
+// ColdOp is the op of a query's first call after a restart.
+func ColdOp(query string) string { return coldPref + query }
+
+// WarmOp is the op of a query's calls after its cold one.
+func WarmOp(query string) string { return warmPref + query }
+
+// IsColdWarm reports whether op is a cold, warm or open row.
+func IsColdWarm(op string) bool {
+	return op == OpOpen || strings.HasPrefix(op, coldPref) || strings.HasPrefix(op, warmPref)
+}
+
+// Record is one thing a run writes. Every record of a run goes through
+// one Sink: the results directory and the console see the same stream.
+type Record interface{ record() }
+
+// Raw is one repetition of a point (raw.csv).
+type Raw Row
+
+// Timing is a point's result over its reps (timings.csv).
+type Timing Row
+
+func (Raw) record()       {}
+func (Timing) record()    {}
+func (LoadRow) record()   {}
+func (CheckLine) record() {}
+func (SizeRow) record()   {}
+
+// Sink receives a run's records.
+type Sink interface {
+	Emit(rec Record) error
+}
+
+// SinkFunc adapts a function to a Sink.
+type SinkFunc func(Record) error
+
+// Emit calls f.
+func (f SinkFunc) Emit(rec Record) error { return f(rec) }
+
+// Emit appends rec to its file.
+func (d *Dir) Emit(rec Record) error {
+	switch r := rec.(type) {
+	case Raw:
+		return d.AppendRaw(Row(r))
+	case Timing:
+		return d.AppendTiming(Row(r))
+	case LoadRow:
+		return d.AppendLoad(r)
+	case CheckLine:
+		return d.AppendCheck(r)
+	case SizeRow:
+		return d.AppendSize(r)
+	}
+	return fmt.Errorf("results: no file for a %T record", rec)
+}
+
+// Tee sends every record to each sink in order; all of them see it even
+// when one fails.
+func Tee(sinks ...Sink) Sink {
+	return SinkFunc(func(rec Record) error {
+		var errs []error
+		for _, s := range sinks {
+			if err := s.Emit(rec); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	})
+}
+
+// Console prints one line per timing, load and check record (raw reps
+// and sizes are only written to files).
+type Console struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewConsole prints to w.
+func NewConsole(w io.Writer) *Console { return &Console{w: w} }
+
+// Emit prints rec's line.
+func (c *Console) Emit(rec Record) error {
+	var line string
+	switch r := rec.(type) {
+	case Timing:
+		line = timingLine(Row(r))
+	case LoadRow:
+		if r.Ceiling {
+			line = fmt.Sprintf("%s/%s: load cap hit after %s datoms in %.2fs", r.Scale, r.Backend, fmtInt(r.NDatoms), r.WallS)
+		} else {
+			line = fmt.Sprintf("%s/%s: loaded %s datoms in %.2fs (%s datoms/s)", r.Scale, r.Backend, fmtInt(r.NDatoms), r.WallS, fmtInt(int64(r.DatomsPerS)))
+		}
+	case CheckLine:
+		line = fmt.Sprintf("%s %s/%s %s %s: %s", r.Status, r.Scale, r.Backend, r.Scenario, r.Name, r.Detail)
+	default:
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, err := fmt.Fprintln(c.w, line)
+	return err
+}
+
+func timingLine(r Row) string {
+	name := r.Scale + "/" + r.Backend
+	switch {
+	case r.Op == OpCeiling:
+		return fmt.Sprintf("%s %-16s ceiling: first call took %.3f ms, scenario skipped", name, r.Scenario, r.P50Ms)
+	case IsColdWarm(r.Op):
+		return fmt.Sprintf("%s %-16s %-14s p50 %8.3f ms  n %d", name, r.Scenario, r.Op, r.P50Ms, r.Count)
+	}
+	return fmt.Sprintf("%s %-16s %-5s clients %-3d p50 %8.3f ms  p99 %8.3f ms  %10.1f ops/s  errors %d",
+		name, r.Scenario, r.Op, r.Clients, r.P50Ms, r.P99Ms, r.Throughput, r.Errors)
+}
