@@ -23,23 +23,22 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 )
 
-// SlowQueries run for far longer than the cancel test's deadline.
-var SlowQueries = map[string]string{
-	"sqlite":   "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) SELECT count(*) FROM c",
-	"postgres": "SELECT pg_sleep(30)",
-	"duckdb":   "SELECT count(*) FROM range(100000000) a, range(1000) b",
-}
-
-// KnownSettings is one setting per dialect that ReadSettings must answer.
-var KnownSettings = map[string]string{
-	"sqlite":   "journal_mode",
-	"postgres": "work_mem",
-	"duckdb":   "threads",
+// Fixtures are what the suite needs of each database, supplied by the
+// driver's own test: the suite holds no list of databases.
+type Fixtures struct {
+	// SlowQuery runs for far longer than the cancel test's deadline.
+	SlowQuery string
+	// KnownSetting is a setting ReadSettings must answer (when the
+	// backend is a SettingsReader).
+	KnownSetting string
 }
 
 // Run runs every subtest, each on a fresh backend from open. open should
 // register the backend's cleanup (Close, removing temp files) with t.
-func Run(t *testing.T, open func(t *testing.T) drivers.Backend) {
+func Run(t *testing.T, fx Fixtures, open func(t *testing.T) drivers.Backend) {
+	if fx.SlowQuery == "" {
+		t.Fatal("drivertest: Fixtures.SlowQuery is empty: the cancel test needs a query that runs for seconds")
+	}
 	tests := []struct {
 		name string
 		fn   func(t *testing.T, b drivers.Backend)
@@ -50,9 +49,9 @@ func Run(t *testing.T, open func(t *testing.T) drivers.Backend) {
 		{"Null", testNull},
 		{"CollectVsCount", testCollectVsCount},
 		{"Error", testError},
-		{"Cancel", testCancel},
+		{"Cancel", func(t *testing.T, b drivers.Backend) { testCancel(t, b, fx.SlowQuery) }},
 		{"ConcurrentSessions", testConcurrentSessions},
-		{"Capabilities", testCapabilities},
+		{"Capabilities", func(t *testing.T, b drivers.Backend) { testCapabilities(t, b, fx.KnownSetting) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -426,11 +425,7 @@ func testError(t *testing.T, b drivers.Backend) {
 	}
 }
 
-func testCancel(t *testing.T, b drivers.Backend) {
-	slow, ok := SlowQueries[b.Dialect()]
-	if !ok {
-		t.Fatalf("no slow query for dialect %q: add one to SlowQueries", b.Dialect())
-	}
+func testCancel(t *testing.T, b drivers.Backend, slow string) {
 	s := session(t, b)
 	st, err := s.Prepare(ctxT(t), slow)
 	if err != nil {
@@ -507,7 +502,7 @@ func testConcurrentSessions(t *testing.T, b drivers.Backend) {
 	}
 }
 
-func testCapabilities(t *testing.T, b drivers.Backend) {
+func testCapabilities(t *testing.T, b drivers.Backend, setting string) {
 	s := session(t, b)
 	createTable(t, s, "dt_caps", "id BIGINT, name TEXT")
 	exec(t, s, "INSERT INTO dt_caps (id, name) VALUES (1, 'a'), (2, 'b'), (3, 'c')")
@@ -535,10 +530,12 @@ func testCapabilities(t *testing.T, b drivers.Backend) {
 	}
 	if x, ok := b.(drivers.SettingsReader); ok {
 		tested++
-		if name, ok := KnownSettings[b.Dialect()]; ok {
-			m, err := x.ReadSettings(ctx, []string{name})
-			if err != nil || m[name] == "" {
-				t.Errorf("ReadSettings(%s) = %v, %v; want a value", name, m, err)
+		if setting == "" {
+			t.Error("the backend reads settings, but the driver's Fixtures name no KnownSetting to read")
+		} else {
+			m, err := x.ReadSettings(ctx, []string{setting})
+			if err != nil || m[setting] == "" {
+				t.Errorf("ReadSettings(%s) = %v, %v; want a value", setting, m, err)
 			}
 		}
 	}

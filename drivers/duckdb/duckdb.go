@@ -28,6 +28,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2/mapping"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/internal/tracker"
 )
 
 // Name is the name the driver registers under in drivers.Default.
@@ -77,7 +78,7 @@ func (duckDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend
 	} else if err != nil {
 		return nil, fmt.Errorf("duckdb backend %q: %w", name, err)
 	}
-	b := &backend{name: name, path: path, created: created, settings: settings, open: map[closer]struct{}{}}
+	b := &backend{name: name, path: path, created: created, settings: settings}
 	if err := b.openDB(); err != nil {
 		if created {
 			removeFiles(path)
@@ -176,9 +177,7 @@ type backend struct {
 	adminMu sync.Mutex
 	admin   *dconn
 
-	mu     sync.Mutex
-	open   map[closer]struct{}
-	closed bool
+	open tracker.Set[closer]
 }
 
 func (b *backend) Dialect() string        { return "duckdb" }
@@ -240,36 +239,22 @@ func (b *backend) Session(ctx context.Context) (drivers.Session, error) {
 }
 
 func (b *backend) track(c closer) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return fmt.Errorf("duckdb backend %q: backend is closed", b.name)
+	if err := b.open.Add(c); err != nil {
+		return fmt.Errorf("duckdb backend %q: %w", b.name, err)
 	}
-	b.open[c] = struct{}{}
 	return nil
 }
 
-func (b *backend) untrack(c closer) {
-	b.mu.Lock()
-	delete(b.open, c)
-	b.mu.Unlock()
-}
+func (b *backend) untrack(c closer) { b.open.Remove(c) }
 
 // Close interrupts the calls in flight on the sessions and loaders still
 // open, closes them once those calls return, then releases the database; DuckDB checkpoints and closes the file once the
 // last handle on it is gone. It never removes anything.
 func (b *backend) Close() error {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
+	open, first := b.open.Close()
+	if !first {
 		return nil
 	}
-	b.closed = true
-	open := make([]closer, 0, len(b.open))
-	for c := range b.open {
-		open = append(open, c)
-	}
-	b.mu.Unlock()
 	var errs []error
 	for _, c := range open {
 		c.interrupt()

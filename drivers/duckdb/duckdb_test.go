@@ -76,7 +76,10 @@ func scalarT(t testing.TB, s drivers.Session, sql string, args ...any) any {
 }
 
 func TestConformance(t *testing.T) {
-	drivertest.Run(t, func(t *testing.T) drivers.Backend {
+	drivertest.Run(t, drivertest.Fixtures{
+		SlowQuery:    "SELECT count(*) FROM range(100000000) a, range(1000) b",
+		KnownSetting: "threads",
+	}, func(t *testing.T) drivers.Backend {
 		return openT(t, drivers.Config{Backend: "conformance", Scale: "xs"})
 	})
 }

@@ -94,11 +94,14 @@ func openTest(t testing.TB, v variant, settings map[string]string) *Backend {
 	return pb
 }
 
+// pgFixtures are the conformance suite's PostgreSQL fixtures.
+var pgFixtures = drivertest.Fixtures{SlowQuery: "SELECT pg_sleep(30)", KnownSetting: "work_mem"}
+
 func TestConformance(t *testing.T) {
 	testDSN(t) // skip once, not per subtest
 	for _, v := range variants {
 		t.Run(v.String(), func(t *testing.T) {
-			drivertest.Run(t, func(t *testing.T) drivers.Backend {
+			drivertest.Run(t, pgFixtures, func(t *testing.T) drivers.Backend {
 				return openTest(t, v, nil)
 			})
 		})

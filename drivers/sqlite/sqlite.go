@@ -26,6 +26,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/internal/tracker"
 )
 
 // Name is the name the driver registers under in drivers.Default.
@@ -92,7 +93,7 @@ func (sqliteDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backe
 	} else if err != nil {
 		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
 	}
-	b := &backend{name: name, path: path, created: created, pragmas: pragmas, open: map[closer]struct{}{}}
+	b := &backend{name: name, path: path, created: created, pragmas: pragmas}
 	admin, err := b.connect(ctx)
 	if err != nil {
 		if created {
@@ -199,9 +200,7 @@ type backend struct {
 	adminMu sync.Mutex
 	admin   *sqlite3.SQLiteConn
 
-	mu     sync.Mutex
-	open   map[closer]struct{}
-	closed bool
+	open tracker.Set[closer]
 }
 
 func (b *backend) Dialect() string        { return "sqlite" }
@@ -266,35 +265,21 @@ func (b *backend) Session(ctx context.Context) (drivers.Session, error) {
 }
 
 func (b *backend) track(c closer) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return fmt.Errorf("sqlite backend %q: backend is closed", b.name)
+	if err := b.open.Add(c); err != nil {
+		return fmt.Errorf("sqlite backend %q: %w", b.name, err)
 	}
-	b.open[c] = struct{}{}
 	return nil
 }
 
-func (b *backend) untrack(c closer) {
-	b.mu.Lock()
-	delete(b.open, c)
-	b.mu.Unlock()
-}
+func (b *backend) untrack(c closer) { b.open.Remove(c) }
 
 // Close closes the sessions and loaders still open (they must not be in
 // use) and the backend's own connection. It never removes anything.
 func (b *backend) Close() error {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
+	open, first := b.open.Close()
+	if !first {
 		return nil
 	}
-	b.closed = true
-	open := make([]closer, 0, len(b.open))
-	for c := range b.open {
-		open = append(open, c)
-	}
-	b.mu.Unlock()
 	var errs []error
 	for _, c := range open {
 		errs = append(errs, c.Close())

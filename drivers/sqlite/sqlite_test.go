@@ -62,7 +62,10 @@ func rowsT(t testing.TB, s drivers.Session, sql string, args ...any) [][]any {
 }
 
 func TestConformance(t *testing.T) {
-	drivertest.Run(t, func(t *testing.T) drivers.Backend {
+	drivertest.Run(t, drivertest.Fixtures{
+		SlowQuery:    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) SELECT count(*) FROM c",
+		KnownSetting: "journal_mode",
+	}, func(t *testing.T) drivers.Backend {
 		return openT(t, drivers.Config{Backend: "conformance", Scale: "xs"})
 	})
 }
