@@ -91,7 +91,7 @@ func (s *Spec) functions() map[string]function.Function {
 		"tobool": stdlib.MakeToFunc(cty.Bool), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
 		"tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)), "toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)),
 		"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
-		"file": s.fileFunc(), "env": s.envFunc(),
+		"file": s.fileFunc(), "env": s.envFunc(), "spec_home": s.specHomeFunc(),
 	}
 	for name, f := range generatorFunctions {
 		fns[name] = f
