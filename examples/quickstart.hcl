@@ -4,20 +4,9 @@
 #   mentat-spec plan  examples/quickstart.hcl     # what would run
 #   mentat-spec apply examples/quickstart.hcl     # run it (under a minute)
 #
-# A run is what this file and the files it includes say: the scales, the
-# generated data, the databases, the queries, how each point is measured
-# and how each answer is checked. Change a value there, never Go code.
-#
-# This file holds what a run of the quickstart chooses: its knobs, its
-# sampling and its databases. The workload itself (scales, dataset, queries,
-# scenarios) is shared with the release suite and lives once, in
-# specs/mentat/*.hcl; the include block below reads it.
-#
-# To change one thing without copying this file, put the changed block in a
-# file named *_override.hcl and name both files:
-#   mentat-spec apply examples/quickstart.hcl seqscan_override.hcl
-# with, in seqscan_override.hcl,
-#   backend "postgres" { settings = { enable_seqscan = "off" } }
+# A run is this file and the files its include blocks read: the knobs and
+# databases here, the shared workload in specs/mentat/. Change a value
+# there, never Go code; override files (end of this file) change one block.
 
 # ---------------------------------------------------------------------------
 # Variables: knobs you set from the command line without editing the file:
@@ -130,3 +119,14 @@ backend "postgres" {
     batch_rows = 1000000 # each commit waits for its COPY to end and reach disk: few, large ones
   }
 }
+
+# ---------------------------------------------------------------------------
+# One change without a copy: a file whose name ends in _override.hcl
+# changes the blocks it names, attribute by attribute. With
+# seqscan_override.hcl holding
+#   backend "postgres" { settings = { enable_seqscan = "off" } }
+# run
+#   mentat-spec apply examples/quickstart.hcl seqscan_override.hcl -var 'backends=["postgres"]'
+# An attribute is replaced whole: this settings map drops work_mem unless
+# the override repeats it.
+# ---------------------------------------------------------------------------

@@ -75,8 +75,8 @@ func (l *loader) loadFile(path string, inc *hcl.Range) hcl.Diagnostics {
 				Detail: fmt.Sprintf("The spec includes itself: %s.", strings.Join(chain, " -> ")), Subject: inc}}
 		}
 	}
-	if l.done[abs] {
-		return nil // already read (named twice, or included by two files)
+	if l.done[abs] && inc != nil {
+		return nil // already read: included by two files, or also named on the command line
 	}
 	l.done[abs] = true
 	l.spec.Files = append(l.spec.Files, path)
