@@ -1,10 +1,9 @@
-# The mentat workload's dataset: an issue tracker stored as datoms (entity,
-# attribute, value, transaction), the data of the seed suite.
-
 # ---------------------------------------------------------------------------
-# The dataset. Every value is a pure function of (seed, attribute, id), so
-# the same seed gives the same data on every machine, and the answers the
-# checks compare with (truth) are known without reading the database.
+# The mentat workload's dataset: an issue tracker stored as datoms (entity,
+# attribute, value, transaction). Every value is a pure function of (seed,
+# attribute, id), so the same seed gives the same data on every machine,
+# and the answers the checks compare with (truth) are known without reading
+# the database.
 # ---------------------------------------------------------------------------
 
 dataset "issues" {

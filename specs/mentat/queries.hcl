@@ -1,10 +1,8 @@
-# The mentat workload's queries. file() paths are relative to this file:
-# sql/ holds the default text, postgres/ and duckdb/ a dialect's own where
-# it differs (see README.md).
-
 # ---------------------------------------------------------------------------
-# Queries: SQL per dialect (default when no override), with :name parameters
-# made fresh for every call.
+# The mentat workload's queries: SQL per dialect (default when no dialect
+# text), with :name parameters made fresh for every call. file() paths are
+# relative to this file: sql/ holds the default text, postgres/ and duckdb/
+# a dialect's own where it differs (see README.md).
 # ---------------------------------------------------------------------------
 
 query "q1" {

@@ -1,9 +1,6 @@
-# The mentat workload's scales: named sizes the dataset reads as
-# scale.<name> (scale.users, scale.issues, scale.labels). A spec picks the
-# ones it runs with its matrix (matrix { scales = [...] }).
-
 # ---------------------------------------------------------------------------
-# Scales: named sizes the dataset reads as scale.<name>.
+# Scales of the mentat workload: named sizes the dataset reads as
+# scale.<name> (scale.users, ...). A spec runs the ones its matrix names.
 # ---------------------------------------------------------------------------
 
 scale "xs" {

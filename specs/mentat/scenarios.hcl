@@ -1,9 +1,7 @@
-# The mentat workload's scenarios, in the order they run: one per query,
-# each with the checks that compare its answers with the generator's truth.
-
 # ---------------------------------------------------------------------------
-# Scenarios: what is measured, and how each answer is checked against the
-# generator's truth. A failed check makes apply exit 1.
+# The mentat workload's scenarios, in run order: what is measured, and how
+# each answer is checked against the generator's truth. A failed check
+# makes apply exit 1.
 # ---------------------------------------------------------------------------
 
 scenario "point_lookup" {
