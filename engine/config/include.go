@@ -25,16 +25,6 @@ var fileSchema = &hcl.BodySchema{
 
 var includeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "path", Required: true}}}
 
-// IsOverrideFile reports whether a spec file is an override file, by
-// Terraform's naming: override.hcl, or a name ending in _override.hcl
-// (and the .hcl.json forms).
-func IsOverrideFile(path string) bool {
-	n := filepath.Base(path)
-	n = strings.TrimSuffix(n, ".json")
-	n = strings.TrimSuffix(n, ".hcl")
-	return n == "override" || strings.HasSuffix(n, "_override")
-}
-
 // loader reads spec files and the files they include, in order.
 type loader struct {
 	spec      *Spec
@@ -178,73 +168,4 @@ func (s *Spec) specHomeFunc() function.Function {
 			return cty.StringVal(h), nil
 		},
 	})
-}
-
-// applyOverrides lays each override block over the base block of the same
-// type and name. Locals are returned to be replaced one by one once
-// decoded; an override of a block no base file declares is an error.
-func applyOverrides(base, overrides []*hcl.Block) ([]*hcl.Block, []*hcl.Block, hcl.Diagnostics) {
-	var diags hcl.Diagnostics
-	var locals []*hcl.Block
-	out := append([]*hcl.Block{}, base...)
-	for _, o := range overrides {
-		if o.Type == "locals" {
-			locals = append(locals, o)
-			continue
-		}
-		i := findBlock(out, o)
-		if i < 0 {
-			what := o.Type + " block"
-			if len(o.Labels) > 0 {
-				what = fmt.Sprintf("%s %q", o.Type, o.Labels[0])
-			}
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing base block for override",
-				Detail:  fmt.Sprintf("No base file declares the %s this override file changes. An override file (override.hcl or *_override.hcl) only changes blocks declared in other files; declare it there, or rename this file.", what),
-				Subject: o.DefRange.Ptr()})
-			continue
-		}
-		merged := *out[i]
-		merged.Body = mergeBody{Base: out[i].Body, Override: o.Body}
-		out[i] = &merged
-	}
-	return out, locals, diags
-}
-
-func findBlock(blocks []*hcl.Block, o *hcl.Block) int {
-	for i, b := range blocks {
-		if b.Type != o.Type || len(b.Labels) != len(o.Labels) {
-			continue
-		}
-		same := true
-		for j := range b.Labels {
-			same = same && b.Labels[j] == o.Labels[j]
-		}
-		if same {
-			return i
-		}
-	}
-	return -1
-}
-
-// overrideLocals replaces locals by name with those of override files.
-func (s *Spec) overrideLocals(blocks []*hcl.Block) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	for _, b := range blocks {
-		ls, d := decodeLocalsBlock(b)
-		diags = append(diags, d...)
-		for _, l := range ls {
-			found := false
-			for _, base := range s.Locals {
-				if base.Name == l.Name {
-					base.Expr, found = l.Expr, true
-				}
-			}
-			if !found {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing base local for override",
-					Detail:  fmt.Sprintf("No base file declares local %q; an override file only changes locals declared in other files.", l.Name),
-					Subject: l.Expr.Range().Ptr()})
-			}
-		}
-	}
-	return diags
 }

@@ -3,7 +3,9 @@
 // per run so every diagnostic can show its source line, decodes each block
 // type with a hand-written schema, keeps a DeclRange on every decoded
 // object, and keeps expressions that depend on the matrix cell (scale.*,
-// backend.*, truth.*) as hcl.Expression to evaluate per cell.
+// backend.*, truth.*) as hcl.Expression to evaluate per cell. A spec is
+// the files its paths name plus those their include blocks read
+// (include.go); override files change blocks of the others (override.go).
 package config
 
 import (
