@@ -182,6 +182,17 @@ func TestIncludes(t *testing.T) {
 	if !reflect.DeepEqual(files, want) {
 		t.Errorf("files %q, want %q", files, want)
 	}
+
+	// Named on the command line too, before or after the include: still
+	// read once. Named twice on the command line: a duplicate.
+	for _, paths := range [][]string{composePaths("shared/scales.hcl", "include/spec.hcl"), composePaths("include/spec.hcl", "shared")} {
+		if _, diags := loadAndValidate(paths, config.Options{}); diags.HasErrors() {
+			t.Errorf("%q: %s", paths, diags.Error())
+		}
+	}
+	if _, diags := loadAndValidate(composePaths("shared", "shared/scales.hcl"), config.Options{}); !strings.Contains(diags.Error(), `Duplicate scale "xs"`) {
+		t.Errorf("a file named twice: %v", diags)
+	}
 }
 
 // TestSpecHome: spec_home() is MENTAT_SPEC_HOME, or else the project's

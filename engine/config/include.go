@@ -28,7 +28,7 @@ var includeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "pa
 // loader reads spec files and the files they include, in order.
 type loader struct {
 	spec      *Spec
-	done      map[string]bool // absolute paths read
+	done      map[string]bool // absolute paths read: true when through an include
 	stack     []string        // absolute paths of the files being read, outermost first
 	blocks    []*hcl.Block    // base files' blocks, each include replaced by what it reads
 	overrides []*hcl.Block    // override files' blocks, in the order the files were read
@@ -65,10 +65,10 @@ func (l *loader) loadFile(path string, inc *hcl.Range) hcl.Diagnostics {
 				Detail: fmt.Sprintf("The spec includes itself: %s.", strings.Join(chain, " -> ")), Subject: inc}}
 		}
 	}
-	if l.done[abs] && inc != nil {
-		return nil // already read: included by two files, or also named on the command line
+	if viaInclude, read := l.done[abs]; read && (viaInclude || inc != nil) {
+		return nil // an included file is read once, however it is named again
 	}
-	l.done[abs] = true
+	l.done[abs] = inc != nil
 	l.spec.Files = append(l.spec.Files, path)
 
 	var file *hcl.File
