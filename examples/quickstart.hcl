@@ -4,9 +4,9 @@
 #   mentat-spec plan  examples/quickstart.hcl     # what would run
 #   mentat-spec apply examples/quickstart.hcl     # run it (under a minute)
 #
-# Everything a run does is in this file: the scales, the generated data,
-# the databases, the queries, how each point is measured and how each
-# answer is checked. Change a value here, never Go code.
+# A run is this file and the files its include blocks read: the knobs and
+# databases here, the shared workload in specs/mentat/. Change a value
+# there, never Go code; override files (end of this file) change one block.
 
 # ---------------------------------------------------------------------------
 # Variables: knobs you set from the command line without editing the file:
@@ -16,7 +16,7 @@
 variable "scales" {
   type        = list(string)
   default     = ["xs"]
-  description = "Scales to run, in order (see the scale blocks below)."
+  description = "Scales to run, in order (see specs/mentat/scales.hcl)."
   validation {
     condition     = alltrue([for s in var.scales : contains(["xs", "s", "m", "l", "xl"], s)])
     error_message = "Scales are xs, s, m, l and xl."
@@ -49,9 +49,12 @@ variable "data_dir" {
 }
 
 locals {
-  # The datom layout and queries, one directory per SQL dialect where the
-  # text differs from the shared default (see specs/mentat/README.md).
+  # The SQL the backends below run to build the datom tables, one directory
+  # per dialect where the text differs from the shared default (see
+  # specs/mentat/README.md).
   sql = "../specs/mentat"
+  # The name prefix of this spec's SQLite and DuckDB files.
+  store = "quickstart"
 }
 
 matrix {
@@ -73,172 +76,19 @@ sampling {
 }
 
 # ---------------------------------------------------------------------------
-# Scales: named sizes the dataset reads as scale.<name>.
+# The workload: every .hcl file of specs/mentat, read as if written here.
+#   scales.hcl     named sizes (xs .. xl) the dataset reads as scale.<name>
+#   dataset.hcl    the generated data: entities, history, marks, and the
+#                  answers the checks compare with (truth)
+#   queries.hcl    SQL per dialect, with :name parameters made per call
+#   scenarios.hcl  what is measured, and how each answer is checked; a
+#                  failed check makes apply exit 1
+# A path is relative to this file; a spec elsewhere reaches the same files
+# with path = "${spec_home()}/mentat".
 # ---------------------------------------------------------------------------
 
-scale "xs" {
-  users  = 200
-  issues = 13000
-  labels = 50
-}
-
-scale "s" {
-  users  = 1600
-  issues = 130000
-  labels = 200
-}
-
-scale "m" {
-  users  = 16000
-  issues = 1300000
-  labels = 500
-}
-
-scale "l" {
-  users  = 160000
-  issues = 13000000
-  labels = 1000
-}
-
-scale "xl" {
-  users  = 500000
-  issues = 40000000
-  labels = 2000
-}
-
-# ---------------------------------------------------------------------------
-# The dataset. Every value is a pure function of (seed, attribute, id), so
-# the same seed gives the same data on every machine, and the answers the
-# checks compare with (truth) are known without reading the database.
-# ---------------------------------------------------------------------------
-
-dataset "issues" {
-  seed    = 42
-  tx_size = 500 # entities per transaction
-
-  entity "user" {
-    count = scale.users
-    attr "user/email" {
-      type   = "string"
-      unique = true
-      gen    = seq("user%d@example.com")
-    }
-    attr "user/name" {
-      type = "string"
-      gen  = seq("User %d")
-    }
-  }
-
-  entity "label" {
-    count = scale.labels
-    attr "label/name" {
-      type   = "string"
-      unique = true
-      gen    = seq("label-%d")
-    }
-  }
-
-  entity "issue" {
-    count = scale.issues
-    attr "issue/title" {
-      type = "string"
-      gen  = seq("Issue %d")
-    }
-    attr "issue/state" {
-      type  = "keyword"
-      index = true
-      gen   = weighted({ open = 5, closed = 3, in_progress = 2 })
-    }
-    attr "issue/priority" {
-      type = "long"
-      gen  = uniform(1, 5)
-    }
-    attr "issue/estimate" {
-      type = "double"
-      gen  = uniform_float(0.5, 40) # hours
-    }
-    attr "issue/assignee" {
-      type = "ref"
-      gen  = zipf("user", 1.1) # a few users get most issues
-    }
-    attr "issue/labels" {
-      type = "ref"
-      many = true
-      gen  = sample("label", 0, 3)
-    }
-    attr "issue/created" {
-      type = "instant"
-      gen  = instant("2024-01-01T00:00:00Z", "2026-01-01T00:00:00Z")
-    }
-  }
-
-  # After the initial load, 5% of issues change state once, in two files.
-  history "state_changes" {
-    entity   = "issue"
-    attr     = "issue/state"
-    fraction = 0.05
-    files    = 2
-  }
-
-  # Transaction ids the history queries refer to.
-  mark "t_mid" {
-    after = "initial" # the last tx of the initial load
-  }
-  mark "t_since" {
-    before_last = "state_changes" # the last tx before the final history file
-  }
-
-  # The answers the checks compare with, computed by the generator.
-  truth "by_state" {
-    count_by = "issue/state"
-  }
-  truth "open_high_priority" {
-    count = "issue"
-    where {
-      attr  = "issue/state"
-      op    = "="
-      value = "open"
-    }
-    where {
-      attr  = "issue/priority"
-      op    = ">="
-      value = 4
-    }
-  }
-  truth "sample_users" {
-    sample = "user"
-    n      = 20
-    attrs  = ["user/email", "user/name"]
-  }
-  truth "binding_users" {
-    sample = "user"
-    n      = 100
-    attrs  = ["user/email", "user/name"]
-  }
-  truth "sample_issues" {
-    sample = "issue"
-    n      = 20
-    attrs  = ["issue/title", "issue/state", "issue/priority", "issue/estimate", "issue/assignee", "issue/labels", "issue/created"]
-  }
-  truth "assigned" {
-    sample    = "user"
-    n         = 5
-    attrs     = ["user/email"]
-    inverse   = "issue/assignee"
-    ref_attrs = ["issue/title", "issue/state"]
-  }
-  truth "assigned_t_mid" {
-    sample    = "user"
-    n         = 5
-    attrs     = ["user/email"]
-    inverse   = "issue/assignee"
-    ref_attrs = ["issue/title", "issue/state"]
-    as_of     = "t_mid"
-  }
-  truth "changed_since" {
-    changed = "issue/state"
-    since   = "t_since"
-  }
+include "mentat" {
+  path = "../specs/mentat"
 }
 
 # ---------------------------------------------------------------------------
@@ -246,33 +96,11 @@ dataset "issues" {
 # database, protocol) belong to the driver.
 # ---------------------------------------------------------------------------
 
-backend "sqlite" {
-  driver = "sqlite"
-  path   = "${var.data_dir}/quickstart-${scale.name}.sqlite"
-  settings = {
-    journal_mode = "WAL"
-    synchronous  = "NORMAL"
-    cache_size   = -262144 # KiB: 256 MiB of page cache per connection
-  }
-  setup      = [file("${local.sql}/sql/schema.sql")]
-  after_load = concat([file("${local.sql}/sql/post_load.sql")], var.avet ? [file("${local.sql}/sql/avet.sql")] : [])
-  analyze    = ["ANALYZE"] # SQLite plans joins from statistics: without them q2 starts from the wrong table
-  load {
-    tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
-    batch_rows = 10000 # rows per transaction
-  }
-}
-
-backend "duckdb" {
-  driver     = "duckdb"
-  path       = "${var.data_dir}/quickstart-${scale.name}.duckdb"
-  settings   = { dynamic_or_filter_threshold = 1000 } # lets input_bindings' 100 emails use the index
-  setup      = [file("${local.sql}/sql/schema.sql")]
-  after_load = concat([file("${local.sql}/duckdb/post_load.sql")], var.avet ? [file("${local.sql}/duckdb/avet.sql")] : [])
-  load {
-    tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
-    batch_rows = 122880 # one DuckDB row group per commit
-  }
+# SQLite (embedded, no server) and DuckDB (embedded) are shared with other
+# specs, in specs/mentat/backends/embedded.hcl; this spec's files are
+# <data_dir>/quickstart-<scale>.sqlite and .duckdb (local.store above).
+include "embedded" {
+  path = "../specs/mentat/backends/embedded.hcl"
 }
 
 backend "postgres" {
@@ -293,179 +121,12 @@ backend "postgres" {
 }
 
 # ---------------------------------------------------------------------------
-# Queries: SQL per dialect (default when no override), with :name parameters
-# made fresh for every call.
+# One change without a copy: a file whose name ends in _override.hcl
+# changes the blocks it names, attribute by attribute. With
+# seqscan_override.hcl holding
+#   backend "postgres" { settings = { enable_seqscan = "off" } }
+# run
+#   mentat-spec apply examples/quickstart.hcl seqscan_override.hcl -var 'backends=["postgres"]'
+# An attribute is replaced whole: this settings map drops work_mem unless
+# the override repeats it.
 # ---------------------------------------------------------------------------
-
-query "q1" {
-  params = { email = pick("user", "user/email") } # a random existing user's email
-  sql = {
-    default = file("${local.sql}/sql/q1.sql")
-    duckdb  = file("${local.sql}/duckdb/q1.sql") # the email lookup in a MATERIALIZED CTE, so DuckDB uses its index on v
-  }
-}
-
-query "q2" {
-  params = { email = pick("user", "user/email") }
-  sql = {
-    default = file("${local.sql}/sql/q2.sql")
-    duckdb  = file("${local.sql}/duckdb/q2.sql") # the email lookup in a MATERIALIZED CTE, so DuckDB uses its index on v
-  }
-}
-
-query "q3" {
-  sql = file("${local.sql}/sql/q3.sql")
-}
-
-query "q4" {
-  sql = {
-    default  = file("${local.sql}/sql/q4.sql")
-    postgres = file("${local.sql}/postgres/q4.sql") # a join plans better than INTERSECT here
-  }
-}
-
-query "pull" {
-  params = { e = pick("issue") } # a random issue's entity id
-  sql    = file("${local.sql}/sql/pull.sql")
-}
-
-query "as_of" {
-  params = { email = pick("user", "user/email"), t = mark("t_mid") }
-  sql = {
-    default = file("${local.sql}/sql/as_of.sql")
-    duckdb  = file("${local.sql}/duckdb/as_of.sql") # the email lookup in a MATERIALIZED CTE, so DuckDB uses its index on v
-  }
-}
-
-query "since" {
-  params = { t = mark("t_since") }
-  sql    = file("${local.sql}/sql/since.sql")
-}
-
-query "input_bindings" {
-  params = { emails = picks("user", "user/email", 100) } # a JSON array of 100 emails
-  sql = {
-    default  = file("${local.sql}/sql/input_bindings.sql")
-    postgres = file("${local.sql}/postgres/input_bindings.sql")
-    duckdb   = file("${local.sql}/duckdb/input_bindings.sql")
-  }
-}
-
-# ---------------------------------------------------------------------------
-# Scenarios: what is measured, and how each answer is checked against the
-# generator's truth. A failed check makes apply exit 1.
-# ---------------------------------------------------------------------------
-
-scenario "point_lookup" {
-  description = "q1: a user by unique email"
-  read {
-    query = query.q1
-  }
-  check "names" {
-    query         = query.q1
-    for_each      = truth.sample_users
-    params        = { email = each.value["user/email"] }
-    expect_rows   = 1
-    expect_values = { name = each.value["user/name"] }
-  }
-}
-
-scenario "ref_traversal" {
-  description = "q2: issues assigned to a user (email -> ref -> title, state)"
-  read {
-    query = query.q2
-  }
-  check "assigned" {
-    query    = query.q2
-    for_each = truth.assigned
-    params   = { email = each.value["user/email"] }
-    expect_set = {
-      columns = ["issue", "title", "state"]
-      rows    = [for r in each.value.refs : [r.e, r["issue/title"], r["issue/state"]]]
-    }
-  }
-}
-
-scenario "aggregate" {
-  description = "q3: issues per state (a full scan of one attribute)"
-  read {
-    query = query.q3
-  }
-  check "per_state" {
-    query      = query.q3
-    expect_map = { key = "state", value = "n", want = truth.by_state }
-    expect_sum = { column = "n", want = scale.issues }
-  }
-}
-
-scenario "predicate_scan" {
-  description = "q4: open issues with priority >= 4"
-  read {
-    query = query.q4
-  }
-  check "count" {
-    query       = query.q4
-    expect_rows = truth.open_high_priority
-  }
-}
-
-scenario "pull" {
-  description = "pull [*] of a random issue"
-  read {
-    query = query.pull
-  }
-  check "attributes" {
-    query    = query.pull
-    for_each = truth.sample_issues
-    params   = { e = each.value.e }
-    expect_set = {
-      columns = ["attr", "value"]
-      rows = concat(
-        [for a in ["issue/title", "issue/state", "issue/priority", "issue/estimate", "issue/assignee", "issue/created"] : [a, each.value[a]]],
-        [for l in each.value["issue/labels"] : ["issue/labels", l]],
-      )
-    }
-  }
-}
-
-scenario "as_of" {
-  description = "q2 as of t_mid: the states before the history phase"
-  read {
-    query = query.as_of
-  }
-  check "pre_update_states" {
-    query    = query.as_of
-    for_each = truth.assigned_t_mid
-    params   = { email = each.value["user/email"] }
-    expect_set = {
-      columns = ["issue", "title", "state"]
-      rows    = [for r in each.value.refs : [r.e, r["issue/title"], r["issue/state"]]]
-    }
-  }
-}
-
-scenario "since" {
-  description = "issues whose state changed after t_since"
-  read {
-    query = query.since
-  }
-  check "changed" {
-    query       = query.since
-    expect_rows = truth.changed_since
-  }
-}
-
-scenario "input_bindings" {
-  description = "names for 100 emails bound as one input"
-  read {
-    query = query.input_bindings
-  }
-  check "names" {
-    query  = query.input_bindings
-    params = { emails = [for u in truth.binding_users : u["user/email"]] }
-    expect_set = {
-      columns = ["email", "name"]
-      rows    = [for u in truth.binding_users : [u["user/email"], u["user/name"]]]
-    }
-  }
-}

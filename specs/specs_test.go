@@ -1,7 +1,7 @@
-// Package specs holds the release suite (full.hcl) and the SQL it reads.
-// Its test keeps the suite and the examples valid, and keeps the
-// quickstart (a self-contained teaching copy of the suite's workload) in
-// step with the suite.
+// Package specs holds the release suite (full.hcl) and the shared mentat
+// workload it reads (mentat/: HCL blocks and SQL). Its test keeps the
+// suite and the examples valid, and checks that the quickstart and the
+// suite read one workload from mentat/ rather than copies of it.
 package specs
 
 import (
@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	_ "github.com/mentat-spec/mentat-spec/drivers/all"
 	"github.com/mentat-spec/mentat-spec/engine/config"
@@ -36,12 +37,44 @@ func TestSpecsValidate(t *testing.T) {
 	}
 }
 
-// TestQuickstartMatchesTheSuite: the quickstart repeats the suite's
-// workload so a first-time reader sees it whole; this keeps the two equal
-// in everything but knobs (sampling, defaults, extra scenarios).
+// TestQuickstartMatchesTheSuite: the quickstart and the suite declare
+// their scales, dataset, queries and shared scenarios once, in mentat/, and
+// resolve them to the same values; they differ in knobs (sampling,
+// defaults), stores and the suite's extra scenarios.
 func TestQuickstartMatchesTheSuite(t *testing.T) {
 	full := load(t, "full.hcl")
 	quick := load(t, "../examples/quickstart.hcl")
+
+	shared := func(what string, q, f hcl.Range) {
+		t.Helper()
+		qa, _ := filepath.Abs(q.Filename)
+		fa, _ := filepath.Abs(f.Filename)
+		dir, _ := filepath.Abs("mentat")
+		if qa != fa || q.Start != f.Start {
+			t.Errorf("%s: declared at %s in the quickstart and at %s in full.hcl, not once", what, q, f)
+		} else if filepath.Dir(qa) != dir {
+			t.Errorf("%s: declared in %s, not in the shared workload (specs/mentat)", what, q.Filename)
+		}
+	}
+	shared("dataset", quick.SelectedDataset().DeclRange, full.SelectedDataset().DeclRange)
+	for _, sc := range quick.Scales {
+		if fsc := full.Scale(sc.Name); fsc != nil {
+			shared("scale "+sc.Name, sc.DeclRange, fsc.DeclRange)
+		}
+	}
+	for _, q := range quick.Queries {
+		if fq := full.Query(q.Name); fq != nil {
+			shared("query "+q.Name, q.DeclRange, fq.DeclRange)
+		}
+	}
+	for _, sc := range quick.Scenarios {
+		if fs := findScenario(full, sc.Name); fs != nil {
+			shared("scenario "+sc.Name, sc.DeclRange, fs.DeclRange)
+		}
+	}
+	if len(full.Scenarios) != len(quick.Scenarios)+2 {
+		t.Errorf("full.hcl has %d scenarios, the quickstart %d: the suite adds concurrency_sweep and cold_vs_warm", len(full.Scenarios), len(quick.Scenarios))
+	}
 
 	for _, sc := range quick.Scales {
 		fsc := full.Scale(sc.Name)

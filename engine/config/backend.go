@@ -187,6 +187,20 @@ func (b *Backend) Resolve(ctx *hcl.EvalContext) (*BackendConfig, hcl.Diagnostics
 // hclsyntax's remaining body still reports the load block it hid, so
 // native syntax is read directly.
 func driverOptions(body, remain hcl.Body) (hcl.Attributes, hcl.Diagnostics) {
+	switch b := body.(type) {
+	case dirBody:
+		r, _ := remain.(dirBody)
+		attrs, diags := driverOptions(b.Body, r.Body)
+		return b.attrs(attrs), diags
+	case mergeBody:
+		r, _ := remain.(mergeBody)
+		attrs, diags := driverOptions(b.Base, r.Base)
+		over, d := driverOptions(b.Override, r.Override)
+		for n, a := range over {
+			attrs[n] = a
+		}
+		return attrs, append(diags, d...)
+	}
 	sb, ok := body.(*hclsyntax.Body)
 	if !ok {
 		return remain.JustAttributes()

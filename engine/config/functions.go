@@ -79,7 +79,7 @@ func (s *Spec) functions() map[string]function.Function {
 		"tobool": stdlib.MakeToFunc(cty.Bool), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
 		"tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)), "toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)),
 		"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
-		"file": s.fileFunc(), "env": s.envFunc(),
+		"file": s.fileFunc(), "env": s.envFunc(), "spec_home": s.specHomeFunc(),
 	}
 	for name, f := range generatorFunctions {
 		fns[name] = f
@@ -91,15 +91,23 @@ func (s *Spec) functions() map[string]function.Function {
 }
 
 // fileFunc reads a file relative to the spec's directory.
-func (s *Spec) fileFunc() function.Function {
+func (s *Spec) fileFunc() function.Function { return s.fileFuncIn("") }
+
+// fileFuncIn reads a file relative to dir (the spec's directory when
+// empty): expressions of a spec file read files next to that file.
+func (s *Spec) fileFuncIn(dir string) function.Function {
 	return function.New(&function.Spec{
-		Description: "Reads a file, relative to the spec's directory.",
+		Description: "Reads a file, relative to the directory of the spec file that calls it.",
 		Params:      []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:        function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
 			p := args[0].AsString()
 			if !filepath.IsAbs(p) {
-				p = filepath.Join(s.Dir, p)
+				base := dir
+				if base == "" {
+					base = s.Dir
+				}
+				p = filepath.Join(base, p)
 			}
 			b, err := os.ReadFile(p)
 			if err != nil {

@@ -3,7 +3,9 @@
 // per run so every diagnostic can show its source line, decodes each block
 // type with a hand-written schema, keeps a DeclRange on every decoded
 // object, and keeps expressions that depend on the matrix cell (scale.*,
-// backend.*, truth.*) as hcl.Expression to evaluate per cell.
+// backend.*, truth.*) as hcl.Expression to evaluate per cell. A spec is
+// the files its paths name plus those their include blocks read
+// (include.go); override files change blocks of the others (override.go).
 package config
 
 import (
@@ -101,22 +103,15 @@ func SpecFiles(path string) ([]string, error) {
 	return files, nil
 }
 
-// Load parses and decodes the spec at paths (files or directories) and
-// evaluates its variables and locals. It returns the Spec even with error
-// diagnostics, so callers can print them with the parser's files.
+// Load parses and decodes the spec at paths (files or directories), with
+// the files their include blocks name, lays override files over the base
+// files, and evaluates its variables and locals. It returns the Spec even
+// with error diagnostics, so callers can print them with the parser's
+// files.
 func Load(paths []string, opts Options) (*Spec, hcl.Diagnostics) {
 	spec := &Spec{Parser: hclparse.NewParser(), env: envMap(opts.Env), kinds: opts.Kinds}
 	if spec.kinds == nil {
 		spec.kinds = kind.Default
-	}
-	var diags hcl.Diagnostics
-	for _, p := range paths {
-		files, err := SpecFiles(p)
-		if err != nil {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read spec", Detail: err.Error()})
-			continue
-		}
-		spec.Files = append(spec.Files, files...)
 	}
 	if len(paths) > 0 {
 		if st, err := os.Stat(paths[0]); err == nil && st.IsDir() {
@@ -125,30 +120,19 @@ func Load(paths []string, opts Options) (*Spec, hcl.Diagnostics) {
 			spec.Dir = filepath.Dir(paths[0])
 		}
 	}
-	if diags.HasErrors() {
-		return spec, diags
-	}
-
-	var bodies []hcl.Body
-	for _, f := range spec.Files {
-		var file *hcl.File
-		var d hcl.Diagnostics
-		if strings.HasSuffix(f, ".json") {
-			file, d = spec.Parser.ParseJSONFile(f)
-		} else {
-			file, d = spec.Parser.ParseHCLFile(f)
-		}
-		diags = append(diags, d...)
-		if file != nil {
-			bodies = append(bodies, file.Body)
-		}
+	l := &loader{spec: spec, done: map[string]bool{}}
+	var diags hcl.Diagnostics
+	for _, p := range paths {
+		diags = append(diags, l.loadPath(p, nil)...)
 	}
 	if diags.HasErrors() {
 		return spec, diags
 	}
-	for _, body := range bodies {
-		diags = append(diags, spec.decodeBody(body)...)
-	}
+	diags = append(diags, l.content...)
+	blocks, locals, d := applyOverrides(l.blocks, l.overrides)
+	diags = append(diags, d...)
+	diags = append(diags, spec.decodeBlocks(blocks)...)
+	diags = append(diags, spec.overrideLocals(locals)...)
 	diags = append(diags, spec.checkDuplicates()...)
 	if diags.HasErrors() {
 		return spec, diags
@@ -161,9 +145,9 @@ func Load(paths []string, opts Options) (*Spec, hcl.Diagnostics) {
 	return spec, diags
 }
 
-func (s *Spec) decodeBody(body hcl.Body) hcl.Diagnostics {
-	content, diags := body.Content(topSchema)
-	for _, b := range content.Blocks {
+func (s *Spec) decodeBlocks(blocks []*hcl.Block) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, b := range blocks {
 		switch b.Type {
 		case "variable":
 			v, d := decodeVariableBlock(b)

@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -24,6 +23,7 @@ import (
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	_ "github.com/mentat-spec/mentat-spec/drivers/all"
@@ -33,6 +33,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // The engine against what a hand-written program, or the database's own
@@ -145,67 +146,66 @@ func resetTables(b testing.TB, be drivers.Backend, bc plan.Backend) {
 	}
 }
 
-// hclBlock returns the text of the top-level block that starts with head.
-func hclBlock(t *testing.T, text, head string) string {
-	t.Helper()
-	i := strings.Index(text, "\n"+head)
-	if i < 0 {
-		t.Fatalf("no block %s", head)
-	}
-	depth := 0
-	for j := i; j < len(text); j++ {
-		switch text[j] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				return text[i+1 : j+1]
-			}
-		}
-	}
-	t.Fatalf("block %s does not end", head)
-	return ""
-}
-
-// TestBenchSpecMatchesQuickstart keeps the bench spec's scales, dataset and
-// q1 identical to the quickstart's, so its figures are the quickstart's
-// data and query; and checks that the spec plans.
+// TestBenchSpecMatchesQuickstart: the bench spec reads the quickstart's
+// scales, dataset, queries and embedded backends from the same files, so
+// its figures are the quickstart's data and q1; its backends differ from
+// the quickstart's only in where the store lives and the knobs the
+// benchmark turns (PostgreSQL's protocol, io and load transaction size).
+// And the spec plans.
 func TestBenchSpecMatchesQuickstart(t *testing.T) {
-	read := func(path string) string {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
+	load := func(path string) *config.Spec {
+		spec, diags := config.Load([]string{path}, config.Options{Env: []string{}})
+		if !diags.HasErrors() {
+			diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
 		}
-		return string(b)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %s", path, diags.Error())
+		}
+		return spec
 	}
-	quick := read(filepath.Join(benchRoot(), "examples", "quickstart.hcl"))
-	bench := read(benchSpec())
-	for _, head := range []string{`scale "xs"`, `scale "s"`, `scale "m"`, `scale "l"`, `scale "xl"`, `dataset "issues"`, `query "q1"`} {
-		if q, b := hclBlock(t, quick, head), hclBlock(t, bench, head); q != b {
-			t.Errorf("%s differs from examples/quickstart.hcl's:\n%s\nwant:\n%s", head, b, q)
+	quick := load(filepath.Join(benchRoot(), "examples", "quickstart.hcl"))
+	bench := load(benchSpec())
+	sameFile := func(what string, q, b hcl.Range) {
+		t.Helper()
+		qa, _ := filepath.Abs(q.Filename)
+		ba, _ := filepath.Abs(b.Filename)
+		if qa != ba || q.Start != b.Start {
+			t.Errorf("%s: the bench spec's is at %s, the quickstart's at %s", what, b, q)
 		}
 	}
-	// Backends: the same but for where the store lives and the knobs the
-	// benchmark turns (PostgreSQL's protocol, io and load transaction size).
-	own := regexp.MustCompile(`^\s*(path|database|protocol|io|batch_rows)\s*=`)
-	settings := func(block string) []string {
-		var out []string
-		for _, l := range strings.Split(block, "\n") {
-			if i := strings.Index(l, " # "); i >= 0 {
-				l = l[:i]
+	for _, sc := range quick.Scales {
+		bs := bench.Scale(sc.Name)
+		if bs == nil {
+			t.Fatalf("the bench spec lacks scale %s", sc.Name)
+		}
+		sameFile("scale "+sc.Name, sc.DeclRange, bs.DeclRange)
+	}
+	sameFile("dataset", quick.SelectedDataset().DeclRange, bench.SelectedDataset().DeclRange)
+	if bench.Query("q1") == nil {
+		t.Fatal("the bench spec lacks q1")
+	}
+	sameFile("query q1", quick.Query("q1").DeclRange, bench.Query("q1").DeclRange)
+
+	own := []string{"path", "database", "protocol", "io"}
+	xs := quick.Scale("xs")
+	for _, qb := range quick.Backends {
+		bb := bench.Backend(qb.Name)
+		if bb == nil {
+			t.Fatalf("the bench spec lacks backend %s", qb.Name)
+		}
+		qc, d1 := qb.Resolve(quick.CellContext(config.Cell{Scale: xs, Backend: qb}, cty.NilVal))
+		bc, d2 := bb.Resolve(bench.CellContext(config.Cell{Scale: bench.Scale("xs"), Backend: bb}, cty.NilVal))
+		if d1.HasErrors() || d2.HasErrors() {
+			t.Fatalf("backend %s: %s %s", qb.Name, d1.Error(), d2.Error())
+		}
+		for _, c := range []*config.BackendConfig{qc, bc} {
+			for _, o := range own {
+				delete(c.Options, o)
 			}
-			if l = strings.Join(strings.Fields(l), " "); l != "" && !own.MatchString(l) {
-				out = append(out, l)
-			}
+			c.Load.BatchRows = 0
 		}
-		return out
-	}
-	for _, head := range []string{`backend "sqlite"`, `backend "duckdb"`, `backend "postgres"`} {
-		q, b := settings(hclBlock(t, quick, head)), settings(hclBlock(t, bench, head))
-		if !slices.Equal(q, b) {
-			t.Errorf("%s differs from examples/quickstart.hcl's beyond its store and knobs:\n%s\nwant:\n%s", head,
-				strings.Join(b, "\n"), strings.Join(q, "\n"))
+		if fmt.Sprintf("%+v", qc) != fmt.Sprintf("%+v", bc) {
+			t.Errorf("backend %s differs from examples/quickstart.hcl's beyond its store and knobs:\n%+v\nwant:\n%+v", qb.Name, bc, qc)
 		}
 	}
 	_, sp, cp := benchPlan(t, "sqlite", t.TempDir())

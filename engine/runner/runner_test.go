@@ -37,7 +37,7 @@ func tinyQuickstart(t *testing.T, edits ...string) (specPath, dataDir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(b)
+	text := inlineIncludes(t, root, string(b))
 	replace := func(old, new string) {
 		t.Helper()
 		if !strings.Contains(text, old) {

@@ -1,0 +1,1 @@
+SELECT 2 WHERE :email IS NOT NULL

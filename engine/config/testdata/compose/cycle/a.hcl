@@ -1,0 +1,7 @@
+include "b" {
+  path = "b.hcl"
+}
+
+scale "xs" {
+  users = 10
+}

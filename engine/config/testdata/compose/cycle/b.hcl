@@ -1,0 +1,3 @@
+include "a" {
+  path = "a.hcl" # ERROR: Include cycle
+}
