@@ -182,7 +182,7 @@ func writeOverview(b *bytes.Buffer, r *Run, timings []Row, loads []LoadRow, rank
 		if h.fastest != nil {
 			row[5] = fmt.Sprintf("%s (%s)", fmtMs(h.fastest.P50Ms), h.fastest.Scenario)
 			row[6] = fmt.Sprintf("%s (%s)", fmtMs(h.slowest.P50Ms), h.slowest.Scenario)
-			row[7] = fmt.Sprintf("%s (%s, %d clients)", fmtRate(h.peak.Throughput), h.peak.Scenario, h.peak.Clients)
+			row[7] = fmt.Sprintf("%s (%s, %s)", fmtRate(h.peak.Throughput), h.peak.Scenario, plural(h.peak.Clients, "client", "clients"))
 		}
 		if h.checks.total() > 0 {
 			row[9] = fmt.Sprintf("%d/%d pass", h.checks.Pass, h.checks.total())
