@@ -150,3 +150,22 @@ func TestNoColor(t *testing.T) {
 		t.Errorf("stripNoColor: %v %v", got, off)
 	}
 }
+
+// apply stops before creating the results directory when a PostgreSQL
+// backend has no DSN, and says which variable to set.
+func TestApplyWithoutDSN(t *testing.T) {
+	t.Setenv("MENTAT_SPEC_PG_DSN", "")
+	dir := filepath.Join(t.TempDir(), "results")
+	code, stdout, stderr := runT(t, "apply", quickstart, "-q", "-o", dir, "-var", `backends=["postgres"]`)
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d\n%s%s", code, exitUsage, stdout, stderr)
+	}
+	for _, want := range []string{"pg_dsn", "MENTAT_SPEC_PG_DSN"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("apply created %s: %v", dir, err)
+	}
+}
