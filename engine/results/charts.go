@@ -52,7 +52,8 @@ func sweepCharts(timings []Row, rank map[string]int) []chart.Chart {
 			lat := chart.Chart{Title: fmt.Sprintf("%s at %s: latency against clients", sc, scale), XLabel: "clients", YLabel: "ms", LogX: true, LogY: true}
 			thr := chart.Chart{Title: fmt.Sprintf("%s at %s: throughput against clients", sc, scale), XLabel: "clients", YLabel: "ops/s", LogX: true}
 			for _, line := range lines {
-				p50, p95, p99, ops := chart.Series{Name: line + " p50"}, chart.Series{Name: line + " p95"}, chart.Series{Name: line + " p99"}, chart.Series{Name: line}
+				p50, p95, p99 := chart.Series{Name: line + " p50", Key: line}, chart.Series{Name: line + " p95", Key: line, Dash: 1}, chart.Series{Name: line + " p99", Key: line, Dash: 2}
+				ops := chart.Series{Name: line}
 				for _, r := range pts {
 					if r.Backend+" "+r.Op != line {
 						continue
@@ -117,7 +118,7 @@ func scenarioCharts(timings []Row, rank map[string]int) []chart.Chart {
 	for _, sc := range scenarios {
 		c := chart.Chart{Title: fmt.Sprintf("%s across scales", sc), YLabel: "ms", Categories: scales, LogY: true}
 		for _, be := range backends {
-			p50, p99 := chart.Series{Name: be + " p50"}, chart.Series{Name: be + " p99"}
+			p50, p99 := chart.Series{Name: be + " p50", Key: be}, chart.Series{Name: be + " p99", Key: be, Dash: 2}
 			for i, scale := range scales {
 				if r, ok := pick(least, func(k key) bool { return k.sc == sc && k.be == be && k.scale == scale }); ok {
 					p50.Points = append(p50.Points, chart.Point{X: float64(i), Y: r.P50Ms})
@@ -231,7 +232,7 @@ func windowCharts(windows []WindowRow) []chart.Chart {
 			}
 		}
 		for _, line := range firstSeen(these, name) {
-			p50, p99, n := chart.Series{Name: line + " p50"}, chart.Series{Name: line + " p99"}, chart.Series{Name: line}
+			p50, p99, n := chart.Series{Name: line + " p50", Key: line}, chart.Series{Name: line + " p99", Key: line, Dash: 2}, chart.Series{Name: line}
 			for _, w := range these {
 				if name(w) == line {
 					p50.Points = append(p50.Points, chart.Point{X: w.StartS, Y: w.P50Ms})

@@ -143,10 +143,9 @@ func (p *page) overview(r *Run, timings []Row, loads []LoadRow, rank map[string]
 	if d := r.EnvValue("dataset"); d != "" {
 		p.f("<li><b>Dataset:</b> %s</li>\n", esc(d))
 	}
+	nd := scaleDatoms(timings, loads)
 	for _, s := range byRank(rank) {
-		if d := r.EnvValue("dataset." + s); d != "" {
-			p.f("<li><b>Scale %s:</b> %s</li>\n", esc(s), esc(d))
-		}
+		p.f("<li><b>Scale %s:</b> %s</li>\n", esc(s), esc(r.datasetLine(s, nd[s])))
 	}
 	p.f("</ul>\n")
 	hs := headlines(r, timings, loads, rank)

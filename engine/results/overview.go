@@ -338,11 +338,22 @@ func datasetDetail(v string) string {
 
 var txCount = regexp.MustCompile(`\b\d+ txs\b`)
 
-func writeDatasets(b *bytes.Buffer, r *Run, rank map[string]int, timings []Row, loads []LoadRow) {
-	scales := byRank(rank)
-	if len(scales) == 0 {
-		return
+// datasetLine is the one wording of a scale's dataset: "101,234 datoms
+// (1,203 transactions, seed 42)".
+func (r *Run) datasetLine(scale string, datoms int64) string {
+	line := "datoms unknown"
+	if datoms > 0 {
+		line = fmtInt(datoms) + " datoms"
 	}
+	if d := datasetDetail(r.EnvValue("dataset." + scale)); d != "" {
+		line += " (" + d + ")"
+	}
+	return line
+}
+
+// scaleDatoms returns each scale's datom count from the timings and the
+// loads that completed.
+func scaleDatoms(timings []Row, loads []LoadRow) map[string]int64 {
 	nd := map[string]int64{}
 	for _, t := range timings {
 		nd[t.Scale] = max(nd[t.Scale], t.NDatoms)
@@ -352,19 +363,20 @@ func writeDatasets(b *bytes.Buffer, r *Run, rank map[string]int, timings []Row, 
 			nd[l.Scale] = max(nd[l.Scale], l.NDatoms)
 		}
 	}
+	return nd
+}
+
+func writeDatasets(b *bytes.Buffer, r *Run, rank map[string]int, timings []Row, loads []LoadRow) {
+	scales := byRank(rank)
+	if len(scales) == 0 {
+		return
+	}
+	nd := scaleDatoms(timings, loads)
 	sizes := r.LatestSizes()
 	slices.SortStableFunc(sizes, func(x, y SizeRow) int { return cmp.Compare(x.Backend, y.Backend) })
 	b.WriteString("## Dataset and store sizes\n\n")
 	for _, s := range scales {
-		fmt.Fprintf(b, "- %s: ", s)
-		if n := nd[s]; n > 0 {
-			b.WriteString(fmtInt(n) + " datoms")
-		} else {
-			b.WriteString("datoms unknown")
-		}
-		if d := datasetDetail(r.EnvValue("dataset." + s)); d != "" {
-			fmt.Fprintf(b, " (%s)", d)
-		}
+		fmt.Fprintf(b, "- %s: %s", s, r.datasetLine(s, nd[s]))
 		var stores []string
 		for _, z := range sizes {
 			if z.Scale != s {

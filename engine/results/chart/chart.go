@@ -15,6 +15,11 @@ import (
 type Series struct {
 	Name   string
 	Points []Point
+	// Key groups series drawn in one color (a backend's p50, p95 and
+	// p99); empty: the name.
+	Key string
+	// Dash draws a line solid (0), dashed (1) or dotted (2).
+	Dash int
 }
 
 // Point is one value; X is the group or category index for categorical
@@ -89,17 +94,43 @@ func (c Chart) SVG() string {
 		c.drawLines(&b, xs, ys)
 	}
 	// Legend.
+	colors := c.colors()
 	for i, s := range c.Series {
 		lx := float64(padL + (i%4)*((width-padL)/4))
 		ly := float64(height + (i/4)*legend + 4)
-		fmt.Fprintf(&b, `<rect class="s%d" x="%.1f" y="%.1f" width="10" height="10"/>`, i%8, lx, ly)
+		if c.Bars || s.Dash == 0 {
+			fmt.Fprintf(&b, `<rect class="s%d" x="%.1f" y="%.1f" width="10" height="10"/>`, colors[i], lx, ly)
+		} else {
+			fmt.Fprintf(&b, `<line class="line s%d d%d" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, colors[i], s.Dash, lx-2, ly+5, lx+11, ly+5)
+		}
 		fmt.Fprintf(&b, `<text class="legend" x="%.1f" y="%.1f">%s</text>`, lx+14, ly+9, esc(s.Name))
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
 }
 
+// colors returns each series' color class: one per distinct key, in order
+// of first appearance.
+func (c Chart) colors() []int {
+	at := map[string]int{}
+	out := make([]int, len(c.Series))
+	for i, s := range c.Series {
+		k := s.Key
+		if k == "" {
+			k = s.Name
+		}
+		n, ok := at[k]
+		if !ok {
+			n = len(at)
+			at[k] = n
+		}
+		out[i] = n % 8
+	}
+	return out
+}
+
 func (c Chart) drawLines(b *strings.Builder, xs, ys scale) {
+	colors := c.colors()
 	for i, s := range c.Series {
 		var pts []string
 		for _, p := range s.Points {
@@ -109,17 +140,18 @@ func (c Chart) drawLines(b *strings.Builder, xs, ys scale) {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xs.at(p.X), ys.at(p.Y)))
 		}
 		if len(pts) > 1 {
-			fmt.Fprintf(b, `<polyline class="line s%d" points="%s"/>`, i%8, strings.Join(pts, " "))
+			fmt.Fprintf(b, `<polyline class="line s%d d%d" points="%s"/>`, colors[i], s.Dash, strings.Join(pts, " "))
 		}
 		for j, p := range pts {
 			x, y, _ := strings.Cut(p, ",")
 			fmt.Fprintf(b, `<circle class="dot s%d" cx="%s" cy="%s" r="3"><title>%s: %s, %s</title></circle>`,
-				i%8, x, y, esc(s.Name), c.xText(s.Points[j].X), num(s.Points[j].Y))
+				colors[i], x, y, esc(s.Name), c.xText(s.Points[j].X), num(s.Points[j].Y))
 		}
 	}
 }
 
 func (c Chart) drawBars(b *strings.Builder, xs, ys scale) {
+	colors := c.colors()
 	n := len(c.Series)
 	slot := (xs.hi - xs.lo) / float64(len(c.Categories))
 	bw := slot * 0.8 / float64(max(n, 1))
@@ -132,7 +164,7 @@ func (c Chart) drawBars(b *strings.Builder, xs, ys scale) {
 			x := xs.at(p.X) - slot*0.4 + float64(i)*bw
 			y := ys.at(p.Y)
 			fmt.Fprintf(b, `<rect class="bar s%d" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s, %s: %s</title></rect>`,
-				i%8, x, y, bw, math.Max(base-y, 0.5), esc(s.Name), c.xText(p.X), num(p.Y))
+				colors[i], x, y, bw, math.Max(base-y, 0.5), esc(s.Name), c.xText(p.X), num(p.Y))
 		}
 	}
 }
