@@ -148,35 +148,8 @@ func (p *page) overview(r *Run, timings []Row, loads []LoadRow, rank map[string]
 		p.f("<li><b>Scale %s:</b> %s</li>\n", esc(s), esc(r.datasetLine(s, nd[s])))
 	}
 	p.f("</ul>\n")
-	hs := headlines(r, timings, loads, rank)
-	var rows [][]string
-	for _, h := range hs {
-		row := []string{h.backend, h.scale, "", "", "", "", "", "", fmtInt(h.errors), ""}
-		if h.datoms > 0 {
-			row[2] = fmtInt(h.datoms)
-		}
-		if h.load != nil {
-			row[3] = fmtInt(int64(math.Round(h.load.DatomsPerS)))
-		}
-		if h.size > 0 {
-			row[4] = humanBytes(h.size)
-		}
-		if h.fastest != nil {
-			row[5] = fmt.Sprintf("%s (%s)", fmtMs(h.fastest.P50Ms), h.fastest.Scenario)
-			row[6] = fmt.Sprintf("%s (%s)", fmtMs(h.slowest.P50Ms), h.slowest.Scenario)
-			row[7] = fmt.Sprintf("%s (%s, %s)", fmtRate(h.peak.Throughput), h.peak.Scenario, plural(h.peak.Clients, "client", "clients"))
-		}
-		if n := h.checks.total(); n > 0 {
-			row[9] = fmt.Sprintf("%d/%d pass", h.checks.Pass, n)
-			if h.checks.Fail > 0 {
-				row[9] += fmt.Sprintf(", %d FAIL", h.checks.Fail)
-			}
-		}
-		rows = append(rows, row)
-	}
-	if len(rows) > 0 {
-		p.table([]string{"backend", "scale", "datoms", "load datoms/s", "store size", "fastest p50 ms", "slowest p50 ms", "peak ops/s", "errors", "checks"},
-			[]bool{false, false, true, true, true, false, false, false, true, false}, rows)
+	if rows := headlineRows(headlines(r, timings, loads, rank)); len(rows) > 0 {
+		p.table(headlineHead, headlineRight, rows)
 	}
 }
 

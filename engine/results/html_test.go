@@ -145,3 +145,25 @@ func TestJSON(t *testing.T) {
 		t.Errorf("vacuum_s: %d set, %d null; want 2 and 4 (an empty field is null)", vacuumed, notVacuumed)
 	}
 }
+
+// BenchmarkReports loads a run of 67 points (three backends, two scales)
+// and renders each report.
+func BenchmarkReports(b *testing.B) {
+	dir := filepath.Join("testdata", "report", "run1")
+	for _, rep := range Reports() {
+		b.Run(rep.File, func(b *testing.B) {
+			var buf bytes.Buffer
+			for b.Loop() {
+				r, err := Load(dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				buf.Reset()
+				if err := rep.Render(r, &buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(buf.Len()), "bytes/report")
+		})
+	}
+}

@@ -166,8 +166,19 @@ func writeOverview(b *bytes.Buffer, r *Run, timings []Row, loads []LoadRow, rank
 	if len(hs) == 0 {
 		return
 	}
-	t := table{head: []string{"backend", "scale", "datoms", "load datoms/s", "store size", "fastest p50 ms", "slowest p50 ms", "peak ops/s", "errors", "checks"},
-		right: []bool{false, false, true, true, true, false, false, false, true, false}}
+	t := table{head: headlineHead, right: headlineRight, rows: headlineRows(hs)}
+	t.write(b)
+}
+
+// The overview table's columns.
+var (
+	headlineHead  = []string{"backend", "scale", "datoms", "load datoms/s", "store size", "fastest p50 ms", "slowest p50 ms", "peak ops/s", "errors", "checks"}
+	headlineRight = []bool{false, false, true, true, true, false, false, false, true, false}
+)
+
+// headlineRows formats the overview table; empty cells are unknown.
+func headlineRows(hs []*headline) [][]string {
+	var rows [][]string
 	for _, h := range hs {
 		row := []string{h.backend, h.scale, "", "", "", "", "", "", fmtInt(h.errors), ""}
 		if h.datoms > 0 {
@@ -184,15 +195,15 @@ func writeOverview(b *bytes.Buffer, r *Run, timings []Row, loads []LoadRow, rank
 			row[6] = fmt.Sprintf("%s (%s)", fmtMs(h.slowest.P50Ms), h.slowest.Scenario)
 			row[7] = fmt.Sprintf("%s (%s, %s)", fmtRate(h.peak.Throughput), h.peak.Scenario, plural(h.peak.Clients, "client", "clients"))
 		}
-		if h.checks.total() > 0 {
-			row[9] = fmt.Sprintf("%d/%d pass", h.checks.Pass, h.checks.total())
+		if n := h.checks.total(); n > 0 {
+			row[9] = fmt.Sprintf("%d/%d pass", h.checks.Pass, n)
 			if h.checks.Fail > 0 {
 				row[9] += fmt.Sprintf(", %d FAIL", h.checks.Fail)
 			}
 		}
-		t.rows = append(t.rows, row)
+		rows = append(rows, row)
 	}
-	t.write(b)
+	return rows
 }
 
 // plural writes "1 scenario" or "3 scenarios".

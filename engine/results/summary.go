@@ -259,6 +259,22 @@ func writeChecks(b *bytes.Buffer, checks []CheckLine) {
 		return
 	}
 	fmt.Fprintf(b, "; %d backend check runs OK, %d FAILED (all FAIL lines in %s)\n", len(runs)-bad, bad, ChecksFile)
+	// The failures themselves, a page at most: they are what to read next.
+	const most = 20
+	n := 0
+	for _, l := range checks {
+		if l.Status != Fail {
+			continue
+		}
+		if n == 0 {
+			b.WriteString("\n")
+		}
+		if n++; n > most {
+			fmt.Fprintf(b, "- ... and %d more in %s\n", c.Fail-most, ChecksFile)
+			break
+		}
+		fmt.Fprintf(b, "- FAIL %s %s %s %s: %s\n", l.Scenario, l.Backend, l.Scale, l.Name, l.Detail)
+	}
 }
 
 // table is a Markdown table; right marks right-aligned (numeric) columns.
