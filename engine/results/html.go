@@ -37,7 +37,7 @@ func HTML(r *Run, w io.Writer) error {
 		p.section("clients", "Latency and throughput against clients", func() { p.charts(cs) })
 	}
 	if cs := scenarioCharts(timings, rank); len(cs) > 0 {
-		p.section("scales", "Scenarios across scales", func() { p.charts(cs) })
+		p.section("scales", "Scenarios across backends and scales", func() { p.charts(cs) })
 	}
 	if len(loads) > 0 {
 		p.section("loads", "Load rates per backend", func() {

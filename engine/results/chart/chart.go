@@ -49,7 +49,11 @@ const (
 func (c Chart) SVG() string {
 	var b strings.Builder
 	rows := (len(c.Series) + 3) / 4
-	h := height + rows*legend
+	// Category names that do not fit their slot are slanted, and the plot
+	// gives them room below.
+	slant, extra := c.slant()
+	plotH := height + extra
+	h := plotH + rows*legend
 	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s">`, width, h, esc(c.Title))
 	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.Title))
 	fmt.Fprintf(&b, `<text class="title" x="%d" y="20">%s</text>`, padL, esc(c.Title))
@@ -74,7 +78,12 @@ func (c Chart) SVG() string {
 	// X ticks.
 	if len(c.Categories) > 0 {
 		for i, name := range c.Categories {
-			fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, xs.at(float64(i)), y0+16, esc(name))
+			x := xs.at(float64(i))
+			if slant {
+				fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="end" transform="rotate(-35 %.1f %.1f)">%s</text>`, x, y0+14, x, y0+14, esc(name))
+				continue
+			}
+			fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x, y0+16, esc(name))
 		}
 	} else {
 		for _, v := range xs.ticks() {
@@ -85,7 +94,7 @@ func (c Chart) SVG() string {
 	}
 	fmt.Fprintf(&b, `<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x0, y0, x1, y0)
 	fmt.Fprintf(&b, `<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x0, y0, x0, y1)
-	fmt.Fprintf(&b, `<text class="label" x="%.1f" y="%d" text-anchor="middle">%s</text>`, (x0+x1)/2, height-8, esc(c.XLabel))
+	fmt.Fprintf(&b, `<text class="label" x="%.1f" y="%d" text-anchor="middle">%s</text>`, (x0+x1)/2, plotH-8, esc(c.XLabel))
 	fmt.Fprintf(&b, `<text class="label" transform="translate(14 %.1f) rotate(-90)" text-anchor="middle">%s</text>`, (y0+y1)/2, esc(c.YLabel))
 
 	if c.Bars {
@@ -97,7 +106,7 @@ func (c Chart) SVG() string {
 	colors := c.colors()
 	for i, s := range c.Series {
 		lx := float64(padL + (i%4)*((width-padL)/4))
-		ly := float64(height + (i/4)*legend + 4)
+		ly := float64(plotH + (i/4)*legend + 4)
 		if c.Bars || s.Dash == 0 {
 			fmt.Fprintf(&b, `<rect class="s%d" x="%.1f" y="%.1f" width="10" height="10"/>`, colors[i], lx, ly)
 		} else {
@@ -107,6 +116,23 @@ func (c Chart) SVG() string {
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// slant reports whether the category names are too long for their slots
+// (at about 6 units a character), and the extra height they then need.
+func (c Chart) slant() (bool, int) {
+	if len(c.Categories) == 0 {
+		return false, 0
+	}
+	longest := 0
+	for _, n := range c.Categories {
+		longest = max(longest, len(n))
+	}
+	slot := float64(width-padL-padR) / float64(len(c.Categories))
+	if float64(longest)*6.2 < slot-4 {
+		return false, 0
+	}
+	return true, min(longest*4, 90)
 }
 
 // colors returns each series' color class: one per distinct key, in order

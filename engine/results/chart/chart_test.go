@@ -102,3 +102,18 @@ func TestSVG(t *testing.T) {
 		})
 	}
 }
+
+func TestSlant(t *testing.T) {
+	short := Chart{Categories: []string{"xs", "s", "m"}}
+	long := Chart{Categories: []string{"point_lookup", "ref_traversal", "aggregate", "predicate_scan", "pull", "as_of", "since", "input_bindings"}}
+	if ok, extra := short.slant(); ok || extra != 0 {
+		t.Errorf("short names slanted: %v %d", ok, extra)
+	}
+	if ok, extra := long.slant(); !ok || extra <= 0 {
+		t.Errorf("long names not slanted: %v %d", ok, extra)
+	}
+	long.Bars, long.Series = true, []Series{{Name: "sqlite", Points: []Point{{0, 1}, {7, 2}}}}
+	if svg := long.SVG(); !strings.Contains(svg, "rotate(-35") {
+		t.Error("slanted names are not rotated")
+	}
+}
