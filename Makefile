@@ -1,21 +1,27 @@
 # mentat-spec: build, test and benchmark.
 #
-#   make test    vet, format check and every test, PostgreSQL included: a
-#                throwaway cluster is started (scripts/pg.sh) when
-#                MENTAT_SPEC_PG_DSN is unset, and stopped afterwards
-#   make bench   the Go benchmarks (figures go to BENCHMARKS.md)
+#   make install   go install the mentat-spec command (into $(go env GOPATH)/bin)
+#   make test      vet, format check and every test, PostgreSQL included: a
+#                  throwaway cluster is started (scripts/pg.sh) when
+#                  MENTAT_SPEC_PG_DSN is unset, and stopped afterwards; in CI
+#                  (CI set) Debian's chromium is installed when missing, for
+#                  the report's browser test (scripts/browser.sh)
+#   make bench     the Go benchmarks (figures go to BENCHMARKS.md)
 
 GO       ?= go
 BIN      := bin/mentat-spec
 PKGS     := ./...
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test unit bench vet fmt-check quickstart pg-up pg-down clean bench-native
+.PHONY: all build install test unit bench vet fmt-check browser quickstart pg-up pg-down clean bench-native
 
 all: build
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/mentat-spec
+
+install:
+	$(GO) install -ldflags "-X main.version=$(VERSION)" ./cmd/mentat-spec
 
 vet:
 	$(GO) vet $(PKGS)
@@ -28,7 +34,12 @@ fmt-check:
 unit:
 	$(GO) test -count=1 -timeout 15m $(PKGS)
 
-test: vet fmt-check
+# browser makes sure the report's browser test can run (installs chromium
+# in CI when it is missing).
+browser:
+	@scripts/browser.sh
+
+test: vet fmt-check browser
 	scripts/with-pg.sh $(MAKE) --no-print-directory unit
 
 bench:

@@ -50,6 +50,12 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	if diags.HasErrors() {
 		return exitUsage
 	}
+	if msgs := unconfigured(p); len(msgs) > 0 {
+		for _, m := range msgs {
+			fmt.Fprintf(stderr, "mentat-spec apply: %s\n", m)
+		}
+		return exitUsage
+	}
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("results", "run-"+time.Now().UTC().Format("2006-01-02T150405Z"))
@@ -80,7 +86,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "Results in %s (summary.md, timings.csv, checks.txt).\n", dir)
+	fmt.Fprintf(stdout, "Results in %s (report.html, summary.md, results.json, timings.csv, checks.txt).\n", dir)
 	if o.Failed() {
 		for _, f := range o.Failures {
 			fmt.Fprintf(stderr, "failed: %s\n", f)
@@ -91,6 +97,25 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// unconfigured lists the selected backends that cannot be opened as
+// configured, each with the fix, so apply stops before it creates a
+// results directory: today a PostgreSQL backend without a DSN.
+func unconfigured(p *plan.Plan) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, sp := range p.Scales {
+		for _, cp := range sp.Backends {
+			b := cp.Backend
+			if seen[b.Name] || b.Driver != "postgres" || strings.TrimSpace(b.Options["dsn"]) != "" {
+				continue
+			}
+			seen[b.Name] = true
+			out = append(out, fmt.Sprintf("backend %q (driver postgres) has no DSN: set the spec's pg_dsn variable (-var pg_dsn=postgres://...) or the MENTAT_SPEC_PG_DSN environment variable (scripts/pg.sh up starts a throwaway server and prints one)", b.Name))
+		}
+	}
+	return out
 }
 
 // redactArgs hides the values of -var arguments that set sensitive
@@ -132,7 +157,7 @@ func printTable(w io.Writer, o *runner.Outcome) {
 }
 
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report", "DIR", "Regenerates summary.md of a results directory from its CSV files.", stderr)
+	fs := newFlagSet("report", "DIR", "Regenerates summary.md, report.html and results.json of a results directory from its files (timings.csv, loads.csv, checks.txt, env.txt, ...).", stderr)
 	pos, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -149,7 +174,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec report: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "Wrote %s\n", filepath.Join(pos[0], "summary.md"))
+	for _, r := range results.Reports() {
+		fmt.Fprintf(stdout, "Wrote %s\n", filepath.Join(pos[0], r.File))
+	}
 	return exitOK
 }
 

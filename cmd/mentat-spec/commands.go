@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
@@ -18,8 +19,9 @@ func signalContext() (context.Context, context.CancelFunc) {
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	fs := newFlagSet("validate", "PATH...", "Checks a spec (files or directories) and prints every error at once, each with its file:line:col.", stderr)
+	fs := newFlagSet("validate", "PATH... [-json]", "Checks a spec (files or directories) and prints every error at once, each with its file:line:col. With -json, prints {valid, error_count, warning_count, diagnostics: [{severity, summary, detail, file, line, column, end_line, end_column}]} on stdout instead.", stderr)
 	sf.register(fs)
+	asJSON := fs.Bool("json", false, "print the diagnostics as JSON on stdout")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -27,6 +29,18 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		fs.Usage()
 		return exitUsage
+	}
+	if *asJSON {
+		spec, diags := checkSpec(paths, &sf)
+		res := jsonResult(spec, diags)
+		if err := writeJSON(stdout, res); err != nil {
+			fmt.Fprintf(stderr, "mentat-spec validate: %v\n", err)
+			return exitFailed
+		}
+		if !res.Valid {
+			return exitUsage
+		}
+		return exitOK
 	}
 	if _, ok := loadSpec(paths, &sf, stderr); !ok {
 		return exitUsage
@@ -37,8 +51,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 
 func runPlan(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	fs := newFlagSet("plan", "PATH... [-var name=value]", "Prints the expanded matrix in run order: each (scale, backend) with its dataset size, then each scenario at each client count. Touches no database.", stderr)
+	fs := newFlagSet("plan", "PATH... [-var name=value] [-json]", "Prints the expanded matrix in run order: each (scale, backend) with its dataset size, then each scenario at each client count. Touches no database. With -json, prints the diagnostics as validate -json does, and the plan's text as \"plan\".", stderr)
 	sf.register(fs)
+	asJSON := fs.Bool("json", false, "print the diagnostics (and the plan) as JSON on stdout")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -46,6 +61,9 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		fs.Usage()
 		return exitUsage
+	}
+	if *asJSON {
+		return planJSON(paths, &sf, stdout, stderr)
 	}
 	spec, ok := loadSpec(paths, &sf, stderr)
 	if !ok {
@@ -109,5 +127,34 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "Wrote dataset %q at scale %s to %s: %s datoms in %s transactions, truth in truth.json.\n",
 		gen.Name, sc.Name, *out, plan.Thousands(st.Datoms), plan.Thousands(st.Txs))
+	return exitOK
+}
+
+// planJSON is plan -json: diagnostics of loading and of expanding the
+// matrix, and the plan's text when it could be built.
+func planJSON(paths []string, sf *specFlags, stdout, stderr io.Writer) int {
+	spec, diags := checkSpec(paths, sf)
+	var text strings.Builder
+	if !diags.HasErrors() {
+		ctx, cancel := signalContext()
+		defer cancel()
+		p, pdiags := plan.Build(ctx, spec, workers())
+		diags = append(diags, pdiags...)
+		if !pdiags.HasErrors() {
+			if err := p.Render(&text); err != nil {
+				fmt.Fprintf(stderr, "mentat-spec plan: %v\n", err)
+				return exitFailed
+			}
+		}
+	}
+	res := jsonResult(spec, diags)
+	res.Plan = text.String()
+	if err := writeJSON(stdout, res); err != nil {
+		fmt.Fprintf(stderr, "mentat-spec plan: %v\n", err)
+		return exitFailed
+	}
+	if !res.Valid {
+		return exitUsage
+	}
 	return exitOK
 }

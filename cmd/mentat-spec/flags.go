@@ -94,12 +94,18 @@ func parseOrExit(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 
 // loadSpec loads and validates the spec at paths, printing diagnostics.
 func loadSpec(paths []string, sf *specFlags, stderr io.Writer) (*config.Spec, bool) {
+	spec, diags := checkSpec(paths, sf)
+	printDiags(stderr, spec, diags)
+	return spec, !diags.HasErrors()
+}
+
+// checkSpec loads and validates the spec at paths.
+func checkSpec(paths []string, sf *specFlags) (*config.Spec, hcl.Diagnostics) {
 	spec, diags := config.Load(paths, config.Options{Vars: sf.vars})
 	if !diags.HasErrors() {
 		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
 	}
-	printDiags(stderr, spec, diags)
-	return spec, !diags.HasErrors()
+	return spec, diags
 }
 
 // printDiags writes diagnostics in file order, each with its source
@@ -108,12 +114,18 @@ func printDiags(w io.Writer, spec *config.Spec, diags hcl.Diagnostics) {
 	if len(diags) == 0 {
 		return
 	}
-	diags = hideSensitive(spec, sortDiags(diags))
 	var files map[string]*hcl.File
 	if spec != nil && spec.Parser != nil {
 		files = spec.Parser.Files()
 	}
-	tw := hcl.NewDiagnosticTextWriter(w, files, 100, false)
+	writeDiags(w, files, hideSensitive(spec, diags))
+}
+
+// writeDiags prints diags with the source lines of files.
+func writeDiags(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {
+	diags = sortDiags(explainDiags(diags))
+	color := colorFor(w)
+	tw := hcl.NewDiagnosticTextWriter(w, files, 100, color)
 	_ = tw.WriteDiagnostics(diags)
 	var errs []string
 	for _, d := range diags {
@@ -127,7 +139,7 @@ func printDiags(w io.Writer, spec *config.Spec, diags hcl.Diagnostics) {
 		errs = append(errs, "  "+where+d.Summary)
 	}
 	if len(errs) > 0 {
-		fmt.Fprintf(w, "%d error(s):\n%s\n", len(errs), strings.Join(errs, "\n"))
+		fmt.Fprintf(w, "%s\n%s\n", paint(color, "1;31", fmt.Sprintf("%d error(s):", len(errs))), strings.Join(errs, "\n"))
 	}
 }
 

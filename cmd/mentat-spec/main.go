@@ -31,7 +31,8 @@ var commands = map[string]command{
 	"plan":     {"Print the expanded matrix in run order; touches no database", runPlan},
 	"gen":      {"Write a scale's dataset (CSV, optional EDN) and its truth (JSON) to a directory", runGen},
 	"apply":    {"Run the benchmark: load, measure, check, write a results directory", runApply},
-	"report":   {"Regenerate summary.md of a results directory", runReport},
+	"report":   {"Regenerate summary.md, report.html and results.json of a results directory", runReport},
+	"fmt":      {"Rewrite .hcl files in the canonical layout (-check: exit 1 if one would change)", runFmt},
 	"compare":  {"Compare two results directories and flag regressions", runCompare},
 	"version":  {"Print the version", runVersion},
 }
@@ -39,6 +40,8 @@ var commands = map[string]command{
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	args, off := stripNoColor(args)
+	noColor.Store(off)
 	if len(args) == 0 {
 		usage(stderr)
 		return exitUsage
@@ -68,7 +71,7 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'mentat-spec <command> -help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'mentat-spec <command> -help' for a command's flags. Every command takes -no-color (color is used on terminals only).")
 	fmt.Fprintln(w, "Exit codes: 0 ok, 1 a check or gate failed (or the run could not finish), 2 usage or spec error.")
 }
 

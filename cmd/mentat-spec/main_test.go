@@ -331,11 +331,13 @@ func TestReport(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, filepath.Join(dir, "summary.md")) {
-		t.Errorf("stdout %q", stdout)
-	}
-	if st, err := os.Stat(filepath.Join(dir, "summary.md")); err != nil || st.Size() == 0 {
-		t.Errorf("summary.md: %v", err)
+	for _, name := range []string{"summary.md", "report.html", "results.json"} {
+		if !strings.Contains(stdout, filepath.Join(dir, name)) {
+			t.Errorf("stdout %q lacks %s", stdout, name)
+		}
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 
 	for _, args := range [][]string{
@@ -470,6 +472,17 @@ func TestApplyExitCodes(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, "results", "timings.csv")); err != nil {
 				t.Errorf("timings.csv: %v", err)
+			}
+			// Every run gets its reports; report.html refers to nothing
+			// outside itself.
+			for _, name := range []string{"summary.md", "report.html", "results.json"} {
+				b, err := os.ReadFile(filepath.Join(dir, "results", name))
+				if err != nil || len(b) == 0 {
+					t.Errorf("%s: %v", name, err)
+				}
+				if name == "report.html" && (strings.Contains(string(b), "http") || strings.Contains(string(b), "<script") || strings.Contains(string(b), " src=")) {
+					t.Errorf("report.html refers outside itself")
+				}
 			}
 		})
 	}

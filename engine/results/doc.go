@@ -52,7 +52,17 @@
 // plans/<scale>-<backend>-<query>.txt|json and logs/<name>.log are plain
 // appended files.
 //
-// summary.md is generated from these files alone (WriteSummary), so a
-// report command can regenerate it; a hand-written findings.md in the
-// directory is placed at its top.
+// windows.csv, when a run has long scenarios, one line per window of one
+// stream (read by column name; "op" may stand for "stream"):
+//
+//	scenario,backend,scale,clients,stream,window_start_s,ops,p50_ms,p95_ms,p99_ms,max_ms,errors
+//
+// # Reports
+//
+// Load reads every file of a directory into a Run (absent files are
+// empty). A Reporter renders a Run; WriteSummary, called at the end of a
+// run and by the report command, writes every report of Reports from the
+// files alone: summary.md (SummaryMD; a hand-written findings.md follows
+// its overview), report.html (HTML: self-contained, SVG charts drawn by
+// package chart) and results.json (JSON: every row typed).
 package results

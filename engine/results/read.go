@@ -59,7 +59,15 @@ type record struct {
 	err    error
 }
 
-func (r *record) str(name string) string { return r.fields[r.col[name]] }
+// str returns the named field, "" when the file has no such column (the
+// required ones are checked when the header is read).
+func (r *record) str(name string) string {
+	i, ok := r.col[name]
+	if !ok || i >= len(r.fields) {
+		return ""
+	}
+	return r.fields[i]
+}
 
 func (r *record) fail(name string, err error) {
 	if r.err == nil {

@@ -8,97 +8,56 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 )
 
 // AbridgedEnv lists the env.txt keys the summary shows, in this order;
-// keys ending in "_version" or ".version" follow in env.txt order.
+// keys ending in "_version" or ".version" and the spec's variables
+// (var.*) follow in env.txt order. Backend keys (backend.*) have their
+// own section.
 var AbridgedEnv = []string{
 	"run", "started", "instance_type", "hostname", "os_arch", "kernel", "cpu_model", "cpus",
 	"sockets/numa", "mem_total", "mem_total_gib", "hugepages", "data_fs", "go", "git",
 	"spec_files", "spec_sha256", "dataset", "scales", "backends", "phase", "sampling",
 }
 
-// WriteSummary regenerates dir/summary.md from the files in dir.
-func WriteSummary(dir string) error {
-	var b bytes.Buffer
-	if err := Summary(dir, &b); err != nil {
-		return err
+// Summary renders the Markdown summary of the results directory dir (see
+// SummaryMD).
+func Summary(dir string, w io.Writer) error {
+	r, err := Load(dir)
+	if err != nil {
+		return fmt.Errorf("results: summary: %w", err)
 	}
-	tmp := filepath.Join(dir, "."+SummaryFile+".tmp")
-	if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("results: write summary: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, SummaryFile)); err != nil {
-		return fmt.Errorf("results: write summary: %w", err)
-	}
-	return nil
+	return SummaryMD(r, w)
 }
 
-// Summary renders the Markdown summary of dir in the layout of the seed
-// suite's summary.md: title, findings.md if present, the environment
-// abridged, a dataset line per scale, the bulk_load table, one table per
-// scenario in first-seen order, and the correctness line.
-func Summary(dir string, w io.Writer) error {
-	if st, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("results: summary: %w", err)
-	} else if !st.IsDir() {
-		return fmt.Errorf("results: summary: %s is not a directory", dir)
-	}
-	timings, err := ReadTimings(dir)
-	if err := optional(err); err != nil {
-		return err
-	}
-	loads, err := ReadLoads(dir)
-	if err := optional(err); err != nil {
-		return err
-	}
-	checks, err := readChecks(dir)
-	if err := optional(err); err != nil {
-		return err
-	}
-	env, err := readEnv(dir)
-	if err := optional(err); err != nil {
-		return err
-	}
-	sizes, err := readSizes(dir)
-	if err := optional(err); err != nil {
-		return err
-	}
-	findings, err := os.ReadFile(filepath.Join(dir, FindingsMD))
-	if err := optional(err); err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
-
-	timings = lastPerKey(timings, Row.Key)
-	type loadKey struct{ backend, scale string }
-	loads = lastPerKey(loads, func(l LoadRow) loadKey { return loadKey{l.Backend, l.Scale} })
-	rank := scaleRanks(timings, loads, sizes)
-	envMap := map[string]string{}
-	for _, kv := range env {
-		envMap[kv.Key] = kv.Value
-	}
+// SummaryMD is the summary.md reporter. It teaches top down: an overview
+// (what ran, how long, the checks, the headline numbers per backend and
+// scale), findings.md if present, the settings in force per backend, the
+// dataset and store sizes, the environment abridged, the bulk_load table,
+// one table per scenario in first-seen order and the checks. A section
+// that does not apply to the run is left out.
+func SummaryMD(r *Run, w io.Writer) error {
+	timings := r.Points()
+	loads := r.LatestLoads()
+	rank := scaleRanks(timings, loads, r.Sizes)
 
 	var b bytes.Buffer
-	title := filepath.Base(filepath.Clean(dir))
-	if v := envMap["run"]; v != "" {
-		title = v
-	}
-	fmt.Fprintf(&b, "# mentat-spec benchmark: %s\n\n", title)
-	if f := strings.TrimSpace(string(findings)); f != "" {
+	fmt.Fprintf(&b, "# mentat-spec benchmark: %s\n\n", r.Name)
+	writeOverview(&b, r, timings, loads, rank)
+	if r.Findings != "" {
 		b.WriteString("## Findings (hand-written; the tables below are generated)\n\n")
-		b.WriteString(f)
+		b.WriteString(r.Findings)
 		b.WriteString("\n\n")
 	}
-	writeEnv(&b, env)
-	writeDatasets(&b, rank, timings, loads, sizes, envMap)
+	writeSettings(&b, r)
+	writeDatasets(&b, r, rank, timings, loads)
+	writeEnv(&b, r.Env)
 	writeLoads(&b, loads, rank)
 	writeScenarios(&b, timings, rank)
-	writeChecks(&b, checks)
+	writeChecks(&b, r.Checks)
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("results: summary: %w", err)
 	}
@@ -197,7 +156,10 @@ func writeEnv(b *bytes.Buffer, env []KV) {
 		}
 	}
 	for _, kv := range env {
-		if (strings.HasSuffix(kv.Key, "_version") || strings.HasSuffix(kv.Key, ".version")) && !slices.Contains(AbridgedEnv, kv.Key) {
+		if slices.Contains(AbridgedEnv, kv.Key) || strings.HasPrefix(kv.Key, "backend.") {
+			continue
+		}
+		if strings.HasSuffix(kv.Key, "_version") || strings.HasSuffix(kv.Key, ".version") || strings.HasPrefix(kv.Key, "var.") {
 			show = append(show, kv)
 		}
 	}
@@ -213,48 +175,6 @@ func writeEnv(b *bytes.Buffer, env []KV) {
 		fmt.Fprintf(b, "%-*s   %s\n", width, kv.Key+":", strings.ReplaceAll(kv.Value, "\n", " "))
 	}
 	b.WriteString("```\n\n")
-}
-
-func writeDatasets(b *bytes.Buffer, rank map[string]int, timings []Row, loads []LoadRow, sizes []SizeRow, env map[string]string) {
-	scales := byRank(rank)
-	if len(scales) == 0 {
-		return
-	}
-	nd := map[string]int64{}
-	for _, r := range timings {
-		nd[r.Scale] = max(nd[r.Scale], r.NDatoms)
-	}
-	for _, l := range loads {
-		if !l.Ceiling {
-			nd[l.Scale] = max(nd[l.Scale], l.NDatoms)
-		}
-	}
-	sizes = lastPerKey(sizes, func(s SizeRow) [2]string { return [2]string{s.Scale, s.Backend} })
-	slices.SortStableFunc(sizes, func(x, y SizeRow) int { return cmp.Compare(x.Backend, y.Backend) })
-	b.WriteString("## Dataset and size vs shared_buffers\n\n")
-	for _, s := range scales {
-		fmt.Fprintf(b, "- %s: ", s)
-		if n := nd[s]; n > 0 {
-			b.WriteString(fmtInt(n) + " datoms")
-		} else {
-			b.WriteString("datoms unknown")
-		}
-		if d := env["dataset."+s]; d != "" {
-			fmt.Fprintf(b, " (%s)", d)
-		}
-		for _, z := range sizes {
-			if z.Scale != s {
-				continue
-			}
-			fmt.Fprintf(b, "; %s %s", z.Backend, humanBytes(z.Bytes))
-			if z.SharedBuffers > 0 {
-				fmt.Fprintf(b, " = %s%% of shared_buffers (%s)",
-					strconv.FormatFloat(100*float64(z.Bytes)/float64(z.SharedBuffers), 'f', 1, 64), humanBytes(z.SharedBuffers))
-			}
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("\n")
 }
 
 func writeLoads(b *bytes.Buffer, loads []LoadRow, rank map[string]int) {
@@ -339,6 +259,22 @@ func writeChecks(b *bytes.Buffer, checks []CheckLine) {
 		return
 	}
 	fmt.Fprintf(b, "; %d backend check runs OK, %d FAILED (all FAIL lines in %s)\n", len(runs)-bad, bad, ChecksFile)
+	// The failures themselves, a page at most: they are what to read next.
+	const most = 20
+	n := 0
+	for _, l := range checks {
+		if l.Status != Fail {
+			continue
+		}
+		if n == 0 {
+			b.WriteString("\n")
+		}
+		if n++; n > most {
+			fmt.Fprintf(b, "- ... and %d more in %s\n", c.Fail-most, ChecksFile)
+			break
+		}
+		fmt.Fprintf(b, "- FAIL %s %s %s %s: %s\n", l.Scenario, l.Backend, l.Scale, l.Name, l.Detail)
+	}
 }
 
 // table is a Markdown table; right marks right-aligned (numeric) columns.

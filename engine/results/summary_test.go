@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -32,11 +33,89 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestSummaryGolden(t *testing.T) {
-	var b bytes.Buffer
-	if err := Summary(filepath.Join("testdata", "summary", "run1"), &b); err != nil {
-		t.Fatal(err)
+	for _, tt := range []struct {
+		run, golden string
+		end         time.Time
+	}{
+		{"summary/run1", "summary.golden.md", time.Date(2026, 9, 27, 4, 2, 10, 0, time.UTC)},
+		{"report/run1", "report-summary.golden.md", fixtureEnd},
+	} {
+		t.Run(tt.run, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Summary(fixtureRun(t, tt.run, tt.end), &b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.golden, b.Bytes())
+		})
 	}
-	golden(t, "summary.golden.md", b.Bytes())
+}
+
+// Sections apply to the run's backends only, and the settings in force
+// are shown: a run with other settings gives another summary.
+func TestSummaryTeaches(t *testing.T) {
+	summarize := func(t *testing.T, files map[string]string) string {
+		t.Helper()
+		dir := t.TempDir()
+		for name, body := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var b bytes.Buffer
+		if err := Summary(dir, &b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	timing := func(backend string) string {
+		return TimingsHeader + "\npoint_lookup," + backend + ",xs,1000,1,read,10,0.05,0.06,0.07,0.1,200,0,1\n"
+	}
+	tests := []struct {
+		name         string
+		files        map[string]string
+		want, reject []string
+	}{
+		{
+			name:   "sqlite only",
+			files:  map[string]string{TimingsFile: timing("sqlite"), SizesFile: "xs sqlite 5000 bytes (4.88 KiB)\n", EnvFile: "dataset.xs: 1000 datoms, 12 txs, seed 7\n"},
+			want:   []string{"## Overview", "1 scenario on backend sqlite at scale xs", "- xs: 1,000 datoms (12 transactions, seed 7); stores: sqlite 4.88 KiB", "Checks:** none recorded"},
+			reject: []string{"shared_buffers", "memory_limit", "## Settings in force", "## bulk_load"},
+		},
+		{
+			name: "duckdb's cache is its memory_limit",
+			files: map[string]string{TimingsFile: timing("duckdb"), EnvFile: "backend.duckdb.xs.driver: duckdb\n",
+				SizesFile: "xs duckdb 5000 bytes (4.88 KiB); shared_buffers 1048576 bytes (1.00 MiB); ratio 0.0048\n"},
+			want:   []string{"duckdb 4.88 KiB (0.5% of memory_limit 1.00 MiB)"},
+			reject: []string{"shared_buffers"},
+		},
+		{
+			name: "postgres settings in force",
+			files: map[string]string{TimingsFile: timing("postgres"),
+				EnvFile:   "backend.postgres.xs.driver: postgres\nbackend.postgres.xs.setting.enable_seqscan: off\n",
+				SizesFile: "xs postgres 5000 bytes (4.88 KiB); shared_buffers 1048576 bytes (1.00 MiB); ratio 0.0048\n"},
+			want: []string{"## Settings in force per backend", "| postgres | setting.enable_seqscan | off |", "(0.5% of shared_buffers 1.00 MiB)"},
+		},
+		{
+			name:  "a failed check leads the overview",
+			files: map[string]string{TimingsFile: timing("sqlite"), ChecksFile: "FAIL point_lookup sqlite xs title: got 1 row, want 2\nPASS pull sqlite xs entity: ok\n"},
+			want:  []string{"1 PASS, 1 FAIL, 0 SKIP: the run FAILED; first failure: point_lookup sqlite xs title: got 1 row, want 2.", "| 1/2 pass, 1 FAIL |"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := summarize(t, tt.files)
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("summary lacks %q:\n%s", w, out)
+				}
+			}
+			for _, r := range tt.reject {
+				if strings.Contains(out, r) {
+					t.Errorf("summary has %q:\n%s", r, out)
+				}
+			}
+		})
+	}
 }
 
 // The cells seed 001 shows for the same numbers.
@@ -88,6 +167,11 @@ func TestWriteSummary(t *testing.T) {
 	for _, want := range []string{"## pull", "| sqlite | xs | 1,000 | 1 | read | 10 | 0.050 |", "0 PASS, 0 FAIL, 0 SKIP; no checks recorded"} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+	for _, name := range []string{ReportHTMLFile, JSONFile} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("WriteSummary did not write %s: %v", name, err)
 		}
 	}
 	if err := WriteSummary(filepath.Join(dir, "nope")); err == nil {

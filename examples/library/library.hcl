@@ -133,8 +133,8 @@ dataset "library" {
     count = scale.members
     attr "member/card" {
       type   = "string"
-      unique = true                  # a lookup key: indexed by value (AVET)
-      gen    = seq("card-%d")        # card-0, card-1, ... (the entity's id)
+      unique = true           # a lookup key: indexed by value (AVET)
+      gen    = seq("card-%d") # card-0, card-1, ... (the entity's id)
     }
     attr "member/name" {
       type = "string"

@@ -1,0 +1,4 @@
+scale "xs" {
+  users  = 20
+  issues = 100
+}

@@ -1,0 +1,3 @@
+scale "xs" {
+  users = epoch_ms(10)
+}

@@ -1,0 +1,217 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// WindowsFile holds per-window latencies of long scenarios, when a run
+// has them.
+const WindowsFile = "windows.csv"
+
+// Run is a loaded results directory: every file typed. Files that are
+// absent load as empty; a file that is present but malformed is an error.
+type Run struct {
+	Dir  string
+	Name string // env.txt's run, else the directory's name
+
+	Timings []Row       // timings.csv in file order (a rerun's row follows the one it supersedes)
+	Raw     []Row       // raw.csv in file order
+	Loads   []LoadRow   // loads.csv in file order
+	Windows []WindowRow // windows.csv in file order
+	Checks  []CheckLine // checks.txt without its TOTAL lines
+	Sizes   []SizeRow   // sizes.txt
+	Env     []KV        // env.txt, each key's latest value, in first-seen order
+
+	// Invocations are the times of env.txt's "# invocation" headers.
+	Invocations []time.Time
+	// LastWrite is the latest modification time of the measured files
+	// (CSV, checks, sizes, env), the end of the run as far as the
+	// directory tells.
+	LastWrite time.Time
+
+	Plans    []string // file names under plans/, sorted
+	Logs     []string // file names under logs/, sorted
+	Findings string   // findings.md, hand-written
+}
+
+// WindowRow is one line of windows.csv: one stream's latencies over one
+// window of a long scenario.
+type WindowRow struct {
+	Scenario, Backend, Scale string
+	Clients                  int
+	Stream                   string // the stream or op the window measures
+	StartS                   float64
+	Ops                      int64
+	P50Ms, P95Ms, P99Ms      float64
+	MaxMs                    float64
+	Errors                   int64
+}
+
+// Load reads every file of the results directory dir.
+func Load(dir string) (*Run, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("results: load: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("results: load: %s is not a directory", dir)
+	}
+	r := &Run{Dir: dir, Name: filepath.Base(filepath.Clean(dir))}
+	var errs []error
+	keep := func(err error) { errs = append(errs, optional(err)) }
+
+	r.Timings, err = ReadTimings(dir)
+	keep(err)
+	r.Raw, err = ReadRaw(dir)
+	keep(err)
+	r.Loads, err = ReadLoads(dir)
+	keep(err)
+	r.Windows, err = ReadWindows(dir)
+	keep(err)
+	r.Checks, err = readChecks(dir)
+	keep(err)
+	r.Sizes, err = readSizes(dir)
+	keep(err)
+	r.Env, err = readEnv(dir)
+	keep(err)
+	r.Invocations, err = readInvocations(dir)
+	keep(err)
+	r.Plans, err = listFiles(filepath.Join(dir, PlansDir))
+	keep(err)
+	r.Logs, err = listFiles(filepath.Join(dir, LogsDir))
+	keep(err)
+	b, err := os.ReadFile(filepath.Join(dir, FindingsMD))
+	keep(err)
+	r.Findings = strings.TrimSpace(string(b))
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{TimingsFile, RawFile, LoadsFile, WindowsFile, ChecksFile, SizesFile, EnvFile} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.ModTime().After(r.LastWrite) {
+			r.LastWrite = st.ModTime()
+		}
+	}
+	if v := r.EnvValue("run"); v != "" {
+		r.Name = v
+	}
+	return r, nil
+}
+
+// EnvValue returns env.txt's latest value of key, "" when absent.
+func (r *Run) EnvValue(key string) string {
+	for _, kv := range r.Env {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return ""
+}
+
+// Points returns the timings with only the last row of each point (a
+// rerun supersedes), at the position of that last row.
+func (r *Run) Points() []Row { return lastPerKey(r.Timings, Row.Key) }
+
+// LatestLoads returns the last load of each (backend, scale).
+func (r *Run) LatestLoads() []LoadRow {
+	return lastPerKey(r.Loads, func(l LoadRow) [2]string { return [2]string{l.Backend, l.Scale} })
+}
+
+// LatestSizes returns the last size of each (scale, backend).
+func (r *Run) LatestSizes() []SizeRow {
+	return lastPerKey(r.Sizes, func(s SizeRow) [2]string { return [2]string{s.Scale, s.Backend} })
+}
+
+// Started is the first invocation's time, zero when env.txt has none.
+func (r *Run) Started() time.Time {
+	if len(r.Invocations) == 0 {
+		return time.Time{}
+	}
+	return r.Invocations[0]
+}
+
+// Backends returns the backend names of the run's rows, sorted.
+func (r *Run) Backends() []string {
+	seen := map[string]bool{}
+	for _, x := range r.Timings {
+		seen[x.Backend] = true
+	}
+	for _, x := range r.Loads {
+		seen[x.Backend] = true
+	}
+	for _, x := range r.Sizes {
+		seen[x.Backend] = true
+	}
+	for _, c := range r.Checks {
+		seen[c.Backend] = true
+	}
+	out := make([]string, 0, len(seen))
+	for b := range seen {
+		out = append(out, b)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Scales returns the run's scales, smallest dataset first.
+func (r *Run) Scales() []string {
+	return byRank(scaleRanks(r.Timings, r.Loads, r.Sizes))
+}
+
+// ReadWindows reads windows.csv of dir in file order. Its columns are
+// found by name; missing ones read as zero, and the stream column may be
+// named "stream" or "op".
+func ReadWindows(dir string) ([]WindowRow, error) {
+	var rows []WindowRow
+	err := readCSV(filepath.Join(dir, WindowsFile), "scenario,backend", func(r *record) {
+		w := WindowRow{
+			Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
+			Clients: int(r.int("clients")), Stream: r.str("stream"),
+			StartS: r.float("window_start_s"), Ops: r.int("ops"),
+			P50Ms: r.float("p50_ms"), P95Ms: r.float("p95_ms"), P99Ms: r.float("p99_ms"), MaxMs: r.float("max_ms"),
+			Errors: r.int("errors"),
+		}
+		if w.Stream == "" {
+			w.Stream = r.str("op")
+		}
+		rows = append(rows, w)
+	})
+	return rows, err
+}
+
+// readInvocations returns the times of env.txt's invocation headers.
+func readInvocations(dir string) ([]time.Time, error) {
+	var out []time.Time
+	err := readLines(filepath.Join(dir, EnvFile), func(line string) {
+		if v, ok := strings.CutPrefix(line, "# invocation "); ok {
+			if t, err := time.Parse(time.RFC3339, strings.TrimSpace(v)); err == nil {
+				out = append(out, t)
+			}
+		}
+	})
+	return out, err
+}
+
+// listFiles returns the plain file names in dir, sorted.
+func listFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
