@@ -150,6 +150,13 @@ type Versioner interface {
 	Version(ctx context.Context) (string, error)
 }
 
+// ConfigValidator is implemented by drivers that can tell, before
+// anything is opened or written, that a backend's options cannot work (a
+// PostgreSQL backend without a DSN), with the fix in the error.
+type ConfigValidator interface {
+	ValidateConfig(cfg Config) error
+}
+
 // Registry maps driver names to drivers. The zero value is not usable; use
 // NewRegistry. Default is filled by blank-importing drivers/all.
 type Registry struct {

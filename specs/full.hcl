@@ -134,8 +134,8 @@ include "mentat" {
 backend "sqlite" {
   restart     = lookup(var.restart, "sqlite", [])
   drop_caches = var.drop_caches
-  driver = "sqlite"
-  path   = "${var.data_dir}/mentat-${scale.name}.sqlite"
+  driver      = "sqlite"
+  path        = "${var.data_dir}/mentat-${scale.name}.sqlite"
   settings = {
     journal_mode = "WAL"
     synchronous  = "NORMAL"
@@ -153,11 +153,11 @@ backend "sqlite" {
 backend "duckdb" {
   restart     = lookup(var.restart, "duckdb", [])
   drop_caches = var.drop_caches
-  driver     = "duckdb"
-  path       = "${var.data_dir}/mentat-${scale.name}.duckdb"
-  settings   = { dynamic_or_filter_threshold = 1000 } # lets input_bindings' 100 emails use the index
-  setup      = [file("${local.sql}/sql/schema.sql")]
-  after_load = concat([file("${local.sql}/duckdb/post_load.sql")], var.avet ? [file("${local.sql}/duckdb/avet.sql")] : [])
+  driver      = "duckdb"
+  path        = "${var.data_dir}/mentat-${scale.name}.duckdb"
+  settings    = { dynamic_or_filter_threshold = 1000 } # lets input_bindings' 100 emails use the index
+  setup       = [file("${local.sql}/sql/schema.sql")]
+  after_load  = concat([file("${local.sql}/duckdb/post_load.sql")], var.avet ? [file("${local.sql}/duckdb/avet.sql")] : [])
   load {
     tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
     batch_rows = 122880 # one DuckDB row group per commit
@@ -167,15 +167,15 @@ backend "duckdb" {
 backend "postgres" {
   restart     = lookup(var.restart, "postgres", [])
   drop_caches = var.drop_caches
-  driver     = "postgres"
-  dsn        = var.pg_dsn
-  database   = "mentat_${scale.name}" # created by the run; never dropped unless it created it
-  protocol   = "extended"
+  driver      = "postgres"
+  dsn         = var.pg_dsn
+  database    = "mentat_${scale.name}" # created by the run; never dropped unless it created it
+  protocol    = "extended"
   settings = {
-    work_mem                            = "64MB"
-    random_page_cost                    = "1.1"
-    max_parallel_workers_per_gather     = "2"
-    effective_io_concurrency            = "200"
+    work_mem                        = "64MB"
+    random_page_cost                = "1.1"
+    max_parallel_workers_per_gather = "2"
+    effective_io_concurrency        = "200"
   }
   setup      = [file("${local.sql}/postgres/schema.sql")]
   after_load = concat([file("${local.sql}/sql/post_load.sql")], var.avet ? [file("${local.sql}/sql/avet.sql")] : [])

@@ -99,20 +99,24 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// unconfigured lists the selected backends that cannot be opened as
-// configured, each with the fix, so apply stops before it creates a
-// results directory: today a PostgreSQL backend without a DSN.
+// unconfigured lists the selected backends their drivers say cannot be
+// opened as configured (a PostgreSQL backend without a DSN), each with the
+// fix, so apply stops before it creates a results directory.
 func unconfigured(p *plan.Plan) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, sp := range p.Scales {
-		for _, cp := range sp.Backends {
-			b := cp.Backend
-			if seen[b.Name] || b.Driver != "postgres" || strings.TrimSpace(b.Options["dsn"]) != "" {
+		for _, c := range sp.Cells {
+			b := c.Backend
+			drv, ok := drivers.Default.Lookup(b.Driver)
+			cv, can := drv.(drivers.ConfigValidator)
+			if seen[b.Name] || !ok || !can {
 				continue
 			}
 			seen[b.Name] = true
-			out = append(out, fmt.Sprintf("backend %q (driver postgres) has no DSN: set the spec's pg_dsn variable (-var pg_dsn=postgres://...) or the MENTAT_SPEC_PG_DSN environment variable (scripts/pg.sh up starts a throwaway server and prints one)", b.Name))
+			if err := cv.ValidateConfig(drivers.Config{Backend: b.Name, Scale: sp.Name, Options: b.Options, Settings: b.Settings}); err != nil {
+				out = append(out, fmt.Sprintf("backend %q: %v", b.Name, err))
+			}
 		}
 	}
 	return out

@@ -70,7 +70,7 @@ func TestFmt(t *testing.T) {
 // Every .hcl file of the repository is formatted.
 func TestRepositoryFormatted(t *testing.T) {
 	var files []string
-	for _, dir := range []string{"../../examples/library"} {
+	for _, dir := range []string{"../../examples", "../../specs", "../../engine/runner/testdata"} {
 		fs, err := hclFiles([]string{dir})
 		if err != nil {
 			t.Fatal(err)

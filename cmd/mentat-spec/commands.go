@@ -138,7 +138,7 @@ func planJSON(paths []string, sf *specFlags, stdout, stderr io.Writer) int {
 	if !diags.HasErrors() {
 		ctx, cancel := signalContext()
 		defer cancel()
-		p, pdiags := plan.Build(ctx, spec, workers())
+		p, pdiags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
 		diags = append(diags, pdiags...)
 		if !pdiags.HasErrors() {
 			if err := p.Render(&text); err != nil {

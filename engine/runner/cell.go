@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -258,42 +259,49 @@ func (c *cell) bindQueries() error {
 	return nil
 }
 
-// explain writes the plan of each query the scenarios run into plans/,
-// named after the scenario and the query, with the SQL and parameters.
+// explain writes the plan of each query each scenario runs into plans/,
+// named after the scenario and the query, with the SQL and the parameters
+// the plan was made with. A query is explained once per cell.
 func (c *cell) explain(ctx context.Context) {
 	ex, ok := c.be.(drivers.Explainer)
 	if !ok {
 		return
 	}
-	names := make([]string, 0, len(c.queries))
-	for n := range c.queries {
-		names = append(names, n)
+	type explained struct {
+		text, ext string
+		args      []any
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		q := c.queries[n]
-		if q.binder == nil {
-			continue
+	done := map[string]explained{}
+	for _, sc := range c.pc.Scenarios {
+		for _, n := range sc.Queries {
+			q := c.queries[n]
+			if q == nil || q.binder == nil {
+				continue
+			}
+			e, ok := done[n]
+			if !ok {
+				// Some drivers explain by running the query (DuckDB's EXPLAIN
+				// ANALYZE): a query past the ceiling must not stall the run here.
+				ectx, cancel := context.WithTimeout(ctx, c.explainCap(n))
+				e.args = append([]any(nil), q.binder.Client(1, 0).Next()...)
+				text, err := ex.Explain(ectx, q.bound.SQL, e.args)
+				cancel()
+				if err != nil {
+					text = "EXPLAIN failed: " + err.Error()
+				}
+				e.text, e.ext = text, "txt"
+				if t := strings.TrimSpace(text); strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
+					e.ext = "json"
+				}
+				done[n] = e
+			}
+			w, err := c.run.dir.Plan(results.ScenarioPlanName(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, n, e.ext))
+			if err != nil {
+				continue
+			}
+			io.WriteString(w, results.FormatPlan(q.bound.SQL, e.args, e.text, e.ext))
+			w.Close()
 		}
-		// Some drivers explain by running the query (DuckDB's EXPLAIN
-		// ANALYZE): a query past the ceiling must not stall the run here.
-		ectx, cancel := context.WithTimeout(ctx, c.explainCap(n))
-		args := q.binder.Client(1, 0).Next()
-		text, err := ex.Explain(ectx, q.bound.SQL, args)
-		cancel()
-		if err != nil {
-			text = "EXPLAIN failed: " + err.Error()
-		}
-		ext := "txt"
-		if strings.HasPrefix(strings.TrimSpace(text), "[") || strings.HasPrefix(strings.TrimSpace(text), "{") {
-			ext = "json"
-		}
-		w, err := c.run.dir.Plan(fmt.Sprintf("%s-%s-%s.%s", c.pc.Scale.Name, c.pc.Backend.Name, n, ext))
-		if err != nil {
-			continue
-		}
-		fmt.Fprintln(w, text)
-		w.Close()
 	}
 }
 
