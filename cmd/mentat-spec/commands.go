@@ -37,8 +37,10 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 
 func runPlan(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	fs := newFlagSet("plan", "PATH... [-var name=value]", "Prints the expanded matrix in run order: each (scale, backend) with its dataset size, then each scenario at each client count. Touches no database.", stderr)
+	var df diffFlags
+	fs := newFlagSet("plan", "PATH... [-var name=value] [-diff OLD [-json|-markdown] [-detailed-exitcode]]", "Prints the expanded matrix in run order: each (scale, backend) with its dataset size, then each scenario at each client count. Touches no database.\n\nWith -diff OLD (another spec path, or a git revision of the same paths) it prints instead what changes from OLD to PATH, per cell and scenario, with the SQL as unified diffs and the estimated duration before and after. Exit 0 whether or not the plans differ (3 when they differ with -detailed-exitcode), 2 on a spec error in either side.", stderr)
 	sf.register(fs)
+	df.register(fs)
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -46,6 +48,9 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		fs.Usage()
 		return exitUsage
+	}
+	if df.old != "" {
+		return runPlanDiff(paths, &sf, &df, stdout, stderr)
 	}
 	spec, ok := loadSpec(paths, &sf, stderr)
 	if !ok {
