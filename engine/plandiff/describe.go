@@ -71,7 +71,8 @@ type CellDesc struct {
 func (c *CellDesc) Name() string { return c.Scale + "/" + c.Backend.Name }
 
 // BackendDesc is a backend as resolved for a cell. Option values built
-// from a sensitive variable read "(sensitive)".
+// from a sensitive variable read "(sensitive)". The fingerprint leaves
+// the options out.
 type BackendDesc struct {
 	Name        string            `json:"name"`
 	Driver      string            `json:"driver"`
@@ -156,7 +157,11 @@ func describeCell(c *plan.Cell, secrets []string) CellDesc {
 	bd := BackendDesc{Name: b.Name, Driver: b.Driver, Dialect: b.Dialect, Options: redact(b.Options, secrets),
 		Settings: b.Settings, Setup: b.Setup, AfterLoad: b.AfterLoad, Analyze: b.Analyze, Vacuum: b.Vacuum,
 		Restart: redactList(b.Restart, secrets), DropCaches: redactList(b.DropCaches, secrets), Load: loadText(b.Load)}
-	bd.Fingerprint = fingerprint(bd)
+	// The driver's options say where the store is and how to reach it
+	// (path, dsn, database): shown in a diff, left out of the fingerprint.
+	fp := bd
+	fp.Options = nil
+	bd.Fingerprint = fingerprint(fp)
 	cd := CellDesc{Scale: c.Scale.Name, Backend: bd, Estimate: estimate(c.Estimate()), LoadEst: estimate(c.LoadEstimate())}
 	names := make([]string, 0, len(c.Queries))
 	for n := range c.Queries {

@@ -139,8 +139,8 @@ func matrixChanges(a, b *Description) []Change {
 
 func diffCell(g *grouper, oc, nc *CellDesc) {
 	cell := nc.Name()
-	if oc.Backend.Fingerprint != nc.Backend.Fingerprint {
-		g.add(Change{Op: Changed, What: WhatBackend, Name: nc.Backend.Name, Details: backendDetails(oc.Backend, nc.Backend)}, cell, nil)
+	if dets := backendDetails(oc.Backend, nc.Backend); len(dets) > 0 {
+		g.add(Change{Op: Changed, What: WhatBackend, Name: nc.Backend.Name, Details: dets}, cell, nil)
 	}
 	oq := map[string]QueryDesc{}
 	for _, q := range oc.Queries {
