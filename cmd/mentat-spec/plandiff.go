@@ -41,21 +41,23 @@ func runPlanDiff(paths []string, sf *specFlags, df *diffFlags, stdout, stderr io
 		fmt.Fprintln(stderr, "mentat-spec plan: -json and -markdown exclude each other")
 		return exitUsage
 	}
-	oldPaths, isRev, cleanup, err := oldSide(df.old, paths)
+	oldPaths, tree, cleanup, err := oldSide(df.old, paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec plan -diff: %v\n", err)
 		return exitUsage
 	}
 	defer cleanup()
 	oldLabel, newLabel := df.old, strings.Join(paths, " ")
-	if isRev { // the same paths: name the revisions
+	var names *strings.Replacer
+	if tree != "" { // the same paths: name the revisions, and the files as rev:path
 		newLabel = "working tree"
+		names = strings.NewReplacer(tree+string(filepath.Separator), df.old+":")
 	}
-	oldDesc, ok := describeSpec("OLD ("+oldLabel+")", oldPaths, sf, stderr)
+	oldDesc, ok := describeSpec("OLD ("+oldLabel+")", oldPaths, sf, names, stderr)
 	if !ok {
 		return exitUsage
 	}
-	newDesc, ok := describeSpec("NEW ("+newLabel+")", paths, sf, stderr)
+	newDesc, ok := describeSpec("NEW ("+newLabel+")", paths, sf, nil, stderr)
 	if !ok {
 		return exitUsage
 	}
@@ -79,13 +81,18 @@ func runPlanDiff(paths []string, sf *specFlags, df *diffFlags, stdout, stderr io
 }
 
 // describeSpec loads, validates and plans one side; diagnostics are
-// printed under the side's name.
-func describeSpec(side string, paths []string, sf *specFlags, stderr io.Writer) (*plandiff.Description, bool) {
+// printed under the side's name, with file names rewritten by names.
+func describeSpec(side string, paths []string, sf *specFlags, names *strings.Replacer, stderr io.Writer) (*plandiff.Description, bool) {
 	var diags bytes.Buffer
 	defer func() {
-		if diags.Len() > 0 {
-			fmt.Fprintf(stderr, "In %s:\n%s", side, diags.String())
+		if diags.Len() == 0 {
+			return
 		}
+		text := diags.String()
+		if names != nil {
+			text = names.Replace(text)
+		}
+		fmt.Fprintf(stderr, "In %s:\n%s", side, text)
 	}()
 	spec, ok := loadSpec(paths, sf, &diags)
 	if !ok {
@@ -103,17 +110,17 @@ func describeSpec(side string, paths []string, sf *specFlags, stderr io.Writer) 
 
 // oldSide resolves OLD to spec paths: an existing path is used as it
 // is; anything else is a git revision, whose whole tree is extracted to
-// a temporary directory (so includes and file() references resolve
-// within it) and the same paths, relative to the repository, are read
-// there.
-func oldSide(old string, paths []string) (oldPaths []string, isRev bool, cleanup func(), err error) {
+// a temporary directory, tree (so includes and file() references
+// resolve within it), and the same paths, relative to the repository,
+// are read there.
+func oldSide(old string, paths []string) (oldPaths []string, tree string, cleanup func(), err error) {
 	nothing := func() {}
 	if _, err := os.Stat(old); err == nil {
-		return []string{old}, false, nothing, nil
+		return []string{old}, "", nothing, nil
 	}
 	absFirst, err := filepath.Abs(paths[0])
 	if err != nil {
-		return nil, false, nothing, err
+		return nil, "", nothing, err
 	}
 	dir := absFirst
 	if st, err := os.Stat(absFirst); err != nil || !st.IsDir() {
@@ -121,25 +128,25 @@ func oldSide(old string, paths []string) (oldPaths []string, isRev bool, cleanup
 	}
 	top, err := git(dir, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return nil, false, nothing, fmt.Errorf("%q is neither a path nor a git revision: %v", old, err)
+		return nil, "", nothing, fmt.Errorf("%q is neither a path nor a git revision: %v", old, err)
 	}
 	root := strings.TrimSpace(string(top))
 	if _, err := git(root, nil, "rev-parse", "--verify", "--quiet", old+"^{commit}"); err != nil {
-		return nil, false, nothing, fmt.Errorf("%q is neither a path nor a git revision of %s", old, root)
+		return nil, "", nothing, fmt.Errorf("%q is neither a path nor a git revision of %s", old, root)
 	}
 	tmp, err := os.MkdirTemp("", "mentat-spec-diff-")
 	if err != nil {
-		return nil, false, nothing, err
+		return nil, "", nothing, err
 	}
 	cleanup = func() { os.RemoveAll(tmp) }
 	var archive bytes.Buffer
 	if _, err := git(root, &archive, "archive", "--format=tar", old); err != nil {
 		cleanup()
-		return nil, false, nothing, fmt.Errorf("git archive %s: %v", old, err)
+		return nil, "", nothing, fmt.Errorf("git archive %s: %v", old, err)
 	}
 	if err := untar(&archive, tmp); err != nil {
 		cleanup()
-		return nil, false, nothing, fmt.Errorf("extracting %s: %v", old, err)
+		return nil, "", nothing, fmt.Errorf("extracting %s: %v", old, err)
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -150,7 +157,7 @@ func oldSide(old string, paths []string) (oldPaths []string, isRev bool, cleanup
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			cleanup()
-			return nil, false, nothing, err
+			return nil, "", nothing, err
 		}
 		if r, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = r
@@ -158,11 +165,11 @@ func oldSide(old string, paths []string) (oldPaths []string, isRev bool, cleanup
 		rel, err := filepath.Rel(realRoot, abs)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			cleanup()
-			return nil, false, nothing, fmt.Errorf("%s is outside the repository %s", p, root)
+			return nil, "", nothing, fmt.Errorf("%s is outside the repository %s", p, root)
 		}
 		out = append(out, filepath.Join(tmp, rel))
 	}
-	return out, true, cleanup, nil
+	return out, tmp, cleanup, nil
 }
 
 // git runs git in dir; stdout goes to out when given, else is returned.
