@@ -4,13 +4,15 @@
 #                throwaway cluster is started (scripts/pg.sh) when
 #                MENTAT_SPEC_PG_DSN is unset, and stopped afterwards
 #   make bench   the Go benchmarks (figures go to BENCHMARKS.md)
+#   make spec-review  fmt -check, validate and plan -diff of the specs
+#                against BASE (default HEAD~1), as a pull request runs it
 
 GO       ?= go
 BIN      := bin/mentat-spec
 PKGS     := ./...
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test unit bench vet fmt-check quickstart pg-up pg-down clean bench-native
+.PHONY: all build test unit bench vet fmt-check quickstart pg-up pg-down clean bench-native spec-review
 
 all: build
 
@@ -33,6 +35,11 @@ test: vet fmt-check
 
 bench:
 	scripts/with-pg.sh $(GO) test -run '^$$' -bench . -benchmem -timeout 30m $(PKGS)
+
+BASE ?= HEAD~1
+
+spec-review: build
+	MENTAT_SPEC=$(BIN) scripts/spec-review.sh $(BASE)
 
 quickstart: build
 	$(BIN) apply examples/quickstart.hcl

@@ -51,6 +51,9 @@ func (r *Report) summary() string {
 }
 
 func (r *Report) totals() string {
+	if r.OldEst == r.NewEst && r.OldPoints == r.NewPoints {
+		return fmt.Sprintf("Estimated duration: %s, unchanged; points: %d", r.NewEst, r.NewPoints)
+	}
 	return fmt.Sprintf("Estimated duration: %s -> %s; points: %d -> %d", r.OldEst, r.NewEst, r.OldPoints, r.NewPoints)
 }
 
