@@ -145,7 +145,11 @@ type Comparability struct {
 	// BackendChanged lists cells whose backend definition changed; their
 	// rows stay comparable.
 	BackendChanged []string
+	// DatasetChanged lists cells whose dataset changed: their loads are
+	// not comparable either.
+	DatasetChanged []string
 	changed        map[ScenarioCell]bool
+	dataset        map[string]bool // cell -> dataset changed
 }
 
 // Comparable reports whether the row at k may be compared: false only
@@ -154,6 +158,12 @@ type Comparability struct {
 // missing or new.
 func (c *Comparability) Comparable(k results.Key) bool {
 	return !c.changed[ScenarioCell{Scenario: k.Scenario, Backend: k.Backend, Scale: k.Scale}]
+}
+
+// LoadComparable reports whether the bulk loads of a cell (loads.csv)
+// may be compared: false when its dataset changed.
+func (c *Comparability) LoadComparable(backend, scale string) bool {
+	return !c.dataset[scale+"/"+backend]
 }
 
 // Unchanged compares the fingerprints of two results directories. The
@@ -167,7 +177,7 @@ func Unchanged(oldDir, newDir string) (*Comparability, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Comparability{changed: map[ScenarioCell]bool{}}
+	c := &Comparability{changed: map[ScenarioCell]bool{}, dataset: map[string]bool{}}
 	cells := make([]string, 0, len(b.Cells))
 	for k := range b.Cells {
 		cells = append(cells, k)
@@ -181,6 +191,10 @@ func Unchanged(oldDir, newDir string) (*Comparability, error) {
 		}
 		if oc.BackendFP != nc.BackendFP {
 			c.BackendChanged = append(c.BackendChanged, k)
+		}
+		if oc.Dataset != nc.Dataset {
+			c.DatasetChanged = append(c.DatasetChanged, k)
+			c.dataset[k] = true
 		}
 		names := make([]string, 0, len(nc.Scenarios))
 		for n := range nc.Scenarios {

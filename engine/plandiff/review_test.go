@@ -169,8 +169,8 @@ func TestUnchangedAfterReview(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("not compared:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if len(c.BackendChanged) != 0 {
-		t.Errorf("backends changed: %v", c.BackendChanged)
+	if len(c.BackendChanged) != 0 || len(c.DatasetChanged) != 0 || !c.LoadComparable("sqlite", "xs") {
+		t.Errorf("backends changed: %v, datasets changed: %v", c.BackendChanged, c.DatasetChanged)
 	}
 	changed := map[string]bool{"lookup duckdb": true, "total duckdb": true, "total sqlite": true}
 	for _, dir := range []string{oldRes, newRes} {
@@ -289,5 +289,35 @@ func TestDiffChecksIgnoresLayout(t *testing.T) {
 	if len(r.Changes) != 1 || r.Changes[0].Name != "total" || r.Changes[0].Details[0].Field != "checks" ||
 		!strings.Contains(r.Changes[0].Details[0].Diff, "+check all: query count; expect_values = { n = scale.users + 0 }") {
 		t.Errorf("a check's value change: %+v", r.Changes)
+	}
+}
+
+// TestUnchangedDataset: a new seed makes every row of the scale, and its
+// loads, incomparable.
+func TestUnchangedDataset(t *testing.T) {
+	before := copyDir(t, "testdata/review")
+	after := copyDir(t, "testdata/review")
+	edit(t, filepath.Join(after, "spec.hcl"), "seed = 11", "seed = 12")
+	oldRes, newRes := t.TempDir(), t.TempDir()
+	if err := plandiff.WriteFingerprints(oldRes, buildPlan(t, before)); err != nil {
+		t.Fatal(err)
+	}
+	if err := plandiff.WriteFingerprints(newRes, buildPlan(t, after)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := plandiff.Unchanged(oldRes, newRes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.NotCompared) != 6 || !reflect.DeepEqual(c.DatasetChanged, []string{"xs/duckdb", "xs/sqlite"}) {
+		t.Errorf("not compared %v, datasets changed %v", c.NotCompared, c.DatasetChanged)
+	}
+	for _, n := range c.NotCompared {
+		if !reflect.DeepEqual(n.Reasons, []string{"dataset"}) {
+			t.Errorf("%s", n)
+		}
+	}
+	if c.LoadComparable("sqlite", "xs") || c.Comparable(results.Key{Scenario: "scan", Backend: "duckdb", Scale: "xs", Clients: 1, Op: "read"}) {
+		t.Error("rows of a changed dataset are comparable")
 	}
 }
