@@ -14,6 +14,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,17 +138,17 @@ func describeDataset(sp *plan.ScalePlan) DatasetDesc {
 		lines = append(lines, fmt.Sprintf("entity %s: count %d", e.Name, e.Count))
 		for _, a := range e.Attrs {
 			a.ID = 0 // assigned by position, not declared
-			lines = append(lines, fmt.Sprintf("  attr %s: %s", a.Ident, compact(a)))
+			lines = append(lines, fmt.Sprintf("  attr %s: %s", a.Ident, brief(a, "Ident", "ID")))
 		}
 	}
 	for _, h := range g.History {
-		lines = append(lines, "history "+h.Name+": "+compact(h))
+		lines = append(lines, "history "+h.Name+": "+brief(h, "Name"))
 	}
 	for _, m := range g.Marks {
-		lines = append(lines, "mark "+m.Name+": "+compact(m))
+		lines = append(lines, "mark "+m.Name+": "+brief(m, "Name"))
 	}
 	for _, t := range g.Truth {
-		lines = append(lines, "truth "+t.Name+": "+compact(t))
+		lines = append(lines, "truth "+t.Name+": "+brief(t, "Name"))
 	}
 	st := sp.Stats
 	return DatasetDesc{Scale: sp.Name, Lines: lines, Fingerprint: fingerprint(lines),
@@ -268,13 +271,43 @@ func redactList(l []string, secrets []string) []string {
 	return out
 }
 
-// compact is v as one line of JSON.
-func compact(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%v", v)
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./%:-]+$`)
+
+// brief prints a struct's non-zero fields in declaration order as
+// name=value, nested structs as name.field=value, leaving out skip.
+func brief(v any, skip ...string) string {
+	var parts []string
+	var walk func(prefix string, rv reflect.Value)
+	walk = func(prefix string, rv reflect.Value) {
+		rt := rv.Type()
+		for i := 0; i < rt.NumField(); i++ {
+			f := rt.Field(i)
+			if !f.IsExported() || (prefix == "" && slices.Contains(skip, f.Name)) {
+				continue
+			}
+			fv := rv.Field(i)
+			if fv.IsZero() {
+				continue
+			}
+			name := prefix + strings.ToLower(f.Name)
+			if fv.Kind() == reflect.Struct {
+				walk(name+".", fv)
+				continue
+			}
+			val := fmt.Sprint(fv.Interface())
+			switch {
+			case fv.Kind() == reflect.String && plainWord.MatchString(val):
+			case fv.Kind() == reflect.Bool || fv.CanInt() || fv.CanFloat():
+			default:
+				if b, err := json.Marshal(fv.Interface()); err == nil {
+					val = string(b)
+				}
+			}
+			parts = append(parts, name+"="+val)
+		}
 	}
-	return string(b)
+	walk("", reflect.ValueOf(v))
+	return strings.Join(parts, " ")
 }
 
 // fingerprint is the sha256 of v as JSON. encoding/json sorts map keys,
