@@ -96,8 +96,8 @@ func TestPlanDiffGitRevision(t *testing.T) {
 	}
 	got := changeLine.FindAllString(out, -1)
 	want := []string{
-		"~ scenario total changed on xs/sqlite, xs/duckdb",
 		"~ query name changed on xs/duckdb",
+		"~ scenario total changed on xs/sqlite, xs/duckdb",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("changes:\n%s\nwant:\n%s\noutput:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), out)

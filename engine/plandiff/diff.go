@@ -67,8 +67,10 @@ type Report struct {
 // Empty reports whether the two plans are the same.
 func (r *Report) Empty() bool { return len(r.Changes) == 0 }
 
-// Diff compares two descriptions. The order of the changes follows the
-// new plan (then what only the old one had), so it is deterministic.
+// Diff compares two descriptions. Changes come from the widest (matrix,
+// datasets) to the narrowest (queries, scenarios), each kind in the new
+// plan's run order and then what only the old one had, so the order is
+// deterministic.
 func Diff(oldLabel, newLabel string, a, b *Description) *Report {
 	r := &Report{Old: oldLabel, New: newLabel, OldPoints: a.Points, NewPoints: b.Points, OldEst: a.Estimate, NewEst: b.Estimate}
 	g := &grouper{}
@@ -115,8 +117,12 @@ func Diff(oldLabel, newLabel string, a, b *Description) *Report {
 		}
 	}
 	r.Changes = append(r.Changes, g.changes...)
+	sort.SliceStable(r.Changes, func(i, j int) bool { return whatRank[r.Changes[i].What] < whatRank[r.Changes[j].What] })
 	return r
 }
+
+// whatRank orders a report from the widest change to the narrowest.
+var whatRank = map[string]int{WhatMatrix: 0, WhatDataset: 1, WhatCell: 2, WhatBackend: 3, WhatQuery: 4, WhatScenario: 5}
 
 func matrixChanges(a, b *Description) []Change {
 	var dets []Detail
