@@ -53,7 +53,7 @@ func exprSource(files map[string]*hcl.File, e hcl.Expression) string {
 		return ""
 	}
 	src := f.Bytes[rng.Start.Byte:rng.End.Byte]
-	if _, native := e.(hclsyntax.Expression); !native {
+	if _, native := hcl.UnwrapExpression(e).(hclsyntax.Expression); !native {
 		return strings.Join(strings.Fields(string(src)), " ")
 	}
 	toks, diags := hclsyntax.LexExpression(src, rng.Filename, rng.Start)
