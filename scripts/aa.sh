@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# aa.sh [aa [PAIRS] | ab]: calibrates `mentat-spec compare` on the
+# aa.sh [aa [PAIRS] | spread [PAIRS] | ab]: calibrates `mentat-spec compare` on the
 # quickstart (SQLite, scale xs) with 5 reps per point.
 #
 #   aa  (default) runs PAIRS (default 5) pairs of back-to-back runs of the
 #       unchanged quickstart and compares each pair: every compare should
 #       exit 0 with no regression. Prints the false-alarm rate.
+#   spread [PAIRS]
+#       the same A/A, but each side's 5 reps come from 5 runs with reps = 1
+#       (raw.csv rows merged as reps 1..5): the reps of a point spread over
+#       a minute instead of a few seconds, as if the runner interleaved
+#       reps across scenarios. Shows how much of the A/A noise is slow
+#       drift of the machine that back-to-back reps do not sample.
 #   ab  runs the quickstart with -var avet=false against a normal run and
 #       checks that compare refuses (exit 2, avet listed), that with -force
 #       it flags point_lookup as a regression (exit 1), and that the
@@ -60,7 +66,43 @@ cmp() {
 	last=$out
 }
 
+# merge NAME: builds $work/NAME from runs NAME.1..NAME.5 (reps = 1 each).
+merge() {
+	local name=$1 i
+	mkdir -p "$work/$name"
+	cp "$work/$name.1/env.txt" "$work/$name.1/timings.csv" "$work/$name/"
+	head -n 1 "$work/$name.1/raw.csv" >"$work/$name/raw.csv"
+	for i in 1 2 3 4 5; do
+		# rep is the 7th column of raw.csv.
+		tail -n +2 "$work/$name.$i/raw.csv" | awk -F, -v OFS=, -v r="$i" '{ $7 = r; print }' >>"$work/$name/raw.csv"
+	done
+}
+
 case $mode in
+spread)
+	sed -i 's/^  reps    = 5$/  reps    = 1/' "$spec"
+	run load data -phase load
+	alarms=0
+	metrics=0
+	regressions=0
+	for i in $(seq 1 "$pairs"); do
+		for side in a b; do
+			for r in 1 2 3 4 5; do
+				run "s$side$i.$r" data
+			done
+			merge "s$side$i"
+		done
+		cmp "sa$i" "sb$i"
+		n=$(grep -c 'REGRESSION' "$last" || true)
+		m=$(sed -n 's/^\([0-9]*\) metrics:.*/\1/p' "$last")
+		metrics=$((metrics + m))
+		regressions=$((regressions + n))
+		[[ $rc == 0 ]] || alarms=$((alarms + 1))
+		echo "pair $i: exit $rc, $n regression lines of $m metrics"
+	done
+	echo "A/A with spread reps: $alarms of $pairs compares exited non-zero; $regressions of $metrics metrics flagged as regressions"
+	[[ $alarms == 0 ]]
+	;;
 aa)
 	# Load once so that every measured run reuses the same store.
 	run load data -phase load
@@ -109,7 +151,7 @@ ab)
 	exit $fail
 	;;
 *)
-	echo "usage: $0 [aa [PAIRS] | ab]" >&2
+	echo "usage: $0 [aa [PAIRS] | spread [PAIRS] | ab]" >&2
 	exit 2
 	;;
 esac

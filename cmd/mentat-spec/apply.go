@@ -156,10 +156,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-force]",
 		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 2) unless -force. "+
-			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the Hodges-Lehmann estimate of the change exceeds the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
+			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the whole confidence interval of the change (Hodges-Lehmann) lies beyond the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
 			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 1 on any regression, 0 otherwise, so it can gate a release.", stderr)
 	method := fs.String("method", results.MethodStats, "stats: a significance test over reps; threshold: medians beyond the threshold")
-	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression (with stats, the estimated change must exceed it too)")
+	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression (with stats, the change's confidence interval must lie beyond it)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the stats method (0.05: 95% confidence)")
 	force := fs.Bool("force", false, "compare even when the runs are not comparable (the differences are still listed)")
 	pos, code, ok := parseOrExit(fs, args)

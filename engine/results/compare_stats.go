@@ -16,7 +16,7 @@ import (
 const (
 	OutRegression  = "REGRESSION"
 	OutImprovement = "improvement"
-	OutSmall       = "within threshold"      // significant, but no larger than the threshold
+	OutSmall       = "within threshold"      // significant, but not shown to be larger than the threshold
 	OutNoChange    = "no significant change" // the reps do not show a difference
 	OutUndecided   = "too few reps"          // no outcome of the test could be significant
 )
@@ -24,7 +24,11 @@ const (
 // Verdict is the statistical judgement of one metric of one point. The
 // unit of evidence is the rep: Old and New hold one value per rep, and
 // the test asks whether NEW's reps differ from OLD's more than reps of
-// one run differ among themselves.
+// one run differ among themselves. A change is a regression (or an
+// improvement) when it is significant and its whole confidence interval
+// lies beyond the threshold: shown to be larger than the threshold, not
+// merely estimated so, which keeps a noisy metric whose estimate lands
+// just past the threshold from failing a gate.
 type Verdict struct {
 	What   string // the point, as Key.String
 	Metric string // KindP50, KindP99 or KindThroughput
@@ -68,15 +72,21 @@ func judge(v *Verdict, alpha, thresholdPct float64) {
 	}
 	sh, _ := stats.HodgesLehmann(lo, ln, 1-alpha)
 	v.P, v.Ratio, v.Lo, v.Hi = mw.P, math.Exp(sh.Estimate), math.Exp(sh.Lo), math.Exp(sh.Hi)
+	t := thresholdPct / 100
+	up, down := v.Lo > 1+t, v.Hi < 1-t // the whole interval beyond the threshold
+	worse, better := up, down
+	if !higherIsWorse(v.Metric) {
+		worse, better = down, up
+	}
 	switch {
 	case mw.P >= alpha:
 		v.Outcome = OutNoChange
-	case math.Abs(v.Pct()) <= thresholdPct:
-		v.Outcome = OutSmall
-	case (v.Ratio > 1) == higherIsWorse(v.Metric):
+	case worse:
 		v.Outcome = OutRegression
-	default:
+	case better:
 		v.Outcome = OutImprovement
+	default:
+		v.Outcome = OutSmall
 	}
 }
 

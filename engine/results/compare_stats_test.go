@@ -246,6 +246,10 @@ func TestJudgeEdges(t *testing.T) {
 		{"throughput falls", KindThroughput, []float64{100, 101, 102, 103}, []float64{50, 51, 52, 53}, OutRegression},
 		{"throughput rises", KindThroughput, []float64{50, 51, 52, 53}, []float64{100, 101, 102, 103}, OutImprovement},
 		{"a zero rep", KindThroughput, []float64{0, 101, 102, 103}, []float64{50, 51, 52, 53}, OutUndecided},
+		// Every NEW rep is slower (p = 0.008) and the estimate is past 10%,
+		// but the interval reaches down to +3%: not shown beyond it.
+		{"interval reaches inside the threshold", KindP50, []float64{1, 1.01, 1.02, 1.03, 1.04}, []float64{1.05, 1.12, 1.13, 1.14, 1.3}, OutSmall},
+		{"interval beyond the threshold", KindP50, []float64{1, 1.01, 1.02, 1.03, 1.04}, []float64{1.2, 1.22, 1.23, 1.24, 1.3}, OutRegression},
 		{"all equal", KindP99, []float64{2, 2, 2, 2, 2}, []float64{2, 2, 2, 2, 2}, OutNoChange},
 	}
 	for _, tc := range tests {
