@@ -98,7 +98,7 @@ spread)
 		metrics=$((metrics + m))
 		regressions=$((regressions + n))
 		[[ $rc == 0 ]] || alarms=$((alarms + 1))
-		echo "pair $i: exit $rc, $n regression lines of $m metrics"
+		echo "pair $i: exit $rc, $n regression lines of $m metrics; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 	done
 	echo "A/A with spread reps: $alarms of $pairs compares exited non-zero; $regressions of $metrics metrics flagged as regressions"
 	[[ $alarms == 0 ]]
@@ -109,6 +109,8 @@ aa)
 	alarms=0
 	metrics=0
 	regressions=0
+	talarms=0
+	tregressions=0
 	for i in $(seq 1 "$pairs"); do
 		run "a$i" data
 		run "b$i" data
@@ -118,9 +120,16 @@ aa)
 		metrics=$((metrics + m))
 		regressions=$((regressions + n))
 		[[ $rc == 0 ]] || alarms=$((alarms + 1))
-		echo "pair $i: exit $rc, $n regression lines of $m metrics ($(grep -c 'no significant change$' "$last" || true) no significant change, $(grep -c 'within threshold$' "$last" || true) within threshold)"
+		summary="exit $rc, $n regression lines of $m metrics ($(grep -c 'no significant change$' "$last" || true) no significant change, $(grep -c 'within threshold$' "$last" || true) within threshold)"
+		# The seed's rule on the same pair, for comparison.
+		cmp "a$i" "b$i" -method threshold
+		tn=$(grep -c 'REGRESSION' "$last" || true)
+		[[ $rc == 0 ]] || talarms=$((talarms + 1))
+		tregressions=$((tregressions + tn))
+		echo "pair $i: $summary; threshold method: exit $rc, $tn regressions; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 	done
 	echo "A/A: $alarms of $pairs compares exited non-zero; $regressions of $metrics metrics flagged as regressions"
+	echo "A/A, threshold method: $talarms of $pairs compares exited non-zero; $tregressions regressions"
 	[[ $alarms == 0 ]]
 	;;
 ab)
