@@ -400,7 +400,7 @@ func (ds *Dataset) locate(err error) hcl.Range {
 	}
 	for _, e := range ds.Entities {
 		if rest, ok := prefix("entity", e.Name); ok {
-			return blame(e.DeclRange, rest, exprAt{"count", e.Count})
+			return blame(e.DeclRange, rest, exprAt{"count", e.Count}, exprAt{"parent", e.Parent}, exprAt{"per_parent", e.PerParent})
 		}
 	}
 	for _, h := range ds.History {
