@@ -200,6 +200,9 @@ func (st *streamer) fillHistory(hi0 int, d []Datom, lo, hi, txid int64) []Datom 
 	a := &c.attrs[h.attr]
 	base := c.kinds[h.kind].base
 	for id := lo; id < hi; id++ {
+		if h.mode != histStep && !h.selected(id) {
+			continue // most ids: one draw, no value computed
+		}
 		before, n := c.walk(h.attr, id, hi0, -1)
 		if !c.applies(h, id, before) {
 			continue
@@ -223,6 +226,16 @@ func (st *streamer) fillHistory(hi0 int, d []Datom, lo, hi, txid int64) []Datom 
 // selected reports whether a redraw or gen history h changes id.
 func (h *histComp) selected(id int64) bool {
 	return unit(h.sel.draw(id, 0, 0)) < h.frac
+}
+
+// appliesTo reports whether change hi applies to id.
+func (c *compiled) appliesTo(hi int, id int64) bool {
+	h := &c.hists[hi]
+	if h.mode != histStep {
+		return h.selected(id)
+	}
+	before, _ := c.walk(h.attr, id, hi, -1)
+	return c.applies(h, id, before)
 }
 
 // applies reports whether change h applies to id, given the value of

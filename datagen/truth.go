@@ -134,7 +134,7 @@ func (c *compiled) resolvePath(s string, k int) (pathComp, error) {
 // pathBuf holds the scratch slices of path evaluation.
 type pathBuf struct {
 	ids, next []int64
-	vals      []Value
+	vals, out []Value
 	scratch   []int64
 }
 
@@ -186,9 +186,9 @@ func (c *compiled) match(f *filterComp, id int64, b *pathBuf) bool {
 		}
 		return false
 	}
-	vals := c.pathValues(&f.path, id, -1, nil, b)
+	b.out = c.pathValues(&f.path, id, -1, b.out[:0], b)
 	cl := f.path.last(c).info.Class
-	for _, v := range vals {
+	for _, v := range b.out {
 		if matchOne(cl, f, v) {
 			return true
 		}
@@ -601,15 +601,11 @@ func (c *compiled) changedSince(ctx context.Context, tc *truthComp, workers int)
 				acc.add(base + id)
 				continue
 			}
-			if len(a.hists) == 0 {
-				continue
-			}
-			_, all := c.walk(tc.attr, id, -1, -1)
-			if all == 0 {
-				continue
-			}
-			if _, before := c.walk(tc.attr, id, -1, tc.since); all > before {
-				acc.add(base + id)
+			for _, hi := range a.hists {
+				if TxBase+c.histTx(&c.hists[hi], id) > tc.since && c.appliesTo(hi, id) {
+					acc.add(base + id)
+					break
+				}
 			}
 		}
 		return nil
