@@ -365,6 +365,7 @@ func compileGen(ds *Dataset, c *compiled, a *attrComp, el *errList) {
 	default:
 		bad("unknown generator %q", g.Kind)
 	}
+	gc.fill = fillOf(g.Kind)
 	a.gen = gc
 }
 

@@ -10,6 +10,7 @@ import (
 // cumulative tables and the attribute's random stream.
 type genComp struct {
 	kind  GenKind
+	fill  fillKind // how the initial load writes it, decided once
 	typ   ValueType
 	class Class
 	s     stream
@@ -38,6 +39,29 @@ type genComp struct {
 	p float64 // chance
 
 	cval Value // const
+}
+
+// fillKind is a generator's path through the initial load's loop: an
+// integer switch there, not a string compare per datom.
+type fillKind uint8
+
+const (
+	fillOne    fillKind = iota // one value from one()
+	fillSeq                    // text built in the tx's byte buffer
+	fillSample                 // several refs
+	fillFamily                 // parent or ordinal, from the family cursor
+)
+
+func fillOf(k GenKind) fillKind {
+	switch k {
+	case GenSeq:
+		return fillSeq
+	case GenSample:
+		return fillSample
+	case GenParent, GenOrdinal:
+		return fillFamily
+	}
+	return fillOne
 }
 
 // seqString renders a seq value; allocation is fine off the hot path.

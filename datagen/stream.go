@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 )
 
 // PhaseInitial is the phase name of the initial load.
@@ -160,21 +161,27 @@ func (st *streamer) fillInitial(kc *kindComp, d []Datom, lo, hi, txid int64) []D
 		for _, ai := range kc.attrs {
 			a := &c.attrs[ai]
 			g := &a.gen
-			switch g.kind {
-			case GenSeq:
+			switch g.fill {
+			case fillSeq:
 				// Bytes now, one string per tx later: no allocation per datom.
 				start := len(buf)
-				buf = g.appendSeq(buf, id)
+				if g.pad == 0 {
+					buf = append(buf, g.prefix...)
+					buf = strconv.AppendInt(buf, id, 10)
+					buf = append(buf, g.suffix...)
+				} else {
+					buf = g.appendSeq(buf, id)
+				}
 				fixes = append(fixes, strFix{datom: len(d), lo: start, hi: len(buf)})
 				d = append(d, Datom{E: e, A: a.info.ID, V: Value{Type: g.typ}, Tx: txid, Added: true})
-			case GenParent, GenOrdinal:
+			case fillFamily:
 				p, pos := st.family(kc, id)
 				v := Value{Type: g.typ, Int: pos + 1}
 				if g.kind == GenParent {
 					v.Int = g.tbase + p
 				}
 				d = append(d, Datom{E: e, A: a.info.ID, V: v, Tx: txid, Added: true})
-			case GenSample:
+			case fillSample:
 				st.scratch = g.sampleIDs(id, st.scratch)
 				for _, t := range st.scratch {
 					d = append(d, Datom{E: e, A: a.info.ID, V: Value{Type: g.typ, Int: g.tbase + t}, Tx: txid, Added: true})

@@ -602,7 +602,11 @@ func (c *compiled) changedSince(ctx context.Context, tc *truthComp, workers int)
 				continue
 			}
 			for _, hi := range a.hists {
-				if TxBase+c.histTx(&c.hists[hi], id) > tc.since && c.appliesTo(hi, id) {
+				h := &c.hists[hi]
+				if h.mode != histStep && !h.selected(id) {
+					continue // one draw, before any tx arithmetic
+				}
+				if TxBase+c.histTx(h, id) > tc.since && c.appliesTo(hi, id) {
 					acc.add(base + id)
 					break
 				}
