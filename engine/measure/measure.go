@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // ErrCeiling is the cancellation cause a call sees when it ran longer than
@@ -80,6 +82,14 @@ type Result struct {
 	Throughput float64
 	// Elapsed is the measured wall time, the same for every stream.
 	Elapsed time.Duration
+	// Hist holds the successful calls' latencies in ns, for HDR logs; it
+	// is filled after the measurement, never on the hot path.
+	Hist *hdrhistogram.Histogram
+	// Open loop only (RunTimed with a rate): the offered rate, the calls
+	// that started more than the late bound after their intended start,
+	// and the intended calls never started.
+	Rate          float64
+	Late, Dropped int64
 }
 
 // Probe runs one call with the ceiling and reports how long it took and
