@@ -98,6 +98,9 @@ func Summary(dir string, w io.Writer) error {
 	writeDatasets(&b, rank, timings, loads, sizes, envMap)
 	writeLoads(&b, loads, rank)
 	writeScenarios(&b, timings, rank)
+	if err := writeWindows(&b, dir); err != nil {
+		return err
+	}
 	writeChecks(&b, checks)
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("results: summary: %w", err)
