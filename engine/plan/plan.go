@@ -191,6 +191,9 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 		if !sd.RunsOn(be.Name) || sd.Def == nil {
 			continue
 		}
+		if f, ok := sd.Def.(kind.ScaleFilter); ok && !f.RunsOnScale(sp.Name) {
+			continue
+		}
 		samp := toSampling(sd.Sampling)
 		s := &Scenario{Name: sd.Name, Kind: sd.Kind.Name(), Description: sd.Description, Sampling: samp,
 			Queries: sd.Def.Queries(), Writes: sd.Def.Writes(), Points: sd.Def.Points(samp.Sampling), def: sd}

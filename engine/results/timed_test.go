@@ -93,7 +93,7 @@ func TestTimedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		WindowsFile: WindowsHeader + "\nsustained,sqlite,xs,2,read,0,0,10,10000,0,0,1,0,1000,0,0\nsustained,sqlite,xs,2,read,1,10,20,9000,0,0,2,0,900,0,0\n",
+		WindowsFile:  WindowsHeader + "\nsustained,sqlite,xs,2,read,0,0,10,10000,0,0,1,0,1000,0,0\nsustained,sqlite,xs,2,read,1,10,20,9000,0,0,2,0,900,0,0\n",
 		OpenLoopFile: OpenLoopHeader + "\nsustained,sqlite,xs,2,read,500,4999,499.9,3,1,0\n",
 		filepath.Join(LogsDir, "sampler-vmstat.csv"): "ts,line\nt0,\"a, b\"\nt1,\"a, b\"\n",
 	}
