@@ -14,11 +14,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/progress"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
@@ -27,6 +29,9 @@ const (
 	PhaseAll   = "all"   // load where needed, then measure and check
 	PhaseLoad  = "load"  // load and check only
 	PhaseBench = "bench" // reuse loaded stores; never load
+	// PhaseSustained reuses loaded stores, never loads, and runs only the
+	// scenarios of the kinds in Options.Kinds (the CLI: sustained).
+	PhaseSustained = "sustained"
 )
 
 // Options configure a run.
@@ -43,6 +48,10 @@ type Options struct {
 	// Sensitive reports env keys whose values must be redacted, besides
 	// the plan's sensitive variables.
 	Sensitive func(key string) bool
+	// Kinds, when set, are the only scenario kinds that run (and check).
+	Kinds []string
+	// Progress, when set, shows live progress; Log should write through it.
+	Progress *progress.Progress
 }
 
 // Outcome summarises a finished run.
@@ -82,6 +91,11 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
+	if pr := opts.Progress; pr != nil {
+		r.sink = results.Tee(dir, results.NewConsole(opts.Log), pr)
+		pr.Start()
+		defer pr.Close()
+	}
 	env := append(machineEnv(), opts.Env...)
 	env = append(env, p.Env...)
 	env = append(env, results.KV{Key: "phase", Value: opts.Phase})
@@ -102,6 +116,24 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		cerr = fmt.Errorf("writing summary.md: %w", err)
 	}
 	return r.out, cerr
+}
+
+// selected reports whether a scenario runs in this run's phase.
+func (r *run) selected(sc *plan.Scenario) bool {
+	return len(r.opts.Kinds) == 0 || slices.Contains(r.opts.Kinds, sc.Kind)
+}
+
+// begin and end mark a task for the live progress.
+func (r *run) begin(name, unit string, est time.Duration, total int64, count progress.Counter) {
+	if r.opts.Progress != nil {
+		r.opts.Progress.Begin(name, unit, est, total, count)
+	}
+}
+
+func (r *run) end() {
+	if r.opts.Progress != nil {
+		r.opts.Progress.End()
+	}
 }
 
 func (r *run) sensitive(key string) bool {
