@@ -118,7 +118,9 @@ func (d *Definition) Points(s measure.Sampling) []kind.Point {
 
 type point struct{ r *timed.Run }
 
-func (p *point) Describe() string { return "sustained " + p.r.Describe() + ", windows of " + p.r.Window.String() }
+func (p *point) Describe() string {
+	return "sustained " + p.r.Describe() + ", windows of " + p.r.Window.String()
+}
 
 // Estimate: the duration, and the warm-up and the end's grace at most.
 func (p *point) Estimate() (lo, hi time.Duration) { return p.r.Duration, p.r.Duration + 5*time.Second }
