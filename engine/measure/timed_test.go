@@ -148,10 +148,9 @@ func TestRunTimedWindows(t *testing.T) {
 			if w.Index != k || w.Start != time.Duration(k)*100*time.Millisecond || w.End != w.Start+100*time.Millisecond {
 				t.Errorf("stream %d window %d: index %d [%s, %s)", i, k, w.Index, w.Start, w.End)
 			}
-			if w.Count == 0 {
-				t.Errorf("stream %d window %d is empty", i, k)
+			if w.Count > 0 {
+				checkOrdered(t, w.Result)
 			}
-			checkOrdered(t, w.Result)
 			n += w.Count
 		}
 		if n != r.Count || r.Hist.TotalCount() != r.Count {
