@@ -620,8 +620,14 @@ sampler "vmstat" {
 }
 
 sampler "processes" {
+  kind    = "process"
+  every_s = 10 # the engine's own process (embedded databases run inside it)
+}
+
+sampler "pg_processes" {
   kind      = "process"
   every_s   = 10
-  processes = ["postgres"] # the server's processes; the engine's own is always sampled
+  backends  = ["postgres"]
+  pid_query = "SELECT pg_backend_pid()" # followed to the postmaster and all its children
 }
 # --- end sustained ---

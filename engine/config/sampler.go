@@ -23,12 +23,13 @@ type SamplerValues struct {
 	Query     string
 	Command   []string
 	Processes []string
+	PIDQuery  string
 	Backends  []string // empty: every backend
 	Scenarios []string // nil: the scenarios whose kind is sampled
 }
 
 var samplerSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "kind", Required: true}, {Name: "every_s"}, {Name: "query"}, {Name: "command"}, {Name: "processes"},
+	{Name: "kind", Required: true}, {Name: "every_s"}, {Name: "query"}, {Name: "command"}, {Name: "processes"}, {Name: "pid_query"},
 	{Name: "backends"}, {Name: "scenarios"},
 }}
 
@@ -83,6 +84,11 @@ func (s *Spec) ResolveSamplers() ([]SamplerValues, hcl.Diagnostics) {
 			q, d := evalString(e.Expr, ctx, "query")
 			diags = append(diags, d...)
 			v.Query = q
+		}
+		if e := a["pid_query"]; e != nil {
+			q, d := evalString(e.Expr, ctx, "pid_query")
+			diags = append(diags, d...)
+			v.PIDQuery = q
 		}
 		lists := map[string]*[]string{"command": &v.Command, "processes": &v.Processes, "backends": &v.Backends, "scenarios": &v.Scenarios}
 		for _, n := range []string{"command", "processes", "backends", "scenarios"} {

@@ -25,7 +25,7 @@ func samplersFor(all []config.SamplerValues, sd *config.Scenario, backend string
 			continue
 		}
 		out = append(out, sampler.Spec{Name: v.Name, Kind: v.Kind, Every: time.Duration(v.EveryS * float64(time.Second)),
-			Query: v.Query, Command: v.Command, Processes: v.Processes})
+			Query: v.Query, Command: v.Command, Processes: v.Processes, PIDQuery: v.PIDQuery})
 	}
 	return out
 }

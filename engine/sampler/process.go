@@ -15,6 +15,7 @@ import (
 // names (their comm, e.g. "postgres"), summed per name, from /proc.
 type procs struct {
 	names    []string
+	server   int     // the server's main process; 0: none
 	tick     float64 // clock ticks per second of /proc/<pid>/stat
 	lastAt   time.Time
 	lastCPU  map[string]float64
@@ -28,10 +29,17 @@ func newProcs(names []string) (*procs, error) {
 	return &procs{names: names, tick: 100, lastCPU: map[string]float64{}, pageSize: int64(os.Getpagesize())}, nil
 }
 
-// sample returns a row per group: engine, then each name.
+// sample returns a row per group: engine, the server (its main process
+// and that one's children) when known, then each name.
 func (p *procs) sample(context.Context) ([]string, [][]string, error) {
 	groups := map[string][]int{"engine": {os.Getpid()}}
-	if len(p.names) > 0 {
+	order := []string{"engine"}
+	if p.server > 0 {
+		order = append(order, "server")
+		groups["server"] = []int{p.server}
+	}
+	order = append(order, p.names...)
+	if len(p.names) > 0 || p.server > 0 {
 		entries, err := os.ReadDir("/proc")
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading /proc: %w", err)
@@ -40,6 +48,11 @@ func (p *procs) sample(context.Context) ([]string, [][]string, error) {
 			pid, err := strconv.Atoi(e.Name())
 			if err != nil || pid == os.Getpid() {
 				continue
+			}
+			if p.server > 0 {
+				if pp, err := parentOf(pid); err == nil && pp == p.server {
+					groups["server"] = append(groups["server"], pid)
+				}
 			}
 			comm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
 			if err != nil {
@@ -56,7 +69,7 @@ func (p *procs) sample(context.Context) ([]string, [][]string, error) {
 	now := time.Now()
 	dt := now.Sub(p.lastAt).Seconds()
 	var rows [][]string
-	for _, g := range append([]string{"engine"}, p.names...) {
+	for _, g := range order {
 		var rss int64
 		var cpu float64
 		for _, pid := range groups[g] {
@@ -100,4 +113,19 @@ func (p *procs) read(pid int) (int64, float64, error) {
 	st, _ := strconv.ParseFloat(f[12], 64)
 	rss, _ := strconv.ParseInt(f[21], 10, 64)
 	return rss * p.pageSize, (ut + st) / p.tick, nil
+}
+
+// parentOf returns a process's parent pid.
+func parentOf(pid int) (int, error) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, err
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	f := strings.Fields(s[i+1:])
+	if i < 0 || len(f) < 2 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	return strconv.Atoi(f[1])
 }

@@ -35,6 +35,10 @@ type Spec struct {
 	Query     string   // sql
 	Command   []string // command: argv
 	Processes []string // process: names (comm) of server processes
+	// PIDQuery (process) returns the pid of the server process serving
+	// the sampler's session; the sampler then follows the server: that
+	// process's parent and all of the parent's children.
+	PIDQuery string
 }
 
 // Querier runs a query on a connection of its own.
@@ -121,6 +125,14 @@ func run(ctx context.Context, s Spec, env Env, t0 time.Time, stop <-chan struct{
 			skip(err.Error())
 			return
 		}
+		if s.PIDQuery != "" {
+			pid, err := serverPID(ctx, env, s.PIDQuery)
+			if err != nil {
+				skip(err.Error())
+				return
+			}
+			p.server = pid
+		}
 		fn = p.sample
 	default:
 		skip("unknown sampler kind " + s.Kind)
@@ -197,4 +209,33 @@ func command(ctx context.Context, argv []string, every time.Duration) ([]string,
 		rows = append(rows, []string{strconv.Itoa(i), l})
 	}
 	return []string{"line", "text"}, rows, nil
+}
+
+// serverPID runs the pid query on a session of its own and returns the
+// parent of the process it names: the server's main process.
+func serverPID(ctx context.Context, env Env, query string) (int, error) {
+	if env.Open == nil {
+		return 0, fmt.Errorf("pid_query needs an SQL connection, and the backend has none")
+	}
+	q, err := env.Open(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("connecting: %w", err)
+	}
+	defer q.Close()
+	_, rows, err := q.Query(ctx, query)
+	if err != nil {
+		return 0, fmt.Errorf("pid_query: %w", err)
+	}
+	if len(rows) != 1 || len(rows[0]) != 1 {
+		return 0, fmt.Errorf("pid_query must return one value, got %d rows", len(rows))
+	}
+	pid, err := strconv.Atoi(fmt.Sprint(rows[0][0]))
+	if err != nil {
+		return 0, fmt.Errorf("pid_query returned %v, not a pid", rows[0][0])
+	}
+	ppid, err := parentOf(pid)
+	if err != nil {
+		return 0, fmt.Errorf("the server process %d: %w (is the server on another machine?)", pid, err)
+	}
+	return ppid, nil
 }
