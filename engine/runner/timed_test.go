@@ -157,3 +157,61 @@ func TestPhaseSustained(t *testing.T) {
 		t.Errorf("%d loads: phase sustained must not load", len(loads))
 	}
 }
+
+// TestSustainedSamplersOnPostgres: the SQL samplers read the server's
+// statistics on their own sessions, a missing view gives a SKIP row with
+// the server's reason, and pid_query follows the server's processes.
+func TestSustainedSamplersOnPostgres(t *testing.T) {
+	dsn := pgDSN(t)
+	db := uniqueName(t, "mentat_rt_")
+	samplers := `
+sampler "stat_database" {
+  kind     = "sql"
+  every_s  = 0.4
+  backends = ["postgres"]
+  query    = "SELECT xact_commit, blks_hit FROM pg_stat_database WHERE datname = current_database()"
+}
+
+sampler "no_view" {
+  kind     = "sql"
+  every_s  = 0.4
+  query    = "SELECT * FROM no_such_stat_view"
+}
+
+sampler "server" {
+  kind      = "process"
+  every_s   = 0.4
+  backends  = ["postgres"]
+  pid_query = "SELECT pg_backend_pid()"
+}
+`
+	spec, data := tinyQuickstart(t, `database   = "mentat_quickstart_${scale.name}"`, `database   = "`+db+`"`,
+		"# Scenarios: what is measured", timedScenarios+samplers+"\n# Scenarios: what is measured")
+	t.Cleanup(func() { dropPG(t, dsn, db) })
+	o, dir := apply(t, spec, runner.Options{}, config.VarArg{Name: "data_dir", Value: data},
+		config.VarArg{Name: "backends", Value: `["postgres"]`}, config.VarArg{Name: "pg_dsn", Value: dsn},
+		config.VarArg{Name: "scenarios", Value: `["soak"]`})
+	if o.Failed() {
+		t.Fatalf("failures: %v", o.Failures)
+	}
+	stat := readCSV(t, filepath.Join(dir, "logs", "sampler-stat_database.csv"))
+	if len(stat) < 4 || strings.Join(stat[0], ",") != "ts,elapsed_s,xact_commit,blks_hit" {
+		t.Errorf("stat_database: %v", stat)
+	}
+	first, _ := strconv.Atoi(stat[1][2])
+	last, _ := strconv.Atoi(stat[len(stat)-1][2])
+	if last <= first {
+		t.Errorf("xact_commit did not grow during the run: %d -> %d", first, last)
+	}
+	noView, _ := os.ReadFile(filepath.Join(dir, "logs", "sampler-no_view.csv"))
+	if !strings.Contains(string(noView), "SKIP: ") || !strings.Contains(string(noView), "no_such_stat_view") {
+		t.Errorf("no_view: %s", noView)
+	}
+	server := readCSV(t, filepath.Join(dir, "logs", "sampler-server.csv"))
+	if len(server) < 5 || server[2][2] != "server" {
+		t.Fatalf("server: %v", server)
+	}
+	if pids, _ := strconv.Atoi(server[2][3]); pids < 3 {
+		t.Errorf("server: %s processes, want the postmaster and its children", server[2][3])
+	}
+}
