@@ -179,11 +179,13 @@ func (p *Progress) line() string {
 				}
 			}
 		}
-		fmt.Fprintf(&b, " %.1f %s/s", rate, t.unit)
-		if t.p99 >= 0 {
-			fmt.Fprintf(&b, " p99 %.3f ms", t.p99)
+		if t.count != nil {
+			fmt.Fprintf(&b, " %.1f %s/s", rate, t.unit)
+			if t.p99 >= 0 {
+				fmt.Fprintf(&b, " p99 %.3f ms", t.p99)
+			}
+			fmt.Fprintf(&b, " errors %d", errs)
 		}
-		fmt.Fprintf(&b, " errors %d", errs)
 	}
 	fmt.Fprintf(&b, " | ETA %s", short(max(remaining, 0)))
 	return b.String()

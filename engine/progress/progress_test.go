@@ -31,6 +31,12 @@ func TestLines(t *testing.T) {
 	if got := p.Line(); got != "progress 15s | ETA 1m10s" {
 		t.Errorf("after the point: %q", got)
 	}
+	// A task without a counter shows its time only.
+	p.Begin("scale xs: computing truth", "datoms", 0, 0, nil)
+	if got := p.Line(); got != "progress 15s | scale xs: computing truth 0s | ETA 1m10s" {
+		t.Errorf("uncounted task: %q", got)
+	}
+	p.End()
 	// A load slower than estimated pushes the ETA out.
 	p.Begin("xs/sqlite load", "datoms", time.Second, 1000, func() (int64, int64) { return 100, 0 })
 	now = now.Add(10 * time.Second)

@@ -176,7 +176,9 @@ func (r *run) logf(format string, args ...any) {
 // scale computes the truth of one scale and runs its cells.
 func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 	start := time.Now()
+	r.begin("scale "+sp.Name+": computing truth", "datoms", 0, 0, nil)
 	computed, err := datagen.ComputeTruth(ctx, sp.Gen, r.opts.Workers)
+	r.end()
 	if err != nil {
 		r.fail("scale %s: computing truth: %v", sp.Name, err)
 		return
