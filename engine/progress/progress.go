@@ -16,6 +16,10 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
+// maxTTY bounds the redrawn line: a wrapped line could not be redrawn in
+// place (the width of the terminal is not asked).
+const maxTTY = 120
+
 // Counter reports a task's work so far: calls (or rows) and errors.
 type Counter func() (n, errs int64)
 
@@ -155,7 +159,6 @@ func (p *Progress) line() string {
 	elapsed := now.Sub(p.started)
 	remaining := p.total - p.done
 	var b strings.Builder
-	fmt.Fprintf(&b, "progress %s", short(elapsed))
 	if t := p.cur; t != nil {
 		te := now.Sub(t.start)
 		remaining -= min(te, t.est)
@@ -187,8 +190,8 @@ func (p *Progress) line() string {
 			fmt.Fprintf(&b, " errors %d", errs)
 		}
 	}
-	fmt.Fprintf(&b, " | ETA %s", short(max(remaining, 0)))
-	return b.String()
+	// ETA first: a terminal line too long for its width is cut at the end.
+	return fmt.Sprintf("progress %s ETA %s", short(elapsed), short(max(remaining, 0))) + b.String()
 }
 
 func (p *Progress) print() {
@@ -196,6 +199,9 @@ func (p *Progress) print() {
 	defer p.mu.Unlock()
 	l := p.line()
 	if p.tty {
+		if len(l) > maxTTY {
+			l = l[:maxTTY-3] + "..."
+		}
 		fmt.Fprint(p.w, "\r\033[K"+l)
 		p.drawn = true
 		return
