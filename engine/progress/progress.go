@@ -55,7 +55,7 @@ func New(w io.Writer, tty bool, every, total time.Duration) *Progress {
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	return &Progress{w: w, tty: tty, every: every, total: total, now: time.Now}
+	return &Progress{w: w, tty: tty, every: every, total: total, now: time.Now, started: time.Now()}
 }
 
 // Start prints the first line and starts the ticker.
