@@ -58,6 +58,22 @@ func New(w io.Writer, tty bool, every, total time.Duration) *Progress {
 	return &Progress{w: w, tty: tty, every: every, total: total, now: time.Now, started: time.Now()}
 }
 
+// SetTotal replaces the run's estimate (the runner knows which parts of
+// the plan its phase runs).
+func (p *Progress) SetTotal(total time.Duration) {
+	p.mu.Lock()
+	p.total = total
+	p.mu.Unlock()
+}
+
+// Skip counts an estimated task as done without running it (a store
+// already loaded).
+func (p *Progress) Skip(est time.Duration) {
+	p.mu.Lock()
+	p.done += est
+	p.mu.Unlock()
+}
+
 // Start prints the first line and starts the ticker.
 func (p *Progress) Start() {
 	p.mu.Lock()

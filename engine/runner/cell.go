@@ -142,6 +142,9 @@ func (c *cell) prepareStore(ctx context.Context) (bool, error) {
 	clean := state.ours && state.loaded && state.fingerprint == fp && state.written == ""
 	if clean && !c.run.opts.Reload {
 		c.run.logf("%s: reusing the store loaded by an earlier run", c.name())
+		if c.run.opts.Phase != PhaseBench && c.run.opts.Phase != PhaseSustained {
+			c.run.skip(c.pc.LoadEstimate().Lo)
+		}
 		return true, nil
 	}
 	if c.run.opts.Phase == PhaseBench || c.run.opts.Phase == PhaseSustained {

@@ -92,6 +92,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
 	if pr := opts.Progress; pr != nil {
+		pr.SetTotal(r.estimate())
 		r.sink = results.Tee(dir, results.NewConsole(opts.Log), pr)
 		pr.Start()
 		defer pr.Close()
@@ -127,6 +128,34 @@ func (r *run) selected(sc *plan.Scenario) bool {
 func (r *run) begin(name, unit string, est time.Duration, total int64, count progress.Counter) {
 	if r.opts.Progress != nil {
 		r.opts.Progress.Begin(name, unit, est, total, count)
+	}
+}
+
+// estimate is the plan's estimate of what this run's phase runs.
+func (r *run) estimate() time.Duration {
+	var d time.Duration
+	for _, sp := range r.plan.Scales {
+		for _, c := range sp.Cells {
+			if r.opts.Phase != PhaseBench && r.opts.Phase != PhaseSustained {
+				d += c.LoadEstimate().Lo
+			}
+			if r.opts.Phase == PhaseLoad {
+				continue
+			}
+			for _, sc := range c.Scenarios {
+				if r.selected(sc) {
+					d += sc.Estimate().Lo
+				}
+			}
+		}
+	}
+	return d
+}
+
+// skip counts an estimated task as done.
+func (r *run) skip(est time.Duration) {
+	if r.opts.Progress != nil {
+		r.opts.Progress.Skip(est)
 	}
 }
 
