@@ -101,6 +101,9 @@ func Summary(dir string, w io.Writer) error {
 	if err := writeWindows(&b, dir); err != nil {
 		return err
 	}
+	if err := writeOpenLoop(&b, dir); err != nil {
+		return err
+	}
 	writeChecks(&b, checks)
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("results: summary: %w", err)

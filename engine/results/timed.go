@@ -40,8 +40,8 @@ type WindowRow struct {
 }
 
 // OpenLoopRow is one open-loop stream's offered load (openloop.csv): the
-// timing row of the same point has its latencies, measured from each
-// call's intended start.
+// timing row of the same point (op "read@<rate>", see RateOp) has its
+// latencies, measured from each call's intended start.
 type OpenLoopRow struct {
 	Row             // the point, count, throughput and errors
 	Rate    float64 // offered calls per second
@@ -51,11 +51,18 @@ type OpenLoopRow struct {
 
 // Hist is a point's latency histogram (ns), written to
 // hdr/<scenario>-<backend>-<scale>-c<clients>-<op>.hlog in the HdrHistogram
-// log format: one interval per window for sustained runs, one otherwise.
+// log format: one interval per window for sustained runs, one per rep
+// for closed-loop points.
 type Hist struct {
 	Row       Row
-	Rate      float64 // open loop: the file name ends in -r<rate>
 	Intervals []Interval
+}
+
+// RateOp is the op of an open-loop stream's rows: "read@500". The rate is
+// part of the point, so the phases of a stream are distinct rows for
+// summary.md and compare.
+func RateOp(op string, rate float64) string {
+	return op + "@" + strconv.FormatFloat(rate, 'f', -1, 64)
 }
 
 // Interval is one histogram of a log with its time span.
@@ -95,11 +102,8 @@ func HistOf(row Row, start time.Time, lat ...time.Duration) Hist {
 }
 
 // HlogName is the hdr/ file name of a point's histogram.
-func HlogName(r Row, rate float64) string {
+func HlogName(r Row) string {
 	name := fmt.Sprintf("%s-%s-%s-c%d-%s", token(r.Scenario), token(r.Backend), token(r.Scale), r.Clients, token(r.Op))
-	if rate > 0 {
-		name += "-r" + strconv.FormatFloat(rate, 'f', -1, 64)
-	}
 	return strings.ReplaceAll(name, "/", "_") + ".hlog"
 }
 
@@ -172,7 +176,7 @@ func (d *Dir) writeHist(h Hist) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
-	path := filepath.Join(dir, HlogName(h.Row, h.Rate))
+	path := filepath.Join(dir, HlogName(h.Row))
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}

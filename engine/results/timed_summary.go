@@ -72,3 +72,45 @@ func change(a, b float64) string {
 	}
 	return fmt.Sprintf("%+.1f%%", (b-a)/a*100)
 }
+
+// ReadOpenLoop reads openloop.csv of dir in file order.
+func ReadOpenLoop(dir string) ([]OpenLoopRow, error) {
+	var rows []OpenLoopRow
+	err := readCSV(filepath.Join(dir, OpenLoopFile), OpenLoopHeader, func(r *record) {
+		rows = append(rows, OpenLoopRow{
+			Row: Row{Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
+				Clients: int(r.int("clients")), Op: r.str("op"), Count: r.int("count"),
+				Throughput: r.float("throughput_ops_s"), Errors: r.int("errors")},
+			Rate: r.float("rate_ops_s"), Late: r.int("late"), Dropped: r.int("dropped"),
+		})
+	})
+	return rows, err
+}
+
+// writeOpenLoop adds the offered load of open-loop streams: rate against
+// throughput, late and dropped calls (their latencies are in the
+// scenario's table, op "read@<rate>").
+func writeOpenLoop(b *bytes.Buffer, dir string) error {
+	rows, err := ReadOpenLoop(dir)
+	if err := optional(err); err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	type key struct {
+		Key
+		rate float64
+	}
+	rows = lastPerKey(rows, func(o OpenLoopRow) key { return key{o.Key(), o.Rate} })
+	t := table{head: []string{"scenario", "backend", "scale", "clients", "op", "rate/s", "ops/s", "n", "late", "dropped", "errors"},
+		right: []bool{false, false, false, true, false, true, true, true, true, true, true}}
+	for _, o := range rows {
+		t.rows = append(t.rows, []string{o.Scenario, o.Backend, o.Scale, strconv.Itoa(o.Clients), RateOp(o.Op, o.Rate),
+			fmtRate(o.Rate), fmtRate(o.Throughput), strconv.FormatInt(o.Count, 10), strconv.FormatInt(o.Late, 10),
+			strconv.FormatInt(o.Dropped, 10), strconv.FormatInt(o.Errors, 10)})
+	}
+	b.WriteString("## Open loop\n\n")
+	t.write(b)
+	return nil
+}

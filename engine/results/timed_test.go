@@ -110,4 +110,7 @@ func TestTimedFiles(t *testing.T) {
 	if s := sb.String(); !strings.Contains(s, "throughput 1,000 -> 900.0 ops/s (-10.0%), p99 1.000 -> 2.000 ms (+100.0%)") {
 		t.Errorf("summary lacks the drift line:\n%s", s)
 	}
+	if s := sb.String(); !strings.Contains(s, "| sustained | sqlite | xs | 2 | read@500 | 500.0 | 499.9 | 4999 | 3 | 1 | 0 |") {
+		t.Errorf("summary lacks the open-loop row:\n%s", s)
+	}
 }

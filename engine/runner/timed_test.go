@@ -89,27 +89,34 @@ func TestSustainedAndOpenLoopOnSQLite(t *testing.T) {
 	if len(open) != 3 || open[1][5] != "100" || open[2][5] != "200" {
 		t.Fatalf("openloop.csv: %v", open)
 	}
-	rates := map[int]float64{}
 	timings, err := results.ReadTimings(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, r := range timings {
-		if r.Scenario == "arrivals" {
-			rate, _ := strconv.ParseFloat(open[len(rates)+1][5], 64)
-			rates[i] = rate
-			// Throughput of a 1 s phase is the offered rate unless calls
-			// were dropped.
-			if dropped := open[len(rates)][9]; dropped == "0" && (r.Throughput < rate*0.95 || r.Throughput > rate*1.05) {
-				t.Errorf("rate %v: throughput %.1f", rate, r.Throughput)
-			}
+	phase := 0
+	for _, r := range timings {
+		if r.Scenario != "arrivals" {
+			continue
 		}
+		phase++
+		rate, _ := strconv.ParseFloat(open[phase][5], 64)
+		if r.Op != results.RateOp("read", rate) {
+			t.Errorf("phase %d: op %q, want read@%v", phase, r.Op, rate)
+		}
+		// Throughput of a 1 s phase is the offered rate unless calls
+		// were dropped.
+		if dropped := open[phase][9]; dropped == "0" && (r.Throughput < rate*0.95 || r.Throughput > rate*1.05) {
+			t.Errorf("rate %v: throughput %.1f", rate, r.Throughput)
+		}
+	}
+	if phase != 2 {
+		t.Errorf("%d open-loop timing rows, want 2", phase)
 	}
 	if len(timings) < 4 {
 		t.Fatalf("%d timing rows", len(timings))
 	}
-	for i, r := range timings {
-		hs, err := results.ReadHlog(filepath.Join(dir, results.HdrDir, results.HlogName(r, rates[i])))
+	for _, r := range timings {
+		hs, err := results.ReadHlog(filepath.Join(dir, results.HdrDir, results.HlogName(r)))
 		if err != nil {
 			t.Fatalf("%s: %v", r.Key(), err)
 		}

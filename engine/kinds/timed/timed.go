@@ -223,7 +223,11 @@ func (r *Run) Execute(ctx context.Context, env kind.Env) error {
 		for _, w := range ws {
 			intervals[w.Stream] = append(intervals[w.Stream], results.Interval{Start: began.Add(w.Start), End: began.Add(w.End), Hist: w.Hist})
 			if r.Window > 0 {
-				env.Emit(results.WindowRowOf(env.Row(), w))
+				wr := results.WindowRowOf(env.Row(), w)
+				if w.Rate > 0 {
+					wr.Op = results.RateOp(w.Op, w.Rate)
+				}
+				env.Emit(wr)
 			}
 		}
 	}
@@ -231,10 +235,13 @@ func (r *Run) Execute(ctx context.Context, env kind.Env) error {
 	for i, rr := range res {
 		row := results.FromResult(env.Row(), rr)
 		row.Rep, row.Reps = 1, 1
+		if rr.Rate > 0 {
+			row.Op = results.RateOp(rr.Op, rr.Rate)
+		}
 		env.Emit(results.Raw(row))
 		env.Emit(results.Timing(row))
 		if len(intervals[i]) > 0 {
-			env.Emit(results.Hist{Row: row, Rate: rr.Rate, Intervals: intervals[i]})
+			env.Emit(results.Hist{Row: row, Intervals: intervals[i]})
 		}
 		if rr.Rate > 0 {
 			env.Emit(results.OpenLoopRow{Row: row, Rate: rr.Rate, Late: rr.Late, Dropped: rr.Dropped})
