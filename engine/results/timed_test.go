@@ -3,6 +3,7 @@ package results
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,5 +113,35 @@ func TestTimedFiles(t *testing.T) {
 	}
 	if s := sb.String(); !strings.Contains(s, "| sustained | sqlite | xs | 2 | read@500 | 500.0 | 499.9 | 4999 | 3 | 1 | 0 |") {
 		t.Errorf("summary lacks the open-loop row:\n%s", s)
+	}
+}
+
+// BenchmarkEmitHist is the cost of a point's HDR log: a histogram of
+// 10,000 latencies (a rep) written as one interval, or three.
+func BenchmarkEmitHist(b *testing.B) {
+	d, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	h := hdrhistogram.New(1, int64(time.Hour), 3)
+	for i := 1; i <= 10000; i++ {
+		_ = h.RecordValue(int64(i) * 997)
+	}
+	row := Row{Scenario: "s", Backend: "sqlite", Scale: "xs", Clients: 1, Op: OpRead}
+	start := time.Now()
+	for _, n := range []int{1, 3} {
+		b.Run(strconv.Itoa(n)+"-intervals", func(b *testing.B) {
+			var ivs []Interval
+			for i := 0; i < n; i++ {
+				ivs = append(ivs, Interval{Start: start, End: start.Add(time.Second), Hist: h})
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := d.Emit(Hist{Row: row, Intervals: ivs}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
