@@ -53,12 +53,15 @@ type Window struct {
 // lock is uncontended except once per window.
 type tclient struct {
 	call Call
-	mu   sync.Mutex
-	hist *hdrhistogram.Histogram
-	ok   int64
-	errs int64
-	late int64
-	max  int64
+	// spare is the collector's: swapped in for hist at each window, so
+	// windows allocate nothing per client.
+	spare *hdrhistogram.Histogram
+	mu    sync.Mutex
+	hist  *hdrhistogram.Histogram
+	ok    int64
+	errs  int64
+	late  int64
+	max   int64
 	// first error, kept until the end
 	firstErr   string
 	firstErrAt int64
@@ -147,7 +150,7 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 			if call == nil {
 				return nil, fmt.Errorf("measure: stream %d (%q) client %d: nil call", i, s.Op, j)
 			}
-			st.clients = append(st.clients, &tclient{call: call, hist: newHist()})
+			st.clients = append(st.clients, &tclient{call: call, hist: newHist(), spare: newHist()})
 		}
 		nclients += len(s.Calls)
 		sts[i] = st
@@ -358,15 +361,16 @@ func collect(sts []*tstream, index int, from, to int64, onWindow func([]Window))
 		h := newHist()
 		var maxNs, firstAt int64
 		for _, c := range st.clients {
-			fresh := newHist()
 			c.mu.Lock()
 			old := c.hist
-			c.hist = fresh
+			c.hist = c.spare
 			ok, errs, late, mx := c.ok, c.errs, c.late, c.max
 			c.ok, c.errs, c.late, c.max = 0, 0, 0, 0
 			fe, fa := c.firstErr, c.firstErrAt
 			c.mu.Unlock()
 			h.Merge(old)
+			old.Reset()
+			c.spare = old
 			w.Count += ok
 			w.Errors += errs
 			w.Late += late
