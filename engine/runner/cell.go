@@ -149,9 +149,9 @@ func (c *cell) prepareStore(ctx context.Context) (bool, error) {
 	}
 	if c.run.opts.Phase == PhaseBench || c.run.opts.Phase == PhaseSustained {
 		if state.written != "" {
-			return false, fmt.Errorf("phase bench needs a clean store, and this one was written to by scenario %s after its load (run with -phase all to reload it)", state.written)
+			return false, fmt.Errorf("phase %s needs a clean store, and this one was written to by scenario %s after its load (run with -phase all to reload it)", c.run.opts.Phase, state.written)
 		}
-		return false, fmt.Errorf("phase bench needs a store loaded with this dataset, and this one is not (run with -phase all or load)")
+		return false, fmt.Errorf("phase %s needs a store loaded with this dataset, and this one is not (run with -phase all or load)", c.run.opts.Phase)
 	}
 	if state.ours && !c.be.Created() {
 		// Ours, but stale, written to or half loaded: start from an empty store.
