@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // ErrCeiling is the cancellation cause a call sees when it ran longer than
@@ -80,6 +82,9 @@ type Result struct {
 	Throughput float64
 	// Elapsed is the measured wall time, the same for every stream.
 	Elapsed time.Duration
+	// Hist holds every successful call's latency in ns: what a worker
+	// process sends back so that its coordinator merges exactly.
+	Hist *hdrhistogram.Histogram
 }
 
 // Probe runs one call with the ceiling and reports how long it took and
