@@ -85,6 +85,10 @@ type Backend struct {
 	Restart    []string // argv of a command
 	DropCaches []string // argv of a command
 	Load       Load
+	// ClientModel is config.ClientsGoroutine, ClientsProcess or
+	// ClientsProcesses (Processes workers share the clients).
+	ClientModel string
+	Processes   int
 }
 
 // Load is the backend's load block.
@@ -166,7 +170,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 	c := &Cell{Scale: sp, plan: p, cell: cc, Queries: map[string]*Query{}, Backend: Backend{
 		Name: bc.Name, Driver: bc.Driver, Dialect: dialect, Options: bc.Options, Settings: bc.Settings,
 		Setup: bc.Setup, AfterLoad: bc.AfterLoad, Analyze: bc.Analyze, Vacuum: bc.Vacuum,
-		Restart: bc.Restart, DropCaches: bc.DropCaches,
+		Restart: bc.Restart, DropCaches: bc.DropCaches, ClientModel: bc.ClientModel, Processes: bc.Processes,
 		Load: Load{Declared: bc.Load.Declared, Tables: bc.Load.Tables, Jobs: bc.Load.Jobs, BatchRows: bc.Load.BatchRows},
 	}}
 	for _, q := range spec.Queries {
