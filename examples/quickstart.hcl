@@ -42,6 +42,24 @@ variable "pg_dsn" {
   description = "PostgreSQL server to create the benchmark databases in (scripts/pg.sh up prints one)."
 }
 
+# --- client models (issue 11) ---
+variable "client_model" {
+  type        = any # so that both -var client_model=process and -var 'client_model="process"' work
+  default     = "goroutine"
+  description = "How clients run: goroutine (one engine process) or process (one worker process per client)."
+  validation {
+    condition     = contains(["goroutine", "process"], var.client_model)
+    error_message = "client_model is goroutine or process."
+  }
+}
+
+variable "scenarios" {
+  type        = list(string)
+  default     = ["point_lookup", "ref_traversal", "aggregate", "predicate_scan", "pull", "as_of", "since", "input_bindings"]
+  description = "Scenarios to run, in order (default: all)."
+}
+# --- end client models ---
+
 variable "data_dir" {
   type        = string
   default     = "data"
@@ -55,8 +73,9 @@ locals {
 }
 
 matrix {
-  scales   = var.scales
-  backends = var.backends
+  scales    = var.scales
+  backends  = var.backends
+  scenarios = var.scenarios # issue 11
 }
 
 # How every point is measured: warm-up calls are discarded, then each point
@@ -247,6 +266,7 @@ dataset "issues" {
 # ---------------------------------------------------------------------------
 
 backend "sqlite" {
+  clients = var.client_model # issue 11
   driver = "sqlite"
   path   = "${var.data_dir}/quickstart-${scale.name}.sqlite"
   settings = {
@@ -264,6 +284,7 @@ backend "sqlite" {
 }
 
 backend "duckdb" {
+  clients = var.client_model # issue 11
   driver     = "duckdb"
   path       = "${var.data_dir}/quickstart-${scale.name}.duckdb"
   settings   = { dynamic_or_filter_threshold = 1000 } # lets input_bindings' 100 emails use the index
@@ -276,6 +297,7 @@ backend "duckdb" {
 }
 
 backend "postgres" {
+  clients = var.client_model # issue 11
   driver     = "postgres"
   dsn        = var.pg_dsn
   database   = "mentat_quickstart_${scale.name}" # created by the run; never dropped unless it created it

@@ -25,6 +25,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	phase := fs.String("phase", runner.PhaseAll, "all: load where needed, measure, check; load: load and check only; bench: reuse loaded stores, never load")
 	reload := fs.Bool("reload", false, "drop and reload stores this tool created even when they already hold the dataset")
 	quiet := fs.Bool("q", false, "print only the final table")
+	workerTCP := fs.Bool("worker-tcp", false, "worker processes (backends with clients = \"process\" or processes = N) reach this run over TCP on 127.0.0.1 instead of stdin and stdout")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -68,10 +69,16 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		{Key: "mentat_spec_version", Value: version},
 		{Key: "command", Value: "mentat-spec apply " + strings.Join(redactArgs(args, sensitive), " ")},
 	}
+	launcher, err := workerLauncher(paths, &sf, *dataDir, *workerTCP, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
+		return exitFailed
+	}
 	fmt.Fprintf(log, "Results: %s\n", dir)
 	o, err := runner.Run(ctx, p, runner.Options{
 		Registry: drivers.Default, ResultsDir: dir, DataDir: *dataDir, Phase: *phase, Reload: *reload,
 		Workers: workers(), Log: log, Env: env, Sensitive: func(k string) bool { return sensitive[k] },
+		Launcher: launcher,
 	})
 	if o != nil {
 		printTable(stdout, o)

@@ -34,6 +34,7 @@ var commands = map[string]command{
 	"report":   {"Regenerate summary.md of a results directory", runReport},
 	"compare":  {"Compare two results directories and flag regressions", runCompare},
 	"version":  {"Print the version", runVersion},
+	"worker":   {"Run one point's clients for a coordinator (started by apply; docs/worker-protocol.md)", runWorker},
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

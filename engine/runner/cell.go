@@ -101,11 +101,11 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 			return
 		}
 	}
-	for _, pt := range sc.Points {
+	for i, pt := range sc.Points {
 		if ctx.Err() != nil || c.broken != nil {
 			return
 		}
-		env := &pointEnv{c: c, sc: sc}
+		env := c.pointEnv(sc, i)
 		if err := pt.Run(ctx, env); err != nil {
 			c.run.fail("%s %s: %s: %v", c.name(), sc.Name, pt.Describe(), err)
 		}

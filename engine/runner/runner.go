@@ -20,6 +20,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
 
 // Phases of a run.
@@ -43,6 +44,9 @@ type Options struct {
 	// Sensitive reports env keys whose values must be redacted, besides
 	// the plan's sensitive variables.
 	Sensitive func(key string) bool
+	// Launcher starts the worker processes of backends whose clients are
+	// processes (nil: such backends' points fail).
+	Launcher *worker.Launcher
 }
 
 // Outcome summarises a finished run.
