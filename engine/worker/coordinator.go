@@ -33,6 +33,20 @@ type Launcher struct {
 	Spec    SpecRef
 	// Stderr receives the workers' stderr (nil: discarded).
 	Stderr io.Writer
+
+	mu sync.Mutex // serialises the workers' writes to Stderr
+}
+
+// lockedWriter lets several workers' stderr copies share one writer.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // Startup says how long a pool took to start, out of the timed window.
@@ -105,7 +119,9 @@ func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err er
 		a.Version, a.Worker, a.Spec = Version, i, l.Spec
 		w := &proc{index: i, assign: a, exited: make(chan struct{})}
 		w.cmd = exec.Command(argv[0], argv[1:]...)
-		w.cmd.Stderr = l.Stderr
+		if l.Stderr != nil {
+			w.cmd.Stderr = lockedWriter{mu: &l.mu, w: l.Stderr}
+		}
 		var conn *Conn
 		if !l.TCP {
 			stdin, err := w.cmd.StdinPipe()
