@@ -104,8 +104,8 @@ func readCSV(t *testing.T, path string) []map[string]string {
 	return out
 }
 
-func sweepArgs(dir string, clients string, extra ...string) []string {
-	args := []string{"apply", fullSpec, "-var", `scales=["xs"]`, "-var", `backends=["sqlite"]`,
+func sweepArgs(dir, backend, clients string, extra ...string) []string {
+	args := []string{"apply", fullSpec, "-var", `scales=["xs"]`, "-var", `backends=["` + backend + `"]`,
 		"-var", `scenarios=["concurrency_sweep"]`, "-var", "clients=" + clients, "-var", `client_model="process"`,
 		"-var", "data_dir=" + filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"), "-q"}
 	return append(args, extra...)
@@ -119,17 +119,20 @@ func TestApplyProcessModel(t *testing.T) {
 	}
 	t.Setenv(asCLI, "1")
 	for _, tc := range []struct {
-		name  string
-		extra []string
+		name, backend string
+		extra         []string
 	}{
-		{"stdio", nil},
-		{"tcp", []string{"-worker-tcp"}},
+		{"stdio", "sqlite", nil},
+		{"tcp", "sqlite", []string{"-worker-tcp"}},
+		// DuckDB takes one writing process: the run releases the file and
+		// the readers open it read-only.
+		{"duckdb readers", "duckdb-readers", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			stop := make(chan struct{})
 			most := watchWorkers(t, stop, nil)
-			args := append(sweepArgs(dir, "[1,4]", tc.extra...), "-var", "min_s=0.5", "-var", "max_s=1", "-var", "reps=2")
+			args := append(sweepArgs(dir, tc.backend, "[1,4]", tc.extra...), "-var", "min_s=0.5", "-var", "max_s=1", "-var", "reps=2")
 			code, stdout, stderr := runT(t, args...)
 			close(stop)
 			if code != exitOK {
@@ -191,7 +194,7 @@ func TestApplyWorkerKilled(t *testing.T) {
 			}
 		})
 	})
-	args := append(sweepArgs(dir, "[4,2]"), "-var", "min_s=3", "-var", "max_s=3", "-var", "reps=2")
+	args := append(sweepArgs(dir, "sqlite", "[4,2]"), "-var", "min_s=3", "-var", "max_s=3", "-var", "reps=2")
 	code, stdout, stderr := runT(t, args...)
 	close(stop)
 	<-most
