@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
@@ -19,6 +21,8 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("worker", "[-connect HOST:PORT]",
 		"Runs the clients of one point for a coordinator (a run of apply): the coordinator sends the spec, the cell, the point and this worker's share of the clients; the worker opens them against the store the coordinator loaded, waits at its barrier, measures and returns its histograms. Speaks docs/worker-protocol.md on stdin and stdout, or over TCP with -connect. Not meant to be started by hand.", stderr)
 	connect := fs.String("connect", "", "dial the coordinator at HOST:PORT instead of using stdin and stdout")
+	loop := fs.Bool("loop", false, "with -connect: after each point dial again for the next one, until the coordinator stops listening (workers started apart from the run, e.g. a Kubernetes Job)")
+	wait := fs.Duration("wait", time.Minute, "with -loop: how long to retry the first connection while the coordinator starts")
 	pos, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -29,6 +33,13 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
+	if *loop {
+		if *connect == "" {
+			fmt.Fprintln(stderr, "mentat-spec worker: -loop needs -connect")
+			return exitUsage
+		}
+		return workerLoop(ctx, *connect, *wait, stderr)
+	}
 	conn := worker.NewConn(os.Stdin, stdout, nil)
 	if *connect != "" {
 		c, err := worker.Dial(ctx, *connect)
@@ -42,6 +53,37 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 	if err := worker.Serve(ctx, conn, openAssigned); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
 		return exitFailed
+	}
+	return exitOK
+}
+
+// workerLoop serves one point per connection until the coordinator is
+// gone. It fails only when the first connection cannot be made in wait.
+func workerLoop(ctx context.Context, addr string, wait time.Duration, stderr io.Writer) int {
+	deadline := time.Now().Add(wait)
+	served := 0
+	for ctx.Err() == nil {
+		conn, err := worker.Dial(ctx, addr)
+		if err != nil {
+			if served == 0 && time.Now().Before(deadline) {
+				time.Sleep(200 * time.Millisecond)
+				continue
+			}
+			if served == 0 {
+				fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
+				return exitFailed
+			}
+			return exitOK // the run is over
+		}
+		served++
+		err = worker.Serve(ctx, conn, openAssigned)
+		conn.Close()
+		if errors.Is(err, worker.ErrNotAssigned) {
+			return exitOK // waiting for a point when the run ended
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
+		}
 	}
 	return exitOK
 }
@@ -93,7 +135,7 @@ func openAssigned(ctx context.Context, a *worker.Assign) (worker.Cell, error) {
 
 // workerLauncher starts workers as this executable's worker command, with
 // the spec and variables of this command line.
-func workerLauncher(paths []string, sf *specFlags, dataDir string, tcp bool, stderr io.Writer) (*worker.Launcher, error) {
+func workerLauncher(paths []string, sf *specFlags, dataDir string, tcp bool, listen string, stderr io.Writer) (*worker.Launcher, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding this executable for worker processes: %w", err)
@@ -119,5 +161,5 @@ func workerLauncher(paths []string, sf *specFlags, dataDir string, tcp bool, std
 	if ref.DataDir, err = filepath.Abs(dataDir); err != nil {
 		return nil, err
 	}
-	return &worker.Launcher{Command: []string{exe, "worker"}, TCP: tcp, Spec: ref, Stderr: stderr}, nil
+	return &worker.Launcher{Command: []string{exe, "worker"}, TCP: tcp, Listen: listen, Spec: ref, Stderr: stderr}, nil
 }

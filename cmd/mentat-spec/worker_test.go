@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/csv"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -219,5 +222,65 @@ func TestApplyWorkerKilled(t *testing.T) {
 	errLog, _ := os.ReadFile(filepath.Join(dir, "out", "logs", "errors.log"))
 	if !strings.Contains(string(errLog), "pid "+strconv.Itoa(victim)) || !strings.Contains(string(errLog), "killed") {
 		t.Errorf("errors.log does not say which worker died and how:\n%s", errLog)
+	}
+}
+
+// Workers started apart from the run, as on other machines: they dial
+// the run's address, serve one point per connection, and exit 0 when the
+// run stops listening.
+func TestApplyRemoteWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	t.Setenv(asCLI, "1")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var cmds []*exec.Cmd
+	started := map[string]bool{}
+	for i := 0; i < 4; i++ {
+		cmd := exec.Command(os.Args[0], "worker", "-connect", addr, "-loop", "-wait", "30s")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		cmds = append(cmds, cmd)
+		started[strconv.Itoa(cmd.Process.Pid)] = true
+	}
+	dir := t.TempDir()
+	args := append(sweepArgs(dir, "sqlite", "[1,4]", "-worker-listen", addr), "-var", "min_s=0.5", "-var", "max_s=1", "-var", "reps=1")
+	code, stdout, stderr := runT(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, cmd := range cmds {
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("worker %d: %v", cmd.Process.Pid, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Errorf("worker %d still running after the run ended", cmd.Process.Pid)
+		}
+	}
+	rows := readCSV(t, filepath.Join(dir, "out", "timings.csv"))
+	if len(rows) != 2 || rows[1]["clients"] != "4" || rows[1]["errors"] != "0" || rows[1]["count"] == "0" {
+		t.Fatalf("timings.csv: %v", rows)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "out", "logs", "workers.log"))
+	pids := regexp.MustCompile(`point=1 workers=4 .* pids=([0-9,]+)`).FindStringSubmatch(string(log))
+	if pids == nil {
+		t.Fatalf("workers.log:\n%s", log)
+	}
+	for _, pid := range strings.Split(pids[1], ",") {
+		if !started[pid] {
+			t.Errorf("pid %s measured the 4-client point, but is not one of the workers the test started", pid)
+		}
 	}
 }

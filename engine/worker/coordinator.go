@@ -30,11 +30,54 @@ type Launcher struct {
 	// appended and the worker dials the coordinator instead.
 	Command []string
 	TCP     bool
-	Spec    SpecRef
+	// Listen, when set, starts no process: workers started elsewhere
+	// (other machines, a Kubernetes Job) dial this address, and each
+	// point takes the first ones to arrive. The listener stays open
+	// across points until Close.
+	Listen string
+	Spec   SpecRef
 	// Stderr receives the workers' stderr (nil: discarded).
 	Stderr io.Writer
 
 	mu sync.Mutex // serialises the workers' writes to Stderr
+	ln net.Listener
+}
+
+// Addr is the address remote workers dial, once the first point listened.
+func (l *Launcher) Addr() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ln == nil {
+		return ""
+	}
+	return l.ln.Addr().String()
+}
+
+// listener opens the Listen address once.
+func (l *Launcher) listener() (net.Listener, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ln == nil {
+		ln, err := net.Listen("tcp", l.Listen)
+		if err != nil {
+			return nil, fmt.Errorf("listening for workers on %s: %w", l.Listen, err)
+		}
+		l.ln = ln
+	}
+	return l.ln, nil
+}
+
+// Close stops listening for remote workers: those still waiting for a
+// point see the connection end and exit.
+func (l *Launcher) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ln == nil {
+		return nil
+	}
+	err := l.ln.Close()
+	l.ln = nil
+	return err
 }
 
 // lockedWriter lets several workers' stderr copies share one writer.
@@ -92,8 +135,11 @@ type event struct {
 // waits until every worker has opened its clients. On error every worker
 // started is killed.
 func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err error) {
-	if len(l.Command) == 0 {
+	if len(l.Command) == 0 && l.Listen == "" {
 		return nil, errors.New("no worker command")
+	}
+	if len(assigns) == 0 {
+		return nil, errors.New("no worker to start")
 	}
 	p := &Pool{events: make(chan event, 64*len(assigns)), samp: assigns[0].Sampling}
 	for _, a := range assigns {
@@ -106,6 +152,12 @@ func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err er
 			p.kill()
 		}
 	}()
+	if l.Listen != "" {
+		if err := p.startRemote(ctx, l, assigns); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
 	argv := l.Command
 	if l.TCP {
 		if p.ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
@@ -148,6 +200,15 @@ func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err er
 			return nil, err
 		}
 	}
+	if err := p.open(ctx, t0); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// open sends each worker its assignment once it said hello and waits
+// until every worker opened its clients.
+func (p *Pool) open(ctx context.Context, t0 time.Time) error {
 	deadline := time.NewTimer(startTimeout)
 	defer deadline.Stop()
 	for _, w := range p.procs {
@@ -159,34 +220,79 @@ func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err er
 		select {
 		case ev := <-p.events:
 			if ev.err != nil {
-				return nil, fmt.Errorf("while starting: %w", ev.err)
+				return fmt.Errorf("while starting: %w", ev.err)
 			}
 			switch ev.m.Type {
 			case TypeHello:
 				if ev.m.Version != Version {
-					return nil, fmt.Errorf("worker %d speaks protocol %d, the coordinator %d", ev.w.index, ev.m.Version, Version)
+					return fmt.Errorf("worker %d speaks protocol %d, the coordinator %d", ev.w.index, ev.m.Version, Version)
 				}
 				helloAt[ev.w] = time.Now()
 				p.Startup.Spawn = max(p.Startup.Spawn, time.Since(t0))
 				if err := ev.w.conn.Send(Msg{Type: TypeAssign, Assign: &ev.w.assign}); err != nil {
-					return nil, fmt.Errorf("worker %d: %w", ev.w.index, err)
+					return fmt.Errorf("worker %d: %w", ev.w.index, err)
 				}
 			case TypeOpened:
 				opened++
 				p.Startup.Open = max(p.Startup.Open, time.Since(helloAt[ev.w]))
 			case TypeError:
-				return nil, fmt.Errorf("worker %d: %s", ev.w.index, ev.m.Error)
+				return fmt.Errorf("worker %d: %s", ev.w.index, ev.m.Error)
 			default:
-				return nil, fmt.Errorf("worker %d: unexpected %q while starting", ev.w.index, ev.m.Type)
+				return fmt.Errorf("worker %d: unexpected %q while starting", ev.w.index, ev.m.Type)
 			}
 		case <-deadline.C:
-			return nil, fmt.Errorf("workers not ready after %s", startTimeout)
+			return fmt.Errorf("workers not ready after %s", startTimeout)
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
 	p.Startup.Workers, p.Startup.Total = len(p.procs), time.Since(t0)
-	return p, nil
+	return nil
+}
+
+// startRemote takes the first len(assigns) workers that dial the
+// listener; their hello is the first event read.
+func (p *Pool) startRemote(ctx context.Context, l *Launcher, assigns []Assign) error {
+	ln, err := l.listener()
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	got := make(chan error, 1)
+	go func() {
+		for i, a := range assigns {
+			nc, err := ln.Accept()
+			if err != nil {
+				got <- fmt.Errorf("accepting worker %d: %w", i, err)
+				return
+			}
+			c := NewConn(nc, nc, nc)
+			_ = nc.SetReadDeadline(time.Now().Add(startTimeout))
+			m, err := c.Recv()
+			_ = nc.SetReadDeadline(time.Time{})
+			if err != nil || m.Type != TypeHello {
+				nc.Close()
+				got <- fmt.Errorf("worker %d from %s: no hello: %v", i, nc.RemoteAddr(), err)
+				return
+			}
+			a.Version, a.Worker, a.Spec = Version, i, l.Spec
+			w := &proc{index: i, assign: a, conn: c, pid: m.PID, exited: make(chan struct{})}
+			p.procs = append(p.procs, w)
+			p.events <- event{w: w, m: m}
+		}
+		got <- nil
+	}()
+	select {
+	case err := <-got:
+		if err != nil {
+			return err
+		}
+	case <-ctx.Done():
+		l.Close() // unblocks Accept; the run is over
+		<-got
+		return ctx.Err()
+	}
+	return p.open(ctx, t0)
 }
 
 // accept takes one TCP connection per worker and matches it to its
@@ -254,6 +360,9 @@ func (p *Pool) read(w *proc) {
 
 // death describes a worker whose connection ended.
 func (w *proc) death(err error) error {
+	if w.cmd == nil {
+		return fmt.Errorf("worker %d (remote pid %d): connection lost: %v", w.index, w.pid, err)
+	}
 	select {
 	case <-w.exited:
 	case <-time.After(2 * time.Second):
@@ -470,6 +579,10 @@ func (p *Pool) Close() error {
 	timeout := time.After(byeTimeout)
 	var errs []error
 	for _, w := range p.procs {
+		if w.cmd == nil {
+			w.conn.Close() // a remote worker dials again for the next point
+			continue
+		}
 		select {
 		case <-w.exited:
 			if w.wait != nil && w.dead == nil {
@@ -494,7 +607,7 @@ func (p *Pool) Close() error {
 func (p *Pool) kill() {
 	var wg sync.WaitGroup
 	for _, w := range p.procs {
-		if w.cmd.Process != nil {
+		if w.cmd != nil && w.cmd.Process != nil {
 			_ = w.cmd.Process.Kill()
 			wg.Add(1)
 			go func() { defer wg.Done(); <-w.exited }()

@@ -54,6 +54,7 @@ type Msg struct {
 	Type    string         `json:"type"`
 	Version int            `json:"version,omitempty"` // hello
 	PID     int            `json:"pid,omitempty"`     // hello
+	Host    string         `json:"host,omitempty"`    // hello
 	Assign  *Assign        `json:"assign,omitempty"`  // assign
 	Rep     int            `json:"rep,omitempty"`     // rep, ready, result
 	OpenNs  int64          `json:"open_ns,omitempty"` // opened: from the assignment to open clients

@@ -27,6 +27,10 @@ type Cell interface {
 // the plan, checks the point and opens the store without loading it.
 type Opener func(ctx context.Context, a *Assign) (Cell, error)
 
+// ErrNotAssigned is returned by Serve when the connection ended before an
+// assignment came: a worker waiting for a point when the run ended.
+var ErrNotAssigned = errors.New("no assignment")
+
 // Serve is the worker's side of the protocol on c: hello, then one
 // assignment, its repetitions, and bye. It returns nil after bye; an
 // error (also sent to the coordinator when the connection still works)
@@ -37,13 +41,14 @@ func Serve(ctx context.Context, c *Conn, open Opener) (err error) {
 			_ = c.Send(Msg{Type: TypeError, Error: err.Error()})
 		}
 	}()
-	if err := c.Send(Msg{Type: TypeHello, Version: Version, PID: os.Getpid()}); err != nil {
+	host, _ := os.Hostname()
+	if err := c.Send(Msg{Type: TypeHello, Version: Version, PID: os.Getpid(), Host: host}); err != nil {
 		return err
 	}
 	in := newInbox(c)
 	m, err := in.next(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrNotAssigned, err)
 	}
 	if m.Type != TypeAssign || m.Assign == nil {
 		return fmt.Errorf("expected an assignment, got %q", m.Type)
