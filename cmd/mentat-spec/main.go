@@ -34,6 +34,7 @@ var commands = map[string]command{
 	"report":   {"Regenerate summary.md of a results directory", runReport},
 	"compare":  {"Compare two results directories and flag regressions", runCompare},
 	"version":  {"Print the version", runVersion},
+	"export":   {"Write what runs the spec elsewhere: export k8s prints the workers' Kubernetes Jobs as JSON", runExport},
 	"worker":   {"Run one point's clients for a coordinator (started by apply; docs/worker-protocol.md)", runWorker},
 }
 

@@ -178,6 +178,16 @@ func (p *Point) StreamClients(st Stream) int {
 	return p.clients
 }
 
+// Clients is the point's client count over all its streams: how many
+// worker processes the "process" client model starts for it.
+func (p *Point) Clients() int {
+	n := 0
+	for _, st := range p.def.Streams {
+		n += p.StreamClients(st)
+	}
+	return n
+}
+
 // Describe implements kind.Point.
 func (p *Point) Describe() string {
 	var streams []string
