@@ -85,7 +85,7 @@ func watchWorkers(t *testing.T, stop <-chan struct{}, seen func([]int)) <-chan i
 	return most
 }
 
-func readCSV(t *testing.T, path string) []map[string]string {
+func readCSV(t testing.TB, path string) []map[string]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

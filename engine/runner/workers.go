@@ -57,7 +57,7 @@ func (e *workerEnv) StartWorkers(ctx context.Context, index int, describe string
 	var assigns []worker.Assign
 	for _, sh := range worker.Split(ws, n) {
 		assigns = append(assigns, worker.Assign{Scale: c.pc.Scale.Name, Backend: bc.Name, Scenario: e.sc.Name,
-			Point: index, Describe: describe, ReadOnly: release && !e.sc.Writes, Sampling: e.sc.Sampling.Sampling, Streams: sh})
+			Point: index, Describe: describe, ReadOnly: release && !e.sc.Writes, Sampling: worker.WireSampling(e.sc.Sampling.Sampling), Streams: sh})
 	}
 	if release {
 		if e.sc.Writes {

@@ -141,7 +141,7 @@ func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err er
 	if len(assigns) == 0 {
 		return nil, errors.New("no worker to start")
 	}
-	p := &Pool{events: make(chan event, 64*len(assigns)), samp: assigns[0].Sampling}
+	p := &Pool{events: make(chan event, 64*len(assigns)), samp: assigns[0].Sampling.Measure()}
 	for _, a := range assigns {
 		for _, sh := range a.Streams {
 			p.streams = max(p.streams, sh.Stream+1)

@@ -78,9 +78,31 @@ type Assign struct {
 	Describe string `json:"describe"`
 	// ReadOnly asks the worker to open the store read-only (the point
 	// does not write and the database allows one writing process).
-	ReadOnly bool             `json:"read_only,omitempty"`
-	Sampling measure.Sampling `json:"sampling"`
-	Streams  []Shard          `json:"streams"`
+	ReadOnly bool     `json:"read_only,omitempty"`
+	Sampling Sampling `json:"sampling"`
+	Streams  []Shard  `json:"streams"`
+}
+
+// Sampling is measure.Sampling on the wire, durations in ns.
+type Sampling struct {
+	Warmup     int   `json:"warmup"`
+	MinNs      int64 `json:"min_ns"`
+	MinSamples int   `json:"min_samples"`
+	MaxNs      int64 `json:"max_ns"`
+	Reps       int   `json:"reps"`
+	ProbeNs    int64 `json:"probe_ns"`
+}
+
+// WireSampling is s on the wire.
+func WireSampling(s measure.Sampling) Sampling {
+	return Sampling{Warmup: s.Warmup, MinNs: int64(s.MinDuration), MinSamples: s.MinSamples,
+		MaxNs: int64(s.MaxDuration), Reps: s.Reps, ProbeNs: int64(s.Probe)}
+}
+
+// Measure is the sampling as measure takes it.
+func (s Sampling) Measure() measure.Sampling {
+	return measure.Sampling{Warmup: s.Warmup, MinDuration: time.Duration(s.MinNs), MinSamples: s.MinSamples,
+		MaxDuration: time.Duration(s.MaxNs), Reps: s.Reps, Probe: time.Duration(s.ProbeNs)}
 }
 
 // SpecRef is how a worker loads the same spec as its coordinator.

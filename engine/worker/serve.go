@@ -97,7 +97,7 @@ func Serve(ctx context.Context, c *Conn, open Opener) (err error) {
 		case TypeBye:
 			return nil
 		case TypeRep:
-			if err := rep(ctx, c, in, a.Sampling, streams, m.Rep); err != nil {
+			if err := rep(ctx, c, in, a.Sampling.Measure(), streams, m.Rep); err != nil {
 				return err
 			}
 		default:

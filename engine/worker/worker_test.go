@@ -195,7 +195,7 @@ func (cs closers) Close() error {
 
 func testAssign() *Assign {
 	return &Assign{Version: Version, Scale: "xs", Backend: "sqlite", Scenario: "sweep",
-		Sampling: measure.Sampling{Warmup: 2, MaxDuration: time.Minute, Reps: 2},
+		Sampling: WireSampling(measure.Sampling{Warmup: 2, MaxDuration: time.Minute, Reps: 2}),
 		Streams:  []Shard{{Stream: 0, Op: "read", Mix: []string{"q1"}, From: 2, To: 5}, {Stream: 1, Op: "write", Mix: []string{"fail"}, From: 0, To: 1}}}
 }
 
@@ -306,7 +306,7 @@ func testAssigns(n int) []Assign {
 	var out []Assign
 	for _, sh := range Split(streams, n) {
 		out = append(out, Assign{Scenario: "sweep", Streams: sh,
-			Sampling: measure.Sampling{Warmup: 1, MinDuration: 100 * time.Millisecond, MinSamples: 10, MaxDuration: 2 * time.Second}})
+			Sampling: WireSampling(measure.Sampling{Warmup: 1, MinDuration: 100 * time.Millisecond, MinSamples: 10, MaxDuration: 2 * time.Second})})
 	}
 	return out
 }
@@ -357,7 +357,7 @@ func TestPoolWorkerKilled(t *testing.T) {
 	l := testLauncher(t, false)
 	as := testAssigns(2)
 	for i := range as {
-		as[i].Sampling.MinDuration, as[i].Sampling.MaxDuration = 5*time.Second, 5*time.Second
+		as[i].Sampling.MinNs, as[i].Sampling.MaxNs = int64(5*time.Second), int64(5*time.Second)
 	}
 	p, err := l.Start(context.Background(), as)
 	if err != nil {
