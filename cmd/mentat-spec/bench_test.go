@@ -31,7 +31,15 @@ func BenchmarkClientModels(b *testing.B) {
 	}
 	clients := []string{"1", "8", "32"}
 	for _, be := range backends {
-		b.Run(be, func(b *testing.B) {
+		for _, sc := range []string{"parity_q1", "concurrency_sweep"} {
+			b.Run(be+"/"+sc, func(b *testing.B) { benchClientModels(b, be, sc, rounds, clients) })
+		}
+	}
+}
+
+func benchClientModels(b *testing.B, be, scenario string, rounds int, clients []string) {
+	{
+		{
 			data := b.TempDir()
 			// p50 and throughput per model, client count and round.
 			type key struct{ model, clients string }
@@ -40,8 +48,8 @@ func BenchmarkClientModels(b *testing.B) {
 			for r := 0; r < rounds; r++ {
 				for _, model := range []string{"goroutine", "process"} {
 					out := filepath.Join(b.TempDir(), "out")
-					args := []string{"apply", fullSpec, "-var", `scales=["xs"]`, "-var", `backends=["` + be + `"]`,
-						"-var", `scenarios=["concurrency_sweep"]`, "-var", "clients=[1,8,32]", "-var", "client_model=" + model,
+					args := []string{"apply", fullSpec, "testdata/parity.hcl", "-var", `scales=["xs"]`, "-var", `backends=["` + be + `"]`,
+						"-var", `scenarios=["` + scenario + `"]`, "-var", "clients=[1,8,32]", "-var", "client_model=" + model,
 						"-var", "data_dir=" + data, "-var", "min_s=3", "-var", "max_s=3", "-var", "reps=1", "-o", out, "-q"}
 					code := run(args, devNull{}, os.Stderr)
 					if code != exitOK {
@@ -67,14 +75,14 @@ func BenchmarkClientModels(b *testing.B) {
 			for _, c := range clients {
 				g, p := key{"goroutine", c}, key{"process", c}
 				p50Ratio, tpRatio := ratios(p50s[p], p50s[g]), ratios(tputs[p], tputs[g])
-				lines = append(lines, fmt.Sprintf("%s clients=%s p50 ms goroutine %.3f process %.3f ratio %.3f | ops/s goroutine %.0f process %.0f ratio %.3f | startup ms %.0f",
-					be, c, median(p50s[g]), median(p50s[p]), median(p50Ratio), median(tputs[g]), median(tputs[p]), median(tpRatio), median(startup[c])))
+				lines = append(lines, fmt.Sprintf("%s %s clients=%s p50 ms goroutine %.3f process %.3f ratio %.3f | ops/s goroutine %.0f process %.0f ratio %.3f | startup ms %.0f",
+					be, scenario, c, median(p50s[g]), median(p50s[p]), median(p50Ratio), median(tputs[g]), median(tputs[p]), median(tpRatio), median(startup[c])))
 				b.ReportMetric(median(p50Ratio), "p50-ratio-c"+c)
 				b.ReportMetric(median(tpRatio), "tput-ratio-c"+c)
 				b.ReportMetric(median(startup[c]), "startup-ms-c"+c)
 			}
 			fmt.Fprintf(os.Stderr, "%d rounds:\n%s\n", rounds, strings.Join(lines, "\n"))
-		})
+		}
 	}
 }
 

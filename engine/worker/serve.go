@@ -12,9 +12,15 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 )
 
-// progressEvery is how often a measuring worker reports its calls: the
-// coordinator's stop is at most this late for min_n.
-const progressEvery = 10 * time.Millisecond
+// progressEvery is how often a measuring worker reports its calls once
+// min_s is near: the coordinator's stop is at most this late for min_n.
+// Before that the coordinator has nothing to decide, and a worker sends
+// nothing, so that 32 workers on two cores do not spend their time on
+// messages.
+const (
+	progressEvery = 10 * time.Millisecond
+	progressLead  = 50 * time.Millisecond
+)
 
 // Cell is what a worker's clients run against: the store of one cell,
 // which the coordinator loaded.
@@ -128,7 +134,7 @@ func (in *inbox) lost() error {
 
 // rep measures one repetition behind the coordinator's barrier.
 func rep(ctx context.Context, c *Conn, in *inbox, s measure.Sampling, streams []measure.Stream, n int) error {
-	g := &gate{c: c, in: in, rep: n}
+	g := &gate{c: c, in: in, rep: n, quiet: s.MinDuration - progressLead}
 	res, runErr := measure.RunPointGated(ctx, s, streams, g)
 	if g.err != nil {
 		return g.err
@@ -154,11 +160,13 @@ func rep(ctx context.Context, c *Conn, in *inbox, s measure.Sampling, streams []
 // gate is measure.Gate over the protocol: ready, then wait for start;
 // progress every progressEvery until stop.
 type gate struct {
-	c    *Conn
-	in   *inbox
-	rep  int
-	last time.Time
-	err  error // the coordinator went away or broke the protocol
+	c     *Conn
+	in    *inbox
+	rep   int
+	quiet time.Duration // no progress this long after the start
+	start time.Time
+	last  time.Time
+	err   error // the coordinator went away or broke the protocol
 }
 
 func (g *gate) Start(ctx context.Context) error {
@@ -174,7 +182,8 @@ func (g *gate) Start(ctx context.Context) error {
 		g.err = err
 		return err
 	}
-	g.last = time.Now()
+	g.start = time.Now()
+	g.last = g.start
 	return nil
 }
 
@@ -190,7 +199,7 @@ func (g *gate) Tick(calls []int64) bool {
 		return true
 	default:
 	}
-	if now := time.Now(); now.Sub(g.last) >= progressEvery {
+	if now := time.Now(); now.Sub(g.last) >= progressEvery && now.Sub(g.start) >= g.quiet {
 		g.last = now
 		if err := g.c.Send(Msg{Type: TypeProgress, Calls: calls}); err != nil {
 			g.err = err
