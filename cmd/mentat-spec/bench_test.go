@@ -21,7 +21,7 @@ import (
 //	MENTAT_SPEC_BENCH_ROUNDS=5 go test ./cmd/mentat-spec -run '^$' -bench ClientModels -benchtime 1x
 func BenchmarkClientModels(b *testing.B) {
 	b.Setenv(asCLI, "1")
-	rounds := 5
+	rounds := 3
 	if n, err := strconv.Atoi(os.Getenv("MENTAT_SPEC_BENCH_ROUNDS")); err == nil && n > 0 {
 		rounds = n
 	}
