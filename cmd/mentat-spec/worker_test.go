@@ -185,7 +185,7 @@ func TestApplyWorkerKilled(t *testing.T) {
 			return
 		}
 		// The pool of the 4-client point is up once workers.log says so;
-		// then rep 1 measures for 3 s.
+		// then rep 1 measures for 4 s.
 		if b, _ := os.ReadFile(workersLog); !strings.Contains(string(b), "point=0 workers=4") {
 			return
 		}
@@ -197,7 +197,7 @@ func TestApplyWorkerKilled(t *testing.T) {
 			}
 		})
 	})
-	args := append(sweepArgs(dir, "sqlite", "[4,2]"), "-var", "min_s=3", "-var", "max_s=3", "-var", "reps=2")
+	args := append(sweepArgs(dir, "sqlite", "[4,2]"), "-var", "min_s=4", "-var", "max_s=4", "-var", "reps=2")
 	code, stdout, stderr := runT(t, args...)
 	close(stop)
 	<-most

@@ -428,7 +428,9 @@ func (p *Pool) Rep(ctx context.Context) ([]measure.Result, error) {
 		select {
 		case ev := <-p.events:
 			if err := p.failed(ev); err != nil {
-				return nil, fmt.Errorf("before the barrier: %w", err)
+				// Nobody measured: the rows carry the lost worker's error.
+				out, _ := p.merge(0, nil)
+				return out, fmt.Errorf("before the barrier: %w", err)
 			}
 			if ev.m.Type == TypeReady && ev.m.Rep == p.rep {
 				ready++
@@ -546,12 +548,13 @@ func (p *Pool) merge(elapsed time.Duration, results map[*proc]Msg) ([]measure.Re
 		m, ok := results[w]
 		for j, sh := range w.assign.Streams {
 			ops[sh.Stream] = sh.Op
-			if !ok || j >= len(m.Streams) {
-				why := "no result"
-				if w.dead != nil {
-					why = w.dead.Error()
-				}
-				parts[sh.Stream] = append(parts[sh.Stream], measure.Result{Op: sh.Op, Clients: sh.Clients(), Errors: 1, FirstError: why})
+			switch {
+			case (!ok || j >= len(m.Streams)) && w.dead != nil:
+				parts[sh.Stream] = append(parts[sh.Stream], measure.Result{Op: sh.Op, Clients: sh.Clients(), Errors: 1, FirstError: w.dead.Error()})
+				continue
+			case !ok || j >= len(m.Streams):
+				// Alive but unmeasured: another worker was lost first.
+				parts[sh.Stream] = append(parts[sh.Stream], measure.Result{Op: sh.Op, Clients: sh.Clients()})
 				continue
 			}
 			r, err := m.Streams[j].Decode()

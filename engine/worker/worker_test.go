@@ -400,3 +400,28 @@ func TestStartFails(t *testing.T) {
 		t.Fatal("Start without a command must fail")
 	}
 }
+
+// A worker lost before the barrier: nobody measured, and the rows still
+// say which worker was lost.
+func TestPoolWorkerLostBeforeBarrier(t *testing.T) {
+	l := testLauncher(t, false)
+	p, err := l.Start(context.Background(), testAssigns(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	victim := p.PIDs()[0]
+	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Rep(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "before the barrier") {
+		t.Fatalf("Rep error %v", err)
+	}
+	if len(res) != 2 || res[0].Clients != 4 || res[0].Count != 0 || res[0].Errors != 1 || !strings.Contains(res[0].FirstError, fmt.Sprint(victim)) {
+		t.Errorf("read stream %+v", res[0])
+	}
+	if res[1].Clients != 1 || res[1].Errors != 0 {
+		t.Errorf("write stream (the surviving worker's) %+v", res[1])
+	}
+}
