@@ -12,15 +12,8 @@ import (
 )
 
 func runExport(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "k8s" {
-		fmt.Fprintln(stderr, "Usage: mentat-spec export k8s PATH... [-var name=value] -image IMAGE [flags]")
-		if len(args) > 0 && strings.TrimLeft(args[0], "-") == "help" {
-			return exitOK
-		}
-		return exitUsage
-	}
 	var sf specFlags
-	fs := newFlagSet("export k8s", "PATH... [-var name=value] -image IMAGE",
+	fs := newFlagSet("export", "k8s PATH... [-var name=value] -image IMAGE",
 		"Prints, as JSON that kubectl apply -f takes, what runs the spec's worker processes on a cluster (docs/distributed.md): a Service for the coordinator, the coordinator's Job (apply -worker-listen) and the workers' Indexed Job (worker -connect -loop), one pod per worker the largest point needs. The image must hold mentat-spec on its PATH and the spec under -workdir. Sensitive variables are read from a Secret, never written into the manifest.", stderr)
 	sf.register(fs)
 	image := fs.String("image", "", "container image with mentat-spec and the spec files (required)")
@@ -31,6 +24,16 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	nWorkers := fs.Int("workers", 0, "worker pods (default: the most workers any point of the plan needs)")
 	cpu := fs.String("cpu", "1", "CPU request and limit of each worker pod")
 	memory := fs.String("memory", "1Gi", "memory request and limit of each worker pod")
+	if len(args) == 0 || args[0] != "k8s" {
+		if len(args) > 0 {
+			if h := strings.TrimLeft(args[0], "-"); h == "help" || h == "h" {
+				fs.Usage()
+				return exitOK
+			}
+		}
+		fs.Usage()
+		return exitUsage
+	}
 	paths, code, ok := parseOrExit(fs, args[1:])
 	if !ok {
 		return code
