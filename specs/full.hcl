@@ -98,8 +98,8 @@ variable "client_model" {
 
 variable "scenarios" {
   type        = list(string)
-  default     = ["point_lookup", "ref_traversal", "aggregate", "predicate_scan", "pull", "as_of", "since", "input_bindings", "concurrency_sweep", "cold_vs_warm"]
-  description = "Scenarios to run, in order (default: all)."
+  default     = null
+  description = "Scenarios to run, in order (default null: every scenario)."
 }
 # --- end client models ---
 

@@ -187,8 +187,9 @@ func TestBenchSpecMatchesQuickstart(t *testing.T) {
 		}
 	}
 	// Backends: the same but for where the store lives and the knobs the
-	// benchmark turns (PostgreSQL's protocol, io and load transaction size).
-	own := regexp.MustCompile(`^\s*(path|database|protocol|io|batch_rows)\s*=`)
+	// benchmark turns (PostgreSQL's protocol, io and load transaction size,
+	// and the client model).
+	own := regexp.MustCompile(`^\s*(path|database|protocol|io|batch_rows|clients)\s*=`)
 	settings := func(block string) []string {
 		var out []string
 		for _, l := range strings.Split(block, "\n") {
