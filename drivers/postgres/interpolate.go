@@ -11,7 +11,7 @@ import (
 // splitSQL splits sql at its $n placeholders for the simple protocol's
 // counted path: strings are SQL text, ints placeholder numbers. It skips
 // what pgx's own interpolation skips (quoted strings and identifiers,
-// E” strings, dollar quotes, comments), so both send the same text. nil
+// escape strings, dollar quotes, comments), so both send the same text. nil
 // (invalid UTF-8) leaves the statement to pgx.
 func splitSQL(sql string) []any {
 	if !utf8.ValidString(sql) {
