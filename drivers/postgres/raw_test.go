@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"reflect"
 	"runtime"
 	"strings"
@@ -90,9 +92,25 @@ func TestRawCeiling(t *testing.T) {
 
 // TestRawGC runs a full GC cycle while sessions are blocked in raw reads
 // (pg_sleep): its stop-the-world phases must not wait for the reads to
-// return.
+// return. It runs again in a child process without asynchronous
+// preemption, where only the socket's receive timeout ends the reads.
 func TestRawGC(t *testing.T) {
 	testDSN(t)
+	if os.Getenv("MENTAT_SPEC_RAW_GC_CHILD") == "" {
+		t.Run("asyncpreemptoff", func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run", "^TestRawGC$", "-test.v")
+			cmd.Env = append(os.Environ(), "MENTAT_SPEC_RAW_GC_CHILD=1", "GODEBUG=asyncpreemptoff=1")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "blocked in raw reads") {
+				t.Fatalf("child with GODEBUG=asyncpreemptoff=1: %v\n%s", err, out)
+			}
+			for _, l := range strings.Split(string(out), "\n") {
+				if strings.Contains(l, "blocked in raw reads") {
+					t.Log(strings.TrimSpace(l))
+				}
+			}
+		})
+	}
 	b := openTest(t, rawVariants[0], nil)
 	const sessions, sleep = 3, 3 * time.Second
 	ctx := testCtx(t)
@@ -122,13 +140,21 @@ func TestRawGC(t *testing.T) {
 		<-started
 	}
 	time.Sleep(300 * time.Millisecond) // into the blocking reads
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	// ReadMemStats stops the world too.
 	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
 	t0 := time.Now()
+	runtime.ReadMemStats(&before)
 	runtime.GC()
-	took := time.Since(t0)
 	runtime.ReadMemStats(&after)
-	wg.Wait()
+	took := time.Since(t0)
+	select {
+	case <-done:
+		t.Fatalf("the GC cycle took %v: it waited for the blocked reads to return", took)
+	default:
+	}
+	<-done
 	close(errs)
 	for err := range errs {
 		t.Errorf("sleeping query: %v", err)
