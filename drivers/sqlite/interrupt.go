@@ -58,8 +58,13 @@ func (s *session) begin(ctx context.Context) int64 {
 	return w.gen
 }
 
-// end marks the call over.
-func (s *session) end() { s.w.active.Store(0) }
+// end marks the call over. The lock waits for an interrupt between its
+// check and its call, so that it cannot hit the session's next statement.
+func (s *session) end() {
+	s.mu.Lock()
+	s.w.active.Store(0)
+	s.mu.Unlock()
+}
 
 // unwatch drops the registration.
 func (s *session) unwatch() {
