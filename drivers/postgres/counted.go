@@ -21,6 +21,10 @@ type fastState struct {
 	sync  pgproto3.Sync
 	query pgproto3.Query
 	text  []byte // simple mode: the interpolated statement
+	// textOff is set when a counted call changed standard_conforming_strings
+	// or client_encoding, which pgx's connection does not see then: the
+	// simple protocol's text goes to pgx from then on.
+	textOff bool
 
 	// Cancellation. The interrupt is registered once per context (the
 	// runner keeps one per client until the ceiling cuts a call), not per
@@ -103,7 +107,7 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 		f.bind = pgproto3.Bind{PreparedStatement: st.name, ParameterFormatCodes: f.eqb.ParamFormats,
 			Parameters: f.eqb.ParamValues, ResultFormatCodes: f.eqb.ResultFormats}
 	} else {
-		if pc.ParameterStatus("standard_conforming_strings") != "on" || pc.ParameterStatus("client_encoding") != "UTF8" {
+		if f.textOff || pc.ParameterStatus("standard_conforming_strings") != "on" || pc.ParameterStatus("client_encoding") != "UTF8" {
 			return 0, false, nil
 		}
 		var good bool
@@ -152,6 +156,11 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 			case *pgproto3.ErrorResponse:
 				if qerr == nil {
 					qerr = pgconn.ErrorResponseToPgError(m)
+				}
+			case *pgproto3.ParameterStatus:
+				switch m.Name {
+				case "standard_conforming_strings", "client_encoding":
+					f.textOff = true
 				}
 			case *pgproto3.CopyInResponse:
 				fe.Send(&pgproto3.CopyFail{Message: "COPY FROM STDIN is not supported by a counted query"})
