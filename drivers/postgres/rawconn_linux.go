@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -26,8 +25,9 @@ import (
 //     call after a slice, and a signal ends it at once: with a timeout set
 //     the kernel fails the call with EINTR instead of restarting it. Go
 //     signals a running goroutine's thread (SIGURG) to preempt it, for a
-//     stop-the-world GC too; after either the goroutine yields (Gosched),
-//     then calls again, so a GC pause stays within a slice;
+//     stop-the-world GC too; after either the goroutine passes a
+//     preemption check (see pause), then calls again, so a GC pause stays
+//     within a slice;
 //   - deadlines are checked between slices (pgx uses them when a cancel
 //     request goes unanswered, and to bound the close handshake);
 //   - sessions in this mode raise GOMAXPROCS to their number plus two while
@@ -97,8 +97,14 @@ func (c *rawConn) opErr(op string, err error) error {
 }
 
 // pause runs between two slices of a blocking call: it reports a Close
-// or a passed deadline, and lets the scheduler stop or preempt this
-// goroutine (a raw call gives it no chance).
+// or a passed deadline. Calling it is also what lets the scheduler stop or
+// preempt this goroutine (a raw call gives it no chance): a pending
+// request (a stop-the-world GC, or sysmon's preemption of a goroutine
+// running for 10 ms) marks the goroutine's stack bound, and the check at
+// the start of a call that is not inlined acts on it. An explicit
+// runtime.Gosched here cost a yield on every signal (profiling ones too).
+//
+//go:noinline
 func (c *rawConn) pause(op string) error {
 	if c.closed.Load() {
 		return c.opErr(op, net.ErrClosed)
@@ -106,7 +112,6 @@ func (c *rawConn) pause(op string) error {
 	if dl := c.deadline.Load(); dl != 0 && time.Now().UnixNano() >= dl {
 		return c.opErr(op, os.ErrDeadlineExceeded)
 	}
-	runtime.Gosched()
 	return nil
 }
 
