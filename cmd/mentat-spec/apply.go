@@ -218,7 +218,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-force]",
+	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-force] [-html FILE]",
 		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 2) unless -force. "+
 			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the whole confidence interval of the change (Hodges-Lehmann) lies beyond the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
 			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 1 on any regression, 0 otherwise, so it can gate a release.", stderr)
@@ -226,6 +226,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression (with stats, the change's confidence interval must lie beyond it)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the stats method (0.05: 95% confidence)")
 	force := fs.Bool("force", false, "compare even when the runs are not comparable (the differences are still listed)")
+	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to FILE (both runs side by side, changes marked)")
 	pos, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -259,6 +260,13 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitFailed
 	}
+	if *htmlOut != "" {
+		if err := writeCompareHTML(*htmlOut, rep); err != nil {
+			fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprintf(stdout, "Wrote %s\n", *htmlOut)
+	}
 	switch {
 	case rep.Refused:
 		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%d differences); -force compares them anyway\n", pos[0], pos[1], len(rep.Differences))
@@ -267,4 +275,16 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// writeCompareHTML writes the comparison page to path.
+func writeCompareHTML(path string, rep results.Report) error {
+	var b strings.Builder
+	if err := results.CompareHTML(rep, &b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }
