@@ -9,7 +9,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
@@ -48,6 +51,10 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	p, diags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
 	printDiags(stderr, spec, diags)
 	if diags.HasErrors() {
+		return exitUsage
+	}
+	if d := nothingToRun(spec, p, *phase); d != nil {
+		printDiags(stderr, spec, hcl.Diagnostics{d})
 		return exitUsage
 	}
 	if msgs := unconfigured(p); len(msgs) > 0 {
@@ -97,6 +104,34 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// nothingToRun is the diagnostic for a plan that would measure nothing: no
+// backend declared, or (unless only loading) no scenario that runs on a
+// selected backend. Exit 0 after running nothing would read as success.
+func nothingToRun(spec *config.Spec, p *plan.Plan, phase string) *hcl.Diagnostic {
+	var subject *hcl.Range
+	if spec.Matrix != nil && spec.Matrix.DeclRange.Filename != "" {
+		subject = spec.Matrix.DeclRange.Ptr()
+	} else if len(spec.Scales) > 0 {
+		subject = spec.Scales[0].DeclRange.Ptr()
+	}
+	cells, scenarios := 0, 0
+	for _, sp := range p.Scales {
+		for _, c := range sp.Cells {
+			cells++
+			scenarios += len(c.Scenarios)
+		}
+	}
+	switch {
+	case cells == 0:
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Nothing to run",
+			Detail: `The spec selects no backend, so apply would run nothing. Declare a backend "name" {} block (or select one in matrix.backends).`, Subject: subject}
+	case scenarios == 0 && phase != runner.PhaseLoad:
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Nothing to measure",
+			Detail: "No selected scenario runs on a selected backend, so apply would measure nothing. Declare a scenario, select one in matrix.scenarios, or run with -phase load to only load.", Subject: subject}
+	}
+	return nil
 }
 
 // unconfigured lists the selected backends their drivers say cannot be
