@@ -189,7 +189,7 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 	secrets := dsnSecrets(o.dsn)
 	adminCfg, err := pgx.ParseConfig(o.dsn)
 	if err != nil {
-		return nil, redact(fmt.Errorf("postgres: option dsn: %w", err), secrets)
+		return nil, dsnParseError(o.dsn, err, secrets)
 	}
 	if adminCfg.Password != "" {
 		secrets = append(secrets, adminCfg.Password)

@@ -1,0 +1,87 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+)
+
+// TestDSNNeverInParseError: a DSN that does not parse is reported without
+// any part of it: not the password, and not the user, host or database the
+// parser would otherwise quote back with only the password masked.
+func TestDSNNeverInParseError(t *testing.T) {
+	const user, host, pw, db = "dsnuser7", "dsn-host.invalid", "Pw-9z1", "dsndb7"
+	dsns := []string{
+		"postgres://" + user + ":" + pw + "@" + host + ":99999/" + db,
+		"postgres://" + user + ":" + pw + "@" + host + ":notaport/" + db,
+		"host=" + host + " port=99999 user=" + user + " password=" + pw + " dbname=" + db,
+		"host=" + host + " port=x user=" + user + " password='" + pw + "' dbname=" + db,
+	}
+	for _, dsn := range dsns {
+		_, err := New().Open(context.Background(), drivers.Config{Scale: "xs", Options: map[string]string{"dsn": dsn}})
+		if err == nil {
+			t.Fatalf("Open(%q) succeeded", dsn)
+		}
+		msg := fmt.Sprintf("%v %+v", err, err)
+		for _, part := range []string{pw, user, host, db} {
+			if strings.Contains(msg, part) {
+				t.Errorf("the error shows %q: %s", part, msg)
+			}
+		}
+		if !strings.Contains(msg, "dsn") || !strings.Contains(msg, "port") {
+			t.Errorf("the error does not say what is wrong: %s", msg)
+		}
+	}
+}
+
+// TestForeignDatabaseUntouched: opening a database the run did not create,
+// with settings, stores nothing in it (no ALTER DATABASE ... SET): the
+// settings apply to the run's sessions only.
+func TestForeignDatabaseUntouched(t *testing.T) {
+	dsn := testDSN(t)
+	ctx := testCtx(t)
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := testDBName(t)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop: %v", err)
+		}
+		admin.Close(ctx)
+	})
+	stored := func() string {
+		var s string
+		err := admin.QueryRow(ctx, `SELECT coalesce(string_agg(array_to_string(setconfig, ','), ';'), '')
+			FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase WHERE d.datname = $1`, name).Scan(&s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := stored()
+	b, err := New().Open(ctx, drivers.Config{Scale: "xs", Options: map[string]string{"dsn": dsn, "database": name},
+		Settings: map[string]string{"work_mem": "7MB", "random_page_cost": "1.5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Created() {
+		t.Fatal("Created() = true for a database that existed")
+	}
+	b.Close()
+	if after := stored(); after != before {
+		t.Errorf("settings stored in a database the run did not create: %q, was %q", after, before)
+	}
+}
