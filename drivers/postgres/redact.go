@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
 )
 
 // The password of a URL DSN (scheme://user:password@host) and of a
@@ -59,6 +61,9 @@ func safeCauses(err error) []error {
 		if errors.Is(err, target) {
 			out = append(out, target)
 		}
+	}
+	if errors.Is(err, drivers.ErrConnLost) {
+		out = append(out, drivers.ErrConnLost)
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {

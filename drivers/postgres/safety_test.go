@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -83,5 +84,40 @@ func TestForeignDatabaseUntouched(t *testing.T) {
 	b.Close()
 	if after := stored(); after != before {
 		t.Errorf("settings stored in a database the run did not create: %q, was %q", after, before)
+	}
+}
+
+// TestLostConnectionIsClassified: a call on a connection the server ended
+// fails with an error that wraps drivers.ErrConnLost, so the engine counts
+// one error per client and ends the point instead of retrying per call.
+func TestLostConnectionIsClassified(t *testing.T) {
+	testDSN(t)
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
+			b := openTest(t, v, nil)
+			ctx := testCtx(t)
+			s, err := b.Session(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			st, err := s.Prepare(ctx, "SELECT 1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid := backendPID(t, s)
+			killer, err := b.Session(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer killer.Close()
+			if err := killer.Exec(ctx, fmt.Sprintf("SELECT pg_terminate_backend(%d)", pid)); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(100 * time.Millisecond)
+			if _, err := st.Query(ctx, nil, nil); !errors.Is(err, drivers.ErrConnLost) {
+				t.Fatalf("query on a killed connection: %v; want an error wrapping drivers.ErrConnLost", err)
+			}
+		})
 	}
 }

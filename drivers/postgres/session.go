@@ -62,7 +62,7 @@ func (s *Session) ready(ctx context.Context) (*pgx.Conn, error) {
 	}
 	c, err := s.b.connect(ctx)
 	if err != nil {
-		return nil, s.b.redact(fmt.Errorf("postgres: reconnect after a lost connection: %w", withCtx(ctx, err)))
+		return nil, s.b.redact(fmt.Errorf("postgres: reconnect after a lost connection: %w: %w", drivers.ErrConnLost, withCtx(ctx, err)))
 	}
 	for _, q := range s.sets {
 		if _, err := c.Exec(ctx, q); err != nil {
@@ -90,7 +90,7 @@ func (s *Session) fail(ctx context.Context, what string, err error) error {
 	if s.conn != nil && s.conn.IsClosed() {
 		closeQuietly(s.conn)
 		s.conn = nil
-		return s.b.redact(fmt.Errorf("postgres: %s: connection lost (the session reconnects on its next call): %w", what, err))
+		return s.b.redact(fmt.Errorf("postgres: %s: %w (the session reconnects on its next call): %w", what, drivers.ErrConnLost, err))
 	}
 	return s.b.redact(fmt.Errorf("postgres: %s: %w", what, err))
 }

@@ -64,7 +64,12 @@ type run struct {
 	ready  atomic.Int64 // clients done with warm-up
 	start  chan struct{}
 	ctx    context.Context // cancelled with errStopped when the point stops
+	lost   atomic.Pointer[error] // the first ErrClientLost error: ends the point
 }
+
+// lose records that a client lost its connection; the controller then
+// ends the point with err as the reason.
+func (r *run) lose(err error) { r.lost.CompareAndSwap(nil, &err) }
 
 // ns turns a time into the clients' clock: ns since origin, always > 0.
 func (r *run) ns(t time.Time) int64 { return int64(t.Sub(r.origin)) + 1 }
@@ -165,6 +170,9 @@ func RunPoint(ctx context.Context, s Sampling, streams []Stream) ([]Result, erro
 	if interrupted {
 		errs = append(errs, fmt.Errorf("measure: point interrupted: %w", context.Cause(ctx)))
 	}
+	if lost := r.lost.Load(); lost != nil {
+		errs = append(errs, fmt.Errorf("measure: point ended early: %w", *lost))
+	}
 	return results, errors.Join(errs...)
 }
 
@@ -192,6 +200,16 @@ func (r *run) control(ctx context.Context, s Sampling, all, first []*client) (be
 			for _, c := range all {
 				c.watch(now, r.probe)
 			}
+		}
+		if r.lost.Load() != nil {
+			// A client lost its connection: the point ends now.
+			if begin == 0 {
+				r.stopAt.Store(now)
+				close(r.start)
+				return 0, false
+			}
+			r.stopAt.Store(now)
+			return begin, false
 		}
 		if begin == 0 {
 			if r.ready.Load() == int64(len(all)) {
@@ -284,7 +302,11 @@ func (c *client) warmup(r *run, n int) {
 	for i := 0; i < n && !r.stopped(); i++ {
 		s := r.ns(time.Now())
 		c.cur.Store(s)
-		_ = c.call(c.ctx)
+		if err := c.call(c.ctx); errors.Is(err, ErrClientLost) {
+			r.lose(err)
+			c.cur.CompareAndSwap(s, idle)
+			return
+		}
 		if !c.cur.CompareAndSwap(s, idle) {
 			c.renew(r)
 			c.cur.Store(idle)
@@ -319,6 +341,14 @@ func (c *client) measure(r *run) {
 				return
 			}
 			c.fail(ns, err.Error())
+			if errors.Is(err, ErrClientLost) {
+				// One error for the client, not one per call: it stops,
+				// and the controller ends the point with the reason.
+				c.calls.Add(1)
+				r.lose(err)
+				c.cur.Store(idle)
+				return
+			}
 		default:
 			d := ns - ps
 			if d > c.max {

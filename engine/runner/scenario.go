@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -20,6 +21,7 @@ type client struct {
 	stmts   []drivers.Stmt
 	args    []*params.Client
 	next    int
+	lost    error // set once the connection is gone: every later call returns it
 }
 
 func (cl *client) Close() {
@@ -36,7 +38,16 @@ func (cl *client) Call(ctx context.Context) error {
 	if cl.next == len(cl.stmts) {
 		cl.next = 0
 	}
+	if cl.lost != nil {
+		return cl.lost
+	}
 	_, err := cl.stmts[i].Query(ctx, cl.args[i].Next(), nil)
+	if err != nil && ctx.Err() == nil && errors.Is(err, drivers.ErrConnLost) {
+		// No reconnect per call against a server that is gone: the client
+		// is lost for the rest of the point (measure ends it).
+		cl.lost = fmt.Errorf("%w: %w", measure.ErrClientLost, err)
+		return cl.lost
+	}
 	return err
 }
 

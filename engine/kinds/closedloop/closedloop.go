@@ -237,10 +237,12 @@ func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, strea
 	var runErr error
 	for rep := 1; rep <= max(samp.Reps, 1); rep++ {
 		res, err := measure.RunPoint(ctx, samp, streams)
-		if err != nil {
+		if err != nil && !errors.Is(err, measure.ErrClientLost) {
 			runErr = err
 			break
 		}
+		// A lost connection ends the point early: what was measured up to
+		// then is kept, with its errors, and the reason fails the point.
 		for i, r := range res {
 			row := results.FromResult(env.Row(), r)
 			row.Rep = rep
@@ -249,6 +251,10 @@ func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, strea
 			if r.Errors > 0 {
 				env.LogErrors(r)
 			}
+		}
+		if err != nil {
+			runErr = err
+			break
 		}
 	}
 	for _, rs := range reps {
