@@ -63,7 +63,7 @@ type run struct {
 	stopAt atomic.Int64 // ns since origin when the point stopped; 0 while running
 	ready  atomic.Int64 // clients done with warm-up
 	start  chan struct{}
-	ctx    context.Context // cancelled with errStopped when the point stops
+	ctx    context.Context       // cancelled with errStopped when the point stops
 	lost   atomic.Pointer[error] // the first ErrClientLost error: ends the point
 }
 
