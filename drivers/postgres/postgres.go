@@ -107,6 +107,8 @@ type Backend struct {
 	mu   sync.Mutex // guards meta
 	meta *pgx.Conn  // for Size, Explain, settings and version
 
+	watch watchConn // confirms cut queries are gone (cancelwait.go)
+
 	sessions atomic.Int32 // open sessions, for io=auto
 	fewLimit int32        // io=auto waits in the kernel up to this many
 }
@@ -208,6 +210,8 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 
 	b.connCfg = adminCfg.Copy()
 	b.connCfg.Database = o.database
+	// A cut query must be gone on the server before its call returns.
+	b.connCfg.BuildContextWatcherHandler = b.cancelHandler
 	switch o.io {
 	case IOBlocking:
 		b.connCfg.DialFunc = dialBlocking
@@ -374,6 +378,7 @@ func (b *Backend) Close() error {
 		closeQuietly(b.meta)
 		b.meta = nil
 	}
+	b.watch.close()
 	return nil
 }
 

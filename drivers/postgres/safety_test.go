@@ -121,3 +121,53 @@ func TestLostConnectionIsClassified(t *testing.T) {
 		})
 	}
 }
+
+// TestCutQueryGoneWhenCallReturns: a query cut at its ceiling (its context
+// ends) is no longer running on the server when the call returns, so the
+// next measured point never overlaps it.
+func TestCutQueryGoneWhenCallReturns(t *testing.T) {
+	dsn := testDSN(t)
+	// The worst case: the connection's deadline passes before the cancel
+	// request reached the server, so the client gives up on the connection
+	// while the server still runs the query.
+	old := cancelDeadlineDelay
+	cancelDeadlineDelay = 0
+	defer func() { cancelDeadlineDelay = old }()
+	watcher, err := pgx.Connect(testCtx(t), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Close(context.Background())
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
+			b := openTest(t, v, nil)
+			ctx := testCtx(t)
+			s, err := b.Session(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			st, err := s.Prepare(ctx, "SELECT pg_sleep(5)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid := backendPID(t, s)
+			for i := 0; i < 3; i++ {
+				cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+				_, err := st.Query(cctx, nil, nil)
+				cancel()
+				if err == nil {
+					t.Fatal("pg_sleep(5) was not cut at 200ms")
+				}
+				var n int
+				if err := watcher.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+					WHERE state = 'active' AND query LIKE '%pg_sleep(5)%' AND pid <> pg_backend_pid()`).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				if n != 0 {
+					t.Fatalf("cut %d: %d pg_sleep(5) still active on the server after the call returned (session pid %d)", i, n, pid)
+				}
+			}
+		})
+	}
+}
