@@ -7,13 +7,14 @@
 #                  (CI set) Debian's chromium is installed when missing, for
 #                  the report's browser test (scripts/browser.sh)
 #   make bench     the Go benchmarks (figures go to BENCHMARKS.md)
+#   make fuzz      the fuzz targets, FUZZTIME (2m) each; make test runs them 5 s each
 
 GO       ?= go
 BIN      := bin/mentat-spec
 PKGS     := ./...
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build install test unit bench vet fmt-check browser quickstart pg-up pg-down clean bench-native
+.PHONY: all build install test unit bench vet fmt-check browser quickstart pg-up pg-down clean bench-native fuzz fuzz-short
 
 all: build
 
@@ -39,8 +40,24 @@ unit:
 browser:
 	@scripts/browser.sh
 
-test: vet fmt-check browser
+test: vet fmt-check browser fuzz-short
 	scripts/with-pg.sh $(MAKE) --no-print-directory unit
+
+# The fuzz targets (spec loader in HCL and JSON, dataset compiler, SQL
+# statement splitter), seeded from examples/ and specs/: briefly in make
+# test, longer with make fuzz (FUZZTIME per target).
+FUZZ_TARGETS := ./engine/config:FuzzLoadHCL ./engine/config:FuzzLoadJSON ./engine/config:FuzzDatasetCompile ./engine/sqltext:FuzzStatements
+FUZZTIME ?= 2m
+
+fuzz-short:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=5s
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
 
 bench:
 	scripts/with-pg.sh $(GO) test -run '^$$' -bench . -benchmem -timeout 30m $(PKGS)
