@@ -10,7 +10,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/sustained"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
@@ -43,6 +46,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	progressS := fs.Float64("progress_s", 10, "when stdout is not a terminal, print a progress line (with ETA) every this many seconds; 0 turns progress off")
 	workerListen := fs.String("worker-listen", "", "start no worker processes: take each point's workers from those that dial HOST:PORT (mentat-spec worker -connect HOST:PORT -loop, on other machines; docs/distributed.md)")
 	workerTCP := fs.Bool("worker-tcp", false, "worker processes (backends with clients = \"process\" or processes = N) reach this run over TCP on 127.0.0.1 instead of stdin and stdout")
+	maxStore := fs.Float64("max-store-gb", 0, "refuse to load a store estimated (from measured bytes per datom) larger than this many GB; file stores are also refused when larger than the free disk")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -66,6 +70,10 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	p, diags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
 	printDiags(stderr, spec, diags)
 	if diags.HasErrors() {
+		return exitUsage
+	}
+	if d := nothingToRun(spec, p, *phase); d != nil {
+		printDiags(stderr, spec, hcl.Diagnostics{d})
 		return exitUsage
 	}
 	if msgs := unconfigured(p); len(msgs) > 0 {
@@ -109,7 +117,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(log, "Results: %s\n", dir)
 	o, err := runner.Run(ctx, p, runner.Options{
 		Registry: drivers.Default, ResultsDir: dir, DataDir: *dataDir, Phase: *phase, Reload: *reload,
-		Workers: workers(), Log: log, Env: env, Sensitive: func(k string) bool { return sensitive[k] },
+		Workers: workers(), Log: log, Env: env, MaxStoreBytes: int64(*maxStore * 1e9), Sensitive: func(k string) bool { return sensitive[k] },
 		Kinds: kinds, Progress: pr, Launcher: launcher,
 	})
 	if o != nil {
@@ -130,6 +138,34 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// nothingToRun is the diagnostic for a plan that would measure nothing: no
+// backend declared, or (unless only loading) no scenario that runs on a
+// selected backend. Exit 0 after running nothing would read as success.
+func nothingToRun(spec *config.Spec, p *plan.Plan, phase string) *hcl.Diagnostic {
+	var subject *hcl.Range
+	if spec.Matrix != nil && spec.Matrix.DeclRange.Filename != "" {
+		subject = spec.Matrix.DeclRange.Ptr()
+	} else if len(spec.Scales) > 0 {
+		subject = spec.Scales[0].DeclRange.Ptr()
+	}
+	cells, scenarios := 0, 0
+	for _, sp := range p.Scales {
+		for _, c := range sp.Cells {
+			cells++
+			scenarios += len(c.Scenarios)
+		}
+	}
+	switch {
+	case cells == 0:
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Nothing to run",
+			Detail: `The spec selects no backend, so apply would run nothing. Declare a backend "name" {} block (or select one in matrix.backends).`, Subject: subject}
+	case scenarios == 0 && phase != runner.PhaseLoad:
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Nothing to measure",
+			Detail: "No selected scenario runs on a selected backend, so apply would measure nothing. Declare a scenario, select one in matrix.scenarios, or run with -phase load to only load.", Subject: subject}
+	}
+	return nil
 }
 
 // unconfigured lists the selected backends their drivers say cannot be

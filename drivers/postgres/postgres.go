@@ -129,6 +129,8 @@ type Backend struct {
 	mu   sync.Mutex // guards meta
 	meta *pgx.Conn  // for Size, Explain, settings and version
 
+	watch watchConn // confirms cut queries are gone (cancelwait.go)
+
 	sessions atomic.Int32 // open sessions, for io=auto
 	fewLimit int32        // io=auto waits in the kernel up to this many
 }
@@ -211,7 +213,7 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 	secrets := dsnSecrets(o.dsn)
 	adminCfg, err := pgx.ParseConfig(o.dsn)
 	if err != nil {
-		return nil, redact(fmt.Errorf("postgres: option dsn: %w", err), secrets)
+		return nil, dsnParseError(o.dsn, err, secrets)
 	}
 	if adminCfg.Password != "" {
 		secrets = append(secrets, adminCfg.Password)
@@ -230,6 +232,8 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 
 	b.connCfg = adminCfg.Copy()
 	b.connCfg.Database = o.database
+	// A cut query must be gone on the server before its call returns.
+	b.connCfg.BuildContextWatcherHandler = b.cancelHandler
 	switch o.io {
 	case IOBlocking:
 		b.connCfg.DialFunc = dialBlocking
@@ -407,6 +411,7 @@ func (b *Backend) Close() error {
 		closeQuietly(b.meta)
 		b.meta = nil
 	}
+	b.watch.close()
 	return nil
 }
 

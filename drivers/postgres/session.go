@@ -70,7 +70,7 @@ func (s *Session) ready(ctx context.Context) (*pgx.Conn, error) {
 	}
 	c, err := s.b.connectSession(ctx)
 	if err != nil {
-		return nil, s.b.redact(fmt.Errorf("postgres: reconnect after a lost connection: %w", withCtx(ctx, err)))
+		return nil, s.b.redact(fmt.Errorf("postgres: reconnect after a lost connection: %w: %w", drivers.ErrConnLost, withCtx(ctx, err)))
 	}
 	for _, q := range s.sets {
 		if _, err := c.Exec(ctx, q); err != nil {
@@ -107,7 +107,7 @@ func (s *Session) fail(ctx context.Context, what string, err error) error {
 
 // lostError says a call failed because its connection was lost.
 func lostError(what string, err error) error {
-	return fmt.Errorf("postgres: %s: connection lost (the session reconnects on its next call): %w", what, err)
+	return fmt.Errorf("postgres: %s: %w (the session reconnects on its next call): %w", what, drivers.ErrConnLost, err)
 }
 
 // Exec runs sql (possibly several statements) with the simple protocol.
