@@ -361,6 +361,9 @@ func (s *Spec) decodeMatrix(ctx *hcl.EvalContext) hcl.Diagnostics {
 		if expr == nil {
 			return all
 		}
+		if v, d := expr.Value(ctx); !d.HasErrors() && v.IsNull() {
+			return all // null (a variable's default): every declared one
+		}
 		names, d := evalStringList(expr, ctx, what)
 		diags = append(diags, d...)
 		seen := map[string]bool{}

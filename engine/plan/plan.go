@@ -55,7 +55,9 @@ type ScalePlan struct {
 	Gen   *datagen.Dataset
 	Stats datagen.Stats
 	Marks map[string]int64
-	Cells []*Cell
+	// Writes are the dataset's write generators (nil without write blocks).
+	Writes *datagen.Writes
+	Cells  []*Cell
 
 	scale *config.Scale
 }
@@ -140,7 +142,9 @@ func Build(ctx context.Context, spec *config.Spec, drv config.Drivers, workers i
 				Detail: fmt.Sprintf("scale %q: %s", sn, err)})
 			continue
 		}
-		sp := &ScalePlan{Name: sn, Gen: gen, Stats: stats, Marks: gen.MarkTxs(), scale: sc}
+		writes, d := ds.ResolveWrites(spec.ScaleContext(sc), gen)
+		diags = append(diags, d...)
+		sp := &ScalePlan{Name: sn, Gen: gen, Stats: stats, Marks: gen.MarkTxs(), Writes: writes, scale: sc}
 		for _, bn := range spec.Matrix.BackendNames {
 			c, d := p.resolveCell(sp, spec.Backend(bn), drv)
 			diags = append(diags, d...)
@@ -197,6 +201,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 		for _, ck := range sd.Checks {
 			s.CheckNames = append(s.CheckNames, ck.Name)
 		}
+		diags = append(diags, checkWriteGenerators(sp, sd)...)
 		c.Scenarios = append(c.Scenarios, s)
 	}
 	return c, diags

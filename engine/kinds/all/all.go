@@ -6,6 +6,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/closedloop"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/coldwarm"
+	"github.com/mentat-spec/mentat-spec/engine/kinds/writemixed"
 )
 
 func init() {
@@ -17,5 +18,6 @@ func init() {
 func Register(r *kind.Registry) {
 	r.MustRegister(closedloop.Kind{})
 	r.MustRegister(coldwarm.Kind{})
+	r.MustRegister(writemixed.Kind{})
 	r.SetDefault(closedloop.Name)
 }
