@@ -54,6 +54,8 @@ func tinyQuickstart(t *testing.T, edits ...string) (specPath, dataDir string) {
 	replace("min_n   = 30\n", "min_n   = 5\n")
 	replace("max_s   = 2\n", "max_s   = 0.3\n")
 	replace("reps    = 1\n", "reps    = 2\n")
+	// The read scenarios only; write_mixed has its own tests.
+	replace("  default     = null\n", "  default     = [\""+strings.Join(quickstartScenarios, "\", \"")+"\"]\n")
 	for i := 0; i+1 < len(edits); i += 2 {
 		replace(edits[i], edits[i+1])
 	}
