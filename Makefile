@@ -7,13 +7,15 @@
 #                  (CI set) Debian's chromium is installed when missing, for
 #                  the report's browser test (scripts/browser.sh)
 #   make bench     the Go benchmarks (figures go to BENCHMARKS.md)
+#   make spec-review  fmt -check, validate and plan -diff of the specs
+#                  against BASE (default HEAD~1), as a pull request runs it
 
 GO       ?= go
 BIN      := bin/mentat-spec
 PKGS     := ./...
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build install test unit bench vet fmt-check browser quickstart pg-up pg-down clean bench-native
+.PHONY: all build install test unit bench vet fmt-check browser quickstart pg-up pg-down clean bench-native spec-review
 
 all: build
 
@@ -41,9 +43,17 @@ browser:
 
 test: vet fmt-check browser
 	scripts/with-pg.sh $(MAKE) --no-print-directory unit
+	@if git rev-parse --verify --quiet 'HEAD~1^{commit}' >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory spec-review BASE=HEAD~1; \
+	else echo "spec-review: this clone has no previous commit to compare with: skipped"; fi
 
 bench:
 	scripts/with-pg.sh $(GO) test -run '^$$' -bench . -benchmem -timeout 30m $(PKGS)
+
+BASE ?= HEAD~1
+
+spec-review: build
+	MENTAT_SPEC=$(BIN) scripts/spec-review.sh $(BASE)
 
 quickstart: build
 	$(BIN) apply examples/quickstart.hcl

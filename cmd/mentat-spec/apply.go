@@ -185,9 +185,14 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", "OLD NEW [-threshold PCT]",
-		"Compares two results directories row by row (scenario, backend, scale, clients, op) and flags p50/p99 increases and throughput drops beyond the threshold, new errors, new ceilings and missing rows. Exits 1 on any regression, so it can gate a release.", stderr)
-	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression")
+	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-force]",
+		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 2) unless -force. "+
+			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the whole confidence interval of the change (Hodges-Lehmann) lies beyond the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
+			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 1 on any regression, 0 otherwise, so it can gate a release.", stderr)
+	method := fs.String("method", results.MethodStats, "stats: a significance test over reps; threshold: medians beyond the threshold")
+	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression (with stats, the change's confidence interval must lie beyond it)")
+	alpha := fs.Float64("alpha", 0.05, "significance level of the stats method (0.05: 95% confidence)")
+	force := fs.Bool("force", false, "compare even when the runs are not comparable (the differences are still listed)")
 	pos, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -196,7 +201,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	rep, err := results.Compare(pos[0], pos[1], *threshold)
+	rep, err := results.CompareWith(pos[0], pos[1], results.Options{Method: *method, ThresholdPct: *threshold, Alpha: *alpha, Force: *force})
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitUsage
@@ -205,7 +210,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitFailed
 	}
-	if rep.Regressed() {
+	switch {
+	case rep.Refused:
+		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%d differences); -force compares them anyway\n", pos[0], pos[1], len(rep.Differences))
+		return exitUsage
+	case rep.Regressed():
 		return exitFailed
 	}
 	return exitOK

@@ -51,9 +51,10 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 
 func runPlan(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	fs := newFlagSet("plan", "PATH... [-var name=value] [-json]", "Prints the expanded matrix in run order: each (scale, backend) with its dataset size, then each scenario at each client count. Touches no database. With -json, prints the diagnostics as validate -json does, and the plan's text as \"plan\".", stderr)
+	var df diffFlags
+	fs := newFlagSet("plan", "PATH... [-var name=value] [-json] [-diff OLD [-json|-markdown] [-detailed-exitcode]]", "Prints the expanded matrix in run order: each (scale, backend) with its dataset size, then each scenario at each client count, with estimated durations. Touches no database. With -json, prints the diagnostics as validate -json does, and the plan's text as \"plan\".\n\nWith -diff OLD (another spec path, or a git revision of the same paths) it prints instead what changes from OLD to PATH, per cell and scenario, with the SQL as unified diffs and the estimated duration before and after. Exit 0 whether or not the plans differ (3 when they differ with -detailed-exitcode), 2 on a spec error in either side.", stderr)
 	sf.register(fs)
-	asJSON := fs.Bool("json", false, "print the diagnostics (and the plan) as JSON on stdout")
+	df.register(fs) // -json serves both forms
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -62,7 +63,10 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if *asJSON {
+	if df.old != "" {
+		return runPlanDiff(paths, &sf, &df, stdout, stderr)
+	}
+	if df.json {
 		return planJSON(paths, &sf, stdout, stderr)
 	}
 	spec, ok := loadSpec(paths, &sf, stderr)

@@ -19,6 +19,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
@@ -88,6 +89,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	if err := dir.WriteEnv(env, r.sensitive); err != nil {
 		dir.Close()
 		return nil, fmt.Errorf("writing env.txt: %w", err)
+	}
+	if err := plandiff.WriteFingerprints(opts.ResultsDir, p); err != nil {
+		r.fail("%v", err) // compare then cannot tell changed definitions apart
 	}
 	for _, sp := range p.Scales {
 		if err := ctx.Err(); err != nil {
