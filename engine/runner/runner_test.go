@@ -21,7 +21,7 @@ import (
 )
 
 // repoRoot is the repository root, found from this file.
-func repoRoot(t *testing.T) string {
+func repoRoot(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
@@ -30,7 +30,7 @@ func repoRoot(t *testing.T) string {
 // tinyQuickstart writes examples/quickstart.hcl into a temp dir with its
 // SQL paths made absolute, a tiny xs scale and short sampling, then applies
 // edits (old -> new text).
-func tinyQuickstart(t *testing.T, edits ...string) (specPath, dataDir string) {
+func tinyQuickstart(t testing.TB, edits ...string) (specPath, dataDir string) {
 	t.Helper()
 	root := repoRoot(t)
 	b, err := os.ReadFile(filepath.Join(root, "examples", "quickstart.hcl"))
@@ -68,7 +68,7 @@ func tinyQuickstart(t *testing.T, edits ...string) (specPath, dataDir string) {
 }
 
 // apply loads, validates, plans and runs a spec into a fresh results dir.
-func apply(t *testing.T, specPath string, opts runner.Options, vars ...config.VarArg) (*runner.Outcome, string) {
+func apply(t testing.TB, specPath string, opts runner.Options, vars ...config.VarArg) (*runner.Outcome, string) {
 	t.Helper()
 	spec, diags := config.Load([]string{specPath}, config.Options{Vars: vars})
 	if !diags.HasErrors() {
@@ -95,7 +95,7 @@ func apply(t *testing.T, specPath string, opts runner.Options, vars ...config.Va
 	return o, opts.ResultsDir
 }
 
-func readCSV(t *testing.T, path string) [][]string {
+func readCSV(t testing.TB, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

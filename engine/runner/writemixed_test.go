@@ -24,7 +24,7 @@ func writeBackends() []string {
 
 // writeQuickstart is the tiny quickstart with its own PostgreSQL database
 // name and the given edits.
-func writeQuickstart(t *testing.T, edits ...string) (string, string) {
+func writeQuickstart(t testing.TB, edits ...string) (string, string) {
 	t.Helper()
 	return tinyQuickstart(t, append([]string{`database   = "mentat_quickstart_${scale.name}"`, `database   = "mentat_writetest_${scale.name}"`}, edits...)...)
 }
