@@ -78,7 +78,7 @@ locals {
 }
 
 matrix {
-  scales   = var.scales
+  scales    = var.scales
   backends  = var.backends
   scenarios = var.scenarios
 }

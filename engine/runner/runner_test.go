@@ -32,12 +32,28 @@ func repoRoot(t testing.TB) string {
 // edits (old -> new text).
 func tinyQuickstart(t testing.TB, edits ...string) (specPath, dataDir string) {
 	t.Helper()
+	return quickstartText(t, false, edits...)
+}
+
+// writesInclude is the quickstart's include of write_mixed, left out of
+// the tiny quickstart unless a test runs writes (writemixed_test.go).
+const writesInclude = "include \"writes\" {\n  path = \"../specs/mentat/writes\"\n}\n"
+
+func quickstartText(t testing.TB, writes bool, edits ...string) (specPath, dataDir string) {
+	t.Helper()
 	root := repoRoot(t)
 	b, err := os.ReadFile(filepath.Join(root, "examples", "quickstart.hcl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := inlineIncludes(t, root, string(b))
+	src := string(b)
+	if !strings.Contains(src, writesInclude) {
+		t.Fatal("quickstart.hcl no longer includes specs/mentat/writes")
+	}
+	if !writes {
+		src = strings.Replace(src, writesInclude, "", 1)
+	}
+	text := inlineIncludes(t, root, src)
 	replace := func(old, new string) {
 		t.Helper()
 		if !strings.Contains(text, old) {
@@ -54,8 +70,6 @@ func tinyQuickstart(t testing.TB, edits ...string) (specPath, dataDir string) {
 	replace("min_n   = 30\n", "min_n   = 5\n")
 	replace("max_s   = 2\n", "max_s   = 0.3\n")
 	replace("reps    = 1\n", "reps    = 2\n")
-	// The read scenarios only; write_mixed has its own tests.
-	replace("  default     = null\n", "  default     = [\""+strings.Join(quickstartScenarios, "\", \"")+"\"]\n")
 	for i := 0; i+1 < len(edits); i += 2 {
 		replace(edits[i], edits[i+1])
 	}

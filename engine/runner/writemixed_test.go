@@ -2,12 +2,15 @@ package runner_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
@@ -26,7 +29,7 @@ func writeBackends() []string {
 // name and the given edits.
 func writeQuickstart(t testing.TB, edits ...string) (string, string) {
 	t.Helper()
-	return tinyQuickstart(t, append([]string{`database   = "mentat_quickstart_${scale.name}"`, `database   = "mentat_writetest_${scale.name}"`}, edits...)...)
+	return quickstartText(t, true, append([]string{`database   = "mentat_quickstart_${scale.name}"`, `database   = "mentat_writetest_${scale.name}"`}, edits...)...)
 }
 
 func writeVars(data, backend string) []config.VarArg {
@@ -167,5 +170,24 @@ func TestRunAfterWriteMixedReloads(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "written to by write_mixed") || strings.Contains(log.String(), "reusing the store") {
 		t.Errorf("the written store was not reloaded:\n%s", log.String())
+	}
+}
+
+// A check that can no longer be known after the writes (here: who is
+// assigned what, when the writes reassign issues) is refused when the
+// spec is planned, naming the check and the truth.
+func TestWriteMixedRefusesACheckTheWritesMakeUnknowable(t *testing.T) {
+	spec, data := writeQuickstart(t,
+		`attr   = "issue/state"
+    value  = weighted({ open = 4, closed = 4, in_progress = 2 })`,
+		`attr   = "issue/assignee"
+    value  = zipf("user", 1.1)`)
+	s, diags := config.Load([]string{spec}, config.Options{Vars: writeVars(data, "sqlite")})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	_, diags = plan.Build(context.Background(), s, plan.Drivers(drivers.Default), 2)
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), `Check "assigned" of scenario "write_mixed" reads truth.assigned`) {
+		t.Fatalf("got %v", diags)
 	}
 }
