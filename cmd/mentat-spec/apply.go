@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
@@ -201,7 +203,23 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	rep, err := results.CompareWith(pos[0], pos[1], results.Options{Method: *method, ThresholdPct: *threshold, Alpha: *alpha, Force: *force})
+	opts := results.Options{Method: *method, ThresholdPct: *threshold, Alpha: *alpha, Force: *force}
+	// When both runs recorded what they ran, points whose query, scenario
+	// or dataset changed are listed and left out; the rest are compared.
+	c, ferr := plandiff.Unchanged(pos[0], pos[1])
+	switch {
+	case ferr == nil:
+		opts.Comparable, opts.LoadComparable = c.Comparable, c.LoadComparable
+		for _, n := range c.NotCompared {
+			opts.NotCompared = append(opts.NotCompared, n.String())
+		}
+	case errors.Is(ferr, plandiff.ErrNoFingerprints):
+		// Runs from before fingerprints: the whole spec's hash decides.
+	default:
+		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", ferr)
+		return exitUsage
+	}
+	rep, err := results.CompareWith(pos[0], pos[1], opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitUsage

@@ -110,10 +110,14 @@ func (s *Spec) Validate(drv Drivers) hcl.Diagnostics {
 
 // placeholderTruth is truth.* with every answer unknown, for validation.
 func placeholderTruth(gen *datagen.Dataset) cty.Value {
-	m := map[string]cty.Value{}
+	m, ids := map[string]cty.Value{}, map[string]cty.Value{}
 	for _, t := range gen.Truth {
 		m[t.Name] = cty.DynamicVal
+		if t.Kind == datagen.TruthCount || t.Kind == datagen.TruthCountBy || t.Kind == datagen.TruthChangedSince {
+			ids[t.Name] = cty.DynamicVal // truth.ids.<name>: the id set of a counting truth
+		}
 	}
+	m[datagen.IDsKey] = cty.ObjectVal(ids)
 	return cty.ObjectVal(m)
 }
 

@@ -212,7 +212,8 @@ func secs(f float64) time.Duration { return time.Duration(f * float64(time.Secon
 func toSampling(v config.SamplingValues) Sampling {
 	return Sampling{
 		Sampling: measure.Sampling{Warmup: v.Warmup, MinDuration: secs(v.MinS), MinSamples: v.MinN,
-			MaxDuration: secs(v.MaxS), Reps: v.Reps, Probe: secs(v.ProbeS)},
+			MaxDuration: secs(v.MaxS), Reps: v.Reps, Probe: secs(v.ProbeS),
+			Precision: v.Precision, PrecisionP99: v.PrecisionP99},
 		Check: secs(v.CheckS), LoadMax: secs(v.LoadMax),
 	}
 }

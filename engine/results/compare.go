@@ -45,6 +45,15 @@ type Options struct {
 	ThresholdPct float64 // a change must exceed this to count
 	Alpha        float64 // significance level of the statistical method (default 0.05)
 	Force        bool    // compare even when the runs are not comparable
+	// Comparable, when set, says which points kept their definition
+	// (query, scenario and dataset fingerprints): the others are left out
+	// and listed in Report.NotCompared. With it, a different spec hash is
+	// no longer by itself a reason to refuse.
+	Comparable func(Key) bool
+	// LoadComparable says which (backend, scale) loads kept their dataset.
+	LoadComparable func(backend, scale string) bool
+	// NotCompared describes what Comparable leaves out, for the report.
+	NotCompared []string
 }
 
 // Report is the outcome of Compare. String prints it as text.
@@ -65,6 +74,18 @@ type Report struct {
 	// statistical method, in OLD's row order.
 	Verdicts []Verdict
 	Notes    []string // what could not be checked or decided
+	// NotCompared lists the points whose definitions changed between the
+	// runs (from their fingerprints): reported, never judged.
+	NotCompared []string
+
+	comparable     func(Key) bool
+	loadComparable func(backend, scale string) bool
+}
+
+func (r *Report) keep(k Key) bool { return r.comparable == nil || r.comparable(k) }
+
+func (r *Report) keepLoad(backend, scale string) bool {
+	return r.loadComparable == nil || r.loadComparable(backend, scale)
 }
 
 // Regressed reports whether there is any regression. A refused
@@ -90,6 +111,9 @@ func (r Report) String() string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%d points compared, %d only in NEW\n", r.Compared, r.OnlyNew)
+	for _, n := range r.NotCompared {
+		fmt.Fprintf(&b, "not compared: %s\n", n)
+	}
 	if r.Method == MethodStats {
 		writeVerdicts(&b, r.Verdicts)
 	}
@@ -170,7 +194,8 @@ func CompareWith(oldDir, newDir string, opt Options) (Report, error) {
 	case !(opt.Alpha > 0 && opt.Alpha < 1):
 		return Report{}, fmt.Errorf("results: compare: alpha %v must be between 0 and 1", opt.Alpha)
 	}
-	rep := Report{Old: oldDir, New: newDir, Method: opt.Method, ThresholdPct: opt.ThresholdPct}
+	rep := Report{Old: oldDir, New: newDir, Method: opt.Method, ThresholdPct: opt.ThresholdPct,
+		NotCompared: opt.NotCompared, comparable: opt.Comparable, loadComparable: opt.LoadComparable}
 	if opt.Method == MethodStats {
 		rep.Alpha = opt.Alpha
 	}
@@ -182,6 +207,16 @@ func CompareWith(oldDir, newDir string, opt Options) (Report, error) {
 	diffs, notes, err := Differences(oldDir, newDir)
 	if err != nil {
 		return rep, err
+	}
+	if opt.Comparable != nil {
+		// Fingerprints decide per point: the whole spec's hash does not.
+		kept := diffs[:0]
+		for _, d := range diffs {
+			if d.Key != "spec_sha256" {
+				kept = append(kept, d)
+			}
+		}
+		diffs = kept
 	}
 	rep.Differences, rep.Notes = diffs, notes
 	if len(diffs) > 0 && !opt.Force {
@@ -227,6 +262,9 @@ func compareRows(rep *Report, oldDir, newDir string) error {
 	up := 1 + thresholdPct/100
 	down := 1 - thresholdPct/100
 	for _, n := range newRows {
+		if !rep.keep(n.Key()) {
+			continue
+		}
 		newKeys[n.Key()] = true
 		if n.Op == "ceiling" {
 			newCeiling[sk(n)] = true
@@ -258,7 +296,7 @@ func compareRows(rep *Report, oldDir, newDir string) error {
 	}
 	for _, o := range oldRows {
 		// A scenario that became a ceiling lost its rows: reported once above.
-		if !newKeys[o.Key()] && !newCeiling[sk(o)] {
+		if !newKeys[o.Key()] && !newCeiling[sk(o)] && rep.keep(o.Key()) {
 			rep.Findings = append(rep.Findings, Finding{Kind: KindMissing, What: o.Key().String()})
 		}
 	}
@@ -276,7 +314,7 @@ func compareRows(rep *Report, oldDir, newDir string) error {
 	}
 	for _, n := range lastPerKey(newLoads, lk) {
 		o, ok := oldL[lk(n)]
-		if !ok {
+		if !ok || !rep.keepLoad(n.Backend, n.Scale) {
 			continue
 		}
 		what := "bulk_load " + n.Backend + " " + n.Scale

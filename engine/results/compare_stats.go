@@ -122,7 +122,7 @@ func compareReps(rep *Report, oldDir, newDir string) error {
 		by := map[Key][]Row{}
 		var order []Key
 		for _, r := range lastPerKey(rows, func(r Row) repKey { return repKey{r.Key(), r.Rep} }) {
-			if r.Op == "ceiling" {
+			if r.Op == OpCeiling || !rep.keep(r.Key()) {
 				continue
 			}
 			k := r.Key()

@@ -262,3 +262,29 @@ func TestJudgeEdges(t *testing.T) {
 		})
 	}
 }
+
+// With fingerprints, points whose definition changed are left out and
+// listed, the rest are judged as usual.
+func TestCompareLeavesOutChangedDefinitions(t *testing.T) {
+	changed := func(k Key) bool { return k.Scenario != "point_lookup" }
+	rep, err := CompareWith(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10,
+		Comparable: changed, NotCompared: []string{"point_lookup sqlite xs: changed definition (query q1), not compared"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Regressed() {
+		t.Errorf("the changed scenario was judged:\n%s", rep)
+	}
+	for _, v := range rep.Verdicts {
+		if strings.HasPrefix(v.What, "point_lookup ") {
+			t.Errorf("verdict for a point left out: %+v", v)
+		}
+	}
+	if !strings.Contains(rep.String(), "not compared: point_lookup sqlite xs: changed definition") {
+		t.Errorf("the left-out point is not listed:\n%s", rep)
+	}
+	// Without the filter the same pair is a regression.
+	if rep, err := CompareWith(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10}); err != nil || !rep.Regressed() {
+		t.Errorf("without fingerprints: regressed %v err %v", rep.Regressed(), err)
+	}
+}

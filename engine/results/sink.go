@@ -41,11 +41,12 @@ type Raw Row
 // Timing is a point's result over its reps (timings.csv).
 type Timing Row
 
-func (Raw) record()       {}
-func (Timing) record()    {}
-func (LoadRow) record()   {}
-func (CheckLine) record() {}
-func (SizeRow) record()   {}
+func (Raw) record()          {}
+func (Timing) record()       {}
+func (LoadRow) record()      {}
+func (CheckLine) record()    {}
+func (SizeRow) record()      {}
+func (PrecisionRow) record() {}
 
 // Sink receives a run's records.
 type Sink interface {
@@ -71,6 +72,8 @@ func (d *Dir) Emit(rec Record) error {
 		return d.AppendCheck(r)
 	case SizeRow:
 		return d.AppendSize(r)
+	case PrecisionRow:
+		return d.AppendPrecision(r)
 	}
 	return fmt.Errorf("results: no file for a %T record", rec)
 }

@@ -245,6 +245,7 @@ func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, strea
 			row := results.FromResult(env.Row(), r)
 			row.Rep = rep
 			env.Emit(results.Raw(row))
+			env.Emit(results.PrecisionOf(row, r))
 			reps[i] = append(reps[i], row)
 			if r.Errors > 0 {
 				env.LogErrors(r)

@@ -163,7 +163,10 @@ func (p *point) query(ctx context.Context, env kind.Env, q string) error {
 	if err != nil {
 		return err
 	}
-	emit(env, results.FromResult(env.Row(), res[0]))
+	warmRow := results.FromResult(env.Row(), res[0])
+	emit(env, warmRow)
+	warmRow.Rep = 1
+	env.Emit(results.PrecisionOf(warmRow, res[0]))
 	if res[0].Errors > 0 {
 		env.LogErrors(res[0])
 	}
