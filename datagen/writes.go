@@ -3,6 +3,7 @@ package datagen
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 )
 
@@ -217,21 +218,47 @@ func (w *Writes) Advance(base *Truth, name string, n int64) (*Truth, error) {
 		return vals[0], true
 	}
 	firstTx := TxBase + c.txCount
+	ids, _ := base.Values[IDsKey].(map[string]any)
+	if ids != nil {
+		ids = maps.Clone(ids)
+		out.Values[IDsKey] = ids
+	}
 	var stale []string
+	drop := func(name string) {
+		stale = append(stale, name)
+		delete(out.Values, name)
+		delete(ids, name)
+	}
+	var buf pathBuf
 	for i := range c.truth {
 		tc := &c.truth[i]
 		name := tc.decl.Name
+		if tc.asOf >= 0 && (tc.decl.Kind == TruthSample || tc.decl.Kind == TruthInverse) {
+			continue // as of a mark before the writes: unchanged
+		}
+		touch := g.touches(tc)
+		if touch == touchNone {
+			continue
+		}
+		if touch == touchDeep {
+			drop(name)
+			continue
+		}
 		switch tc.decl.Kind {
 		case TruthCountBy:
-			if tc.attr != g.attr {
+			if filtersTouch(tc.filters, g.attr) != touchNone {
+				drop(name)
 				continue
 			}
 			old, _ := base.Values[name].(map[string]int64)
-			m := make(map[string]int64, len(old)+1)
-			for k, v := range old {
-				m[k] = v
+			m := maps.Clone(old)
+			if m == nil {
+				m = map[string]int64{}
 			}
 			for _, id := range order {
+				if !c.matches(tc.filters, id, &buf) {
+					continue
+				}
 				if prev, ok := original(id); ok {
 					if m[prev.String()]--; m[prev.String()] == 0 {
 						delete(m, prev.String())
@@ -240,15 +267,13 @@ func (w *Writes) Advance(base *Truth, name string, n int64) (*Truth, error) {
 				m[final[id].String()]++
 			}
 			out.Values[name] = m
+			delete(ids, name) // the id sets are not followed
 		case TruthCount:
-			if tc.kind != g.kind || !filtersOn(tc.filters, g.attr) {
-				continue
-			}
 			cnt, _ := base.Values[name].(int64)
 			for _, id := range order {
-				before := c.matches(tc, id, g.attr, nil)
+				before := c.matches(tc.filters, id, &buf)
 				v := final[id]
-				after := c.matches(tc, id, g.attr, &v)
+				after := c.matchesWith(tc.filters, id, &buf, g.attr, v)
 				switch {
 				case before && !after:
 					cnt--
@@ -257,47 +282,38 @@ func (w *Writes) Advance(base *Truth, name string, n int64) (*Truth, error) {
 				}
 			}
 			out.Values[name] = cnt
+			delete(ids, name)
 		case TruthSample:
-			if tc.asOf >= 0 || tc.kind != g.kind || !contains(tc.attrs, g.attr) {
-				continue
-			}
 			out.Values[name] = replaceFields(base.Values[name], g.decl.Attr, final, false)
 		case TruthInverse:
-			if tc.asOf >= 0 {
-				continue
-			}
 			if tc.attr == g.attr {
-				stale = append(stale, name)
-				delete(out.Values, name)
+				drop(name)
 				continue
 			}
-			if tc.kind == g.kind && contains(tc.attrs, g.attr) {
-				out.Values[name] = replaceFields(base.Values[name], g.decl.Attr, final, false)
+			v := base.Values[name]
+			if tc.kind == g.kind && pathsTouch(tc.attrs, g.attr) {
+				v = replaceFields(v, g.decl.Attr, final, false)
 			}
-			if tc.refKind == g.kind && contains(tc.refAttrs, g.attr) {
-				out.Values[name] = replaceFields(out.Values[name], g.decl.Attr, final, true)
+			if tc.refKind == g.kind && pathsTouch(tc.refAttrs, g.attr) {
+				v = replaceFields(v, g.decl.Attr, final, true)
 			}
+			out.Values[name] = v
 		case TruthChangedSince:
-			if tc.attr != g.attr || tc.since >= firstTx {
+			if tc.since >= firstTx {
 				continue
 			}
 			cnt, _ := base.Values[name].(int64)
-			a := &c.attrs[g.attr]
 			for _, id := range order {
 				// Each write logs a retract and an assert: the entity changed
-				// after the mark unless the history already counted it.
-				if c.versionAsOf(a, id, tc.since) == c.versionAsOf(a, id, -1) {
+				// after the mark unless it already had.
+				if !c.changedAfter(g.attr, id, tc.since) {
 					cnt++
 				}
 			}
 			out.Values[name] = cnt
+			delete(ids, name)
 		default:
-			// A truth kind this function does not know: stale only when it
-			// may read the written attribute.
-			if tc.attr == g.attr || contains(tc.attrs, g.attr) || contains(tc.refAttrs, g.attr) || tc.kind == g.kind {
-				stale = append(stale, name)
-				delete(out.Values, name)
-			}
+			drop(name) // aggregates and kinds this function does not follow
 		}
 	}
 	if len(stale) > 0 {
@@ -307,9 +323,134 @@ func (w *Writes) Advance(base *Truth, name string, n int64) (*Truth, error) {
 	return &out, nil
 }
 
-// Stale lists the truth declarations that writes of generator name would
-// make impossible to follow (checks reading them cannot be resolved after
-// the writes), without running any write.
+// How a truth reads the written attribute.
+const (
+	touchNone    = iota // not at all
+	touchShallow        // directly (a one-hop path): the truth can follow the writes
+	touchDeep           // through a ref path, or as a key: it cannot
+)
+
+func pathTouch(p *pathComp, ai int) int {
+	for i, h := range p.hops {
+		if h == ai {
+			if len(p.hops) == 1 && i == 0 {
+				return touchShallow
+			}
+			return touchDeep
+		}
+	}
+	return touchNone
+}
+
+func pathsTouch(ps []pathComp, ai int) bool {
+	for i := range ps {
+		if pathTouch(&ps[i], ai) != touchNone {
+			return true
+		}
+	}
+	return false
+}
+
+func filtersTouch(fs []filterComp, ai int) int {
+	t := touchNone
+	for i := range fs {
+		f := &fs[i]
+		var ft int
+		if f.op == "or" {
+			ft = filtersTouch(f.any, ai)
+		} else {
+			ft = pathTouch(&f.path, ai)
+		}
+		t = max(t, ft)
+	}
+	return t
+}
+
+// touches says how truth tc reads the written attribute.
+func (g *writeGen) touches(tc *truthComp) int {
+	t := filtersTouch(tc.filters, g.attr)
+	switch tc.decl.Kind {
+	case TruthCountBy, TruthSum, TruthAvg, TruthMin, TruthMax:
+		t = max(t, pathTouch(&tc.path, g.attr))
+		if tc.by != nil {
+			t = max(t, pathTouch(tc.by, g.attr))
+		}
+		if tc.decl.Kind != TruthCountBy && t != touchNone {
+			t = touchDeep
+		}
+	case TruthSample, TruthInverse:
+		for _, ps := range [][]pathComp{tc.attrs, tc.refAttrs} {
+			for i := range ps {
+				t = max(t, pathTouch(&ps[i], g.attr))
+			}
+		}
+		if tc.key != nil && pathTouch(tc.key, g.attr) != touchNone {
+			t = touchDeep
+		}
+		if tc.decl.Kind == TruthInverse && tc.attr == g.attr {
+			t = touchDeep
+		}
+	case TruthCount:
+		// its filters, above
+	case TruthChangedSince:
+		if tc.attr == g.attr {
+			t = max(t, touchShallow)
+		}
+	default:
+		if t == touchNone && tc.kind == g.kind {
+			t = touchDeep
+		}
+	}
+	return t
+}
+
+// matchesWith is matches with attribute ai's value of id replaced by v.
+func (c *compiled) matchesWith(fs []filterComp, id int64, b *pathBuf, ai int, v Value) bool {
+	for i := range fs {
+		if !c.matchWith(&fs[i], id, b, ai, v) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *compiled) matchWith(f *filterComp, id int64, b *pathBuf, ai int, v Value) bool {
+	if f.op == "or" {
+		for i := range f.any {
+			if c.matchWith(&f.any[i], id, b, ai, v) {
+				return true
+			}
+		}
+		return false
+	}
+	if pathTouch(&f.path, ai) == touchShallow {
+		return matchOne(f.path.last(c).info.Class, f, v)
+	}
+	return c.match(f, id, b)
+}
+
+// changedAfter reports whether attribute ai of id has a datom in a tx
+// after since (its initial assert included), as changedSince counts.
+func (c *compiled) changedAfter(ai int, id, since int64) bool {
+	a := &c.attrs[ai]
+	if TxBase+c.initialTx(a.kind, id) > since {
+		return true
+	}
+	for _, hi := range a.hists {
+		h := &c.hists[hi]
+		if h.mode != histStep && !h.selected(id) {
+			continue
+		}
+		if TxBase+c.histTx(h, id) > since && c.appliesTo(hi, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// Stale lists the truth declarations that writes of generator name make
+// impossible to follow (a check reading them cannot be resolved after the
+// writes), without running any write.
 func (w *Writes) Stale(name string) []string {
 	g, ok := w.gens[name]
 	if !ok {
@@ -318,48 +459,15 @@ func (w *Writes) Stale(name string) []string {
 	var out []string
 	for i := range w.c.truth {
 		tc := &w.c.truth[i]
-		if tc.decl.Kind == TruthInverse && tc.asOf < 0 && tc.attr == g.attr {
+		if tc.asOf >= 0 && (tc.decl.Kind == TruthSample || tc.decl.Kind == TruthInverse) {
+			continue
+		}
+		t := g.touches(tc)
+		if t == touchDeep || t == touchShallow && tc.decl.Kind == TruthCountBy && filtersTouch(tc.filters, g.attr) != touchNone {
 			out = append(out, tc.decl.Name)
 		}
 	}
 	return out
-}
-
-func filtersOn(fs []filterComp, ai int) bool {
-	for _, f := range fs {
-		if f.attr == ai {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []int, x int) bool {
-	for _, v := range list {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
-// matches evaluates a count truth's filters on id, with attribute ai's
-// value replaced by *v when v is set.
-func (c *compiled) matches(tc *truthComp, id int64, ai int, v *Value) bool {
-	var vals []Value
-	var scratch []int64
-	for i := range tc.filters {
-		f := &tc.filters[i]
-		if f.attr == ai && v != nil {
-			vals = append(vals[:0], *v)
-		} else {
-			vals, scratch = c.valuesAsOf(f.attr, id, -1, vals[:0], scratch)
-		}
-		if !anyMatch(vals, f) {
-			return false
-		}
-	}
-	return true
 }
 
 // replaceFields copies a []Entry truth with field ident of the entities in

@@ -5,11 +5,11 @@
 package specs
 
 import (
-	"strings"
 	"encoding/json"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"

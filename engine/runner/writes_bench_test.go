@@ -43,7 +43,8 @@ func writeThroughput(b *testing.B, spec, data, backend, op string) float64 {
 			vars[i].Value = strconv.Itoa(writeBenchSeconds)
 		}
 	}
-	o, dir := apply(b, spec, runner.Options{}, vars...)
+	// Reload: each variant starts right after a load of the store.
+	o, dir := apply(b, spec, runner.Options{Reload: true}, vars...)
 	if o.Failed() {
 		b.Fatalf("write_mixed: %v %+v", o.Failures, o.Checks)
 	}
@@ -61,6 +62,9 @@ func writeThroughput(b *testing.B, spec, data, backend, op string) float64 {
 // session for the bench duration: BEGIN, each statement, COMMIT.
 func handWrites(b *testing.B, spec, data, backend string) float64 {
 	ctx := context.Background()
+	if o, _ := apply(b, spec, runner.Options{Phase: runner.PhaseLoad, Reload: true}, writeVars(data, backend)...); o.Failed() {
+		b.Fatalf("load: %v", o.Failures)
+	}
 	sp, err := config.Load([]string{spec}, config.Options{Vars: writeVars(data, backend)})
 	if err.HasErrors() {
 		b.Fatal(err.Error())
