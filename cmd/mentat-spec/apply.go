@@ -11,22 +11,36 @@ import (
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/kinds/sustained"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
+	"github.com/mentat-spec/mentat-spec/engine/progress"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
 
+// isTerminal reports whether w is a character device (a terminal), where
+// progress redraws one line instead of printing a line every progress_s.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
 func runApply(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	fs := newFlagSet("apply", "PATH... [-var name=value] [-o DIR] [-phase all|load|bench]",
+	fs := newFlagSet("apply", "PATH... [-var name=value] [-o DIR] [-phase all|load|bench|sustained]",
 		"Runs the benchmark: for each scale and backend, loads the generated dataset into a store the run creates (or reuses one an earlier run loaded), measures every scenario at every client count, checks every answer against the generator's truth, and writes a results directory. Exits 1 if any check fails.", stderr)
 	sf.register(fs)
 	out := fs.String("o", "", "results directory (default results/run-<UTC time>); an existing one is appended to")
 	dataDir := fs.String("data", ".", "directory that relative database paths of backends are resolved against, and where backends without a path put their files")
-	phase := fs.String("phase", runner.PhaseAll, "all: load where needed, measure, check; load: load and check only; bench: reuse loaded stores, never load")
+	phase := fs.String("phase", runner.PhaseAll, "all: load where needed, measure, check; load: load and check only; bench: reuse loaded stores, never load; sustained: only the sustained scenarios, on loaded stores")
 	reload := fs.Bool("reload", false, "drop and reload stores this tool created even when they already hold the dataset")
-	quiet := fs.Bool("q", false, "print only the final table")
+	quiet := fs.Bool("q", false, "print only the final table (no log, no progress)")
+	progressS := fs.Float64("progress_s", 10, "when stdout is not a terminal, print a progress line (with ETA) every this many seconds; 0 turns progress off")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -36,9 +50,9 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch *phase {
-	case runner.PhaseAll, runner.PhaseLoad, runner.PhaseBench:
+	case runner.PhaseAll, runner.PhaseLoad, runner.PhaseBench, runner.PhaseSustained:
 	default:
-		fmt.Fprintf(stderr, "mentat-spec apply: -phase must be all, load or bench, not %q\n", *phase)
+		fmt.Fprintf(stderr, "mentat-spec apply: -phase must be all, load, bench or sustained, not %q\n", *phase)
 		return exitUsage
 	}
 	spec, ok := loadSpec(paths, &sf, stderr)
@@ -63,8 +77,16 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		dir = filepath.Join("results", "run-"+time.Now().UTC().Format("2006-01-02T150405Z"))
 	}
 	var log io.Writer = stdout
+	var pr *progress.Progress
 	if *quiet {
 		log = io.Discard
+	} else if *progressS > 0 {
+		pr = progress.New(stdout, isTerminal(stdout), time.Duration(*progressS*float64(time.Second)), p.Estimate().Lo)
+		log = pr
+	}
+	var kinds []string
+	if *phase == runner.PhaseSustained {
+		kinds = []string{sustained.Name}
 	}
 	sensitive := map[string]bool{}
 	for _, v := range spec.Variables {
@@ -80,6 +102,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	o, err := runner.Run(ctx, p, runner.Options{
 		Registry: drivers.Default, ResultsDir: dir, DataDir: *dataDir, Phase: *phase, Reload: *reload,
 		Workers: workers(), Log: log, Env: env, Sensitive: func(k string) bool { return sensitive[k] },
+		Kinds: kinds, Progress: pr,
 	})
 	if o != nil {
 		printTable(stdout, o)

@@ -503,3 +503,29 @@ func TestApplyExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyProgress: piped output shows progress lines with ETA before
+// the first result line; -q silences them.
+func TestApplyProgress(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		dir := t.TempDir()
+		args := []string{"apply", "testdata/apply.hcl", "-progress_s", "0.05", "-o", filepath.Join(dir, "results"),
+			"-var", "data_dir=" + filepath.Join(dir, "data")}
+		if quiet {
+			args = append(args, "-q")
+		}
+		var stdout, stderr bytes.Buffer
+		if got := run(args, &stdout, &stderr); got != exitOK {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", got, stdout.String(), stderr.String())
+		}
+		out := stdout.String()
+		eta := strings.Index(out, "ETA ")
+		result := strings.Index(out, "xs/sqlite lookup")
+		switch {
+		case quiet && eta >= 0:
+			t.Errorf("-q printed progress:\n%s", out)
+		case !quiet && (eta < 0 || result < 0 || eta > result):
+			t.Errorf("no progress line with ETA before the first result line:\n%s", out)
+		}
+	}
+}

@@ -376,7 +376,7 @@ func (s *Spec) decodeMatrix(ctx *hcl.EvalContext) hcl.Diagnostics {
 			return all
 		}
 		if v, d := expr.Value(ctx); !d.HasErrors() && v.IsNull() {
-			return all // null (a variable's default): every declared one
+			return all // a variable left at null selects everything
 		}
 		names, d := evalStringList(expr, ctx, what)
 		diags = append(diags, d...)

@@ -71,10 +71,10 @@ func (s *Spec) ValidateDrivers(drv Drivers) hcl.Diagnostics {
 func (s *Spec) Validate(drv Drivers) hcl.Diagnostics {
 	diags := s.ValidateDrivers(drv)
 	if len(s.Scales) == 0 {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scale", Detail: `A spec declares at least one scale "name" {} block.`})
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scale", Detail: `A spec declares at least one scale "name" {} block.`, Subject: s.start()})
 	}
 	if len(s.Datasets) == 0 {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No dataset", Detail: `A spec declares a dataset "name" {} block.`})
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No dataset", Detail: `A spec declares a dataset "name" {} block.`, Subject: s.start()})
 	}
 	ds := s.SelectedDataset()
 	if ds == nil || diags.HasErrors() {
@@ -292,4 +292,14 @@ func jsonText(v any) (string, error) {
 		return "", fmt.Errorf("encoding a list parameter as JSON: %w", err)
 	}
 	return string(b), nil
+}
+
+// start is the beginning of the spec's first file, where a diagnostic
+// about something the spec lacks as a whole points.
+func (s *Spec) start() *hcl.Range {
+	if len(s.Files) == 0 {
+		return nil
+	}
+	p := hcl.Pos{Line: 1, Column: 1}
+	return &hcl.Range{Filename: s.Files[0], Start: p, End: p}
 }

@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // ErrCeiling is the cancellation cause a call sees when it ran longer than
@@ -118,6 +120,14 @@ type Result struct {
 	// StoppedBy says why the rep stopped: StopMin, StopPrecision, StopMax
 	// or StopInterrupted; the same for every stream.
 	StoppedBy string
+	// Hist holds the successful calls' latencies in ns, for HDR logs; it
+	// is filled after the measurement, never on the hot path.
+	Hist *hdrhistogram.Histogram
+	// Open loop only (RunTimed with a rate): the offered rate, the calls
+	// that started more than the late bound after their intended start,
+	// and the intended calls never started.
+	Rate          float64
+	Late, Dropped int64
 }
 
 // Probe runs one call with the ceiling and reports how long it took and

@@ -456,6 +456,7 @@ func (c *client) fail(at int64, msg string) {
 func merge(op string, cs []*client, elapsed time.Duration) Result {
 	res := Result{Op: op, Clients: len(cs), Elapsed: elapsed}
 	h := cs[0].hist
+	res.Hist = h
 	var maxNs, firstAt int64
 	for i, c := range cs {
 		if i > 0 {

@@ -74,6 +74,14 @@ func (d *Dir) Emit(rec Record) error {
 		return d.AppendSize(r)
 	case PrecisionRow:
 		return d.AppendPrecision(r)
+	case WindowRow:
+		return d.appendWindow(r)
+	case OpenLoopRow:
+		return d.appendOpenLoop(r)
+	case Hist:
+		return d.writeHist(r)
+	case Sample:
+		return d.appendSample(r)
 	}
 	return fmt.Errorf("results: no file for a %T record", rec)
 }
@@ -116,6 +124,8 @@ func (c *Console) Emit(rec Record) error {
 		}
 	case CheckLine:
 		line = fmt.Sprintf("%s %s/%s %s %s: %s", r.Status, r.Scale, r.Backend, r.Scenario, r.Name, r.Detail)
+	case WindowRow, OpenLoopRow:
+		line = timedLine(rec)
 	default:
 		return nil
 	}

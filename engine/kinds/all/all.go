@@ -6,6 +6,8 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/closedloop"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/coldwarm"
+	"github.com/mentat-spec/mentat-spec/engine/kinds/openloop"
+	"github.com/mentat-spec/mentat-spec/engine/kinds/sustained"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/writemixed"
 )
 
@@ -18,6 +20,8 @@ func init() {
 func Register(r *kind.Registry) {
 	r.MustRegister(closedloop.Kind{})
 	r.MustRegister(coldwarm.Kind{})
+	r.MustRegister(sustained.Kind{})
+	r.MustRegister(openloop.Kind{})
 	r.MustRegister(writemixed.Kind{})
 	r.SetDefault(closedloop.Name)
 }
