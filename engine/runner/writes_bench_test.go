@@ -186,3 +186,91 @@ func BenchmarkVerifyCost(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVerifyCall: what one verify read costs against the readers'
+// calls it follows, on a quiet store (no writer): q1 and q2 alternating
+// against state_now, in interleaved blocks. At the declared fraction f the
+// readers lose f * verify / read of their throughput.
+func BenchmarkVerifyCall(b *testing.B) {
+	ctx := context.Background()
+	for _, backend := range writeBackends() {
+		b.Run(backend, func(b *testing.B) {
+			spec, data := writeQuickstart(b)
+			if o, _ := apply(b, spec, runner.Options{Phase: runner.PhaseLoad, Reload: true}, writeVars(data, backend)...); o.Failed() {
+				b.Fatalf("load: %v", o.Failures)
+			}
+			sp, diags := config.Load([]string{spec}, config.Options{Vars: writeVars(data, backend)})
+			if diags.HasErrors() {
+				b.Fatal(diags.Error())
+			}
+			p, diags := plan.Build(ctx, sp, plan.Drivers(drivers.Default), 2)
+			if diags.HasErrors() {
+				b.Fatal(diags.Error())
+			}
+			scale, cell := p.Scales[0], p.Scales[0].Cells[0]
+			drv, _ := drivers.Default.Lookup(cell.Backend.Driver)
+			be, err := drv.Open(ctx, drivers.Config{Backend: cell.Backend.Name, Scale: scale.Name, DataDir: data,
+				Options: maps.Clone(cell.Backend.Options), Settings: cell.Backend.Settings})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer be.Close()
+			sess, err := be.Session(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sess.Close()
+			prep := func(q string) (drivers.Stmt, int) {
+				bd, err := sqltext.Bind(cell.Queries[q].SQL, be.Placeholder)
+				if err != nil {
+					b.Fatal(err)
+				}
+				st, err := sess.Prepare(ctx, bd.SQL)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return st, len(bd.Names)
+			}
+			q1, _ := prep("q1")
+			q2, _ := prep("q2")
+			verify, nv := prep("state_now")
+			op, _ := scale.Writes.Op("state_change", 0)
+			vargs := make([]any, nv)
+			for i := range vargs {
+				vargs[i] = op.E
+			}
+			block := func(fn func(i int)) float64 {
+				const n = 200
+				t0 := time.Now()
+				for i := 0; i < n; i++ {
+					fn(i)
+				}
+				return float64(time.Since(t0).Microseconds()) / n
+			}
+			var reads, verifies []float64
+			for r := 0; r < 5; r++ {
+				reads = append(reads, block(func(i int) {
+					email := []any{fmt.Sprintf("user%d@example.com", i%150)}
+					st := q1
+					if i%2 == 1 {
+						st = q2
+					}
+					if _, err := st.Query(ctx, email, nil); err != nil {
+						b.Fatal(err)
+					}
+				}))
+				verifies = append(verifies, block(func(int) {
+					var rows [][]any
+					if _, err := verify.Query(ctx, vargs, &rows); err != nil {
+						b.Fatal(err)
+					}
+				}))
+			}
+			rd, vf := median(reads), median(verifies)
+			b.ReportMetric(rd, "read_us")
+			b.ReportMetric(vf, "verify_us")
+			b.ReportMetric(100*0.1*vf/(rd+0.1*vf), "cost_%_at_0.1")
+			fmt.Printf("%s: read (q1/q2) %.0f us, verify %.0f us: cost at fraction 0.1 %.1f%% of read throughput\n", backend, rd, vf, 100*0.1*vf/(rd+0.1*vf))
+		})
+	}
+}
