@@ -119,13 +119,13 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		g := c.startSamplers(ctx, sc)
 		defer g.Stop()
 	}
-	for _, pt := range sc.Points {
+	for i, pt := range sc.Points {
 		if ctx.Err() != nil || c.broken != nil {
 			return
 		}
-		env := &pointEnv{c: c, sc: sc}
+		env, counts := c.pointEnv(sc, i)
 		lo, _ := pt.Estimate()
-		c.run.begin(fmt.Sprintf("%s %s %s", c.name(), sc.Name, pt.Describe()), "ops", lo, 0, env.counts)
+		c.run.begin(fmt.Sprintf("%s %s %s", c.name(), sc.Name, pt.Describe()), "ops", lo, 0, counts)
 		err := pt.Run(ctx, env)
 		c.run.end()
 		if err != nil {
