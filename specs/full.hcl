@@ -128,6 +128,20 @@ variable "data_dir" {
   description = "Where the SQLite and DuckDB files go."
 }
 
+# ---- write_mixed --------------------------------------------------------------
+variable "mixed_s" {
+  type        = number
+  default     = 60
+  description = "write_mixed: seconds of one writer plus the readers."
+}
+
+variable "mixed_readers" {
+  type        = number
+  default     = 8
+  description = "write_mixed: reader clients running q1 and q2 during the writes."
+}
+# ------------------------------------------------------------------------------
+
 locals {
   # The SQL the backends below run to build the datom tables, one directory
   # per dialect where the text differs from the shared default (see
@@ -159,6 +173,12 @@ sampling {
 # The shared workload: every .hcl file of mentat/ (see mentat/README.md).
 include "mentat" {
   path = "mentat"
+}
+
+# write_mixed (specs/mentat/writes): one writer and readers, then the
+# answers after the writes. It reads var.mixed_s and var.mixed_readers.
+include "writes" {
+  path = "mentat/writes"
 }
 
 # ---------------------------------------------------------------------------

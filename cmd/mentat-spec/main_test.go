@@ -170,11 +170,11 @@ func TestPlan(t *testing.T) {
 		want string // stdout prefix, or stderr substring on error
 	}{
 		{name: "-var after the path", args: []string{"plan", quickstart, "-var", `scales=["xs"]`}, code: exitOK,
-			want: `Plan: dataset "issues"; scales xs; backends sqlite; 8 scenarios`},
+			want: `Plan: dataset "issues"; scales xs; backends sqlite; 9 scenarios`},
 		{name: "--var after the path", args: []string{"plan", quickstart, "--var", `scales=["xs"]`}, code: exitOK,
-			want: `Plan: dataset "issues"; scales xs; backends sqlite; 8 scenarios`},
+			want: `Plan: dataset "issues"; scales xs; backends sqlite; 9 scenarios`},
 		{name: "-var= before the path", args: []string{"plan", `-var=scales=["xs"]`, "--var=backends=[\"duckdb\"]", quickstart}, code: exitOK,
-			want: `Plan: dataset "issues"; scales xs; backends duckdb; 8 scenarios`},
+			want: `Plan: dataset "issues"; scales xs; backends duckdb; 9 scenarios`},
 		{name: "-- ends the flags", args: []string{"plan", "-var", `scales=["xs"]`, "--", quickstart}, code: exitOK,
 			want: `Plan: dataset "issues"; scales xs;`},
 		{name: "unknown scale", args: []string{"plan", quickstart, "-var", `scales=["xs","nope"]`}, code: exitUsage,

@@ -21,6 +21,7 @@ type Dataset struct {
 	History   []*HistoryBlock
 	Marks     []*MarkBlock
 	Truth     []*TruthBlock
+	Writes    []*WriteBlock // writes.go
 	DeclRange hcl.Range
 }
 
@@ -76,6 +77,7 @@ var datasetSchema = &hcl.BodySchema{
 		{Type: "history", LabelNames: []string{"name"}},
 		{Type: "mark", LabelNames: []string{"name"}},
 		{Type: "truth", LabelNames: []string{"name"}},
+		{Type: "write", LabelNames: []string{"name"}},
 	},
 }
 
@@ -225,6 +227,11 @@ func decodeDatasetBlock(b *hcl.Block) (*Dataset, hcl.Diagnostics) {
 			c, d := blk.Body.Content(truthSchema)
 			diags = append(diags, d...)
 			ds.Truth = append(ds.Truth, &TruthBlock{Name: name, Attrs: c.Attributes, Where: c.Blocks, DeclRange: blk.DefRange})
+		case "write":
+			unique("write", name, blk.DefRange)
+			w, d := decodeWriteBlock(blk)
+			diags = append(diags, d...)
+			ds.Writes = append(ds.Writes, w)
 		}
 	}
 	return ds, diags

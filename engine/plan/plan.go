@@ -60,7 +60,9 @@ type ScalePlan struct {
 	// planning stays quick; the runner counts exactly before it loads.
 	Estimated bool
 	Marks     map[string]int64
-	Cells     []*Cell
+	// Writes are the dataset's write generators (nil without write blocks).
+	Writes *datagen.Writes
+	Cells  []*Cell
 
 	scale *config.Scale
 }
@@ -158,7 +160,9 @@ func Build(ctx context.Context, spec *config.Spec, drv config.Drivers, workers i
 				Detail: fmt.Sprintf("scale %q: %s", sn, err)})
 			continue
 		}
-		sp := &ScalePlan{Name: sn, Gen: gen, Stats: stats, Estimated: !exact, Marks: gen.MarkTxs(), scale: sc}
+		writes, d := ds.ResolveWrites(spec.ScaleContext(sc), gen)
+		diags = append(diags, d...)
+		sp := &ScalePlan{Name: sn, Gen: gen, Stats: stats, Estimated: !exact, Marks: gen.MarkTxs(), Writes: writes, scale: sc}
 		for _, bn := range spec.Matrix.BackendNames {
 			c, d := p.resolveCell(sp, spec.Backend(bn), drv)
 			diags = append(diags, d...)
@@ -219,6 +223,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 		for _, ck := range sd.Checks {
 			s.CheckNames = append(s.CheckNames, ck.Name)
 		}
+		diags = append(diags, checkWriteGenerators(sp, sd)...)
 		c.Scenarios = append(c.Scenarios, s)
 	}
 	return c, diags

@@ -29,6 +29,14 @@ type cell struct {
 	queries map[string]*boundQuery
 	broken  error // set when the store can no longer be reached
 	written bool  // a scenario changed the store's data in this run
+
+	// The writes committed to the store in this run (writes.go), and the
+	// truth before them; truthAlt is the truth had a write in doubt
+	// committed, doubt says which.
+	writes    committedWrites
+	baseTruth *plan.Truth
+	truthAlt  *plan.Truth
+	doubt     string
 }
 
 // boundQuery is a query with its markers bound for the backend.
@@ -87,6 +95,7 @@ func (c *cell) execute(ctx context.Context) error {
 		}
 		if c.run.opts.Phase != PhaseLoad {
 			c.runScenario(ctx, sc)
+			c.advanceTruth()
 		}
 		if c.broken != nil {
 			return c.broken

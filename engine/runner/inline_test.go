@@ -19,7 +19,7 @@ var (
 // text by the files it reads, with their file() paths written against
 // local.sql (the shared SQL directory) and local.store spelled out, so a
 // test can edit the quickstart's whole workload as one text.
-func inlineIncludes(t *testing.T, root, text string) string {
+func inlineIncludes(t testing.TB, root, text string) string {
 	t.Helper()
 	shared := filepath.Join(root, "specs", "mentat")
 	store := regexp.MustCompile(`(?m)^\s*store\s*=\s*"([^"]+)"`).FindStringSubmatch(text)

@@ -21,7 +21,7 @@ import (
 )
 
 // repoRoot is the repository root, found from this file.
-func repoRoot(t *testing.T) string {
+func repoRoot(t testing.TB) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
@@ -30,14 +30,30 @@ func repoRoot(t *testing.T) string {
 // tinyQuickstart writes examples/quickstart.hcl into a temp dir with its
 // SQL paths made absolute, a tiny xs scale and short sampling, then applies
 // edits (old -> new text).
-func tinyQuickstart(t *testing.T, edits ...string) (specPath, dataDir string) {
+func tinyQuickstart(t testing.TB, edits ...string) (specPath, dataDir string) {
+	t.Helper()
+	return quickstartText(t, false, edits...)
+}
+
+// writesInclude is the quickstart's include of write_mixed, left out of
+// the tiny quickstart unless a test runs writes (writemixed_test.go).
+const writesInclude = "include \"writes\" {\n  path = \"../specs/mentat/writes\"\n}\n"
+
+func quickstartText(t testing.TB, writes bool, edits ...string) (specPath, dataDir string) {
 	t.Helper()
 	root := repoRoot(t)
 	b, err := os.ReadFile(filepath.Join(root, "examples", "quickstart.hcl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := inlineIncludes(t, root, string(b))
+	src := string(b)
+	if !strings.Contains(src, writesInclude) {
+		t.Fatal("quickstart.hcl no longer includes specs/mentat/writes")
+	}
+	if !writes {
+		src = strings.Replace(src, writesInclude, "", 1)
+	}
+	text := inlineIncludes(t, root, src)
 	replace := func(old, new string) {
 		t.Helper()
 		if !strings.Contains(text, old) {
@@ -66,7 +82,7 @@ func tinyQuickstart(t *testing.T, edits ...string) (specPath, dataDir string) {
 }
 
 // apply loads, validates, plans and runs a spec into a fresh results dir.
-func apply(t *testing.T, specPath string, opts runner.Options, vars ...config.VarArg) (*runner.Outcome, string) {
+func apply(t testing.TB, specPath string, opts runner.Options, vars ...config.VarArg) (*runner.Outcome, string) {
 	t.Helper()
 	spec, diags := config.Load([]string{specPath}, config.Options{Vars: vars})
 	if !diags.HasErrors() {
@@ -93,7 +109,7 @@ func apply(t *testing.T, specPath string, opts runner.Options, vars ...config.Va
 	return o, opts.ResultsDir
 }
 
-func readCSV(t *testing.T, path string) [][]string {
+func readCSV(t testing.TB, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

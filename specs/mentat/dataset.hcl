@@ -74,6 +74,16 @@ dataset "issues" {
     files    = 2
   }
 
+  # Writes after the load (scenario write_mixed): write k sets the state
+  # of an issue drawn by target to a value drawn by value, both pure
+  # functions of the seed and k. Hot issues (zipf) are written most.
+  write "state_change" {
+    entity = "issue"
+    attr   = "issue/state"
+    value  = weighted({ open = 4, closed = 4, in_progress = 2 })
+    target = zipf("issue", 1.1)
+  }
+
   # Transaction ids the history queries refer to.
   mark "t_mid" {
     after = "initial" # the last tx of the initial load

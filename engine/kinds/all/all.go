@@ -8,6 +8,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kinds/coldwarm"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/openloop"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/sustained"
+	"github.com/mentat-spec/mentat-spec/engine/kinds/writemixed"
 )
 
 func init() {
@@ -21,5 +22,6 @@ func Register(r *kind.Registry) {
 	r.MustRegister(coldwarm.Kind{})
 	r.MustRegister(sustained.Kind{})
 	r.MustRegister(openloop.Kind{})
+	r.MustRegister(writemixed.Kind{})
 	r.SetDefault(closedloop.Name)
 }

@@ -1,0 +1,260 @@
+// Package writemixed is the write_mixed scenario kind: one writer runs
+// the dataset's write generator (write k, k = 0, 1, ..., each a
+// transaction of the write query's statements) while readers run a mix of
+// queries, for a fixed duration. It emits a `write` and a `read` timing
+// row, counts contention (busy, serialization, deadlock, conflict) per
+// row in logs/contention.log, records which writes committed so the
+// checks after it see the truth those writes lead to, and checks a
+// fraction of the readers' calls against the states that were legal
+// while they ran.
+//
+// One writer per store, always: SQLite and DuckDB allow one writing
+// transaction at a time, and with one writer the commit order is the
+// order of k, which is what makes truth after the writes knowable.
+package writemixed
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/kinds/closedloop"
+	"github.com/mentat-spec/mentat-spec/engine/measure"
+	"github.com/mentat-spec/mentat-spec/engine/results"
+)
+
+// Name is the kind's name in HCL.
+const Name = "write_mixed"
+
+// Kind is the write_mixed kind.
+type Kind struct{}
+
+// Name implements kind.Kind.
+func (Kind) Name() string { return Name }
+
+// Schema implements kind.Kind.
+func (Kind) Schema() *hcl.BodySchema {
+	return &hcl.BodySchema{
+		Attributes: []hcl.AttributeSchema{{Name: "duration_s", Required: true}},
+		Blocks:     []hcl.BlockHeaderSchema{{Type: "write"}, {Type: "read"}, {Type: "verify"}},
+	}
+}
+
+var writeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "generator", Required: true}, {Name: "query", Required: true}, {Name: "max_tries"}, {Name: "writers"},
+}}
+
+var verifySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "query", Required: true}, {Name: "fraction", Required: true},
+}}
+
+// Definition is one write_mixed scenario.
+type Definition struct {
+	Duration  time.Duration
+	Generator string // the dataset's write block
+	WriteSQL  string // the query whose statements are one write
+	MaxTries  int    // tries of a write failing on contention (1: no retry)
+	Reads     closedloop.Stream
+	HasReads  bool
+	Verify    string  // the query reading the written fact, "" for none
+	Fraction  float64 // of the readers' calls followed by a verify read
+}
+
+// Decode implements kind.Kind.
+func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definition, hcl.Diagnostics) {
+	def := &Definition{MaxTries: 1}
+	var diags hcl.Diagnostics
+	secs, d := kind.Number(content.Attributes["duration_s"].Expr, ctx, "duration_s", 0.1)
+	diags = append(diags, d...)
+	def.Duration = time.Duration(secs * float64(time.Second))
+	var hasWrite bool
+	for _, blk := range content.Blocks {
+		switch blk.Type {
+		case "write":
+			if hasWrite {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate write block",
+					Detail: "A write_mixed scenario has one writer.", Subject: blk.DefRange.Ptr()})
+				continue
+			}
+			hasWrite = true
+			c, d := blk.Body.Content(writeSchema)
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			def.Generator, d = kind.String(c.Attributes["generator"].Expr, ctx, "generator")
+			diags = append(diags, d...)
+			def.WriteSQL, d = kind.String(c.Attributes["query"].Expr, ctx, "query")
+			diags = append(diags, d...)
+			if a, ok := c.Attributes["max_tries"]; ok {
+				def.MaxTries, d = kind.Int(a.Expr, ctx, "max_tries", 1)
+				diags = append(diags, d...)
+			}
+			if a, ok := c.Attributes["writers"]; ok {
+				n, d := kind.Int(a.Expr, ctx, "writers", 1)
+				diags = append(diags, d...)
+				if !d.HasErrors() && n != 1 {
+					diags = append(diags, kind.AttrError(a.Expr, "One writer per store",
+						"write_mixed runs one writer: SQLite and DuckDB allow one writing transaction at a time, and one writer's commit order is what makes the truth after the writes knowable."))
+				}
+			}
+		case "verify":
+			c, d := blk.Body.Content(verifySchema)
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			def.Verify, d = kind.String(c.Attributes["query"].Expr, ctx, "query")
+			diags = append(diags, d...)
+			def.Fraction, d = kind.Number(c.Attributes["fraction"].Expr, ctx, "fraction", 0)
+			diags = append(diags, d...)
+			if !d.HasErrors() && def.Fraction > 1 {
+				diags = append(diags, kind.AttrError(c.Attributes["fraction"].Expr, "Invalid fraction", "fraction is a share of the readers' calls, in [0, 1]."))
+			}
+		}
+	}
+	if !hasWrite {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing write block",
+			Detail: `A write_mixed scenario needs write { generator = "..." query = query.NAME }.`, Subject: content.MissingItemRange.Ptr()})
+	}
+	reads := &hcl.BodyContent{Attributes: hcl.Attributes{}}
+	for _, blk := range content.Blocks {
+		if blk.Type == results.OpRead {
+			reads.Blocks = append(reads.Blocks, blk)
+		}
+	}
+	streams, d := closedloop.Streams(reads, ctx)
+	diags = append(diags, d...)
+	for _, st := range streams {
+		if st.Op == results.OpRead {
+			def.Reads, def.HasReads = st, true
+			if def.Reads.Clients == 0 {
+				def.Reads.Clients = 1
+			}
+		}
+	}
+	if def.Verify != "" && !def.HasReads {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "verify without readers",
+			Detail: "verify checks a fraction of the readers' calls: add a read block.", Subject: content.MissingItemRange.Ptr()})
+	}
+	return def, diags
+}
+
+// Queries implements kind.Definition: the readers' mix. The write and
+// verify queries take their parameters from the writes, not from params,
+// so they are not run as reads.
+func (d *Definition) Queries() []string {
+	if !d.HasReads {
+		return nil
+	}
+	return d.Reads.Mix
+}
+
+// Writes implements kind.Definition.
+func (d *Definition) Writes() bool { return true }
+
+// WriteGenerators implements kind.WriteGenerators.
+func (d *Definition) WriteGenerators() []string { return []string{d.Generator} }
+
+// Points implements kind.Definition: one point.
+func (d *Definition) Points(s measure.Sampling) []kind.Point {
+	return []kind.Point{&Point{def: d, samp: s}}
+}
+
+// Point is the scenario's one point.
+type Point struct {
+	def  *Definition
+	samp measure.Sampling
+}
+
+// Describe implements kind.Point.
+func (p *Point) Describe() string {
+	s := fmt.Sprintf("%s: write %s (%s) x1", p.def.Duration, p.def.Generator, p.def.WriteSQL)
+	if p.def.HasReads {
+		s += fmt.Sprintf("; read %v x%d", p.def.Reads.Mix, p.def.Reads.Clients)
+	}
+	if p.def.Verify != "" {
+		s += fmt.Sprintf("; verify %s on %.0f%% of reads", p.def.Verify, p.def.Fraction*100)
+	}
+	return s
+}
+
+// Estimate implements kind.Point.
+func (p *Point) Estimate() (lo, hi time.Duration) { return p.def.Duration, p.def.Duration }
+
+// sampling is the scenario's sampling run for exactly the duration, once.
+func (p *Point) sampling() measure.Sampling {
+	s := p.samp
+	s.MinDuration, s.MaxDuration, s.MinSamples, s.Reps = p.def.Duration, p.def.Duration, 1, 1
+	s.Precision, s.PrecisionP99 = 0, 0 // a fixed duration, as the seed: the writes run for mixed_s
+	return s
+}
+
+// Run implements kind.Point.
+func (p *Point) Run(ctx context.Context, env kind.Env) error {
+	wenv, ok := env.(kind.WriteEnv)
+	if !ok {
+		return fmt.Errorf("the runner cannot run writes (no kind.WriteEnv)")
+	}
+	writes := wenv.Writes()
+	if _, ok := writes.Decl(p.def.Generator); !ok {
+		return fmt.Errorf("the dataset declares no write %q", p.def.Generator)
+	}
+	log := newCommitLog(writes, p.def.Generator, wenv.NextWrite(p.def.Generator))
+	wr, err := newWriter(ctx, wenv, p.def, log)
+	if err != nil {
+		return err
+	}
+	defer wr.close()
+	streams := []measure.Stream{{Op: results.OpWrite, Calls: []measure.Call{wr.Call}}}
+	var readers []*reader
+	defer func() {
+		for _, r := range readers {
+			r.close()
+		}
+	}()
+	if p.def.HasReads {
+		rs := measure.Stream{Op: results.OpRead}
+		for i := 0; i < p.def.Reads.Clients; i++ {
+			r, err := newReader(ctx, wenv, p.def, log, i)
+			if err != nil {
+				return err
+			}
+			readers = append(readers, r)
+			rs.Calls = append(rs.Calls, r.Call)
+		}
+		streams = append(streams, rs)
+	}
+	runErr := closedloop.MeasureReps(ctx, env, p.sampling(), streams)
+	// What committed is recorded whatever happened: the checks after the
+	// scenario compare with the truth those writes lead to.
+	n, inDoubt := wr.committed()
+	wenv.Committed(p.def.Generator, n, inDoubt)
+	env.Logf("%d write(s) of %s committed (k = %d..%d)%s", n-log.first, p.def.Generator, log.first, n-1, doubtText(inDoubt, n))
+	wenv.Log("contention", "%s op=write clients=1 %s retries=%d\n", rowKey(env), wr.counts.String(), wr.retries.Load())
+	if len(readers) > 0 {
+		var c counts
+		for _, r := range readers {
+			c.add(&r.counts)
+		}
+		wenv.Log("contention", "%s op=read clients=%d %s retries=0\n", rowKey(env), len(readers), c.String())
+	}
+	if p.def.Verify != "" {
+		env.Emit(verdict(env, p.def, readers))
+	}
+	return runErr
+}
+
+func doubtText(inDoubt bool, n int64) string {
+	if !inDoubt {
+		return ""
+	}
+	return fmt.Sprintf("; write %d failed while committing: in doubt", n)
+}
+
+func rowKey(env kind.Env) string {
+	r := env.Row()
+	return fmt.Sprintf("%s %s %s %s", time.Now().UTC().Format(time.RFC3339), r.Scenario, r.Backend, r.Scale)
+}

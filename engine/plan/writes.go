@@ -1,0 +1,86 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
+)
+
+// checkWriteGenerators reports, at plan time, a scenario that runs a write
+// generator the dataset does not declare, and a check of it that reads a
+// truth its writes make unknowable (the generator cannot follow them).
+func checkWriteGenerators(sp *ScalePlan, sd *config.Scenario) hcl.Diagnostics {
+	wg, ok := sd.Def.(kind.WriteGenerators)
+	if !ok {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	for _, name := range wg.WriteGenerators() {
+		if _, ok := sp.Writes.Decl(name); !ok {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown write generator",
+				Detail: fmt.Sprintf("Scenario %q runs write %q, which the dataset does not declare (declared: %v).", sd.Name, name, sp.Writes.Names()), Subject: sd.DeclRange.Ptr()})
+			continue
+		}
+		stale := map[string]bool{}
+		for _, t := range sp.Writes.Stale(name) {
+			stale[t] = true
+		}
+		for _, ck := range sd.Checks {
+			for _, t := range truthRefs(ck) {
+				if stale[t] {
+					diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Check cannot be true after the writes",
+						Detail:  fmt.Sprintf("Check %q of scenario %q reads truth.%s, which writes of %q change in a way the generator cannot follow; check another truth.", ck.Name, sd.Name, t, name),
+						Subject: ck.DeclRange.Ptr()})
+				}
+			}
+		}
+	}
+	return diags
+}
+
+// truthRefs lists the truth.NAME a check's attributes read.
+func truthRefs(ck *config.CheckBlock) []string {
+	seen := map[string]bool{}
+	for _, a := range ck.Attrs {
+		for _, tr := range a.Expr.Variables() {
+			if tr.RootName() != "truth" || len(tr) < 2 {
+				continue
+			}
+			if at, ok := tr[1].(hcl.TraverseAttr); ok {
+				seen[at.Name] = true
+			} else if ix, ok := tr[1].(hcl.TraverseIndex); ok && ix.Key.Type().FriendlyName() == "string" {
+				seen[ix.Key.AsString()] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Advance returns the truth after writes 0..n-1 of generator committed,
+// computed from the generator without reading the database. A truth the
+// writes make unknowable is left out (a check reading it then fails to
+// evaluate) and named in the error.
+func (t *Truth) Advance(w *datagen.Writes, generator string, n int64) (*Truth, error) {
+	adv, err := w.Advance(t.Values, generator, n)
+	if adv == nil {
+		return nil, err
+	}
+	nt, nerr := NewTruth(adv)
+	if nerr != nil {
+		return nil, nerr
+	}
+	if err != nil {
+		return nt, fmt.Errorf("after %d write(s) of %s: %s", n, generator, strings.TrimPrefix(err.Error(), "datagen: "))
+	}
+	return nt, nil
+}

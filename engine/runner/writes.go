@@ -1,0 +1,118 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/sqltext"
+)
+
+// committedWrites is what a cell knows of the writes run against its
+// store since it was loaded: per write generator, how many committed (in
+// order), and whether the next one is in doubt.
+type committedWrites struct {
+	order   []string
+	n       map[string]int64
+	inDoubt map[string]bool
+}
+
+var _ kind.WriteEnv = (*pointEnv)(nil)
+
+func (e *pointEnv) Driver() string { return e.c.pc.Backend.Driver }
+
+func (e *pointEnv) Session(ctx context.Context) (drivers.Session, error) {
+	if e.c.be == nil {
+		return nil, fmt.Errorf("the store is closed")
+	}
+	return e.c.be.Session(ctx)
+}
+
+func (e *pointEnv) Statements(query string) ([]kind.Statement, error) {
+	q := e.c.pc.Queries[query]
+	if q == nil {
+		return nil, fmt.Errorf("no query %q", query)
+	}
+	var out []kind.Statement
+	for _, text := range sqltext.Statements(q.SQL) {
+		b, err := sqltext.Bind(text, e.c.be.Placeholder)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: %w", query, err)
+		}
+		out = append(out, kind.Statement{SQL: b.SQL, Names: b.Names})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("query %s holds no statement", query)
+	}
+	return out, nil
+}
+
+func (e *pointEnv) Writes() *datagen.Writes { return e.c.pc.Scale.Writes }
+
+func (e *pointEnv) NextWrite(generator string) int64 { return e.c.writes.n[generator] }
+
+func (e *pointEnv) Log(name, format string, args ...any) { e.c.run.logTo(name, format, args...) }
+
+func (e *pointEnv) Committed(generator string, n int64, inDoubt bool) {
+	w := &e.c.writes
+	if w.n == nil {
+		w.n, w.inDoubt = map[string]int64{}, map[string]bool{}
+	}
+	if _, seen := w.n[generator]; !seen {
+		w.order = append(w.order, generator)
+	}
+	w.n[generator], w.inDoubt[generator] = n, inDoubt
+}
+
+// advanceTruth makes the checks that follow see the truth after the
+// writes committed so far: the scale's truth advanced by each generator's
+// committed writes. With a write in doubt, alt is the truth had it
+// committed too.
+func (c *cell) advanceTruth() {
+	w := &c.writes
+	if len(w.order) == 0 {
+		return
+	}
+	if c.baseTruth == nil {
+		c.baseTruth = c.truth
+	}
+	advance := func(extra string) (*plan.Truth, error) {
+		t := c.baseTruth
+		var firstErr error
+		for _, g := range w.order {
+			n := w.n[g]
+			if g == extra {
+				n++
+			}
+			nt, err := t.Advance(c.pc.Scale.Writes, g, n)
+			if nt == nil {
+				return nil, err
+			}
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			t = nt
+		}
+		return t, firstErr
+	}
+	t, err := advance("")
+	if t == nil {
+		c.run.fail("%s: truth after the writes: %v", c.name(), err)
+		return
+	}
+	if err != nil {
+		c.run.logf("%s: %v", c.name(), err)
+	}
+	c.truth, c.truthAlt, c.doubt = t, nil, ""
+	for _, g := range w.order {
+		if w.inDoubt[g] {
+			if alt, _ := advance(g); alt != nil {
+				c.truthAlt = alt
+				c.doubt = fmt.Sprintf("write %d of %s failed while committing", w.n[g], g)
+			}
+		}
+	}
+}
