@@ -27,6 +27,7 @@ var backendSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "driver", Required: true}, {Name: "settings"}, {Name: "setup"}, {Name: "after_load"},
 		{Name: "analyze"}, {Name: "vacuum"}, {Name: "restart"}, {Name: "drop_caches"}, {Name: "clients"},
+		{Name: "skip_scenarios"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "load"}},
 }
@@ -82,7 +83,10 @@ type BackendConfig struct {
 	Vacuum     []string // statements timed as vacuum_s
 	Restart    []string // a command run by the engine (argv)
 	DropCaches []string // a command run by the engine (argv)
-	Load       LoadConfig
+	// SkipScenarios are scenarios this backend does not run (the seed's
+	// per-backend scenario filter).
+	SkipScenarios []string
+	Load          LoadConfig
 }
 
 // LoadConfig is the backend's `load {}` block.
@@ -131,7 +135,7 @@ func (b *Backend) Resolve(ctx *hcl.EvalContext) (*BackendConfig, hcl.Diagnostics
 		bc.Settings = m
 	}
 	lists := map[string]*[]string{"setup": &bc.Setup, "after_load": &bc.AfterLoad, "analyze": &bc.Analyze,
-		"vacuum": &bc.Vacuum, "restart": &bc.Restart, "drop_caches": &bc.DropCaches}
+		"vacuum": &bc.Vacuum, "restart": &bc.Restart, "drop_caches": &bc.DropCaches, "skip_scenarios": &bc.SkipScenarios}
 	for n, dst := range lists {
 		if e, ok := b.Attrs[n]; ok {
 			l, d := evalStringList(e, ctx, n)
@@ -223,4 +227,16 @@ func driverOptions(body, remain hcl.Body) (hcl.Attributes, hcl.Diagnostics) {
 		}
 	}
 	return attrs, diags
+}
+
+// CheckSkips reports skip_scenarios names that are no declared scenario.
+func (s *Spec) CheckSkips(b *Backend, bc *BackendConfig) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, n := range bc.SkipScenarios {
+		if s.scenario(n) == nil {
+			diags = append(diags, attrErr(b.Attrs["skip_scenarios"], "Unknown scenario",
+				fmt.Sprintf("Backend %q: skip_scenarios names %q, which is not a declared scenario.", b.Name, n)))
+		}
+	}
+	return diags
 }
