@@ -341,13 +341,21 @@ func datasetDetail(v string) string {
 			v = f[1]
 		}
 	}
-	return txCount.ReplaceAllStringFunc(v, func(m string) string {
+	v = txCount.ReplaceAllStringFunc(v, func(m string) string {
 		n, _ := strconv.ParseInt(strings.Fields(m)[0], 10, 64)
 		return fmtInt(n) + " transactions"
 	})
+	// Entity and history counts read as the datoms do: 13,000.
+	return bigCount.ReplaceAllStringFunc(v, func(m string) string {
+		n, _ := strconv.ParseInt(m, 10, 64)
+		return fmtInt(n)
+	})
 }
 
-var txCount = regexp.MustCompile(`\b\d+ txs\b`)
+var (
+	txCount  = regexp.MustCompile(`\b\d+ txs\b`)
+	bigCount = regexp.MustCompile(`\b\d{4,}\b`)
+)
 
 // datasetLine is the one wording of a scale's dataset: "101,234 datoms
 // (1,203 transactions, seed 42)".

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bufio"
-
 	"fmt"
 	"os"
 	"runtime"
@@ -20,14 +19,15 @@ func machineEnv() []results.KV {
 		{Key: "hostname", Value: host},
 		{Key: "cpus", Value: fmt.Sprint(runtime.NumCPU())},
 	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		kv = append(kv, results.KV{Key: "kernel", Value: strings.TrimSpace(string(b))})
-	}
-	if v := procField("/proc/cpuinfo", "model name"); v != "" {
-		kv = append(kv, results.KV{Key: "cpu_model", Value: v})
-	}
-	if v := procField("/proc/meminfo", "MemTotal"); v != "" {
-		kv = append(kv, results.KV{Key: "mem_total", Value: v})
+	v, err := readTrim("/proc/sys/kernel/osrelease")
+	kv = append(kv, factOr("kernel", "/proc/sys/kernel/osrelease", v, err))
+	for _, f := range []struct{ key, path, field string }{
+		{"cpu_model", "/proc/cpuinfo", "model name"}, {"mem_total", "/proc/meminfo", "MemTotal"}} {
+		if v := procField(f.path, f.field); v != "" {
+			kv = append(kv, results.KV{Key: f.key, Value: v})
+		} else {
+			kv = append(kv, results.KV{Key: f.key, Value: "unknown (no " + f.field + " in " + f.path + ")"})
+		}
 	}
 	return kv
 }
