@@ -345,8 +345,16 @@ func datasetDetail(v string) string {
 		n, _ := strconv.ParseInt(strings.Fields(m)[0], 10, 64)
 		return fmtInt(n) + " transactions"
 	})
-	// Entity and history counts read as the datoms do: 13,000.
-	return bigCount.ReplaceAllStringFunc(v, func(m string) string {
+	// The entity and history counts the run writes read as the datoms
+	// do (13,000); other text is kept as written.
+	i := strings.Index(v, "; entities: ")
+	if i < 0 {
+		i = strings.Index(v, "; history datoms: ")
+	}
+	if i < 0 {
+		return v
+	}
+	return v[:i] + bigCount.ReplaceAllStringFunc(v[i:], func(m string) string {
 		n, _ := strconv.ParseInt(m, 10, 64)
 		return fmtInt(n)
 	})
