@@ -28,6 +28,9 @@ type cell struct {
 	queries map[string]*boundQuery
 	broken  error // set when the store can no longer be reached
 	written bool  // a scenario changed the store's data in this run
+
+	statsErr     error // why the server keeps no statement statistics (serverstats.go)
+	serverLogErr error // why the server's log is not copied into logs/
 }
 
 // boundQuery is a query with its markers bound for the backend.
@@ -66,11 +69,13 @@ func (c *cell) execute(ctx context.Context) error {
 			c.admin.Close()
 		}
 	}()
+	defer c.followServerLog(ctx)()
 
 	ready, err := c.prepareStore(ctx)
 	if err != nil || !ready {
 		return err
 	}
+	c.probeStats(ctx)
 	c.envLines(ctx)
 	c.recordSize(ctx)
 	if err := c.bindQueries(); err != nil {
@@ -102,12 +107,12 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 			return
 		}
 	}
-	for _, pt := range sc.Points {
+	for i, pt := range sc.Points {
 		if ctx.Err() != nil || c.broken != nil {
 			return
 		}
 		env := &pointEnv{c: c, sc: sc}
-		if err := pt.Run(ctx, env); err != nil {
+		if err := c.runPoint(ctx, sc, i, pt, env); err != nil {
 			c.run.fail("%s %s: %s: %v", c.name(), sc.Name, pt.Describe(), err)
 		}
 	}
@@ -183,6 +188,7 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	capDur := c.run.plan.Sampling.LoadMax
 	c.run.logf("%s: loading %s datoms (%d job(s))", c.name(), plan.Thousands(c.pc.Scale.Stats.Datoms), bc.Load.Jobs)
 	res, err := bulkLoad(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur)
+	c.writeLoadLog(res)
 	if err != nil {
 		return false, fmt.Errorf("bulk load: %w", err)
 	}
@@ -363,6 +369,7 @@ func (c *cell) envLines(ctx context.Context) {
 			kv = append(kv, results.KV{Key: prefix + "settings_error", Value: err.Error()})
 		}
 	}
+	kv = append(kv, c.backendFacts(ctx, prefix)...)
 	optNames := make([]string, 0, len(bc.Options))
 	for n := range bc.Options {
 		optNames = append(optNames, n)

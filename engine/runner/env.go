@@ -14,17 +14,17 @@ import (
 func machineEnv() []results.KV {
 	host, _ := os.Hostname()
 	kv := []results.KV{
-		{Key: "go", Value: runtime.Version()},
-		{Key: "os_arch", Value: runtime.GOOS + "/" + runtime.GOARCH},
-		{Key: "hostname", Value: host},
-		{Key: "cpus", Value: fmt.Sprint(runtime.NumCPU())},
+		fact("go", runtime.Version(), "the Go runtime"),
+		fact("os_arch", runtime.GOOS+"/"+runtime.GOARCH, "the Go runtime"),
+		fact("hostname", host, "uname"),
+		fact("cpus", fmt.Sprint(runtime.NumCPU()), "the CPUs this process may use"),
 	}
 	v, err := readTrim("/proc/sys/kernel/osrelease")
 	kv = append(kv, factOr("kernel", "/proc/sys/kernel/osrelease", v, err))
 	for _, f := range []struct{ key, path, field string }{
 		{"cpu_model", "/proc/cpuinfo", "model name"}, {"mem_total", "/proc/meminfo", "MemTotal"}} {
 		if v := procField(f.path, f.field); v != "" {
-			kv = append(kv, results.KV{Key: f.key, Value: v})
+			kv = append(kv, fact(f.key, v, f.path))
 		} else {
 			kv = append(kv, results.KV{Key: f.key, Value: "unknown (no " + f.field + " in " + f.path + ")"})
 		}
