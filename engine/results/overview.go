@@ -308,10 +308,24 @@ func writeSettings(b *bytes.Buffer, r *Run) {
 	b.WriteString("## Settings in force per backend\n\n")
 	b.WriteString("Read back from each database after it was configured (env.txt's backend.* lines); a value that differs by scale is shown per scale.\n\n")
 	t := table{head: []string{"backend", "key", "value"}, right: []bool{false, false, false}}
+	full := 0
 	for _, s := range set {
+		if fullDetail(s.Key) {
+			full++
+			continue
+		}
 		t.rows = append(t.rows, []string{s.Backend, s.Key, s.Value(scales)})
 	}
 	t.write(b)
+	if full > 0 {
+		fmt.Fprintf(b, "The databases' full settings in force (%d lines: PostgreSQL's non-default pg_settings, DuckDB's settings, SQLite's compile options) are in env.txt.\n\n", full)
+	}
+}
+
+// fullDetail reports backend keys that list a database's whole
+// configuration: env.txt keeps them, the summary only counts them.
+func fullDetail(key string) bool {
+	return strings.HasPrefix(key, "pg_setting.") || strings.HasPrefix(key, "duckdb_setting.") || key == "compile_options"
 }
 
 // cacheName names the buffer cache sizes.txt records for a backend, after
