@@ -176,7 +176,7 @@ func governors() (string, error) {
 func dataFS(dataDir string) []results.KV {
 	abs, err := filepath.Abs(dataDir)
 	if err != nil {
-		return []results.KV{unknown("data_fs", err), unknown("data_fs_options", err), unknown("data_fs_space", err)}
+		return []results.KV{unknown("data_dir", err), unknown("data_fs", err), unknown("data_fs_options", err), unknown("data_fs_space", err)}
 	}
 	kv := []results.KV{{Key: "data_dir", Value: abs}}
 	// The directory may not exist yet: use its nearest existing parent.
