@@ -197,6 +197,10 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	if res.capped {
 		row.Ceiling = true
 		row.NDatoms = res.datoms
+		if n, err := countLoaded(ctx, c.admin, res.tables); err == nil {
+			row.NDatoms = n // what the store holds, whatever the cut commit did
+			row.DatomsPerS = float64(n) / res.elapsed.Seconds()
+		}
 		c.run.emit(row)
 		c.run.logf("%s: load cap of %s hit: scenarios skipped", c.name(), capDur)
 		return false, nil

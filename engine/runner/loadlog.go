@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -70,4 +71,32 @@ func (c *cell) writeLoadLog(res loadResult) {
 	}
 	defer w.Close()
 	writeLoadLog(w, c.name(), res.tables, res)
+}
+
+// countLoaded counts the rows of the datom tables: after a load cut by
+// the cap, what the store holds, including a last commit the cut may or
+// may not have completed.
+func countLoaded(ctx context.Context, s drivers.Session, tables []drivers.TableSpec) (int64, error) {
+	var n int64
+	for _, t := range tables[1:] { // tables[0] holds the attributes
+		st, err := s.Prepare(ctx, "SELECT count(*) FROM "+t.Name)
+		if err != nil {
+			return 0, err
+		}
+		var rows [][]any
+		_, err = st.Query(ctx, nil, &rows)
+		st.Close()
+		if err != nil {
+			return 0, err
+		}
+		if len(rows) != 1 || len(rows[0]) != 1 {
+			return 0, fmt.Errorf("counting %s: no row", t.Name)
+		}
+		c, ok := rows[0][0].(int64)
+		if !ok {
+			return 0, fmt.Errorf("counting %s: %T", t.Name, rows[0][0])
+		}
+		n += c
+	}
+	return n, nil
 }
