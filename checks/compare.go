@@ -119,6 +119,11 @@ func Compare(columns []string, rows [][]any, e Expect) Outcome {
 			}
 		}
 	}
+	if e.IDs != nil {
+		if i, ok := col(e.IDs.Column); ok {
+			fails = append(fails, compareIDs(e.IDs.Column, i, rows, e.IDs.Want)...)
+		}
+	}
 	if len(fails) > 0 {
 		const max = 5
 		more := ""
@@ -178,8 +183,37 @@ func compareSet(idx []int, rows [][]any, want [][]any) []string {
 	}
 	if len(fails) > 0 {
 		fails = append(fails, fmt.Sprintf("got %d rows, want %d", len(rows), len(want)))
+		fails = append(fails, firstRowDiff(got, gotRow, wantN, wantRow))
 	}
 	return fails
+}
+
+// firstRowDiff puts the first differing row of got and want side by
+// side, both sorted by their canonical keys.
+func firstRowDiff(got map[string]int, gotRow map[string][]any, want map[string]int, wantRow map[string][]any) string {
+	expand := func(n map[string]int) []string {
+		var out []string
+		for _, k := range sortedKeys(n) {
+			for j := 0; j < n[k]; j++ {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	g, w := expand(got), expand(want)
+	for j := 0; j < len(g) || j < len(w); j++ {
+		gk, wk, gs, ws := "\x00none", "\x00none", "none", "none"
+		if j < len(g) {
+			gk, gs = g[j], render(gotRow[g[j]])
+		}
+		if j < len(w) {
+			wk, ws = w[j], render(wantRow[w[j]])
+		}
+		if gk != wk {
+			return fmt.Sprintf("first differing row (#%d, rows sorted): got %s | want %s", j+1, gs, ws)
+		}
+	}
+	return "rows agree once sorted"
 }
 
 // Key is a canonical text of a value, so that values equal under Equal
@@ -239,6 +273,11 @@ func closeEnough(a, b float64) bool {
 	if a == b {
 		return true
 	}
+	if a == math.Trunc(a) && b == math.Trunc(b) {
+		// Two whole numbers (ids, counts) are equal only exactly: a
+		// relative tolerance would let id e + 1 pass for e.
+		return false
+	}
 	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
 }
 
@@ -282,6 +321,11 @@ func render(v any) string {
 	case string:
 		return strconv.Quote(x)
 	case float64:
+		// Ids and counts reach checks as float64: print whole numbers
+		// whole, never in scientific notation.
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return strconv.FormatInt(int64(x), 10)
+		}
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case []any:
 		parts := make([]string, len(x))

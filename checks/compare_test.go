@@ -1,11 +1,16 @@
 package checks
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/datagen"
 )
 
 func i64(n int64) *int64 { return &n }
+
+func idSet(ids ...int64) datagen.IDSet { return datagen.IDSetOf(ids, datagen.IDHeadLen) }
 
 func TestCompare(t *testing.T) {
 	cols := []string{"state", "n"}
@@ -41,6 +46,21 @@ func TestCompare(t *testing.T) {
 		{"set duplicate row is extra", []string{"a"}, [][]any{{"x"}, {"x"}}, Expect{Set: &Set{Columns: []string{"a"}, Rows: [][]any{{"x"}}}}, Fail, "1 unexpected rows"},
 		{"double printed differently", []string{"v"}, [][]any{{"12.3456789012345"}}, Expect{Values: map[string]any{"v": 12.3456789012345}}, Pass, ""},
 		{"bool as int", []string{"b"}, [][]any{{int64(1)}}, Expect{Values: map[string]any{"b": true}}, Pass, ""},
+		{"ids printed whole", []string{"e"}, [][]any{{3000000000017.0}}, Expect{Values: map[string]any{"e": 3000000000016.0}}, Fail, "e = 3000000000017, want 3000000000016"},
+		{"set shows the first differing row side by side", []string{"e", "s"}, [][]any{{int64(1), "a"}, {int64(2), "x"}},
+			Expect{Set: &Set{Columns: []string{"e", "s"}, Rows: [][]any{{1.0, "a"}, {2.0, "b"}}}}, Fail, `first differing row (#2, rows sorted): got (2, "x") | want (2, "b")`},
+		{"ids ok in any order and type", []string{"issue"}, [][]any{{"3000000000002"}, {int64(3000000000001)}, {3000000000007.0}},
+			Expect{IDs: &IDs{Column: "issue", Want: idSet(3000000000001, 3000000000002, 3000000000007)}}, Pass, ""},
+		{"ids off by one with the right count", []string{"issue"}, [][]any{{int64(3000000000002)}, {int64(3000000000003)}},
+			Expect{IDs: &IDs{Column: "issue", Want: idSet(3000000000001, 3000000000002)}}, Fail, "first difference at id #1: got 3000000000002, want 3000000000001"},
+		{"ids of another column", []string{"issue", "priority"}, [][]any{{int64(3000000000001), int64(4)}, {int64(3000000000002), int64(5)}},
+			Expect{IDs: &IDs{Column: "priority", Want: idSet(3000000000001, 3000000000002)}}, Fail, "2 ids in priority as expected, but not the expected ids"},
+		{"ids missing one", []string{"issue"}, [][]any{{int64(3000000000001)}},
+			Expect{IDs: &IDs{Column: "issue", Want: idSet(3000000000001, 3000000000002)}}, Fail, "1 distinct ids in issue, want 2; first difference at id #2: got none, want 3000000000002"},
+		{"ids repeated", []string{"issue"}, [][]any{{int64(3000000000001)}, {int64(3000000000001)}},
+			Expect{IDs: &IDs{Column: "issue", Want: idSet(3000000000001)}}, Fail, "id 3000000000001 appears more than once"},
+		{"ids not numbers", []string{"issue"}, [][]any{{"open"}},
+			Expect{IDs: &IDs{Column: "issue", Want: idSet(3000000000001)}}, Fail, `issue = "open" is not an entity id`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,5 +72,32 @@ func TestCompare(t *testing.T) {
 				t.Fatalf("detail %q lacks %q", got.Detail, tt.inDetail)
 			}
 		})
+	}
+}
+
+func TestParseIDSet(t *testing.T) {
+	want := idSet(5, 7, 9)
+	b, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic any
+	if err := json.Unmarshal(b, &generic); err != nil {
+		t.Fatal(err)
+	}
+	// JSON numbers arrive as float64, the way HCL values reach checks.
+	for _, in := range []any{generic, []any{9.0, 5.0, 7.0, 7.0}} {
+		got, err := ParseIDSet(in)
+		if err != nil {
+			t.Fatalf("ParseIDSet(%v): %v", in, err)
+		}
+		if got.N != want.N || got.Hash != want.Hash || len(got.Head) != 3 || got.Head[0] != 5 {
+			t.Fatalf("ParseIDSet(%v) = %+v, want %+v", in, got, want)
+		}
+	}
+	for _, bad := range []any{"x", map[string]any{"n": 1.0, "hash": "zz"}, []any{"open"}, map[string]any{"n": -1.0}} {
+		if _, err := ParseIDSet(bad); err == nil {
+			t.Errorf("ParseIDSet(%v): no error", bad)
+		}
 	}
 }

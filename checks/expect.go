@@ -16,6 +16,8 @@ type Expect struct {
 	Map *Map
 	// Sum: the Column adds up to Want.
 	Sum *Sum
+	// IDs: the distinct values of a column are exactly a set of entity ids.
+	IDs *IDs
 }
 
 // Set is an exact multiset of tuples over some columns.

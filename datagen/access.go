@@ -106,24 +106,6 @@ func (c *compiled) valuesAsOf(ai int, id, asOf int64, dst []Value, scratch []int
 	if a.info.Many {
 		return a.gen.values(id, 0, dst, scratch)
 	}
-	_, cur := a.versionValues(id, c.versionAsOf(a, id, asOf))
-	return append(dst, cur), scratch
-}
-
-// versionAsOf counts the history changes of a for id in txs <= asOf
-// (asOf < 0: all). Histories are laid out in order, so the first change
-// after asOf ends the count.
-func (c *compiled) versionAsOf(a *attrComp, id, asOf int64) int {
-	v := 0
-	for _, hi := range a.hists {
-		h := &c.hists[hi]
-		if !h.selected(id) {
-			continue
-		}
-		if asOf >= 0 && TxBase+c.histTx(h, id) > asOf {
-			break
-		}
-		v++
-	}
-	return v
+	v, _ := c.walk(ai, id, -1, asOf)
+	return append(dst, v), scratch
 }

@@ -40,6 +40,7 @@ type compiled struct {
 	truth      []truthComp
 	txSize     int64
 	laidOut    bool
+	phaseHist  []int // phase index -> history index (-1: initial)
 }
 
 type kindComp struct {
@@ -48,6 +49,7 @@ type kindComp struct {
 	base    int64 // entity id of id 0
 	attrs   []int
 	txStart int64 // tx index of the kind's first initial tx
+	fam     *family
 }
 
 type attrComp struct {
@@ -55,20 +57,37 @@ type attrComp struct {
 	kind     int
 	pos      int // position in its entity's Attrs
 	gen      genComp
-	hists    []int // histories changing this attribute, in order
+	hists    []int // changes of this attribute (as its attr or its time), in order
 	ednIdent string
+	target   int // ref attributes: the kind referred to; -1 otherwise
 }
 
+type histMode int
+
+const (
+	histRedraw histMode = iota // a new draw of the attribute's generator
+	histGen                    // a draw of the history's own generator
+	histStep                   // one step of a process: from -> to
+)
+
+// histComp is one history, or one step of a process history.
 type histComp struct {
-	name   string
-	kind   int
-	attr   int
-	frac   float64
-	files  int
-	n      int64   // entity count
-	fileTx []int64 // tx index where each file starts; fileTx[files] is the end
-	sel    stream
-	prior  []int // earlier histories on the same attribute
+	name     string
+	kind     int
+	attr     int
+	frac     float64
+	files    int
+	n        int64   // entity count
+	fileTx   []int64 // tx index where each file starts; fileTx[files] is the end
+	sel      stream
+	mode     histMode
+	step     int // process step number (its selection draw)
+	from, to Value
+	gen      genComp // histGen
+	time     int     // the instant attribute each change advances; -1: none
+	dmin     int64
+	dspan    uint64
+	fileBase int // file number of its first file (steps number theirs on)
 }
 
 // Finish validates the dataset, assigns attribute IDs (1..N in declaration
@@ -133,10 +152,13 @@ func compile(ds *Dataset) (*compiled, error) {
 		default:
 			c.byKind[en.Name] = k
 		}
-		if en.Count < 0 || en.Count >= EntityBase {
-			el.add("entity %q: count %d out of range [0, %d)", en.Name, en.Count, EntityBase)
-		}
 		kc := kindComp{name: en.Name, count: max(en.Count, 0), base: int64(k+1) * EntityBase}
+		if en.Parent != "" {
+			kc.fam, kc.count = compileFamily(ds, c, en, &el)
+		}
+		if en.Count < 0 || kc.count >= EntityBase {
+			el.add("entity %q: count %d out of range [0, %d)", en.Name, min(en.Count, kc.count), EntityBase)
+		}
 		for pos, a := range en.Attrs {
 			if a.Ident == "" {
 				el.add("entity %q: attribute with empty ident", en.Name)
@@ -182,6 +204,12 @@ func compileGen(ds *Dataset, c *compiled, a *attrComp, el *errList) {
 		el.add("entity %q attr %q: "+format, append([]any{en.name, a.info.Ident}, args...)...)
 	}
 	gc := genComp{kind: g.Kind, typ: t, class: a.info.Class, s: newStream(ds.Seed, en.name, a.info.Ident)}
+	a.target = -1
+	defer func() {
+		if k, ok := c.byKind[g.Target]; ok && t == TypeRef && g.Kind != GenParent {
+			a.target = k
+		}
+	}()
 	needType := func(ok bool, want string) bool {
 		if !ok {
 			bad("%s generator needs type %s, not %q", g.Kind, want, t)
@@ -215,12 +243,46 @@ func compileGen(ds *Dataset, c *compiled, a *attrComp, el *errList) {
 	switch g.Kind {
 	case GenSeq:
 		if needType(t == TypeString || t == TypeKeyword, "string or keyword") {
-			p, s, err := splitSeqFormat(g.Format)
+			p, s, pad, err := splitSeqFormat(g.Format)
 			if err != nil {
 				bad("seq format %q: %v", g.Format, err)
 			}
-			gc.prefix, gc.suffix = p, s
+			gc.prefix, gc.suffix, gc.pad = p, s, pad
 		}
+	case GenParent, GenOrdinal:
+		if g.Kind == GenParent {
+			needType(t == TypeRef, "ref")
+		} else {
+			needType(t == TypeLong, "long")
+		}
+		if en.fam == nil {
+			bad("%s() needs an entity with a parent", g.Kind)
+			break
+		}
+		gc.fam = en.fam
+		gc.tbase = c.kinds[en.fam.parent].base
+		gc.tcount = en.fam.parentCount
+		if g.Kind == GenParent {
+			defer func() { a.target = en.fam.parent }()
+		}
+	case GenOffset:
+		needType(t == TypeLong || t == TypeInstant, "long or instant")
+		si, ok := c.byIdent[g.Source]
+		switch {
+		case !ok || c.attrs[si].kind != a.kind:
+			bad("offset source %q is not an attribute of entity %q", g.Source, en.name)
+		case c.attrs[si].info.Many || (c.attrs[si].info.Type != TypeLong && c.attrs[si].info.Type != TypeInstant):
+			bad("offset source %q must be a cardinality-one long or instant", g.Source)
+		case c.attrs[si].info.Gen.Kind == GenOffset:
+			bad("offset source %q is itself an offset", g.Source)
+		default:
+			gc.src = &c.attrs[si].gen
+		}
+		if g.Min > g.Max {
+			bad("offset range [%d, %d] is empty", g.Min, g.Max)
+		}
+		gc.min = g.Min
+		gc.span = uint64(g.Max) - uint64(g.Min) + 1
 	case GenUniformInt, GenInstant:
 		if g.Kind == GenUniformInt {
 			needType(t == TypeLong || t == TypeInstant, "long or instant")
@@ -303,12 +365,13 @@ func compileGen(ds *Dataset, c *compiled, a *attrComp, el *errList) {
 	default:
 		bad("unknown generator %q", g.Kind)
 	}
+	gc.fill = fillOf(g.Kind)
 	a.gen = gc
 }
 
-// splitSeqFormat splits a seq format around its single %d ("%%" is a
-// literal percent sign).
-func splitSeqFormat(f string) (prefix, suffix string, err error) {
+// splitSeqFormat splits a seq format around its single %d or %0Nd (zero
+// padding to N digits); "%%" is a literal percent sign.
+func splitSeqFormat(f string) (prefix, suffix string, pad int, err error) {
 	var b strings.Builder
 	found := false
 	for i := 0; i < len(f); i++ {
@@ -317,27 +380,41 @@ func splitSeqFormat(f string) (prefix, suffix string, err error) {
 			continue
 		}
 		if i+1 >= len(f) {
-			return "", "", errors.New("trailing %")
+			return "", "", 0, errors.New("trailing %")
 		}
 		i++
-		switch f[i] {
-		case '%':
+		if f[i] == '%' {
 			b.WriteByte('%')
-		case 'd':
-			if found {
-				return "", "", errors.New("more than one %d")
-			}
-			found = true
-			prefix = b.String()
-			b.Reset()
-		default:
-			return "", "", fmt.Errorf("unsupported verb %%%c (only one %%d)", f[i])
+			continue
 		}
+		w := 0
+		if f[i] == '0' {
+			for i+1 < len(f) && f[i+1] >= '0' && f[i+1] <= '9' {
+				i++
+				w = w*10 + int(f[i]-'0')
+				if w > 20 {
+					return "", "", 0, errors.New("padding wider than 20 digits")
+				}
+			}
+			i++
+			if i >= len(f) || w == 0 {
+				return "", "", 0, errors.New("%0 needs a width and d, as in %06d")
+			}
+		}
+		if f[i] != 'd' {
+			return "", "", 0, fmt.Errorf("unsupported verb %%%c (only one %%d or %%0Nd)", f[i])
+		}
+		if found {
+			return "", "", 0, errors.New("more than one %d")
+		}
+		found, pad = true, w
+		prefix = b.String()
+		b.Reset()
 	}
 	if !found {
-		return "", "", errors.New("needs exactly one %d")
+		return "", "", 0, errors.New("needs exactly one %d")
 	}
-	return prefix, b.String(), nil
+	return prefix, b.String(), pad, nil
 }
 
 // canVary reports whether a generator can give a value different from
@@ -385,47 +462,221 @@ func compileHistories(ds *Dataset, c *compiled, el *errList) {
 		case seen[h.Name]:
 			bad("declared twice")
 		}
+		if h.After != "" && !seen[h.After] {
+			bad("after %q is not a history declared before it", h.After)
+		}
 		seen[h.Name] = true
-		hc := histComp{name: h.Name, frac: h.Fraction, files: h.Files, sel: newStream(ds.Seed, "history", h.Name)}
+		base := histComp{name: h.Name, frac: h.Fraction, files: h.Files, sel: newStream(ds.Seed, "history", h.Name), time: -1}
 		ok := true
 		k, found := c.byKind[h.Entity]
 		if !found {
 			bad("entity %q is not an entity", h.Entity)
 			ok = false
 		}
-		ai, found := c.byIdent[h.Attr]
-		switch {
-		case !found:
-			bad("attr %q is not an attribute", h.Attr)
-			ok = false
-		case ok && c.attrs[ai].kind != k:
-			bad("attr %q belongs to entity %q, not %q", h.Attr, c.attrs[ai].info.Entity, h.Entity)
-			ok = false
+		attrOf := func(what, ident string) (int, bool) {
+			ai, found := c.byIdent[ident]
+			switch {
+			case !found:
+				bad("%s %q is not an attribute", what, ident)
+			case ok && c.attrs[ai].kind != k:
+				bad("%s %q belongs to entity %q, not %q", what, ident, c.attrs[ai].info.Entity, h.Entity)
+			default:
+				return ai, true
+			}
+			return 0, false
 		}
+		ai, found := attrOf("attr", h.Attr)
+		ok = ok && found
+		steps := []histComp{}
 		if ok {
 			a := &c.attrs[ai]
+			base.kind, base.attr, base.n = k, ai, c.kinds[k].count
 			switch {
 			case a.info.Many:
 				bad("attr %q has cardinality many; history changes cardinality-one attributes", h.Attr)
-			case a.gen.kind == GenSeq || a.gen.kind == GenConst:
-				bad("attr %q uses a %s generator, which cannot give a new value", h.Attr, a.gen.kind)
+				ok = false
+			case len(h.States) > 0:
+				steps = processSteps(h, a, base, bad)
+			case h.Gen != nil:
+				base.mode = histGen
+				tmp := attrComp{info: a.info, kind: a.kind}
+				tmp.info.Gen = *h.Gen
+				tmp.info.Unique = false
+				var gl errList
+				compileGen(ds, c, &tmp, &gl)
+				for _, e := range gl.errs {
+					bad("gen: %v", e)
+				}
+				tmp.gen.s = newStream(ds.Seed, h.Entity, h.Attr+"@"+h.Name)
+				base.gen = tmp.gen
+				if len(gl.errs) == 0 && !genChanges(&base.gen) {
+					bad("gen can only give one value, so it cannot change attr %q", h.Attr)
+				}
+				steps = append(steps, base)
+			case a.gen.kind == GenSeq || a.gen.kind == GenConst || a.gen.kind == GenParent || a.gen.kind == GenOrdinal:
+				bad("attr %q uses a %s generator, which cannot give a new value (set gen or states)", h.Attr, a.gen.kind)
 			case !canVary(&a.gen):
 				bad("attr %q can only take one value, so it cannot change", h.Attr)
-			case len(a.hists) >= maxVersions:
-				bad("attr %q has more than %d histories", h.Attr, maxVersions-1)
+			default:
+				steps = append(steps, base)
 			}
-			hc.kind, hc.attr, hc.n = k, ai, c.kinds[k].count
-			hc.prior = append([]int(nil), a.hists...)
-			a.hists = append(a.hists, len(c.hists))
+			if len(h.States) == 0 && !(h.Fraction > 0 && h.Fraction <= 1) {
+				bad("fraction %g must be in (0, 1]", h.Fraction)
+			}
 		}
-		if !(h.Fraction > 0 && h.Fraction <= 1) {
-			bad("fraction %g must be in (0, 1]", h.Fraction)
+		touched := []int{}
+		if ok {
+			touched = append(touched, ai)
+		}
+		if h.Time != "" {
+			if ti, found := attrOf("time", h.Time); found {
+				t := &c.attrs[ti]
+				switch {
+				case t.info.Type != TypeInstant || t.info.Many:
+					bad("time %q must be a cardinality-one instant", h.Time)
+				case ti == ai:
+					bad("time %q is the attribute the history changes", h.Time)
+				default:
+					touched = append(touched, ti)
+					for i := range steps {
+						steps[i].time = ti
+					}
+				}
+			}
+			if h.DelayMin < 0 || h.DelayMin > h.DelayMax {
+				bad("delay [%d, %d] ms must be a range of whole milliseconds >= 0", h.DelayMin, h.DelayMax)
+			}
+			for i := range steps {
+				steps[i].dmin, steps[i].dspan = h.DelayMin, uint64(h.DelayMax-h.DelayMin)+1
+			}
+		}
+		for _, ti := range touched {
+			t := &c.attrs[ti]
+			if len(t.hists) > 0 && h.After == "" {
+				bad("attr %q is also changed by history %q: set after = %q to order them", t.info.Ident, c.hists[t.hists[len(t.hists)-1]].name, c.hists[t.hists[len(t.hists)-1]].name)
+			}
+			if len(t.hists)+len(steps) >= maxVersions {
+				bad("attr %q has more than %d changes", t.info.Ident, maxVersions-1)
+			}
 		}
 		if h.Files < 1 || h.Files > maxFiles {
 			bad("files %d must be in [1, %d]", h.Files, maxFiles)
 		}
-		c.hists = append(c.hists, hc)
+		for i := range steps {
+			for _, ti := range touched {
+				c.attrs[ti].hists = append(c.attrs[ti].hists, len(c.hists))
+			}
+			c.hists = append(c.hists, steps[i])
+		}
 	}
+}
+
+// processSteps expands a process history into one step per transition.
+func processSteps(h History, a *attrComp, base histComp, bad func(string, ...any)) []histComp {
+	if len(h.States) < 2 {
+		bad("states needs at least two states")
+		return nil
+	}
+	if len(h.Fractions) != len(h.States)-1 {
+		bad("fractions needs one fraction per step (%d), got %d", len(h.States)-1, len(h.Fractions))
+		return nil
+	}
+	vals := make([]Value, len(h.States))
+	for i, st := range h.States {
+		v, err := ParseValue(a.info.Type, st)
+		if err != nil {
+			bad("states: %v", err)
+			return nil
+		}
+		vals[i] = v
+	}
+	var out []histComp
+	for j, f := range h.Fractions {
+		if !(f > 0 && f <= 1) {
+			bad("fractions: step %d fraction %g must be in (0, 1]", j+1, f)
+		}
+		if vals[j].Equal(vals[j+1]) {
+			bad("states: step %d goes from %q to itself", j+1, h.States[j])
+		}
+		st := base
+		st.mode, st.step, st.frac = histStep, j, f
+		st.from, st.to = vals[j], vals[j+1]
+		st.fileBase = j * max(h.Files, 1)
+		out = append(out, st)
+	}
+	return out
+}
+
+// genChanges reports whether a history's own generator can give more
+// than one value.
+func genChanges(g *genComp) bool {
+	switch g.kind {
+	case GenSeq, GenConst, GenParent, GenOrdinal, GenSample:
+		return false
+	case GenOffset:
+		return g.span != 1
+	}
+	return canVary(g)
+}
+
+// compileFamily checks a dependent entity and indexes its parents'
+// child counts: one prefix sum per famBlock parents.
+func compileFamily(ds *Dataset, c *compiled, en Entity, el *errList) (*family, int64) {
+	bad := func(format string, args ...any) {
+		el.add("entity %q: "+format, append([]any{en.Name}, args...)...)
+	}
+	pk, ok := c.byKind[en.Parent]
+	if !ok {
+		bad("parent %q is not an entity declared before it", en.Parent)
+		return nil, 0
+	}
+	g := en.PerParent
+	f := &family{parent: pk, parentCount: c.kinds[pk].count}
+	f.per = genComp{kind: g.Kind, typ: TypeLong, class: ClassInt, s: newStream(ds.Seed, "children", en.Name)}
+	switch g.Kind {
+	case GenUniformInt:
+		if g.Min < 0 || g.Min > g.Max {
+			bad("per_parent range [%d, %d] must be whole numbers 0 <= min <= max", g.Min, g.Max)
+			return nil, 0
+		}
+		f.per.min, f.per.span = g.Min, uint64(g.Max-g.Min)+1
+	case GenWeighted:
+		total := 0.0
+		for i, ch := range g.Choices {
+			v, err := ParseValue(TypeLong, ch)
+			if err != nil || v.Int < 0 || !(g.Weights[i] >= 0) {
+				bad("per_parent choice %q must be a whole number >= 0 with a weight >= 0", ch)
+				return nil, 0
+			}
+			f.per.choices = append(f.per.choices, v)
+			total += g.Weights[i]
+			f.per.cum = append(f.per.cum, total)
+			if g.Weights[i] > 0 {
+				f.per.last = i
+			}
+		}
+		if !(total > 0) || len(g.Choices) == 0 || len(g.Choices) != len(g.Weights) {
+			bad("per_parent weights must have a positive sum")
+			return nil, 0
+		}
+	default:
+		bad("per_parent must be uniform(min, max) or weighted({...}) over whole numbers, not %q", g.Kind)
+		return nil, 0
+	}
+	f.prefix = make([]int64, 0, f.parentCount/famBlock+2)
+	var total int64
+	for p := int64(0); p < f.parentCount; p++ {
+		if p%famBlock == 0 {
+			f.prefix = append(f.prefix, total)
+		}
+		total += f.children(p)
+		if total >= EntityBase {
+			bad("more than %d children", EntityBase)
+			return nil, 0
+		}
+	}
+	f.prefix = append(f.prefix, total)
+	return f, total
 }
 
 // layout assigns transaction index ranges: the initial phase (each kind in
@@ -441,6 +692,9 @@ func layout(c *compiled) {
 		idx += n
 	}
 	c.initialEnd = idx
+	for range c.phases {
+		c.phaseHist = append(c.phaseHist, -1)
+	}
 	for hi := range c.hists {
 		h := &c.hists[hi]
 		h.fileTx = make([]int64, h.files+1)
@@ -448,7 +702,8 @@ func layout(c *compiled) {
 			lo, end := fileRange(h.n, h.files, f)
 			n := (end - lo + ts - 1) / ts
 			h.fileTx[f] = idx
-			c.phases = append(c.phases, Phase{Name: h.name, Entity: c.kinds[h.kind].name, Attr: c.attrs[h.attr].info.Ident, File: f, FirstID: lo, EndID: end, Start: idx, End: idx + n})
+			c.phases = append(c.phases, Phase{Name: h.name, Entity: c.kinds[h.kind].name, Attr: c.attrs[h.attr].info.Ident, File: h.fileBase + f, FirstID: lo, EndID: end, Start: idx, End: idx + n})
+			c.phaseHist = append(c.phaseHist, hi)
 			idx += n
 		}
 		h.fileTx[h.files] = idx
@@ -463,7 +718,7 @@ func fileRange(n int64, files, f int) (lo, end int64) {
 }
 
 func compileMarks(ds *Dataset, c *compiled, el *errList) {
-	histIdx := map[string]int{}
+	histIdx := map[string]int{} // a process's last step stands for it
 	for i, h := range c.hists {
 		histIdx[h.name] = i
 	}

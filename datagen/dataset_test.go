@@ -97,11 +97,11 @@ func issueTracker(sc scale, extra bool) *Dataset {
 		{Ident: "archive/name", Type: TypeString, Gen: Generator{Kind: GenSeq, Format: "a%d"}},
 	}})
 	ds.History = append(ds.History,
-		History{Name: "state_again", Entity: "issue", Attr: "issue/state", Fraction: 0.3, Files: 3},
+		History{Name: "state_again", Entity: "issue", Attr: "issue/state", Fraction: 0.3, Files: 3, After: "state_changes"},
 		History{Name: "priority_bump", Entity: "issue", Attr: "issue/priority", Fraction: 0.1, Files: 1},
 		History{Name: "flag_flip", Entity: "issue", Attr: "issue/flag", Fraction: 0.2, Files: 4},
 		History{Name: "reassign", Entity: "issue", Attr: "issue/assignee", Fraction: 0.15, Files: 2},
-		History{Name: "state_third", Entity: "issue", Attr: "issue/state", Fraction: 1, Files: 1},
+		History{Name: "state_third", Entity: "issue", Attr: "issue/state", Fraction: 1, Files: 1, After: "reassign"},
 	)
 	ds.Marks = append(ds.Marks,
 		Mark{Name: "t_state", After: "state_changes"},

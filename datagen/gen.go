@@ -2,6 +2,7 @@ package datagen
 
 import (
 	"math"
+	"sort"
 	"strconv"
 )
 
@@ -9,11 +10,16 @@ import (
 // cumulative tables and the attribute's random stream.
 type genComp struct {
 	kind  GenKind
+	fill  fillKind // how the initial load writes it, decided once
 	typ   ValueType
 	class Class
 	s     stream
 
 	prefix, suffix string // seq
+	pad            int    // seq: zero-pad the id to this many digits
+
+	src *genComp // offset: the source attribute's generator
+	fam *family  // parent, ordinal
 
 	min  int64  // uniform, instant
 	span uint64 // max - min + 1; 0 means the whole 64-bit range
@@ -35,13 +41,104 @@ type genComp struct {
 	cval Value // const
 }
 
+// fillKind is a generator's path through the initial load's loop: an
+// integer switch there, not a string compare per datom.
+type fillKind uint8
+
+const (
+	fillOne    fillKind = iota // one value from one()
+	fillSeq                    // text built in the tx's byte buffer
+	fillSample                 // several refs
+	fillFamily                 // parent or ordinal, from the family cursor
+)
+
+func fillOf(k GenKind) fillKind {
+	switch k {
+	case GenSeq:
+		return fillSeq
+	case GenSample:
+		return fillSample
+	case GenParent, GenOrdinal:
+		return fillFamily
+	}
+	return fillOne
+}
+
 // seqString renders a seq value; allocation is fine off the hot path.
 func (g *genComp) seqString(id int64) string {
 	b := make([]byte, 0, len(g.prefix)+len(g.suffix)+20)
+	return string(g.appendSeq(b, id))
+}
+
+// appendSeq appends the seq value of id to b.
+func (g *genComp) appendSeq(b []byte, id int64) []byte {
 	b = append(b, g.prefix...)
-	b = strconv.AppendInt(b, id, 10)
-	b = append(b, g.suffix...)
-	return string(b)
+	if g.pad > 0 {
+		var digits [20]byte
+		d := strconv.AppendInt(digits[:0], id, 10)
+		for i := len(d); i < g.pad; i++ {
+			b = append(b, '0')
+		}
+		b = append(b, d...)
+	} else {
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return append(b, g.suffix...)
+}
+
+// famBlock is how many parents share one prefix sum of child counts.
+const famBlock = 64
+
+// family maps the ids of a dependent entity kind to their parents: the
+// children of each parent are numbered consecutively, in parent order.
+type family struct {
+	parent      int // the parent kind
+	parentCount int64
+	per         genComp // children per parent id
+	prefix      []int64 // prefix[b]: children of parents [0, b*famBlock); last: the total
+}
+
+// children is how many children parent p has.
+func (f *family) children(p int64) int64 {
+	return f.per.one(p, 0).Int
+}
+
+// locate returns the parent of child id and its 0-based position among
+// the parent's children (id must be below the child count).
+func (f *family) locate(id int64) (p, pos int64) {
+	b := sort.Search(len(f.prefix), func(i int) bool { return f.prefix[i] > id }) - 1
+	b = max(0, min(b, len(f.prefix)-2))
+	start := f.prefix[b]
+	for p = int64(b) * famBlock; p < f.parentCount; p++ {
+		n := f.children(p)
+		if id < start+n {
+			return p, id - start
+		}
+		start += n
+	}
+	return f.parentCount - 1, 0
+}
+
+// famCursor walks a family's children in ascending id order, finding
+// each parent in O(1) amortised.
+type famCursor struct {
+	f          *family
+	p          int64
+	start, end int64 // child ids of parent p
+	valid      bool
+}
+
+func (cu *famCursor) at(id int64) (p, pos int64) {
+	if !cu.valid || id < cu.start || id > cu.end+famBlock {
+		p, pos := cu.f.locate(id)
+		cu.p, cu.start, cu.end, cu.valid = p, id-pos, id-pos+cu.f.children(p), true
+		return p, pos
+	}
+	for id >= cu.end && cu.p+1 < cu.f.parentCount {
+		cu.p++
+		cu.start, cu.end = cu.end, cu.end+cu.f.children(cu.p)
+	}
+	return cu.p, id - cu.start
 }
 
 // one returns the single value of a cardinality-one generator for id at
@@ -74,6 +171,15 @@ func (g *genComp) one(id int64, ver uint64) Value {
 		return Value{Type: g.typ, Int: b}
 	case GenConst:
 		return g.cval
+	case GenParent, GenOrdinal:
+		p, pos := g.fam.locate(id)
+		if g.kind == GenParent {
+			return Value{Type: g.typ, Int: g.tbase + p}
+		}
+		return Value{Type: g.typ, Int: pos + 1}
+	case GenOffset:
+		u := g.s.draw(id, ver, 0)
+		return Value{Type: g.typ, Int: g.src.one(id, 0).Int + g.min + int64(below(u, g.span))}
 	}
 	return Value{Type: g.typ}
 }

@@ -73,13 +73,17 @@ const (
 	GenInstant      GenKind = "instant"       // epoch ms uniform in [Min, Max]
 	GenConst        GenKind = "const"         // Const
 	GenChance       GenKind = "chance"        // boolean true with probability P
+	GenParent       GenKind = "parent"        // ref to the entity's parent (an entity with Parent set)
+	GenOrdinal      GenKind = "ordinal"       // 1-based position among the parent's children (long)
+	GenOffset       GenKind = "offset"        // Source's initial value plus a whole number uniform in [Min, Max]
 )
 
 // Generator describes how an attribute's values are made. Only the fields
 // its Kind uses are set.
 type Generator struct {
 	Kind       GenKind
-	Format     string    // seq
+	Format     string    // seq: one %d, or %0Nd for zero padding to N digits
+	Source     string    // offset: an attribute of the same entity (long or instant)
 	Min, Max   int64     // uniform, instant
 	FMin, FMax float64   // uniform_float
 	Choices    []string  // weighted (sorted; parsed to the attribute's type)
@@ -103,21 +107,42 @@ type Attr struct {
 }
 
 // Entity is a kind of entity with Count instances (ids 0..Count-1).
+// A dependent entity sets Parent instead: each parent entity has
+// PerParent children (a uniform or weighted whole-number generator drawn
+// per parent id), numbered in parent order, and Count is their total.
 type Entity struct {
-	Name  string
-	Count int64
-	Attrs []Attr
+	Name      string
+	Count     int64
+	Parent    string
+	PerParent Generator
+	Attrs     []Attr
 }
 
 // History is a phase after the initial load in which a Fraction of the
 // entities of one kind get one new value of a cardinality-one attribute
 // (a retract of the old value and an assert of the new), split into Files.
+//
+// The new value is a redraw of the attribute's generator, or a draw of
+// Gen when set. A process (States set) instead moves the attribute
+// through ordered states in steps: step j moves a fraction Fractions[j]
+// of the entities whose value is States[j] to States[j+1]; each step has
+// its own Files. Time, when set, names an instant attribute of the same
+// entity that every change advances by a whole number of milliseconds
+// uniform in [DelayMin, DelayMax]. A history changing an attribute an
+// earlier history changes must name that order in After.
 type History struct {
-	Name     string
-	Entity   string
-	Attr     string
-	Fraction float64
-	Files    int
+	Name      string
+	Entity    string
+	Attr      string
+	Fraction  float64
+	Files     int
+	Gen       *Generator
+	States    []string
+	Fractions []float64
+	Time      string
+	DelayMin  int64
+	DelayMax  int64
+	After     string
 }
 
 // Mark names a transaction id that scenarios and truth can refer to.
@@ -128,12 +153,17 @@ type Mark struct {
 	BeforeLast string // a history name: the last tx before its final file
 }
 
-// Filter restricts the entities a count truth counts. Op is one of
-// eq, ne, lt, le, gt, ge; Value is parsed to the attribute's type.
+// Filter restricts the entities a truth counts or aggregates. Op is one
+// of eq, ne, lt, le, gt, ge (Value), between (Values: low and high,
+// inclusive), in (Values) or or (Any: at least one holds). Values are
+// parsed to the attribute's type. Attr is an attribute path: idents
+// joined by "." follow refs ("line/product.product/sku").
 type Filter struct {
-	Attr  string
-	Op    string
-	Value string
+	Attr   string
+	Op     string
+	Value  string
+	Values []string
+	Any    []Filter
 }
 
 // TruthKind names what a truth declaration computes.
@@ -154,15 +184,31 @@ const (
 	// TruthChangedSince: number of distinct entities whose Attr changed in a
 	// transaction after mark Since.
 	TruthChangedSince TruthKind = "changed_since"
+	// TruthSum, TruthAvg, TruthMin, TruthMax: an aggregate of the current
+	// values of Attr over the entities of its kind matching Where; grouped
+	// by the value of By when set (map value -> aggregate).
+	TruthSum TruthKind = "sum"
+	TruthAvg TruthKind = "avg"
+	TruthMin TruthKind = "min"
+	TruthMax TruthKind = "max"
 )
+
+// IDsKey is the key of Truth.Values holding the id set of every counting
+// truth (count, count_by, changed_since) by name; no truth may take it.
+const IDsKey = "ids"
+
+// PathSep separates the hops of an attribute path.
+const PathSep = "."
 
 // TruthDecl declares one expected answer to compute.
 type TruthDecl struct {
 	Name    string
 	Kind    TruthKind
 	Entity  string   // count, sample, inverse
-	Attr    string   // count_by, changed_since
-	Where   []Filter // count
+	Attr    string   // count_by, changed_since, aggregates (a path)
+	By      string   // aggregates: group by this path's value
+	Key     string   // sample, inverse: the attribute (path) labelling each entry
+	Where   []Filter // count, count_by, aggregates
 	N       int      // sample, inverse: how many sample entities
 	Attrs   []string // sample, inverse: attribute values of each sample entity to record
 	Inverse string   // inverse: the ref attribute (on another kind) pointing at the samples

@@ -71,7 +71,13 @@ func (ds *Dataset) Stats(ctx context.Context, workers int) (Stats, error) {
 				h := &c.hists[hi2]
 				var n int64
 				for id := lo; id < hi; id++ {
-					if h.selected(id) {
+					if h.mode != histStep {
+						if h.selected(id) {
+							n++
+						}
+						continue
+					}
+					if before, _ := c.walk(h.attr, id, hi2, -1); c.applies(h, id, before) {
 						n++
 					}
 				}
@@ -91,6 +97,10 @@ func (ds *Dataset) Stats(ctx context.Context, workers int) (Stats, error) {
 				h := &c.hists[hi]
 				st.HistoryDatoms[h.name] += 2 * histSum[w][i]
 				classes[c.attrs[h.attr].info.Class] += 2 * histSum[w][i]
+				if h.time >= 0 {
+					st.HistoryDatoms[h.name] += 2 * histSum[w][i]
+					classes[ClassInt] += 2 * histSum[w][i]
+				}
 			}
 		}
 	}

@@ -119,28 +119,15 @@ type streamer struct {
 	scratch []int64
 	hist    []int // phase index -> history index (-1 for initial)
 	kind    []int // phase index -> kind index
+	cursor  famCursor
 }
 
 func newStreamer(c *compiled) *streamer {
-	st := &streamer{c: c}
+	st := &streamer{c: c, hist: c.phaseHist}
 	for _, p := range c.phases {
-		k, h := c.byKind[p.Entity], -1
-		if p.Name != PhaseInitial {
-			h = c.histIndex(p.Name)
-		}
-		st.kind = append(st.kind, k)
-		st.hist = append(st.hist, h)
+		st.kind = append(st.kind, c.byKind[p.Entity])
 	}
 	return st
-}
-
-func (c *compiled) histIndex(name string) int {
-	for i := range c.hists {
-		if c.hists[i].name == name {
-			return i
-		}
-	}
-	return -1
 }
 
 // fill builds transaction i of phase pi into st.tx.
@@ -152,10 +139,18 @@ func (st *streamer) fill(pi int, i int64) {
 	lo := p.FirstID + (i-p.Start)*c.txSize
 	hi := min(lo+c.txSize, p.EndID)
 	if h := st.hist[pi]; h >= 0 {
-		tx.Datoms = st.fillHistory(&c.hists[h], tx.Datoms[:0], lo, hi, tx.ID)
+		tx.Datoms = st.fillHistory(h, tx.Datoms[:0], lo, hi, tx.ID)
 		return
 	}
 	tx.Datoms = st.fillInitial(&c.kinds[st.kind[pi]], tx.Datoms[:0], lo, hi, tx.ID)
+}
+
+// family returns the parent and position of id of a dependent kind.
+func (st *streamer) family(kc *kindComp, id int64) (p, pos int64) {
+	if st.cursor.f != kc.fam {
+		st.cursor = famCursor{f: kc.fam}
+	}
+	return st.cursor.at(id)
 }
 
 func (st *streamer) fillInitial(kc *kindComp, d []Datom, lo, hi, txid int64) []Datom {
@@ -166,16 +161,27 @@ func (st *streamer) fillInitial(kc *kindComp, d []Datom, lo, hi, txid int64) []D
 		for _, ai := range kc.attrs {
 			a := &c.attrs[ai]
 			g := &a.gen
-			switch g.kind {
-			case GenSeq:
+			switch g.fill {
+			case fillSeq:
 				// Bytes now, one string per tx later: no allocation per datom.
 				start := len(buf)
-				buf = append(buf, g.prefix...)
-				buf = strconv.AppendInt(buf, id, 10)
-				buf = append(buf, g.suffix...)
+				if g.pad == 0 {
+					buf = append(buf, g.prefix...)
+					buf = strconv.AppendInt(buf, id, 10)
+					buf = append(buf, g.suffix...)
+				} else {
+					buf = g.appendSeq(buf, id)
+				}
 				fixes = append(fixes, strFix{datom: len(d), lo: start, hi: len(buf)})
 				d = append(d, Datom{E: e, A: a.info.ID, V: Value{Type: g.typ}, Tx: txid, Added: true})
-			case GenSample:
+			case fillFamily:
+				p, pos := st.family(kc, id)
+				v := Value{Type: g.typ, Int: pos + 1}
+				if g.kind == GenParent {
+					v.Int = g.tbase + p
+				}
+				d = append(d, Datom{E: e, A: a.info.ID, V: v, Tx: txid, Added: true})
+			case fillSample:
 				st.scratch = g.sampleIDs(id, st.scratch)
 				for _, t := range st.scratch {
 					d = append(d, Datom{E: e, A: a.info.ID, V: Value{Type: g.typ, Int: g.tbase + t}, Tx: txid, Added: true})
@@ -195,55 +201,113 @@ func (st *streamer) fillInitial(kc *kindComp, d []Datom, lo, hi, txid int64) []D
 	return d
 }
 
-func (st *streamer) fillHistory(h *histComp, d []Datom, lo, hi, txid int64) []Datom {
+func (st *streamer) fillHistory(hi0 int, d []Datom, lo, hi, txid int64) []Datom {
 	c := st.c
+	h := &c.hists[hi0]
 	a := &c.attrs[h.attr]
 	base := c.kinds[h.kind].base
 	for id := lo; id < hi; id++ {
-		if !h.selected(id) {
+		if h.mode != histStep && !h.selected(id) {
+			continue // most ids: one draw, no value computed
+		}
+		before, n := c.walk(h.attr, id, hi0, -1)
+		if !c.applies(h, id, before) {
 			continue
 		}
-		prev, cur := a.versionValues(id, c.version(h, id))
+		cur := c.next(h, h.attr, id, before, n+1)
 		d = append(d,
-			Datom{E: base + id, A: a.info.ID, V: prev, Tx: txid, Added: false},
+			Datom{E: base + id, A: a.info.ID, V: before, Tx: txid, Added: false},
 			Datom{E: base + id, A: a.info.ID, V: cur, Tx: txid, Added: true})
+		if h.time >= 0 {
+			tb, tn := c.walk(h.time, id, hi0, -1)
+			ta := c.next(h, h.time, id, tb, tn+1)
+			tid := c.attrs[h.time].info.ID
+			d = append(d,
+				Datom{E: base + id, A: tid, V: tb, Tx: txid, Added: false},
+				Datom{E: base + id, A: tid, V: ta, Tx: txid, Added: true})
+		}
 	}
 	return d
 }
 
-// selected reports whether history h changes id.
+// selected reports whether a redraw or gen history h changes id.
 func (h *histComp) selected(id int64) bool {
 	return unit(h.sel.draw(id, 0, 0)) < h.frac
 }
 
-// version is the value version history h gives id (which it selects):
-// one more than the earlier histories on the same attribute that did.
-func (c *compiled) version(h *histComp, id int64) int {
-	v := 1
-	for _, p := range h.prior {
-		if c.hists[p].selected(id) {
-			v++
-		}
+// appliesTo reports whether change hi applies to id.
+func (c *compiled) appliesTo(hi int, id int64) bool {
+	h := &c.hists[hi]
+	if h.mode != histStep {
+		return h.selected(id)
 	}
-	return v
+	before, _ := c.walk(h.attr, id, hi, -1)
+	return c.applies(h, id, before)
 }
 
-// versionValues returns the values of id at versions v-1 and v. Version
-// j > 0 re-draws (up to maxRetries times) until it differs from version
-// j-1, so each history change is a real change.
-func (a *attrComp) versionValues(id int64, v int) (prev, cur Value) {
-	g := &a.gen
-	cur = g.one(id, verWord(0, 0))
-	for j := 1; j <= v; j++ {
-		prev = cur
-		for r := 0; r <= maxRetries; r++ {
-			cur = g.one(id, verWord(j, r))
-			if !cur.Equal(prev) {
-				break
-			}
+// applies reports whether change h applies to id, given the value of
+// h's own attribute just before it.
+func (c *compiled) applies(h *histComp, id int64, before Value) bool {
+	if h.mode == histStep {
+		return before.Equal(h.from) && unit(h.sel.draw(id, 0, uint64(h.step))) < h.frac
+	}
+	return h.selected(id)
+}
+
+// walk folds the changes of attribute ai for id, in order, from its
+// initial value. It stops before change stop (-1: none) and before the
+// first change after tx id asOf (< 0: none), and returns the value then
+// with the number of changes applied.
+func (c *compiled) walk(ai int, id int64, stop int, asOf int64) (Value, int) {
+	a := &c.attrs[ai]
+	v := a.gen.one(id, verWord(0, 0))
+	n := 0
+	for _, hi := range a.hists {
+		h := &c.hists[hi]
+		if hi == stop || (asOf >= 0 && TxBase+c.histTx(h, id) > asOf) {
+			break
+		}
+		var ok bool
+		if h.attr == ai {
+			ok = c.applies(h, id, v)
+		} else if h.mode == histStep {
+			// A time attribute follows its process: did the step apply?
+			pv, _ := c.walk(h.attr, id, hi, -1)
+			ok = c.applies(h, id, pv)
+		} else {
+			ok = h.selected(id)
+		}
+		if ok {
+			n++
+			v = c.next(h, ai, id, v, n)
 		}
 	}
-	return prev, cur
+	return v, n
+}
+
+// next is the value change h gives attribute ai of id (its n-th change)
+// after before. Redraws re-draw (up to maxRetries times) until the value
+// differs from before, so each change is a real change.
+func (c *compiled) next(h *histComp, ai int, id int64, before Value, n int) Value {
+	if ai == h.time {
+		delay := h.dmin + int64(below(h.sel.draw(id, 1, uint64(h.step)), h.dspan))
+		return Value{Type: before.Type, Int: before.Int + delay}
+	}
+	g := &c.attrs[ai].gen
+	switch h.mode {
+	case histStep:
+		return h.to
+	case histGen:
+		g = &h.gen
+	}
+	cur := before
+	for r := 0; r <= maxRetries; r++ {
+		cur = g.one(id, verWord(n, r))
+		if !cur.Equal(before) {
+			break
+		}
+	}
+	return cur
 }
 
 // initialTx is the tx index of id's initial transaction.

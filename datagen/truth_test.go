@@ -312,6 +312,7 @@ func TestTruthMatchesFiles(t *testing.T) {
 					want = m
 				case TruthCount:
 					var n int64
+					var matched []int64
 					base := entityBase[decl.Entity]
 				ids:
 					for id := int64(0); id < counts[decl.Entity]; id++ {
@@ -326,8 +327,10 @@ func TestTruthMatchesFiles(t *testing.T) {
 							}
 						}
 						n++
+						matched = append(matched, base+id)
 					}
 					want = n
+					checkIDs(t, values, decl.Name, matched)
 				case TruthChangedSince:
 					a := r.byIdent[decl.Attr]
 					es := map[int64]bool{}
@@ -337,6 +340,11 @@ func TestTruthMatchesFiles(t *testing.T) {
 						}
 					}
 					want = int64(len(es))
+					var changed []int64
+					for e := range es {
+						changed = append(changed, e)
+					}
+					checkIDs(t, values, decl.Name, changed)
 				case TruthSample, TruthInverse:
 					asOf := int64(-1)
 					if decl.AsOf != "" {
@@ -355,7 +363,14 @@ func TestTruthMatchesFiles(t *testing.T) {
 							t.Fatalf("%s: sample ids not sorted, distinct and in range: %v", decl.Name, got)
 						}
 						prev = id
-						samples = append(samples, r.entry(st, entityBase[decl.Entity], id, decl.Attrs))
+						s := r.entry(st, entityBase[decl.Entity], id, decl.Attrs)
+						for _, an := range decl.Attrs {
+							if a, ok := ds.Attr(an); ok && a.Unique {
+								s["key"] = s[an] // a unique attribute labels the sample
+								break
+							}
+						}
+						samples = append(samples, s)
 					}
 					if decl.Kind == TruthInverse {
 						a := r.byIdent[decl.Inverse]
@@ -488,5 +503,24 @@ func checkValueFunc(t *testing.T, ds *Dataset, r *replica) {
 	}
 	if _, err := ds.ValueFunc("user", "issue/state"); err == nil {
 		t.Error("ValueFunc with the wrong kind: no error")
+	}
+}
+
+// checkIDs compares a counting truth's id set with the ids the replica
+// of the written files found.
+func checkIDs(t *testing.T, values map[string]any, name string, ids []int64) {
+	t.Helper()
+	b, err := json.Marshal(IDSetOf(ids, IDHeadLen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	if got := values[IDsKey].(map[string]any)[name]; !reflect.DeepEqual(got, want) {
+		t.Errorf("truth %q ids:\n got %v\nwant %v", name, got, want)
 	}
 }

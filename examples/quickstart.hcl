@@ -42,6 +42,14 @@ variable "pg_dsn" {
   description = "PostgreSQL server to create the benchmark databases in (scripts/pg.sh up prints one)."
 }
 
+# --- scenarios variable (issue 9; the writes issue may add the same) ---
+variable "scenarios" {
+  type        = list(string)
+  default     = null
+  description = "Scenarios to run, e.g. -var 'scenarios=[\"point_lookup\"]'; null (the default) runs all."
+}
+# --- end scenarios variable ---
+
 variable "data_dir" {
   type        = string
   default     = "data"
@@ -58,8 +66,9 @@ locals {
 }
 
 matrix {
-  scales   = var.scales
-  backends = var.backends
+  scales    = var.scales
+  backends  = var.backends
+  scenarios = var.scenarios # issue 9
 }
 
 # How every point is measured: warm-up calls are discarded, then each point

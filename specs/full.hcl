@@ -88,6 +88,28 @@ variable "drop_caches" {
   description = "Command that drops the OS page cache before cold calls, e.g. [\"sh\", \"-c\", \"sync && echo 3 > /proc/sys/vm/drop_caches\"] (root)."
 }
 
+# --- scenarios variable (issue 9; the writes issue may add the same) ---
+variable "scenarios" {
+  type        = list(string)
+  default     = null
+  description = "Scenarios to run, e.g. -var 'scenarios=[\"point_lookup\"]'; null (the default) runs all."
+}
+# --- end scenarios variable ---
+
+# --- sustained (issue 9) ---
+variable "sustained_s" {
+  type        = number
+  default     = 0
+  description = "Seconds of the sustained run (the read mix plus writers, samplers alongside); 0 turns it off."
+}
+
+variable "sustained_clients" {
+  type        = number
+  default     = 8
+  description = "Readers of the sustained run."
+}
+# --- end sustained ---
+
 variable "data_dir" {
   type        = string
   default     = "data"
@@ -142,8 +164,9 @@ locals {
 }
 
 matrix {
-  scales   = var.scales
-  backends = var.backends
+  scales    = var.scales
+  backends  = var.backends
+  scenarios = var.scenarios # issue 9
 }
 
 # How every point is measured: warm-up calls are discarded, then each point
@@ -250,3 +273,69 @@ scenario "cold_vs_warm" {
     mix = [query.q1, query.pull]
   }
 }
+
+# --- sustained (issue 9) ---
+# The seed's long run: the read mix for sustained_s seconds on the largest
+# selected scale, a row per 10-second window in windows.csv so drift
+# shows, with the samplers below recording the server alongside.
+locals {
+  largest_scale = [for s in ["xl", "l", "m", "s", "xs"] : s if contains(var.scales, s)][0]
+}
+
+scenario "sustained" {
+  description = "the read mix for sustained_s seconds, reported every 10 s"
+  kind        = "sustained"
+  duration_s  = var.sustained_s
+  window_s    = 10
+  clients     = var.sustained_clients
+  scales      = [local.largest_scale]
+  read {
+    mix = [query.q1, query.q2, query.pull]
+  }
+}
+
+sampler "pg_stat_database" {
+  kind     = "sql"
+  every_s  = 10
+  backends = ["postgres"]
+  query    = "SELECT datname, numbackends, xact_commit, xact_rollback, blks_read, blks_hit, tup_returned, tup_fetched, tup_inserted, tup_updated, tup_deleted, temp_bytes, deadlocks FROM pg_stat_database WHERE datname = current_database()"
+}
+
+sampler "pg_stat_bgwriter" {
+  kind     = "sql"
+  every_s  = 10
+  backends = ["postgres"]
+  query    = "SELECT * FROM pg_stat_bgwriter"
+}
+
+sampler "pg_stat_io" {
+  kind     = "sql"
+  every_s  = 10
+  backends = ["postgres"]
+  query    = "SELECT backend_type, object, context, reads, writes, extends, hits, evictions, fsyncs FROM pg_stat_io WHERE reads > 0 OR writes > 0 OR hits > 0" # PostgreSQL 16 and later: a SKIP row with the reason on older servers
+}
+
+sampler "iostat" {
+  kind    = "command"
+  every_s = 10
+  command = ["iostat", "-d", "-k"]
+}
+
+sampler "vmstat" {
+  kind    = "command"
+  every_s = 10
+  command = ["vmstat"]
+}
+
+sampler "processes" {
+  kind    = "process"
+  every_s = 10 # the engine's own process (embedded databases run inside it)
+}
+
+sampler "pg_processes" {
+  kind      = "process"
+  every_s   = 10
+  backends  = ["postgres"]
+  pid_query = "SELECT pg_backend_pid()" # followed to the postmaster and all its children
+}
+# --- end sustained ---

@@ -5,6 +5,7 @@
 package specs
 
 import (
+	"context"
 	"encoding/json"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"path/filepath"
@@ -32,7 +33,7 @@ func load(t *testing.T, path string) *config.Spec {
 }
 
 func TestSpecsValidate(t *testing.T) {
-	for _, p := range []string{"full.hcl", "../examples/quickstart.hcl", "../examples/library/library.hcl"} {
+	for _, p := range []string{"full.hcl", "../examples/quickstart.hcl", "../examples/library/library.hcl", "../examples/open-loop.hcl"} {
 		t.Run(filepath.Base(p), func(t *testing.T) { load(t, p) })
 	}
 }
@@ -72,8 +73,8 @@ func TestQuickstartMatchesTheSuite(t *testing.T) {
 			shared("scenario "+sc.Name, sc.DeclRange, fs.DeclRange)
 		}
 	}
-	if len(full.Scenarios) != len(quick.Scenarios)+2 {
-		t.Errorf("full.hcl has %d scenarios, the quickstart %d: the suite adds concurrency_sweep and cold_vs_warm", len(full.Scenarios), len(quick.Scenarios))
+	if len(full.Scenarios) != len(quick.Scenarios)+3 {
+		t.Errorf("full.hcl has %d scenarios, the quickstart %d: the suite adds concurrency_sweep, cold_vs_warm and sustained", len(full.Scenarios), len(quick.Scenarios))
 	}
 
 	for _, sc := range quick.Scales {
@@ -153,4 +154,60 @@ func names(sc *config.Scenario) string {
 		out += "check:" + ck.Name + "/" + ck.Query + " "
 	}
 	return out
+}
+
+// TestSustainedKnobs: full.hcl's sustained scenario keeps the seed's
+// meaning: no point while sustained_s is 0, and with it set, one point
+// on the largest selected scale only, with its samplers per backend.
+func TestSustainedKnobs(t *testing.T) {
+	tests := []struct {
+		name   string
+		vars   []config.VarArg
+		points map[string]int // scale/backend -> sustained points
+	}{
+		{"off by default", nil, map[string]int{"xs/sqlite": 0}},
+		{"largest scale", []config.VarArg{{Name: "sustained_s", Value: "30"}, {Name: "scales", Value: `["s", "xs"]`}},
+			map[string]int{"s/sqlite": 1, "xs/sqlite": -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vars := append([]config.VarArg{{Name: "backends", Value: `["sqlite", "postgres"]`}, {Name: "scenarios", Value: `["sustained"]`},
+				{Name: "pg_dsn", Value: "postgres://127.0.0.1:1/x"}}, tt.vars...)
+			if len(tt.vars) == 0 {
+				vars = append(vars, config.VarArg{Name: "scales", Value: `["xs"]`})
+			}
+			spec, diags := config.Load([]string{"full.hcl"}, config.Options{Env: []string{}, Vars: vars})
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			for _, sp := range p.Scales {
+				for _, c := range sp.Cells {
+					got := -1
+					var samplers []string
+					for _, sc := range c.Scenarios {
+						if sc.Name == "sustained" {
+							got = len(sc.Points)
+							for _, s := range sc.Samplers {
+								samplers = append(samplers, s.Name)
+							}
+						}
+					}
+					if want, ok := tt.points[c.Name()]; ok && got != want {
+						t.Errorf("%s: %d sustained points, want %d", c.Name(), got, want)
+					}
+					wantSamplers := 3 // iostat, vmstat, processes
+					if c.Backend.Name == "postgres" {
+						wantSamplers = 7
+					}
+					if got >= 0 && len(samplers) != wantSamplers {
+						t.Errorf("%s: samplers %v, want %d", c.Name(), samplers, wantSamplers)
+					}
+				}
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,21 +11,36 @@ import (
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/kinds/sustained"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/plandiff"
+	"github.com/mentat-spec/mentat-spec/engine/progress"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
 
+// isTerminal reports whether w is a character device (a terminal), where
+// progress redraws one line instead of printing a line every progress_s.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
 func runApply(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
-	fs := newFlagSet("apply", "PATH... [-var name=value] [-o DIR] [-phase all|load|bench]",
+	fs := newFlagSet("apply", "PATH... [-var name=value] [-o DIR] [-phase all|load|bench|sustained]",
 		"Runs the benchmark: for each scale and backend, loads the generated dataset into a store the run creates (or reuses one an earlier run loaded), measures every scenario at every client count, checks every answer against the generator's truth, and writes a results directory. Exits 1 if any check fails.", stderr)
 	sf.register(fs)
 	out := fs.String("o", "", "results directory (default results/run-<UTC time>); an existing one is appended to")
 	dataDir := fs.String("data", ".", "directory that relative database paths of backends are resolved against, and where backends without a path put their files")
-	phase := fs.String("phase", runner.PhaseAll, "all: load where needed, measure, check; load: load and check only; bench: reuse loaded stores, never load")
+	phase := fs.String("phase", runner.PhaseAll, "all: load where needed, measure, check; load: load and check only; bench: reuse loaded stores, never load; sustained: only the sustained scenarios, on loaded stores")
 	reload := fs.Bool("reload", false, "drop and reload stores this tool created even when they already hold the dataset")
-	quiet := fs.Bool("q", false, "print only the final table")
+	quiet := fs.Bool("q", false, "print only the final table (no log, no progress)")
+	progressS := fs.Float64("progress_s", 10, "when stdout is not a terminal, print a progress line (with ETA) every this many seconds; 0 turns progress off")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -34,9 +50,9 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch *phase {
-	case runner.PhaseAll, runner.PhaseLoad, runner.PhaseBench:
+	case runner.PhaseAll, runner.PhaseLoad, runner.PhaseBench, runner.PhaseSustained:
 	default:
-		fmt.Fprintf(stderr, "mentat-spec apply: -phase must be all, load or bench, not %q\n", *phase)
+		fmt.Fprintf(stderr, "mentat-spec apply: -phase must be all, load, bench or sustained, not %q\n", *phase)
 		return exitUsage
 	}
 	spec, ok := loadSpec(paths, &sf, stderr)
@@ -61,8 +77,16 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		dir = filepath.Join("results", "run-"+time.Now().UTC().Format("2006-01-02T150405Z"))
 	}
 	var log io.Writer = stdout
+	var pr *progress.Progress
 	if *quiet {
 		log = io.Discard
+	} else if *progressS > 0 {
+		pr = progress.New(stdout, isTerminal(stdout), time.Duration(*progressS*float64(time.Second)), p.Estimate().Lo)
+		log = pr
+	}
+	var kinds []string
+	if *phase == runner.PhaseSustained {
+		kinds = []string{sustained.Name}
 	}
 	sensitive := map[string]bool{}
 	for _, v := range spec.Variables {
@@ -78,6 +102,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	o, err := runner.Run(ctx, p, runner.Options{
 		Registry: drivers.Default, ResultsDir: dir, DataDir: *dataDir, Phase: *phase, Reload: *reload,
 		Workers: workers(), Log: log, Env: env, Sensitive: func(k string) bool { return sensitive[k] },
+		Kinds: kinds, Progress: pr,
 	})
 	if o != nil {
 		printTable(stdout, o)
@@ -185,9 +210,14 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", "OLD NEW [-threshold PCT]",
-		"Compares two results directories row by row (scenario, backend, scale, clients, op) and flags p50/p99 increases and throughput drops beyond the threshold, new errors, new ceilings and missing rows. Exits 1 on any regression, so it can gate a release.", stderr)
-	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression")
+	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-force]",
+		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 2) unless -force. "+
+			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the whole confidence interval of the change (Hodges-Lehmann) lies beyond the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
+			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 1 on any regression, 0 otherwise, so it can gate a release.", stderr)
+	method := fs.String("method", results.MethodStats, "stats: a significance test over reps; threshold: medians beyond the threshold")
+	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression (with stats, the change's confidence interval must lie beyond it)")
+	alpha := fs.Float64("alpha", 0.05, "significance level of the stats method (0.05: 95% confidence)")
+	force := fs.Bool("force", false, "compare even when the runs are not comparable (the differences are still listed)")
 	pos, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -196,7 +226,23 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	rep, err := results.Compare(pos[0], pos[1], *threshold)
+	opts := results.Options{Method: *method, ThresholdPct: *threshold, Alpha: *alpha, Force: *force}
+	// When both runs recorded what they ran, points whose query, scenario
+	// or dataset changed are listed and left out; the rest are compared.
+	c, ferr := plandiff.Unchanged(pos[0], pos[1])
+	switch {
+	case ferr == nil:
+		opts.Comparable, opts.LoadComparable = c.Comparable, c.LoadComparable
+		for _, n := range c.NotCompared {
+			opts.NotCompared = append(opts.NotCompared, n.String())
+		}
+	case errors.Is(ferr, plandiff.ErrNoFingerprints):
+		// Runs from before fingerprints: the whole spec's hash decides.
+	default:
+		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", ferr)
+		return exitUsage
+	}
+	rep, err := results.CompareWith(pos[0], pos[1], opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitUsage
@@ -205,7 +251,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitFailed
 	}
-	if rep.Regressed() {
+	switch {
+	case rep.Refused:
+		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%d differences); -force compares them anyway\n", pos[0], pos[1], len(rep.Differences))
+		return exitUsage
+	case rep.Regressed():
 		return exitFailed
 	}
 	return exitOK

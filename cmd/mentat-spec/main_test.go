@@ -293,17 +293,30 @@ func TestGenErrors(t *testing.T) {
 func TestCompare(t *testing.T) {
 	base := filepath.Join("testdata", "results", "base")
 	slower := filepath.Join("testdata", "results", "slower")
+	reps := func(name string) string { return filepath.Join("testdata", "results", "reps-"+name) }
 	tests := []struct {
 		name string
 		args []string
 		code int
 	}{
 		{"a directory with itself", []string{"compare", base, base}, exitOK},
-		{"a regression", []string{"compare", base, slower}, exitFailed},
-		{"a regression under a loose threshold is still a missing row", []string{"compare", base, slower, "-threshold", "1000"}, exitFailed},
+		{"a regression", []string{"compare", "-method", "threshold", base, slower}, exitFailed},
+		{"a regression under a loose threshold is still a missing row", []string{"compare", "-method", "threshold", base, slower, "-threshold", "1000"}, exitFailed},
+		// Without raw.csv stats cannot judge the metrics; the missing row is still found.
+		{"stats without reps still finds the missing row", []string{"compare", base, slower}, exitFailed},
+		{"stats: a significant regression", []string{"compare", reps("base"), reps("slower")}, exitFailed},
+		{"stats: an improvement", []string{"compare", reps("slower"), reps("base")}, exitOK},
+		{"stats: within a loose threshold", []string{"compare", reps("base"), reps("slower"), "-threshold", "60"}, exitOK},
+		{"stats: reps = 1 cannot decide", []string{"compare", reps("single_old"), reps("single_new")}, exitOK},
+		{"not comparable: refused", []string{"compare", reps("base"), reps("settings")}, exitUsage},
+		{"not comparable: -force", []string{"compare", "-force", reps("base"), reps("settings")}, exitOK},
+		// The same reps under the seed's rule: p99 noise of one rep's median is a "regression".
+		{"not comparable: -force, threshold method", []string{"compare", "-force", "-method", "threshold", reps("base"), reps("settings")}, exitFailed},
 		{"one directory", []string{"compare", base}, exitUsage},
 		{"a missing directory", []string{"compare", base, filepath.Join("testdata", "results", "nope")}, exitUsage},
 		{"a negative threshold", []string{"compare", base, base, "-threshold", "-1"}, exitUsage},
+		{"an unknown method", []string{"compare", "-method", "mean", base, base}, exitUsage},
+		{"alpha out of range", []string{"compare", "-alpha", "1.5", base, base}, exitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -313,6 +326,9 @@ func TestCompare(t *testing.T) {
 			}
 			if code != exitUsage && stdout == "" {
 				t.Error("no report on stdout")
+			}
+			if strings.HasPrefix(tt.name, "not comparable") && !strings.Contains(stdout, "var.avet") {
+				t.Errorf("the differences are not listed:\n%s", stdout)
 			}
 		})
 	}
@@ -485,5 +501,31 @@ func TestApplyExitCodes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestApplyProgress: piped output shows progress lines with ETA before
+// the first result line; -q silences them.
+func TestApplyProgress(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		dir := t.TempDir()
+		args := []string{"apply", "testdata/apply.hcl", "-progress_s", "0.05", "-o", filepath.Join(dir, "results"),
+			"-var", "data_dir=" + filepath.Join(dir, "data")}
+		if quiet {
+			args = append(args, "-q")
+		}
+		var stdout, stderr bytes.Buffer
+		if got := run(args, &stdout, &stderr); got != exitOK {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", got, stdout.String(), stderr.String())
+		}
+		out := stdout.String()
+		eta := strings.Index(out, "ETA ")
+		result := strings.Index(out, "xs/sqlite lookup")
+		switch {
+		case quiet && eta >= 0:
+			t.Errorf("-q printed progress:\n%s", out)
+		case !quiet && (eta < 0 || result < 0 || eta > result):
+			t.Errorf("no progress line with ETA before the first result line:\n%s", out)
+		}
 	}
 }

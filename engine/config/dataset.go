@@ -24,10 +24,13 @@ type Dataset struct {
 	DeclRange hcl.Range
 }
 
-// EntityBlock is `entity "kind" {}`.
+// EntityBlock is `entity "kind" {}`: count entities, or per_parent
+// children of each entity of parent.
 type EntityBlock struct {
 	Name      string
 	Count     hcl.Expression
+	Parent    hcl.Expression
+	PerParent hcl.Expression
 	Attrs     []*AttrBlock
 	DeclRange hcl.Range
 }
@@ -45,6 +48,8 @@ type AttrBlock struct {
 type HistoryBlock struct {
 	Name                          string
 	Entity, Attr, Fraction, Files hcl.Expression
+	Gen, States, Fractions        hcl.Expression
+	Time, Delay, After            hcl.Expression
 	DeclRange                     hcl.Range
 }
 
@@ -75,7 +80,7 @@ var datasetSchema = &hcl.BodySchema{
 }
 
 var entitySchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "count", Required: true}},
+	Attributes: []hcl.AttributeSchema{{Name: "count"}, {Name: "parent"}, {Name: "per_parent"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "attr", LabelNames: []string{"ident"}}},
 }
 
@@ -86,7 +91,8 @@ var attrSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 
 var historySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "entity", Required: true}, {Name: "attr", Required: true},
-	{Name: "fraction", Required: true}, {Name: "files"},
+	{Name: "fraction"}, {Name: "files"}, {Name: "gen"}, {Name: "states"}, {Name: "fractions"},
+	{Name: "time"}, {Name: "delay"}, {Name: "after"},
 }}
 
 var markSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "after"}, {Name: "before_last"}}}
@@ -94,14 +100,19 @@ var markSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "after
 var truthSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "count_by"}, {Name: "count"}, {Name: "sample"}, {Name: "changed"},
+		{Name: "sum"}, {Name: "avg"}, {Name: "min"}, {Name: "max"}, {Name: "by"}, {Name: "key"},
 		{Name: "n"}, {Name: "attrs"}, {Name: "inverse"}, {Name: "ref_attrs"}, {Name: "as_of"}, {Name: "since"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "where"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "where"}, {Type: "or"}},
 }
 
 var whereSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "attr", Required: true}, {Name: "op", Required: true}, {Name: "value", Required: true},
 }}
+
+// orSchema is an `or {}` block of a truth: at least two where blocks, of
+// which one must hold.
+var orSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "where"}}}
 
 func decodeDatasetBlock(b *hcl.Block) (*Dataset, hcl.Diagnostics) {
 	ds := &Dataset{Name: b.Labels[0], DeclRange: b.DefRange}
@@ -133,6 +144,17 @@ func decodeDatasetBlock(b *hcl.Block) (*Dataset, hcl.Diagnostics) {
 			if a, ok := c.Attributes["count"]; ok {
 				e.Count = a.Expr
 			}
+			if a, ok := c.Attributes["parent"]; ok {
+				e.Parent = a.Expr
+			}
+			if a, ok := c.Attributes["per_parent"]; ok {
+				e.PerParent = a.Expr
+			}
+			if (e.Count == nil) == (e.Parent == nil) || (e.Parent == nil) != (e.PerParent == nil) {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid entity",
+					Detail:  "An entity sets count, or parent with per_parent (how many children each parent has).",
+					Subject: blk.DefRange.Ptr()})
+			}
 			for _, ab := range c.Blocks {
 				unique("attr", ab.Labels[0], ab.DefRange)
 				ac, d := ab.Body.Content(attrSchema)
@@ -162,9 +184,23 @@ func decodeDatasetBlock(b *hcl.Block) (*Dataset, hcl.Diagnostics) {
 				continue
 			}
 			h := &HistoryBlock{Name: name, DeclRange: blk.DefRange, Entity: c.Attributes["entity"].Expr,
-				Attr: c.Attributes["attr"].Expr, Fraction: c.Attributes["fraction"].Expr}
-			if a, ok := c.Attributes["files"]; ok {
-				h.Files = a.Expr
+				Attr: c.Attributes["attr"].Expr}
+			for n, dst := range map[string]*hcl.Expression{"fraction": &h.Fraction, "files": &h.Files, "gen": &h.Gen,
+				"states": &h.States, "fractions": &h.Fractions, "time": &h.Time, "delay": &h.Delay, "after": &h.After} {
+				if a, ok := c.Attributes[n]; ok {
+					*dst = a.Expr
+				}
+			}
+			switch {
+			case h.States != nil && (h.Fractions == nil || h.Fraction != nil || h.Gen != nil):
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid history",
+					Detail: "A process history (states) sets fractions, one per step, and neither fraction nor gen.", Subject: blk.DefRange.Ptr()})
+			case h.States == nil && (h.Fraction == nil || h.Fractions != nil):
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid history",
+					Detail: "A history sets fraction (or states with fractions, for a process).", Subject: blk.DefRange.Ptr()})
+			case (h.Time == nil) != (h.Delay == nil):
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid history",
+					Detail: "time (an instant attribute) and delay ([min, max] per change) go together.", Subject: blk.DefRange.Ptr()})
 			}
 			ds.History = append(ds.History, h)
 		case "mark":
@@ -217,6 +253,20 @@ func (ds *Dataset) Resolve(ctx *hcl.EvalContext) (*datagen.Dataset, hcl.Diagnost
 	}
 	for _, e := range ds.Entities {
 		ent := datagen.Entity{Name: e.Name}
+		if e.Parent != nil && e.PerParent != nil {
+			var d hcl.Diagnostics
+			ent.Parent, d = evalString(e.Parent, ctx, "parent")
+			diags = append(diags, d...)
+			gv, d := e.PerParent.Value(ctx)
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				g, ok := AsGenerator(gv)
+				if !ok {
+					diags = append(diags, attrErr(e.PerParent, "Invalid per_parent", "per_parent must be uniform(min, max) or weighted({\"1\" = 3, \"2\" = 1})."))
+				}
+				ent.PerParent = g
+			}
+		}
 		if e.Count != nil {
 			n, d := evalInt(e.Count, ctx, "count")
 			diags = append(diags, d...)
@@ -239,11 +289,14 @@ func (ds *Dataset) Resolve(ctx *hcl.EvalContext) (*datagen.Dataset, hcl.Diagnost
 		diags = append(diags, d...)
 		hist.Attr, d = evalString(h.Attr, ctx, "attr")
 		diags = append(diags, d...)
-		hist.Fraction, d = evalNumber(h.Fraction, ctx, "fraction")
-		diags = append(diags, d...)
-		if !d.HasErrors() && (hist.Fraction <= 0 || hist.Fraction > 1) {
-			diags = append(diags, attrErr(h.Fraction, "Invalid fraction", "fraction must be in (0, 1]."))
+		if h.Fraction != nil {
+			hist.Fraction, d = evalNumber(h.Fraction, ctx, "fraction")
+			diags = append(diags, d...)
+			if !d.HasErrors() && (hist.Fraction <= 0 || hist.Fraction > 1) {
+				diags = append(diags, attrErr(h.Fraction, "Invalid fraction", "fraction must be in (0, 1]."))
+			}
 		}
+		diags = append(diags, h.resolveProcess(ctx, &hist)...)
 		if h.Files != nil {
 			n, d := evalInt(h.Files, ctx, "files")
 			diags = append(diags, d...)
@@ -347,13 +400,15 @@ func (ds *Dataset) locate(err error) hcl.Range {
 	}
 	for _, e := range ds.Entities {
 		if rest, ok := prefix("entity", e.Name); ok {
-			return blame(e.DeclRange, rest, exprAt{"count", e.Count})
+			return blame(e.DeclRange, rest, exprAt{"count", e.Count}, exprAt{"parent", e.Parent}, exprAt{"per_parent", e.PerParent})
 		}
 	}
 	for _, h := range ds.History {
 		if rest, ok := prefix("history", h.Name); ok {
 			return blame(h.DeclRange, rest, exprAt{"entity", h.Entity}, exprAt{"attr", h.Attr},
-				exprAt{"fraction", h.Fraction}, exprAt{"files", h.Files})
+				exprAt{"fraction", h.Fraction}, exprAt{"files", h.Files}, exprAt{"gen:", h.Gen}, exprAt{"states", h.States},
+				exprAt{"states:", h.States}, exprAt{"fractions", h.Fractions}, exprAt{"fractions:", h.Fractions},
+				exprAt{"time", h.Time}, exprAt{"delay", h.Delay}, exprAt{"after", h.After})
 		}
 	}
 	for _, m := range ds.Marks {
@@ -383,7 +438,13 @@ func (ds *Dataset) locate(err error) hcl.Range {
 		if entity == nil {
 			entity = a("count")
 		}
+		for _, k := range []string{"sum", "avg", "min", "max"} {
+			if attr == nil {
+				attr = a(k)
+			}
+		}
 		return blame(t.DeclRange, rest, exprAt{"attr", attr}, exprAt{"entity", entity}, exprAt{"ref attr", a("ref_attrs")},
+			exprAt{"by", a("by")}, exprAt{"key", a("key")},
 			exprAt{"n", a("n")}, exprAt{"as_of", a("as_of")}, exprAt{"inverse", a("inverse")}, exprAt{"since", a("since")})
 	}
 	return ds.DeclRange
@@ -459,7 +520,102 @@ func (a *AttrBlock) resolve(ctx *hcl.EvalContext) (datagen.Attr, hcl.Diagnostics
 }
 
 var whereOps = map[string]string{"=": "eq", "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
-	"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
+	"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "between": "between", "in": "in"}
+
+// truthKinds are the attributes that name a truth's kind.
+var truthKinds = []string{"count_by", "count", "sample", "changed", "sum", "avg", "min", "max"}
+
+// resolveProcess evaluates a history's gen, states, fractions, time,
+// delay and after.
+func (h *HistoryBlock) resolveProcess(ctx *hcl.EvalContext, hist *datagen.History) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if h.Gen != nil {
+		gv, d := h.Gen.Value(ctx)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			g, ok := AsGenerator(gv)
+			if !ok {
+				diags = append(diags, attrErr(h.Gen, "Invalid generator", "gen must be a generator call such as uniform(1, 5) or weighted({a = 1})."))
+			}
+			hist.Gen = &g
+		}
+	}
+	if h.States != nil {
+		l, d := evalPrimitiveList(h.States, ctx, "states")
+		diags = append(diags, d...)
+		hist.States = l
+	}
+	if h.Fractions != nil {
+		v, d := h.Fractions.Value(ctx)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			lv, err := convert.Convert(v, cty.List(cty.Number))
+			if err != nil || lv.IsNull() || !lv.IsWhollyKnown() {
+				diags = append(diags, attrErr(h.Fractions, "Incorrect attribute value type", "fractions must be a list of numbers, one per step."))
+			} else {
+				for _, e := range lv.AsValueSlice() {
+					hist.Fractions = append(hist.Fractions, num(e))
+				}
+			}
+		}
+	}
+	if h.Time != nil {
+		var d hcl.Diagnostics
+		hist.Time, d = evalString(h.Time, ctx, "time")
+		diags = append(diags, d...)
+	}
+	if h.Delay != nil {
+		v, d := h.Delay.Value(ctx)
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			var ms []int64
+			if v.IsKnown() && !v.IsNull() && v.CanIterateElements() {
+				for it := v.ElementIterator(); it.Next(); {
+					_, e := it.Element()
+					n, err := durationMS(e)
+					if err != nil {
+						diags = append(diags, attrErr(h.Delay, "Invalid delay", err.Error()))
+						break
+					}
+					ms = append(ms, n)
+				}
+			}
+			if len(ms) != 2 {
+				diags = append(diags, attrErr(h.Delay, "Invalid delay", `delay is [min, max]: milliseconds or durations such as "90m" or "2d".`))
+			} else {
+				hist.DelayMin, hist.DelayMax = ms[0], ms[1]
+			}
+		}
+	}
+	if h.After != nil {
+		var d hcl.Diagnostics
+		hist.After, d = evalString(h.After, ctx, "after")
+		diags = append(diags, d...)
+	}
+	return diags
+}
+
+// evalPrimitiveList evaluates a list of strings, numbers or bools as
+// text datagen parses.
+func evalPrimitiveList(e hcl.Expression, ctx *hcl.EvalContext, what string) ([]string, hcl.Diagnostics) {
+	v, diags := e.Value(ctx)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if !v.IsKnown() || v.IsNull() || !v.CanIterateElements() || v.Type().IsMapType() || v.Type().IsObjectType() {
+		return nil, append(diags, attrErr(e, "Incorrect attribute value type", what+" must be a list."))
+	}
+	var out []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, ev := it.Element()
+		s, err := primitiveString(ev)
+		if err != nil {
+			return nil, append(diags, attrErr(e, "Incorrect attribute value type", what+": "+err.Error()))
+		}
+		out = append(out, s)
+	}
+	return out, diags
+}
 
 func (t *TruthBlock) resolve(ctx *hcl.EvalContext) (datagen.TruthDecl, hcl.Diagnostics) {
 	td := datagen.TruthDecl{Name: t.Name}
@@ -483,69 +639,52 @@ func (t *TruthBlock) resolve(ctx *hcl.EvalContext) (datagen.TruthDecl, hcl.Diagn
 		return l
 	}
 	var kinds []string
-	for _, k := range []string{"count_by", "count", "sample", "changed"} {
+	for _, k := range truthKinds {
 		if _, ok := t.Attrs[k]; ok {
 			kinds = append(kinds, k)
 		}
 	}
 	if len(kinds) != 1 {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid truth",
-			Detail:  fmt.Sprintf("truth %q must set exactly one of count_by, count, sample and changed (it sets %v).", t.Name, kinds),
+			Detail:  fmt.Sprintf("truth %q must set exactly one of %s (it sets %v).", t.Name, strings.Join(truthKinds, ", "), kinds),
 			Subject: t.DeclRange.Ptr()})
 		return td, diags
 	}
+	kind := kinds[0]
 	allowed := map[string][]string{
 		"count_by": {"count_by"},
 		"count":    {"count"},
-		"sample":   {"sample", "n", "attrs", "inverse", "ref_attrs", "as_of"},
+		"sample":   {"sample", "n", "attrs", "inverse", "ref_attrs", "as_of", "key"},
 		"changed":  {"changed", "since"},
-	}[kinds[0]]
+	}[kind]
+	if allowed == nil {
+		allowed = []string{kind, "by"}
+	}
 	for n, a := range t.Attrs {
 		ok := false
 		for _, al := range allowed {
 			ok = ok || al == n
 		}
 		if !ok {
-			diags = append(diags, attrErr(a.Expr, "Unexpected truth attribute", fmt.Sprintf("%q does not apply to a %s truth.", n, kinds[0])))
+			diags = append(diags, attrErr(a.Expr, "Unexpected truth attribute", fmt.Sprintf("%q does not apply to a %s truth.", n, kind)))
 		}
 	}
-	if len(t.Where) > 0 && kinds[0] != "count" {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unexpected where block",
-			Detail: "where filters apply only to a count truth.", Subject: t.Where[0].DefRange.Ptr()})
+	if len(t.Where) > 0 && (kind == "sample" || kind == "changed") {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unexpected " + t.Where[0].Type + " block",
+			Detail: "where and or filters apply to count, count_by, sum, avg, min and max truths.", Subject: t.Where[0].DefRange.Ptr()})
 	}
-	switch kinds[0] {
+	switch kind {
 	case "count_by":
 		td.Kind, td.Attr = datagen.TruthCountBy, str("count_by")
+		td.Where = t.filters(ctx, &diags)
+	case "sum", "avg", "min", "max":
+		td.Kind, td.Attr, td.By = datagen.TruthKind(kind), str(kind), str("by")
+		td.Where = t.filters(ctx, &diags)
 	case "count":
 		td.Kind, td.Entity = datagen.TruthCount, str("count")
-		for _, w := range t.Where {
-			c, d := w.Body.Content(whereSchema)
-			diags = append(diags, d...)
-			if d.HasErrors() {
-				continue
-			}
-			f := datagen.Filter{}
-			f.Attr, d = evalString(c.Attributes["attr"].Expr, ctx, "attr")
-			diags = append(diags, d...)
-			op, d := evalString(c.Attributes["op"].Expr, ctx, "op")
-			diags = append(diags, d...)
-			f.Op = whereOps[op]
-			if f.Op == "" && !d.HasErrors() {
-				diags = append(diags, attrErr(c.Attributes["op"].Expr, "Unknown operator", fmt.Sprintf("op %q: use =, !=, <, <=, > or >=.", op)))
-			}
-			v, d := c.Attributes["value"].Expr.Value(ctx)
-			diags = append(diags, d...)
-			if !d.HasErrors() {
-				s, err := primitiveString(v)
-				if err != nil {
-					diags = append(diags, attrErr(c.Attributes["value"].Expr, "Invalid filter value", err.Error()))
-				}
-				f.Value = s
-			}
-			td.Where = append(td.Where, f)
-		}
+		td.Where = t.filters(ctx, &diags)
 	case "sample":
-		td.Entity, td.Attrs, td.AsOf = str("sample"), list("attrs"), str("as_of")
+		td.Entity, td.Attrs, td.AsOf, td.Key = str("sample"), list("attrs"), str("as_of"), str("key")
 		td.Kind = datagen.TruthSample
 		if _, ok := t.Attrs["inverse"]; ok {
 			td.Kind, td.Inverse, td.RefAttrs = datagen.TruthInverse, str("inverse"), list("ref_attrs")
@@ -566,6 +705,67 @@ func (t *TruthBlock) resolve(ctx *hcl.EvalContext) (datagen.TruthDecl, hcl.Diagn
 		}
 	}
 	return td, diags
+}
+
+// filters decodes a truth's where and or blocks.
+func (t *TruthBlock) filters(ctx *hcl.EvalContext, diags *hcl.Diagnostics) []datagen.Filter {
+	var out []datagen.Filter
+	for _, w := range t.Where {
+		if w.Type == "or" {
+			c, d := w.Body.Content(orSchema)
+			*diags = append(*diags, d...)
+			f := datagen.Filter{Op: "or"}
+			for _, sub := range c.Blocks {
+				if sf, ok := decodeWhere(sub, ctx, diags); ok {
+					f.Any = append(f.Any, sf)
+				}
+			}
+			if len(c.Blocks) < 2 && !d.HasErrors() {
+				*diags = append(*diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid or block",
+					Detail: "An or block holds at least two where blocks, of which one must hold.", Subject: w.DefRange.Ptr()})
+			}
+			out = append(out, f)
+			continue
+		}
+		if f, ok := decodeWhere(w, ctx, diags); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func decodeWhere(w *hcl.Block, ctx *hcl.EvalContext, diags *hcl.Diagnostics) (datagen.Filter, bool) {
+	c, d := w.Body.Content(whereSchema)
+	*diags = append(*diags, d...)
+	if d.HasErrors() {
+		return datagen.Filter{}, false
+	}
+	f := datagen.Filter{}
+	f.Attr, d = evalString(c.Attributes["attr"].Expr, ctx, "attr")
+	*diags = append(*diags, d...)
+	op, d := evalString(c.Attributes["op"].Expr, ctx, "op")
+	*diags = append(*diags, d...)
+	f.Op = whereOps[op]
+	if f.Op == "" && !d.HasErrors() {
+		*diags = append(*diags, attrErr(c.Attributes["op"].Expr, "Unknown operator", fmt.Sprintf("op %q: use =, !=, <, <=, >, >=, between or in.", op)))
+	}
+	ve := c.Attributes["value"].Expr
+	if f.Op == "between" || f.Op == "in" {
+		l, d := evalPrimitiveList(ve, ctx, "value")
+		*diags = append(*diags, d...)
+		f.Values = l
+		return f, true
+	}
+	v, d := ve.Value(ctx)
+	*diags = append(*diags, d...)
+	if !d.HasErrors() {
+		s, err := primitiveString(v)
+		if err != nil {
+			*diags = append(*diags, attrErr(ve, "Invalid filter value", err.Error()))
+		}
+		f.Value = s
+	}
+	return f, true
 }
 
 // primitiveString renders a string, number or bool as datagen parses it.

@@ -96,6 +96,11 @@ type SamplingValues struct {
 	ProbeS  float64
 	CheckS  float64 // per-call cap of a check; past it the check is a SKIP
 	LoadMax float64 // bulk-load cap per (scale, backend), seconds
+	// Precision stops a rep once its p50 is known within this fraction at
+	// 95% confidence (between min_s/min_n and max_s); 0 is the seed's
+	// fixed method. PrecisionP99 also waits for p99.
+	Precision    float64
+	PrecisionP99 float64
 }
 
 // DefaultSampling is the seed suite's methodology.
@@ -103,7 +108,7 @@ var DefaultSampling = SamplingValues{Warmup: 3, MinS: 10, MinN: 30, MaxS: 60, Re
 
 var samplingSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "warmup"}, {Name: "min_s"}, {Name: "min_n"}, {Name: "max_s"}, {Name: "reps"},
-	{Name: "probe_s"}, {Name: "check_s"}, {Name: "load_max_s"},
+	{Name: "probe_s"}, {Name: "check_s"}, {Name: "load_max_s"}, {Name: "precision"}, {Name: "precision_p99"},
 }}
 
 // decodeSampling applies a sampling body over base.
@@ -111,7 +116,8 @@ func decodeSampling(body hcl.Body, ctx *hcl.EvalContext, base SamplingValues) (S
 	content, diags := body.Content(samplingSchema)
 	out := base
 	ints := map[string]*int{"warmup": &out.Warmup, "min_n": &out.MinN, "reps": &out.Reps}
-	floats := map[string]*float64{"min_s": &out.MinS, "max_s": &out.MaxS, "probe_s": &out.ProbeS, "check_s": &out.CheckS, "load_max_s": &out.LoadMax}
+	floats := map[string]*float64{"min_s": &out.MinS, "max_s": &out.MaxS, "probe_s": &out.ProbeS, "check_s": &out.CheckS, "load_max_s": &out.LoadMax,
+		"precision": &out.Precision, "precision_p99": &out.PrecisionP99}
 	for name, a := range content.Attributes {
 		f, d := evalNumber(a.Expr, ctx, name)
 		diags = append(diags, d...)
@@ -134,6 +140,14 @@ func decodeSampling(body hcl.Body, ctx *hcl.EvalContext, base SamplingValues) (S
 	}
 	if out.Reps < 1 {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid sampling value", Detail: "reps must be at least 1.", Subject: body.MissingItemRange().Ptr()})
+	}
+	if a, ok := content.Attributes["precision_p99"]; ok && out.PrecisionP99 > 0 && out.Precision == 0 {
+		diags = append(diags, attrErr(a.Expr, "Invalid sampling value", "precision_p99 needs precision: adaptive stopping waits for p50 first (set precision = 0.05, say)."))
+	}
+	for _, n := range []string{"precision", "precision_p99"} {
+		if a, ok := content.Attributes[n]; ok && *floats[n] >= 1 {
+			diags = append(diags, attrErr(a.Expr, "Invalid sampling value", n+" is a fraction of the value (0.05 is 5%), below 1."))
+		}
 	}
 	if out.MaxS < out.MinS {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid sampling value",
@@ -360,6 +374,9 @@ func (s *Spec) decodeMatrix(ctx *hcl.EvalContext) hcl.Diagnostics {
 	pick := func(expr hcl.Expression, what string, all []string, exists func(string) bool) []string {
 		if expr == nil {
 			return all
+		}
+		if v, d := expr.Value(ctx); !d.HasErrors() && v.IsNull() {
+			return all // a variable left at null selects everything
 		}
 		names, d := evalStringList(expr, ctx, what)
 		diags = append(diags, d...)

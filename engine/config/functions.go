@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,6 +82,9 @@ func (s *Spec) functions() map[string]function.Function {
 		"tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)), "toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)),
 		"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
 		"file": s.fileFunc(), "env": s.envFunc(), "spec_home": s.specHomeFunc(),
+	}
+	for name, f := range timeFunctions {
+		fns[name] = f
 	}
 	for name, f := range generatorFunctions {
 		fns[name] = f
@@ -184,11 +189,11 @@ func parseInstant(v cty.Value) (int64, error) {
 }
 
 var generatorFunctions = map[string]function.Function{
-	"seq": genFunc("Values from a format with one %d replaced by the entity's id.",
+	"seq": genFunc("Values from a format with one %d replaced by the entity's id; %06d pads it with zeros to 6 digits.",
 		[]function.Parameter{p("format", cty.String)}, func(a []cty.Value) (datagen.Generator, error) {
 			f := a[0].AsString()
-			if strings.Count(f, "%d") != 1 || strings.Count(f, "%") != 1 {
-				return datagen.Generator{}, fmt.Errorf("format %q must hold exactly one %%d and no other %%", f)
+			if !seqFormat.MatchString(f) {
+				return datagen.Generator{}, fmt.Errorf("format %q must hold exactly one %%d (or %%0Nd, zero-padded to N digits) and no other %%", f)
 			}
 			return datagen.Generator{Kind: datagen.GenSeq, Format: f}, nil
 		}),
@@ -296,6 +301,29 @@ var generatorFunctions = map[string]function.Function{
 			}
 			return datagen.Generator{}, fmt.Errorf("const takes a string, number or bool")
 		}),
+	"parent": genFunc("The entity's parent (an entity with parent and per_parent set).",
+		nil, func([]cty.Value) (datagen.Generator, error) {
+			return datagen.Generator{Kind: datagen.GenParent}, nil
+		}),
+	"ordinal": genFunc("The entity's position among its parent's children, from 1.",
+		nil, func([]cty.Value) (datagen.Generator, error) {
+			return datagen.Generator{Kind: datagen.GenOrdinal}, nil
+		}),
+	"offset": genFunc("Another attribute's value of the same entity plus a whole number uniform in [min, max] (milliseconds or durations such as \"2h\" for instants).",
+		[]function.Parameter{p("source", cty.String), p("min", cty.DynamicPseudoType), p("max", cty.DynamicPseudoType)}, func(a []cty.Value) (datagen.Generator, error) {
+			lo, err := durationMS(a[1])
+			if err != nil {
+				return datagen.Generator{}, err
+			}
+			hi, err := durationMS(a[2])
+			if err != nil {
+				return datagen.Generator{}, err
+			}
+			if hi < lo {
+				return datagen.Generator{}, fmt.Errorf("max (%d) is below min (%d)", hi, lo)
+			}
+			return datagen.Generator{Kind: datagen.GenOffset, Source: a[0].AsString(), Min: lo, Max: hi}, nil
+		}),
 	"chance": genFunc("true with probability p, else false.",
 		[]function.Parameter{p("p", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
 			pr := num(a[0])
@@ -304,6 +332,96 @@ var generatorFunctions = map[string]function.Function{
 			}
 			return datagen.Generator{Kind: datagen.GenChance, P: pr}, nil
 		}),
+}
+
+// seqFormat is a seq format: one %d or %0Nd; %% is a literal percent.
+var seqFormat = regexp.MustCompile(`^(?:[^%]|%%)*%(?:0[1-9][0-9]?)?d(?:[^%]|%%)*$`)
+
+// durationMS reads milliseconds: a whole number, or a duration such as
+// "90s", "36h" or "2d" (d: 24 hours).
+func durationMS(v cty.Value) (int64, error) {
+	if !v.IsKnown() || v.IsNull() {
+		return 0, fmt.Errorf("a duration must be known and not null")
+	}
+	switch v.Type() {
+	case cty.Number:
+		return intArg(v, "milliseconds")
+	case cty.String:
+		s := v.AsString()
+		if days, ok := strings.CutSuffix(s, "d"); ok {
+			n, err := strconv.ParseFloat(days, 64)
+			if err != nil {
+				return 0, fmt.Errorf("duration %q: want a number of days like \"2d\"", s)
+			}
+			return int64(n * 24 * 3600 * 1000), nil
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return 0, fmt.Errorf("duration %q: want milliseconds or a duration like \"90m\", \"36h\" or \"2d\"", s)
+		}
+		return d.Milliseconds(), nil
+	}
+	return 0, fmt.Errorf("a duration is milliseconds or a string such as \"36h\", not %s", v.Type().FriendlyName())
+}
+
+// timeFunctions let an instant be written once, as RFC 3339, and used
+// both in truth filters and as a query parameter in epoch milliseconds.
+var timeFunctions = map[string]function.Function{
+	"epoch_ms": function.New(&function.Spec{
+		Description: "An instant (RFC 3339 text, or epoch milliseconds) as epoch milliseconds, the way instants are stored.",
+		Params:      []function.Parameter{p("time", cty.DynamicPseudoType)},
+		Type:        function.StaticReturnType(cty.Number),
+		Impl: func(a []cty.Value, _ cty.Type) (cty.Value, error) {
+			if a[0].Type() != cty.String && a[0].Type() != cty.Number {
+				return cty.NilVal, fmt.Errorf("want RFC 3339 text or epoch milliseconds")
+			}
+			ms, err := parseInstant(a[0])
+			if err != nil {
+				return cty.NilVal, err
+			}
+			return cty.NumberIntVal(ms), nil
+		},
+	}),
+	"rfc3339": function.New(&function.Spec{
+		Description: "Epoch milliseconds as RFC 3339 text in UTC.",
+		Params:      []function.Parameter{p("epoch_ms", cty.Number)},
+		Type:        function.StaticReturnType(cty.String),
+		Impl: func(a []cty.Value, _ cty.Type) (cty.Value, error) {
+			ms, err := intArg(a[0], "epoch_ms")
+			if err != nil {
+				return cty.NilVal, err
+			}
+			return cty.StringVal(time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)), nil
+		},
+	}),
+	"duration_ms": function.New(&function.Spec{
+		Description: "A duration (\"90m\", \"36h\", \"2d\") in milliseconds.",
+		Params:      []function.Parameter{p("duration", cty.String)},
+		Type:        function.StaticReturnType(cty.Number),
+		Impl: func(a []cty.Value, _ cty.Type) (cty.Value, error) {
+			ms, err := durationMS(a[0])
+			if err != nil {
+				return cty.NilVal, err
+			}
+			return cty.NumberIntVal(ms), nil
+		},
+	}),
+	"timeadd": function.New(&function.Spec{
+		Description: "An instant (RFC 3339) plus a duration (\"36h\", \"-2d\"), as RFC 3339 text.",
+		Params:      []function.Parameter{p("time", cty.String), p("duration", cty.String)},
+		Type:        function.StaticReturnType(cty.String),
+		Impl: func(a []cty.Value, _ cty.Type) (cty.Value, error) {
+			ms, err := parseInstant(a[0])
+			if err != nil {
+				return cty.NilVal, err
+			}
+			d, err := durationMS(a[1])
+			if err != nil {
+				return cty.NilVal, err
+			}
+			return cty.StringVal(time.UnixMilli(ms + d).UTC().Format(time.RFC3339Nano)), nil
+		},
+	}),
 }
 
 var paramFunctions = map[string]function.Function{

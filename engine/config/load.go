@@ -54,6 +54,7 @@ type Spec struct {
 	Backends  []*Backend
 	Queries   []*Query
 	Scenarios []*Scenario
+	Samplers  []*SamplerBlock
 
 	env    map[string]string
 	kinds  *kind.Registry
@@ -71,6 +72,7 @@ var topSchema = &hcl.BodySchema{
 		{Type: "backend", LabelNames: []string{"name"}},
 		{Type: "query", LabelNames: []string{"name"}},
 		{Type: "scenario", LabelNames: []string{"name"}},
+		{Type: "sampler", LabelNames: []string{"name"}},
 	},
 }
 
@@ -202,6 +204,12 @@ func (s *Spec) decodeBlocks(blocks []*hcl.Block) hcl.Diagnostics {
 			diags = append(diags, d...)
 			if sc != nil {
 				s.Scenarios = append(s.Scenarios, sc)
+			}
+		case "sampler":
+			sm, d := decodeSamplerBlock(b)
+			diags = append(diags, d...)
+			if sm != nil {
+				s.Samplers = append(s.Samplers, sm)
 			}
 		}
 	}

@@ -54,7 +54,7 @@ var scenarioSchema = &hcl.BodySchema{
 
 var checkSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "query", Required: true}, {Name: "for_each"}, {Name: "params"},
-	{Name: "expect_rows"}, {Name: "expect_values"}, {Name: "expect_set"}, {Name: "expect_map"}, {Name: "expect_sum"},
+	{Name: "expect_rows"}, {Name: "expect_values"}, {Name: "expect_set"}, {Name: "expect_map"}, {Name: "expect_sum"}, {Name: "expect_ids"},
 }}
 
 func decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) {
@@ -96,7 +96,7 @@ func decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) {
 			}
 			ck := &CheckBlock{Name: name, QueryExpr: cc.Attributes["query"].Expr, Attrs: cc.Attributes, DeclRange: blk.DefRange}
 			has := false
-			for _, k := range []string{"expect_rows", "expect_values", "expect_set", "expect_map", "expect_sum"} {
+			for _, k := range []string{"expect_rows", "expect_values", "expect_set", "expect_map", "expect_sum", "expect_ids"} {
 				_, ok := cc.Attributes[k]
 				has = has || ok
 			}
@@ -228,7 +228,7 @@ func (ck *CheckBlock) Resolve(ctx *hcl.EvalContext) ([]CheckCase, hcl.Diagnostic
 				i := 0
 				for it := v.ElementIterator(); it.Next(); i++ {
 					_, ev := it.Element()
-					elems = append(elems, elem{key: fmt.Sprint(i), k: cty.NumberIntVal(int64(i)), v: ev})
+					elems = append(elems, elem{key: caseKey(ev, i), k: cty.NumberIntVal(int64(i)), v: ev})
 				}
 			case ty.IsMapType() || ty.IsObjectType():
 				elems = nil
@@ -350,6 +350,22 @@ func (ck *CheckBlock) resolveCase(ctx *hcl.EvalContext) (CheckCase, hcl.Diagnost
 			cc.Expect.Map = m
 		}
 	}
+	if a, ok := ck.Attrs["expect_ids"]; ok {
+		obj, d := fields(a, ctx, "column", "want")
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			ids := &checks.IDs{}
+			ids.Column, _ = goString(obj["column"])
+			if w, err := toGo(obj["want"]); err == nil && obj["want"].IsKnown() {
+				set, err := checks.ParseIDSet(w)
+				if err != nil {
+					diags = append(diags, attrErr(a.Expr, "Invalid expect_ids", "want: "+err.Error()+"."))
+				}
+				ids.Want = set
+			}
+			cc.Expect.IDs = ids
+		}
+	}
 	if a, ok := ck.Attrs["expect_sum"]; ok {
 		obj, d := fields(a, ctx, "column", "want")
 		diags = append(diags, d...)
@@ -367,6 +383,20 @@ func (ck *CheckBlock) resolveCase(ctx *hcl.EvalContext) (CheckCase, hcl.Diagnost
 		}
 	}
 	return cc, diags
+}
+
+// caseKey labels a for_each element of a list: by its "key" (a sample
+// truth's key attribute: the email, the order number) when it has one,
+// else by its index.
+func caseKey(v cty.Value, i int) string {
+	if v.IsKnown() && !v.IsNull() && v.Type().IsObjectType() && v.Type().HasAttribute("key") {
+		if k := v.GetAttr("key"); k.IsKnown() && !k.IsNull() {
+			if s, ok := goString(k); ok && s != "" {
+				return s
+			}
+		}
+	}
+	return fmt.Sprint(i)
 }
 
 // fields evaluates an object attribute and checks it has exactly names.

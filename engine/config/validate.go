@@ -71,10 +71,10 @@ func (s *Spec) ValidateDrivers(drv Drivers) hcl.Diagnostics {
 func (s *Spec) Validate(drv Drivers) hcl.Diagnostics {
 	diags := s.ValidateDrivers(drv)
 	if len(s.Scales) == 0 {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scale", Detail: `A spec declares at least one scale "name" {} block.`})
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scale", Detail: `A spec declares at least one scale "name" {} block.`, Subject: s.start()})
 	}
 	if len(s.Datasets) == 0 {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No dataset", Detail: `A spec declares a dataset "name" {} block.`})
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No dataset", Detail: `A spec declares a dataset "name" {} block.`, Subject: s.start()})
 	}
 	ds := s.SelectedDataset()
 	if ds == nil || diags.HasErrors() {
@@ -110,10 +110,14 @@ func (s *Spec) Validate(drv Drivers) hcl.Diagnostics {
 
 // placeholderTruth is truth.* with every answer unknown, for validation.
 func placeholderTruth(gen *datagen.Dataset) cty.Value {
-	m := map[string]cty.Value{}
+	m, ids := map[string]cty.Value{}, map[string]cty.Value{}
 	for _, t := range gen.Truth {
 		m[t.Name] = cty.DynamicVal
+		if t.Kind == datagen.TruthCount || t.Kind == datagen.TruthCountBy || t.Kind == datagen.TruthChangedSince {
+			ids[t.Name] = cty.DynamicVal // truth.ids.<name>: the id set of a counting truth
+		}
 	}
+	m[datagen.IDsKey] = cty.ObjectVal(ids)
 	return cty.ObjectVal(m)
 }
 
@@ -291,4 +295,14 @@ func jsonText(v any) (string, error) {
 		return "", fmt.Errorf("encoding a list parameter as JSON: %w", err)
 	}
 	return string(b), nil
+}
+
+// start is the beginning of the spec's first file, where a diagnostic
+// about something the spec lacks as a whole points.
+func (s *Spec) start() *hcl.Range {
+	if len(s.Files) == 0 {
+		return nil
+	}
+	p := hcl.Pos{Line: 1, Column: 1}
+	return &hcl.Range{Filename: s.Files[0], Start: p, End: p}
 }

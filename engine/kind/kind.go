@@ -51,6 +51,18 @@ type Definition interface {
 	Writes() bool
 }
 
+// ScaleFilter is implemented by definitions that run on some scales only
+// (the seed's sustained run: the largest selected scale).
+type ScaleFilter interface {
+	RunsOnScale(name string) bool
+}
+
+// Sampled is implemented by definitions whose runs the spec's samplers
+// watch when a sampler does not name its scenarios.
+type Sampled interface {
+	Sampled() bool
+}
+
 // Point is one unit of a scenario's work in a cell: what `plan` prints
 // and the runner runs.
 type Point interface {

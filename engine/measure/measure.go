@@ -9,13 +9,19 @@
 // of the next), records into a per-client histogram and touches only the
 // client's own atomics; a controller goroutine polls those every few
 // milliseconds to decide when to stop and to cut calls at the ceiling.
+// With adaptive stopping (Sampling.Precision) the controller also asks
+// now and then for copies of the first stream's histograms, which the
+// clients hand over between two calls; the hot path pays one atomic load.
 package measure
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // ErrCeiling is the cancellation cause a call sees when it ran longer than
@@ -35,7 +41,25 @@ type Sampling struct {
 	MaxDuration time.Duration // but never longer than this
 	Reps        int           // repetitions of the point (run by the caller)
 	Probe       time.Duration // per-call ceiling; 0 disables it
+
+	// Precision turns on adaptive stopping: once MinDuration and
+	// MinSamples are reached, the rep stops as soon as the 95% confidence
+	// interval of the first stream's p50 has a half-width of at most this
+	// fraction of p50 (0.05: within 5%), or at MaxDuration. 0 keeps the
+	// seed's fixed method: stop at MinDuration and MinSamples.
+	Precision float64
+	// PrecisionP99 also waits for p99 to be known within this fraction
+	// (only with Precision > 0); 0 does not wait for p99.
+	PrecisionP99 float64
 }
+
+// Why a rep stopped (Result.StoppedBy).
+const (
+	StopMin         = "min"         // fixed method: min duration and samples reached
+	StopPrecision   = "precision"   // adaptive: the declared precision was reached
+	StopMax         = "max"         // max duration reached first
+	StopInterrupted = "interrupted" // the caller's context ended the point
+)
 
 // Validate reports settings RunPoint cannot honour.
 func (s Sampling) Validate() error {
@@ -52,6 +76,12 @@ func (s Sampling) Validate() error {
 		return fmt.Errorf("sampling: reps %d is negative", s.Reps)
 	case s.Probe < 0:
 		return fmt.Errorf("sampling: probe ceiling %s is negative", s.Probe)
+	case !(s.Precision >= 0) || math.IsInf(s.Precision, 0):
+		return fmt.Errorf("sampling: precision %v must be a fraction >= 0", s.Precision)
+	case !(s.PrecisionP99 >= 0) || math.IsInf(s.PrecisionP99, 0):
+		return fmt.Errorf("sampling: p99 precision %v must be a fraction >= 0", s.PrecisionP99)
+	case s.PrecisionP99 > 0 && s.Precision == 0:
+		return errors.New("sampling: p99 precision needs a p50 precision (adaptive stopping) too")
 	}
 	return nil
 }
@@ -80,6 +110,24 @@ type Result struct {
 	Throughput float64
 	// Elapsed is the measured wall time, the same for every stream.
 	Elapsed time.Duration
+	// P50RelCI and P99RelCI are the achieved half-widths of the 95%
+	// confidence intervals of P50 and P99 relative to them (0.05: known
+	// within 5%), from the order statistics of the calls; +Inf when there
+	// are too few calls to bracket the quantile. Calls of one run are not
+	// independent, so these describe one rep: the variation between reps
+	// is the caller's to measure.
+	P50RelCI, P99RelCI float64
+	// StoppedBy says why the rep stopped: StopMin, StopPrecision, StopMax
+	// or StopInterrupted; the same for every stream.
+	StoppedBy string
+	// Hist holds the successful calls' latencies in ns, for HDR logs; it
+	// is filled after the measurement, never on the hot path.
+	Hist *hdrhistogram.Histogram
+	// Open loop only (RunTimed with a rate): the offered rate, the calls
+	// that started more than the late bound after their intended start,
+	// and the intended calls never started.
+	Rate          float64
+	Late, Dropped int64
 }
 
 // Probe runs one call with the ceiling and reports how long it took and

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/mentat-spec/mentat-spec/engine/stats"
 )
 
 const (
@@ -22,6 +25,11 @@ const (
 	histLowest  = 1
 	histHighest = int64(time.Hour)
 	histDigits  = 3
+
+	// minCheckGap is the least time between two precision checks; checks
+	// otherwise come at 10% more elapsed time each, so a rep spends at most
+	// about a tenth of its time past the moment it became precise.
+	minCheckGap = 20 * time.Millisecond
 
 	// cur values besides a start time.
 	idle    = 0
@@ -54,6 +62,18 @@ type client struct {
 	firstErr          string
 	firstErrAt        int64
 	panicked          string
+
+	// Adaptive stopping: clients of the first stream hand a copy of their
+	// histogram to the controller when it asks (run.snapReq moves on).
+	wantSnap bool
+	snapSeen int64                    // last request answered; client-owned
+	snapOut  atomic.Pointer[snapshot] // the answer, read by the controller
+}
+
+// snapshot is a client's histogram at the controller's request req.
+type snapshot struct {
+	req  int64
+	hist *hdrhistogram.Snapshot
 }
 
 // run is the state shared by the clients of one point.
@@ -64,6 +84,12 @@ type run struct {
 	ready  atomic.Int64 // clients done with warm-up
 	start  chan struct{}
 	ctx    context.Context // cancelled with errStopped when the point stops
+
+	snapReq atomic.Int64 // bumped by the controller to ask for snapshots
+	// Controller-owned state of adaptive stopping.
+	pending   bool          // snapshots asked for and not yet all answered
+	nextCheck time.Duration // elapsed time of the next precision check
+	stoppedBy string
 }
 
 // ns turns a time into the clients' clock: ns since origin, always > 0.
@@ -105,7 +131,7 @@ func RunPoint(ctx context.Context, s Sampling, streams []Stream) ([]Result, erro
 	var all []*client
 	for i, st := range streams {
 		for _, call := range st.Calls {
-			c := &client{call: call, hist: hdrhistogram.New(histLowest, histHighest, histDigits)}
+			c := &client{call: call, hist: hdrhistogram.New(histLowest, histHighest, histDigits), wantSnap: i == 0 && s.Precision > 0}
 			c.ctx, c.cancel = context.WithCancelCause(runCtx)
 			clients[i] = append(clients[i], c)
 			all = append(all, c)
@@ -156,6 +182,7 @@ func RunPoint(ctx context.Context, s Sampling, streams []Stream) ([]Result, erro
 	var errs []error
 	for i, st := range streams {
 		results[i] = merge(st.Op, clients[i], elapsed)
+		results[i].StoppedBy = r.stoppedBy
 		for j, c := range clients[i] {
 			if c.panicked != "" {
 				errs = append(errs, fmt.Errorf("measure: stream %d (%q) client %d panicked: %s", i, st.Op, j, c.panicked))
@@ -182,6 +209,7 @@ func (r *run) control(ctx context.Context, s Sampling, all, first []*client) (be
 		}
 		now := r.ns(time.Now())
 		if interrupted {
+			r.stoppedBy = StopInterrupted
 			r.stopAt.Store(now)
 			if begin == 0 {
 				close(r.start)
@@ -201,11 +229,83 @@ func (r *run) control(ctx context.Context, s Sampling, all, first []*client) (be
 			continue
 		}
 		el := time.Duration(now - begin)
-		if el >= s.MaxDuration || (el >= s.MinDuration && callsOf(first) >= int64(s.MinSamples)) {
-			r.stopAt.Store(now)
-			return begin, false
+		switch {
+		case el >= s.MaxDuration:
+			r.stoppedBy = StopMax
+		case el < s.MinDuration || callsOf(first) < int64(s.MinSamples):
+			continue
+		case s.Precision == 0:
+			r.stoppedBy = StopMin
+		case r.precise(s, first, el):
+			r.stoppedBy = StopPrecision
+		default:
+			continue
+		}
+		r.stopAt.Store(now)
+		return begin, false
+	}
+}
+
+// precise runs the adaptive stopping rule without blocking: at a check
+// time it asks the first stream's clients for snapshots (each answers
+// between two calls); once all have answered it merges them and reports
+// whether p50, and p99 where asked, are known within the precision. A
+// client stuck in a long call delays the answer, never the ceiling or the
+// max duration.
+func (r *run) precise(s Sampling, first []*client, el time.Duration) bool {
+	if !r.pending {
+		if el < r.nextCheck {
+			return false
+		}
+		r.snapReq.Add(1)
+		r.pending = true
+		return false
+	}
+	req := r.snapReq.Load()
+	var counts []int64
+	var geo *hdrhistogram.Snapshot
+	for _, c := range first {
+		if sn := c.snapOut.Load(); sn == nil || sn.req != req {
+			return false
 		}
 	}
+	for _, c := range first {
+		sn := c.snapOut.Load().hist
+		if geo == nil {
+			geo, counts = sn, make([]int64, len(sn.Counts))
+		}
+		for i, n := range sn.Counts {
+			counts[i] += n
+		}
+	}
+	r.pending = false
+	r.nextCheck = max(el+el/10, el+minCheckGap)
+	h := hdrhistogram.Import(&hdrhistogram.Snapshot{
+		LowestTrackableValue: geo.LowestTrackableValue, HighestTrackableValue: geo.HighestTrackableValue,
+		SignificantFigures: geo.SignificantFigures, IntegerToDoubleConversionRatio: geo.IntegerToDoubleConversionRatio,
+		Counts: counts,
+	})
+	if relCI(h, 0.5) > s.Precision {
+		return false
+	}
+	return s.PrecisionP99 == 0 || relCI(h, 0.99) <= s.PrecisionP99
+}
+
+// relCI is the half-width of the 95% order-statistic confidence interval
+// of the q-quantile of h, relative to that quantile; +Inf when the
+// histogram holds too few values to bracket it.
+func relCI(h *hdrhistogram.Histogram, q float64) float64 {
+	n := h.TotalCount()
+	lo, hi, ok := stats.QuantileRanks(n, q, 0.95)
+	if !ok {
+		return math.Inf(1)
+	}
+	at := func(rank int64) float64 { return float64(h.ValueAtPercentile(100 * float64(rank) / float64(n))) }
+	center := float64(h.ValueAtPercentile(100 * q))
+	if center <= 0 {
+		return math.Inf(1)
+	}
+	return (at(hi) - at(lo)) / 2 / center
 }
 
 // drain waits for the calls in flight at the stop, as pgbench does at the
@@ -330,6 +430,16 @@ func (c *client) measure(r *run) {
 			c.ok++
 		}
 		c.calls.Add(1)
+		if c.wantSnap {
+			if req := r.snapReq.Load(); req != c.snapSeen {
+				c.snapSeen = req
+				c.snapOut.Store(&snapshot{req: req, hist: c.hist.Export()})
+				// The copy is not part of the next call.
+				if now := r.ns(time.Now()); c.cur.CompareAndSwap(ns, now) {
+					ns = now
+				}
+			}
+		}
 		ps = ns
 	}
 	c.cur.Store(idle)
@@ -346,6 +456,7 @@ func (c *client) fail(at int64, msg string) {
 func merge(op string, cs []*client, elapsed time.Duration) Result {
 	res := Result{Op: op, Clients: len(cs), Elapsed: elapsed}
 	h := cs[0].hist
+	res.Hist = h
 	var maxNs, firstAt int64
 	for i, c := range cs {
 		if i > 0 {
@@ -367,6 +478,7 @@ func merge(op string, cs []*client, elapsed time.Duration) Result {
 		res.P99 = time.Duration(min(q[2], maxNs))
 		res.Max = time.Duration(maxNs)
 	}
+	res.P50RelCI, res.P99RelCI = relCI(h, 0.5), relCI(h, 0.99)
 	if elapsed > 0 {
 		res.Throughput = float64(res.Count) / elapsed.Seconds()
 	}

@@ -110,6 +110,9 @@ func TestRunPointStopsAtMaxDuration(t *testing.T) {
 			if res[0].Errors != 0 || res[0].Timeouts != 0 {
 				t.Errorf("%d errors (%s): calls ended by the stop must not count", res[0].Errors, res[0].FirstError)
 			}
+			if res[0].StoppedBy != StopMax {
+				t.Errorf("stopped by %q, want %q", res[0].StoppedBy, StopMax)
+			}
 		})
 	}
 }
@@ -415,6 +418,8 @@ func TestRunPointInvalid(t *testing.T) {
 		{"no max duration", Sampling{}, []Stream{{Op: "read", Calls: []Call{ok}}}, "max duration"},
 		{"negative warm-up", Sampling{Warmup: -1, MaxDuration: time.Second}, []Stream{{Op: "read", Calls: []Call{ok}}}, "warmup"},
 		{"negative probe", Sampling{Probe: -1, MaxDuration: time.Second}, []Stream{{Op: "read", Calls: []Call{ok}}}, "probe"},
+		{"negative precision", Sampling{Precision: -0.1, MaxDuration: time.Second}, []Stream{{Op: "read", Calls: []Call{ok}}}, "precision"},
+		{"p99 precision alone", Sampling{PrecisionP99: 0.1, MaxDuration: time.Second}, []Stream{{Op: "read", Calls: []Call{ok}}}, "p99 precision needs"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/sampler"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -35,7 +36,8 @@ type Plan struct {
 	Env       []results.KV    // the spec's facts for env.txt (files, hash, variables, sampling)
 	Sensitive map[string]bool // env keys whose values are secrets
 
-	spec *config.Spec
+	spec     *config.Spec
+	samplers []config.SamplerValues
 }
 
 // Matrix names what runs.
@@ -114,6 +116,7 @@ type Scenario struct {
 	Writes      bool     // running it changes the store
 	Points      []kind.Point
 	CheckNames  []string
+	Samplers    []sampler.Spec // run alongside the points
 
 	def *config.Scenario
 }
@@ -127,7 +130,8 @@ func Build(ctx context.Context, spec *config.Spec, drv config.Drivers, workers i
 	if ds == nil {
 		return p, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "No dataset", Detail: "The spec declares no dataset to run."}}
 	}
-	var diags hcl.Diagnostics
+	samplers, diags := spec.ResolveSamplers()
+	p.samplers = samplers
 	for _, sn := range spec.Matrix.ScaleNames {
 		sc := spec.Scale(sn)
 		gen, d := ds.Resolve(spec.ScaleContext(sc))
@@ -193,9 +197,13 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 		if !sd.RunsOn(be.Name) || sd.Def == nil || slices.Contains(bc.SkipScenarios, sd.Name) {
 			continue
 		}
+		if f, ok := sd.Def.(kind.ScaleFilter); ok && !f.RunsOnScale(sp.Name) {
+			continue
+		}
 		samp := toSampling(sd.Sampling)
 		s := &Scenario{Name: sd.Name, Kind: sd.Kind.Name(), Description: sd.Description, Sampling: samp,
-			Queries: sd.Def.Queries(), Writes: sd.Def.Writes(), Points: sd.Def.Points(samp.Sampling), def: sd}
+			Queries: sd.Def.Queries(), Writes: sd.Def.Writes(), Points: sd.Def.Points(samp.Sampling), def: sd,
+			Samplers: samplersFor(p.samplers, sd, be.Name)}
 		for _, ck := range sd.Checks {
 			s.CheckNames = append(s.CheckNames, ck.Name)
 		}
@@ -209,7 +217,8 @@ func secs(f float64) time.Duration { return time.Duration(f * float64(time.Secon
 func toSampling(v config.SamplingValues) Sampling {
 	return Sampling{
 		Sampling: measure.Sampling{Warmup: v.Warmup, MinDuration: secs(v.MinS), MinSamples: v.MinN,
-			MaxDuration: secs(v.MaxS), Reps: v.Reps, Probe: secs(v.ProbeS)},
+			MaxDuration: secs(v.MaxS), Reps: v.Reps, Probe: secs(v.ProbeS),
+			Precision: v.Precision, PrecisionP99: v.PrecisionP99},
 		Check: secs(v.CheckS), LoadMax: secs(v.LoadMax),
 	}
 }

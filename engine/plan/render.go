@@ -161,8 +161,12 @@ func (p *Plan) Render(w io.Writer) error {
 
 func samplingText(s config.SamplingValues) string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-	return fmt.Sprintf("warmup %d, min_s %s, min_n %d, max_s %s, reps %d, probe_s %s, check_s %s, load_max_s %s",
+	text := fmt.Sprintf("warmup %d, min_s %s, min_n %d, max_s %s, reps %d, probe_s %s, check_s %s, load_max_s %s",
 		s.Warmup, f(s.MinS), s.MinN, f(s.MaxS), s.Reps, f(s.ProbeS), f(s.CheckS), f(s.LoadMax))
+	if s.Precision > 0 {
+		text += fmt.Sprintf(", precision %s, precision_p99 %s", f(s.Precision), f(s.PrecisionP99))
+	}
+	return text
 }
 
 func sum(m map[string]int64) int64 {

@@ -220,8 +220,8 @@ func windowCharts(windows []WindowRow) []chart.Chart {
 		ops := chart.Chart{Title: fmt.Sprintf("%s: calls per window", sc), XLabel: "s since start", YLabel: "calls"}
 		name := func(w WindowRow) string {
 			n := fmt.Sprintf("%s %s c%d", w.Backend, w.Scale, w.Clients)
-			if w.Stream != "" {
-				n += " " + w.Stream
+			if w.Op != "" {
+				n += " " + w.Op
 			}
 			return n
 		}
@@ -237,7 +237,7 @@ func windowCharts(windows []WindowRow) []chart.Chart {
 				if name(w) == line {
 					p50.Points = append(p50.Points, chart.Point{X: w.StartS, Y: w.P50Ms})
 					p99.Points = append(p99.Points, chart.Point{X: w.StartS, Y: w.P99Ms})
-					n.Points = append(n.Points, chart.Point{X: w.StartS, Y: float64(w.Ops)})
+					n.Points = append(n.Points, chart.Point{X: w.StartS, Y: float64(w.Count)})
 				}
 			}
 			lat.Series = append(lat.Series, p50, p99)

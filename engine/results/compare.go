@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -24,21 +25,71 @@ const (
 // Finding is one regression.
 type Finding struct {
 	Kind     string
-	What     string // the point: "scenario backend scale clients=N op", or less for ceilings and loads
-	Old, New float64
+	What     string  // the point: "scenario backend scale clients=N op", or less for ceilings and loads
+	Old, New float64 // for the statistical method, the medians of the reps
 	Pct      float64 // change in percent where it applies
+	// Stat is the statistical evidence of a metric finding of the
+	// statistical method; nil for the threshold method.
+	Stat *Verdict
+}
+
+// Comparison methods.
+const (
+	MethodStats     = "stats"     // per-rep values, Mann-Whitney U test and Hodges-Lehmann interval
+	MethodThreshold = "threshold" // the seed's rule: medians beyond a threshold
+)
+
+// Options says how Compare decides.
+type Options struct {
+	Method       string  // MethodStats (default when empty) or MethodThreshold
+	ThresholdPct float64 // a change must exceed this to count
+	Alpha        float64 // significance level of the statistical method (default 0.05)
+	Force        bool    // compare even when the runs are not comparable
+	// Comparable, when set, says which points kept their definition
+	// (query, scenario and dataset fingerprints): the others are left out
+	// and listed in Report.NotCompared. With it, a different spec hash is
+	// no longer by itself a reason to refuse.
+	Comparable func(Key) bool
+	// LoadComparable says which (backend, scale) loads kept their dataset.
+	LoadComparable func(backend, scale string) bool
+	// NotCompared describes what Comparable leaves out, for the report.
+	NotCompared []string
 }
 
 // Report is the outcome of Compare. String prints it as text.
 type Report struct {
 	Old, New     string
+	Method       string
 	ThresholdPct float64
-	Compared     int // points present in both runs
-	OnlyNew      int // points only in NEW (not regressions)
-	Findings     []Finding
+	Alpha        float64 // statistical method only
+	// Differences between OLD and NEW that make them not comparable
+	// (spec, dataset, scales, variables, settings, versions). With any,
+	// the comparison is Refused unless forced.
+	Differences []Difference
+	Refused     bool
+	Compared    int // points present in both runs
+	OnlyNew     int // points only in NEW (not regressions)
+	Findings    []Finding
+	// Verdicts holds every metric of every matched point under the
+	// statistical method, in OLD's row order.
+	Verdicts []Verdict
+	Notes    []string // what could not be checked or decided
+	// NotCompared lists the points whose definitions changed between the
+	// runs (from their fingerprints): reported, never judged.
+	NotCompared []string
+
+	comparable     func(Key) bool
+	loadComparable func(backend, scale string) bool
 }
 
-// Regressed reports whether there is any regression.
+func (r *Report) keep(k Key) bool { return r.comparable == nil || r.comparable(k) }
+
+func (r *Report) keepLoad(backend, scale string) bool {
+	return r.loadComparable == nil || r.loadComparable(backend, scale)
+}
+
+// Regressed reports whether there is any regression. A refused
+// comparison has none: see Refused.
 func (r Report) Regressed() bool { return len(r.Findings) > 0 }
 
 // Write prints the report as text.
@@ -49,9 +100,27 @@ func (r Report) Write(w io.Writer) error {
 
 func (r Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "compare %s -> %s (threshold %s%%)\n", r.Old, r.New, strconv.FormatFloat(r.ThresholdPct, 'f', -1, 64))
+	if r.Method == MethodStats {
+		fmt.Fprintf(&b, "compare %s -> %s (statistics over reps: Mann-Whitney U at alpha %s, threshold %s%%)\n",
+			r.Old, r.New, strconv.FormatFloat(r.Alpha, 'f', -1, 64), strconv.FormatFloat(r.ThresholdPct, 'f', -1, 64))
+	} else {
+		fmt.Fprintf(&b, "compare %s -> %s (threshold %s%%)\n", r.Old, r.New, strconv.FormatFloat(r.ThresholdPct, 'f', -1, 64))
+	}
+	writeDifferences(&b, r.Differences, r.Refused)
+	if r.Refused {
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%d points compared, %d only in NEW\n", r.Compared, r.OnlyNew)
+	for _, n := range r.NotCompared {
+		fmt.Fprintf(&b, "not compared: %s\n", n)
+	}
+	if r.Method == MethodStats {
+		writeVerdicts(&b, r.Verdicts)
+	}
 	for _, f := range r.Findings {
+		if f.Stat != nil {
+			continue // in the verdict table above
+		}
 		b.WriteString("REGRESSION ")
 		b.WriteString(f.What)
 		b.WriteString(": ")
@@ -73,6 +142,12 @@ func (r Report) String() string {
 		}
 		b.WriteString("\n")
 	}
+	for _, n := range r.Notes {
+		b.WriteString("note: " + n + "\n")
+	}
+	if r.Method == MethodStats {
+		writeTally(&b, r.Verdicts, r.Alpha)
+	}
 	if r.Regressed() {
 		fmt.Fprintf(&b, "%d regressions\n", len(r.Findings))
 	} else {
@@ -86,19 +161,89 @@ func (r Report) String() string {
 // (scenario, backend, scale, clients, op); p50/p99 increases and
 // throughput drops beyond thresholdPct, new errors, a scenario that became
 // a ceiling and rows missing from NEW are regressions. Compare runs from
-// the same kind of machine only.
+// the same kind of machine only. It is CompareWith's threshold method
+// without the comparability check.
 func Compare(oldDir, newDir string, thresholdPct float64) (Report, error) {
 	if math.IsNaN(thresholdPct) || thresholdPct < 0 {
 		return Report{}, fmt.Errorf("results: compare: threshold %v%% must be >= 0", thresholdPct)
 	}
-	rep := Report{Old: oldDir, New: newDir, ThresholdPct: thresholdPct}
+	rep := Report{Old: oldDir, New: newDir, Method: MethodThreshold, ThresholdPct: thresholdPct}
+	return rep, compareRows(&rep, oldDir, newDir)
+}
+
+// CompareWith compares two results directories. First it checks that they
+// are comparable (see Differences): when they are not and opt.Force is
+// false the report is Refused and nothing else is compared. Then, under
+// MethodThreshold, it is Compare; under MethodStats the p50, p99 and
+// throughput of each point are decided from the per-rep values of raw.csv
+// (see Verdict), while errors, ceilings, missing rows and load ceilings
+// are found as Compare finds them. A single bulk load per run gives no
+// variation to judge, so load rates are notes, not findings.
+func CompareWith(oldDir, newDir string, opt Options) (Report, error) {
+	if opt.Method == "" {
+		opt.Method = MethodStats
+	}
+	if opt.Alpha == 0 {
+		opt.Alpha = 0.05
+	}
+	switch {
+	case opt.Method != MethodStats && opt.Method != MethodThreshold:
+		return Report{}, fmt.Errorf("results: compare: method %q, want %s or %s", opt.Method, MethodStats, MethodThreshold)
+	case math.IsNaN(opt.ThresholdPct) || opt.ThresholdPct < 0:
+		return Report{}, fmt.Errorf("results: compare: threshold %v%% must be >= 0", opt.ThresholdPct)
+	case !(opt.Alpha > 0 && opt.Alpha < 1):
+		return Report{}, fmt.Errorf("results: compare: alpha %v must be between 0 and 1", opt.Alpha)
+	}
+	rep := Report{Old: oldDir, New: newDir, Method: opt.Method, ThresholdPct: opt.ThresholdPct,
+		NotCompared: opt.NotCompared, comparable: opt.Comparable, loadComparable: opt.LoadComparable}
+	if opt.Method == MethodStats {
+		rep.Alpha = opt.Alpha
+	}
+	for _, d := range []string{oldDir, newDir} {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return rep, fmt.Errorf("results: compare: %s is not a results directory", d)
+		}
+	}
+	diffs, notes, err := Differences(oldDir, newDir)
+	if err != nil {
+		return rep, err
+	}
+	if opt.Comparable != nil {
+		// Fingerprints decide per point: the whole spec's hash does not.
+		kept := diffs[:0]
+		for _, d := range diffs {
+			if d.Key != "spec_sha256" {
+				kept = append(kept, d)
+			}
+		}
+		diffs = kept
+	}
+	rep.Differences, rep.Notes = diffs, notes
+	if len(diffs) > 0 && !opt.Force {
+		rep.Refused = true
+		return rep, nil
+	}
+	if err := compareRows(&rep, oldDir, newDir); err != nil {
+		return rep, err
+	}
+	if opt.Method == MethodStats {
+		return rep, compareReps(&rep, oldDir, newDir)
+	}
+	return rep, nil
+}
+
+// compareRows finds the regressions of timings.csv and loads.csv; under
+// the statistical method only those that are not metric changes.
+func compareRows(rep *Report, oldDir, newDir string) error {
+	metrics := rep.Method != MethodStats
+	thresholdPct := rep.ThresholdPct
 	oldRows, err := ReadTimings(oldDir)
 	if err != nil {
-		return rep, fmt.Errorf("compare OLD: %w", err)
+		return fmt.Errorf("compare OLD: %w", err)
 	}
 	newRows, err := ReadTimings(newDir)
 	if err != nil {
-		return rep, fmt.Errorf("compare NEW: %w", err)
+		return fmt.Errorf("compare NEW: %w", err)
 	}
 	oldRows, newRows = lastPerKey(oldRows, Row.Key), lastPerKey(newRows, Row.Key)
 
@@ -117,6 +262,9 @@ func Compare(oldDir, newDir string, thresholdPct float64) (Report, error) {
 	up := 1 + thresholdPct/100
 	down := 1 - thresholdPct/100
 	for _, n := range newRows {
+		if !rep.keep(n.Key()) {
+			continue
+		}
 		newKeys[n.Key()] = true
 		if n.Op == "ceiling" {
 			newCeiling[sk(n)] = true
@@ -131,15 +279,15 @@ func Compare(oldDir, newDir string, thresholdPct float64) (Report, error) {
 		}
 		rep.Compared++
 		what := n.Key().String()
-		if n.Op != "ceiling" {
+		if n.Op != "ceiling" && metrics {
 			if o.P50Ms > 0 && n.P50Ms > o.P50Ms*up {
-				rep.Findings = append(rep.Findings, Finding{KindP50, what, o.P50Ms, n.P50Ms, pct(o.P50Ms, n.P50Ms)})
+				rep.Findings = append(rep.Findings, Finding{Kind: KindP50, What: what, Old: o.P50Ms, New: n.P50Ms, Pct: pct(o.P50Ms, n.P50Ms)})
 			}
 			if o.P99Ms > 0 && n.P99Ms > o.P99Ms*up {
-				rep.Findings = append(rep.Findings, Finding{KindP99, what, o.P99Ms, n.P99Ms, pct(o.P99Ms, n.P99Ms)})
+				rep.Findings = append(rep.Findings, Finding{Kind: KindP99, What: what, Old: o.P99Ms, New: n.P99Ms, Pct: pct(o.P99Ms, n.P99Ms)})
 			}
 			if o.Throughput > 0 && n.Throughput < o.Throughput*down {
-				rep.Findings = append(rep.Findings, Finding{KindThroughput, what, o.Throughput, n.Throughput, pct(o.Throughput, n.Throughput)})
+				rep.Findings = append(rep.Findings, Finding{Kind: KindThroughput, What: what, Old: o.Throughput, New: n.Throughput, Pct: pct(o.Throughput, n.Throughput)})
 			}
 		}
 		if n.Errors > o.Errors {
@@ -148,7 +296,7 @@ func Compare(oldDir, newDir string, thresholdPct float64) (Report, error) {
 	}
 	for _, o := range oldRows {
 		// A scenario that became a ceiling lost its rows: reported once above.
-		if !newKeys[o.Key()] && !newCeiling[sk(o)] {
+		if !newKeys[o.Key()] && !newCeiling[sk(o)] && rep.keep(o.Key()) {
 			rep.Findings = append(rep.Findings, Finding{Kind: KindMissing, What: o.Key().String()})
 		}
 	}
@@ -156,7 +304,7 @@ func Compare(oldDir, newDir string, thresholdPct float64) (Report, error) {
 	oldLoads, errOld := ReadLoads(oldDir)
 	newLoads, errNew := ReadLoads(newDir)
 	if err := errors.Join(optional(errOld), optional(errNew)); err != nil {
-		return rep, fmt.Errorf("compare loads: %w", err)
+		return fmt.Errorf("compare loads: %w", err)
 	}
 	type loadKey struct{ backend, scale string }
 	lk := func(l LoadRow) loadKey { return loadKey{l.Backend, l.Scale} }
@@ -166,7 +314,7 @@ func Compare(oldDir, newDir string, thresholdPct float64) (Report, error) {
 	}
 	for _, n := range lastPerKey(newLoads, lk) {
 		o, ok := oldL[lk(n)]
-		if !ok {
+		if !ok || !rep.keepLoad(n.Backend, n.Scale) {
 			continue
 		}
 		what := "bulk_load " + n.Backend + " " + n.Scale
@@ -174,10 +322,15 @@ func Compare(oldDir, newDir string, thresholdPct float64) (Report, error) {
 		case n.Ceiling && !o.Ceiling:
 			rep.Findings = append(rep.Findings, Finding{Kind: KindLoadCeiling, What: what, Old: o.DatomsPerS, New: n.DatomsPerS})
 		case !n.Ceiling && !o.Ceiling && o.DatomsPerS > 0 && n.DatomsPerS < o.DatomsPerS*down:
-			rep.Findings = append(rep.Findings, Finding{KindLoadRate, what, o.DatomsPerS, n.DatomsPerS, pct(o.DatomsPerS, n.DatomsPerS)})
+			if metrics {
+				rep.Findings = append(rep.Findings, Finding{Kind: KindLoadRate, What: what, Old: o.DatomsPerS, New: n.DatomsPerS, Pct: pct(o.DatomsPerS, n.DatomsPerS)})
+			} else {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: datoms/s %s -> %s (%+.1f%%), one load per run: too few to decide",
+					what, fmtInt(int64(math.Round(o.DatomsPerS))), fmtInt(int64(math.Round(n.DatomsPerS))), pct(o.DatomsPerS, n.DatomsPerS)))
+			}
 		}
 	}
-	return rep, nil
+	return nil
 }
 
 func pct(old, new float64) float64 { return 100 * (new - old) / old }

@@ -68,14 +68,18 @@ type jsonWindow struct {
 	Backend  string  `json:"backend"`
 	Scale    string  `json:"scale"`
 	Clients  int     `json:"clients"`
-	Stream   string  `json:"stream"`
-	StartS   float64 `json:"window_start_s"`
-	Ops      int64   `json:"ops"`
+	Op       string  `json:"op"`
+	Window   int     `json:"window"`
+	StartS   float64 `json:"start_s"`
+	EndS     float64 `json:"end_s"`
+	Count    int64   `json:"count"`
 	P50Ms    float64 `json:"p50_ms"`
 	P95Ms    float64 `json:"p95_ms"`
 	P99Ms    float64 `json:"p99_ms"`
 	MaxMs    float64 `json:"max_ms"`
+	Tput     float64 `json:"throughput_ops_s"`
 	Errors   int64   `json:"errors"`
+	Late     int64   `json:"late"`
 }
 
 type jsonCheck struct {
@@ -132,8 +136,8 @@ func JSON(r *Run, w io.Writer) error {
 			l.PostLoadS, l.AnalyzeS, l.VacuumS, l.SizeBytes, l.Jobs, l.Ceiling})
 	}
 	for _, x := range r.Windows {
-		out.Windows = append(out.Windows, jsonWindow{x.Scenario, x.Backend, x.Scale, x.Clients, x.Stream, x.StartS,
-			x.Ops, x.P50Ms, x.P95Ms, x.P99Ms, x.MaxMs, x.Errors})
+		out.Windows = append(out.Windows, jsonWindow{x.Scenario, x.Backend, x.Scale, x.Clients, x.Op, x.Window, x.StartS, x.EndS,
+			x.Count, x.P50Ms, x.P95Ms, x.P99Ms, x.MaxMs, x.Throughput, x.Errors, x.Late})
 	}
 	for _, c := range r.Checks {
 		out.Checks = append(out.Checks, jsonCheck{c.Status, c.Scenario, c.Backend, c.Scale, c.Name, c.Detail})

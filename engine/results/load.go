@@ -11,10 +11,6 @@ import (
 	"time"
 )
 
-// WindowsFile holds per-window latencies of long scenarios, when a run
-// has them.
-const WindowsFile = "windows.csv"
-
 // Run is a loaded results directory: every file typed. Files that are
 // absent load as empty; a file that is present but malformed is an error.
 type Run struct {
@@ -39,19 +35,6 @@ type Run struct {
 	Plans    []string // file names under plans/, sorted
 	Logs     []string // file names under logs/, sorted
 	Findings string   // findings.md, hand-written
-}
-
-// WindowRow is one line of windows.csv: one stream's latencies over one
-// window of a long scenario.
-type WindowRow struct {
-	Scenario, Backend, Scale string
-	Clients                  int
-	Stream                   string // the stream or op the window measures
-	StartS                   float64
-	Ops                      int64
-	P50Ms, P95Ms, P99Ms      float64
-	MaxMs                    float64
-	Errors                   int64
 }
 
 // Load reads every file of the results directory dir.
@@ -162,27 +145,6 @@ func (r *Run) Backends() []string {
 // Scales returns the run's scales, smallest dataset first.
 func (r *Run) Scales() []string {
 	return byRank(scaleRanks(r.Timings, r.Loads, r.Sizes))
-}
-
-// ReadWindows reads windows.csv of dir in file order. Its columns are
-// found by name; missing ones read as zero, and the stream column may be
-// named "stream" or "op".
-func ReadWindows(dir string) ([]WindowRow, error) {
-	var rows []WindowRow
-	err := readCSV(filepath.Join(dir, WindowsFile), "scenario,backend", func(r *record) {
-		w := WindowRow{
-			Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
-			Clients: int(r.int("clients")), Stream: r.str("stream"),
-			StartS: r.float("window_start_s"), Ops: r.int("ops"),
-			P50Ms: r.float("p50_ms"), P95Ms: r.float("p95_ms"), P99Ms: r.float("p99_ms"), MaxMs: r.float("max_ms"),
-			Errors: r.int("errors"),
-		}
-		if w.Stream == "" {
-			w.Stream = r.str("op")
-		}
-		rows = append(rows, w)
-	})
-	return rows, err
 }
 
 // readInvocations returns the times of env.txt's invocation headers.

@@ -79,7 +79,7 @@ func TestLoadEveryFile(t *testing.T) {
 		t.Errorf("backends %q", got)
 	}
 	w := r.Windows[0]
-	if w.Scenario != "sustained" || w.Stream != "read" || w.Clients != 4 || w.Ops == 0 || w.P99Ms <= w.P50Ms {
+	if w.Scenario != "sustained" || w.Op != "read" || w.Clients != 4 || w.Count == 0 || w.P99Ms <= w.P50Ms {
 		t.Errorf("window row %+v", w)
 	}
 	var seqscan string
@@ -117,12 +117,12 @@ func TestLoadTolerates(t *testing.T) {
 			t.Errorf("rows from nothing: %+v", r)
 		}
 	})
-	t.Run("windows with op and without percentiles", func(t *testing.T) {
-		r, err := Load(write(t, map[string]string{WindowsFile: "scenario,backend,op,window_start_s,ops\nsoak,sqlite,write,10,500\n"}))
+	t.Run("windows of a sustained run", func(t *testing.T) {
+		r, err := Load(write(t, map[string]string{WindowsFile: WindowsHeader + "\nsoak,sqlite,xs,2,write,1,10,20,500,1,2,3,4,50,0,0\n"}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(r.Windows) != 1 || r.Windows[0].Stream != "write" || r.Windows[0].StartS != 10 || r.Windows[0].Ops != 500 || r.Windows[0].P50Ms != 0 {
+		if len(r.Windows) != 1 || r.Windows[0].Op != "write" || r.Windows[0].StartS != 10 || r.Windows[0].Count != 500 || r.Windows[0].P50Ms != 1 {
 			t.Errorf("windows %+v", r.Windows)
 		}
 	})

@@ -41,11 +41,12 @@ type Raw Row
 // Timing is a point's result over its reps (timings.csv).
 type Timing Row
 
-func (Raw) record()       {}
-func (Timing) record()    {}
-func (LoadRow) record()   {}
-func (CheckLine) record() {}
-func (SizeRow) record()   {}
+func (Raw) record()          {}
+func (Timing) record()       {}
+func (LoadRow) record()      {}
+func (CheckLine) record()    {}
+func (SizeRow) record()      {}
+func (PrecisionRow) record() {}
 
 // Sink receives a run's records.
 type Sink interface {
@@ -71,6 +72,16 @@ func (d *Dir) Emit(rec Record) error {
 		return d.AppendCheck(r)
 	case SizeRow:
 		return d.AppendSize(r)
+	case PrecisionRow:
+		return d.AppendPrecision(r)
+	case WindowRow:
+		return d.appendWindow(r)
+	case OpenLoopRow:
+		return d.appendOpenLoop(r)
+	case Hist:
+		return d.writeHist(r)
+	case Sample:
+		return d.appendSample(r)
 	}
 	return fmt.Errorf("results: no file for a %T record", rec)
 }
@@ -113,6 +124,8 @@ func (c *Console) Emit(rec Record) error {
 		}
 	case CheckLine:
 		line = fmt.Sprintf("%s %s/%s %s %s: %s", r.Status, r.Scale, r.Backend, r.Scenario, r.Name, r.Detail)
+	case WindowRow, OpenLoopRow:
+		line = timedLine(rec)
 	default:
 		return nil
 	}

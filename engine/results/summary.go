@@ -59,6 +59,12 @@ func SummaryMD(r *Run, w io.Writer) error {
 	writeEnv(&b, r.Env)
 	writeLoads(&b, loads, rank)
 	writeScenarios(&b, timings, rank)
+	if err := writeWindows(&b, r.Dir); err != nil {
+		return err
+	}
+	if err := writeOpenLoop(&b, r.Dir); err != nil {
+		return err
+	}
 	writeChecks(&b, r.Checks)
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("results: summary: %w", err)

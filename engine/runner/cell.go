@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
@@ -86,6 +87,9 @@ func (c *cell) execute(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if !c.run.selected(sc) {
+			continue
+		}
 		if c.run.opts.Phase != PhaseLoad {
 			c.runScenario(ctx, sc)
 		}
@@ -107,12 +111,20 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 			return
 		}
 	}
+	if len(sc.Samplers) > 0 && len(sc.Points) > 0 {
+		g := c.startSamplers(ctx, sc)
+		defer g.Stop()
+	}
 	for i, pt := range sc.Points {
 		if ctx.Err() != nil || c.broken != nil {
 			return
 		}
 		env := &pointEnv{c: c, sc: sc}
-		if err := c.runPoint(ctx, sc, i, pt, env); err != nil {
+		lo, _ := pt.Estimate()
+		c.run.begin(fmt.Sprintf("%s %s %s", c.name(), sc.Name, pt.Describe()), "ops", lo, 0, env.counts)
+		err := c.runPoint(ctx, sc, i, pt, env)
+		c.run.end()
+		if err != nil {
 			c.run.fail("%s %s: %s: %v", c.name(), sc.Name, pt.Describe(), err)
 		}
 	}
@@ -136,13 +148,16 @@ func (c *cell) prepareStore(ctx context.Context) (bool, error) {
 	clean := state.ours && state.loaded && state.fingerprint == fp && state.written == ""
 	if clean && !c.run.opts.Reload {
 		c.run.logf("%s: reusing the store loaded by an earlier run", c.name())
+		if c.run.opts.Phase != PhaseBench && c.run.opts.Phase != PhaseSustained {
+			c.run.skip(c.pc.LoadEstimate().Lo)
+		}
 		return true, nil
 	}
-	if c.run.opts.Phase == PhaseBench {
+	if c.run.opts.Phase == PhaseBench || c.run.opts.Phase == PhaseSustained {
 		if state.written != "" {
-			return false, fmt.Errorf("phase bench needs a clean store, and this one was written to by scenario %s after its load (run with -phase all to reload it)", state.written)
+			return false, fmt.Errorf("phase %s needs a clean store, and this one was written to by scenario %s after its load (run with -phase all to reload it)", c.run.opts.Phase, state.written)
 		}
-		return false, fmt.Errorf("phase bench needs a store loaded with this dataset, and this one is not (run with -phase all or load)")
+		return false, fmt.Errorf("phase %s needs a store loaded with this dataset, and this one is not (run with -phase all or load)", c.run.opts.Phase)
 	}
 	if state.ours && !c.be.Created() {
 		// Ours, but stale, written to or half loaded: start from an empty store.
@@ -187,7 +202,10 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	}
 	capDur := c.run.plan.Sampling.LoadMax
 	c.run.logf("%s: loading %s datoms (%d job(s))", c.name(), plan.Thousands(c.pc.Scale.Stats.Datoms), bc.Load.Jobs)
-	res, err := bulkLoad(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur)
+	var loaded atomic.Int64
+	c.run.begin(c.name()+" load", "datoms", c.pc.LoadEstimate().Lo, c.pc.Scale.Stats.Datoms, func() (int64, int64) { return loaded.Load(), 0 })
+	res, err := bulkLoadCounting(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
+	c.run.end()
 	c.writeLoadLog(res)
 	if err != nil {
 		return false, fmt.Errorf("bulk load: %w", err)

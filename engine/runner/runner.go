@@ -14,12 +14,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
+	"github.com/mentat-spec/mentat-spec/engine/progress"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
@@ -28,6 +30,9 @@ const (
 	PhaseAll   = "all"   // load where needed, then measure and check
 	PhaseLoad  = "load"  // load and check only
 	PhaseBench = "bench" // reuse loaded stores; never load
+	// PhaseSustained reuses loaded stores, never loads, and runs only the
+	// scenarios of the kinds in Options.Kinds (the CLI: sustained).
+	PhaseSustained = "sustained"
 )
 
 // Options configure a run.
@@ -44,6 +49,10 @@ type Options struct {
 	// Sensitive reports env keys whose values must be redacted, besides
 	// the plan's sensitive variables.
 	Sensitive func(key string) bool
+	// Kinds, when set, are the only scenario kinds that run (and check).
+	Kinds []string
+	// Progress, when set, shows live progress; Log should write through it.
+	Progress *progress.Progress
 }
 
 // Outcome summarises a finished run.
@@ -83,6 +92,12 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
+	if pr := opts.Progress; pr != nil {
+		pr.SetTotal(r.estimate())
+		r.sink = results.Tee(dir, results.NewConsole(opts.Log), pr)
+		pr.Start()
+		defer pr.Close()
+	}
 	env := append(machineEnv(), machineTuning(opts.DataDir)...)
 	env = append(env, opts.Env...)
 	env = append(env, p.Env...)
@@ -107,6 +122,52 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		cerr = fmt.Errorf("writing summary.md: %w", err)
 	}
 	return r.out, cerr
+}
+
+// selected reports whether a scenario runs in this run's phase.
+func (r *run) selected(sc *plan.Scenario) bool {
+	return len(r.opts.Kinds) == 0 || slices.Contains(r.opts.Kinds, sc.Kind)
+}
+
+// begin and end mark a task for the live progress.
+func (r *run) begin(name, unit string, est time.Duration, total int64, count progress.Counter) {
+	if r.opts.Progress != nil {
+		r.opts.Progress.Begin(name, unit, est, total, count)
+	}
+}
+
+// estimate is the plan's estimate of what this run's phase runs.
+func (r *run) estimate() time.Duration {
+	var d time.Duration
+	for _, sp := range r.plan.Scales {
+		for _, c := range sp.Cells {
+			if r.opts.Phase != PhaseBench && r.opts.Phase != PhaseSustained {
+				d += c.LoadEstimate().Lo
+			}
+			if r.opts.Phase == PhaseLoad {
+				continue
+			}
+			for _, sc := range c.Scenarios {
+				if r.selected(sc) {
+					d += sc.Estimate().Lo
+				}
+			}
+		}
+	}
+	return d
+}
+
+// skip counts an estimated task as done.
+func (r *run) skip(est time.Duration) {
+	if r.opts.Progress != nil {
+		r.opts.Progress.Skip(est)
+	}
+}
+
+func (r *run) end() {
+	if r.opts.Progress != nil {
+		r.opts.Progress.End()
+	}
 }
 
 func (r *run) sensitive(key string) bool {
@@ -149,7 +210,9 @@ func (r *run) logf(format string, args ...any) {
 // scale computes the truth of one scale and runs its cells.
 func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 	start := time.Now()
+	r.begin("scale "+sp.Name+": computing truth", "datoms", 0, 0, nil)
 	computed, err := datagen.ComputeTruth(ctx, sp.Gen, r.opts.Workers)
+	r.end()
 	if err != nil {
 		r.fail("scale %s: computing truth: %v", sp.Name, err)
 		return

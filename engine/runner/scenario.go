@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/checks"
@@ -20,6 +22,9 @@ type client struct {
 	stmts   []drivers.Stmt
 	args    []*params.Client
 	next    int
+	// calls and errs feed the live progress: one uncontended add per
+	// call on the client's own counters.
+	calls, errs atomic.Int64
 }
 
 func (cl *client) Close() {
@@ -37,6 +42,10 @@ func (cl *client) Call(ctx context.Context) error {
 		cl.next = 0
 	}
 	_, err := cl.stmts[i].Query(ctx, cl.args[i].Next(), nil)
+	cl.calls.Add(1)
+	if err != nil {
+		cl.errs.Add(1)
+	}
 	return err
 }
 
@@ -74,6 +83,20 @@ func (c *cell) openClient(ctx context.Context, mix []string, index int, seed uin
 type pointEnv struct {
 	c  *cell
 	sc *plan.Scenario
+
+	mu      sync.Mutex
+	clients []*client // opened by the point, for the live progress
+}
+
+// counts sums the calls and errors of the point's clients so far.
+func (e *pointEnv) counts() (n, errs int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, cl := range e.clients {
+		n += cl.calls.Load()
+		errs += cl.errs.Load()
+	}
+	return n, errs
 }
 
 var _ kind.Env = (*pointEnv)(nil)
@@ -87,6 +110,9 @@ func (e *pointEnv) OpenClient(ctx context.Context, mix []string, index int, seed
 	if err != nil {
 		return nil, err
 	}
+	e.mu.Lock()
+	e.clients = append(e.clients, cl)
+	e.mu.Unlock()
 	return cl, nil
 }
 

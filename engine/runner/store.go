@@ -126,6 +126,12 @@ type loadResult struct {
 // on disjoint transaction ranges, committing at transaction boundaries
 // every batchRows rows.
 func bulkLoad(ctx context.Context, bl drivers.BulkLoader, gen *datagen.Dataset, lc plan.Load, capDur time.Duration) (loadResult, error) {
+	return bulkLoadCounting(ctx, bl, gen, lc, capDur, new(atomic.Int64))
+}
+
+// bulkLoadCounting is bulkLoad adding the datoms loaded to datoms as they
+// commit, for the live progress.
+func bulkLoadCounting(ctx context.Context, bl drivers.BulkLoader, gen *datagen.Dataset, lc plan.Load, capDur time.Duration, datoms *atomic.Int64) (loadResult, error) {
 	tables := []drivers.TableSpec{{Name: lc.Tables["attrs"], Columns: attrColumns}}
 	for _, class := range datagen.ClassNames {
 		tables = append(tables, drivers.TableSpec{Name: lc.Tables[class], Columns: datomColumns})
@@ -138,7 +144,6 @@ func bulkLoad(ctx context.Context, bl drivers.BulkLoader, gen *datagen.Dataset, 
 	}
 	defer cancel()
 
-	var datoms atomic.Int64
 	jobs := lc.Jobs
 	total := gen.TxCount()
 	if int64(jobs) > total && total > 0 {
@@ -155,7 +160,7 @@ func bulkLoad(ctx context.Context, bl drivers.BulkLoader, gen *datagen.Dataset, 
 		wg.Add(1)
 		go func(j int) {
 			defer wg.Done()
-			logs[j].err = loadRange(lctx, bl, tables, gen, from, to, j == 0, lc.BatchRows, &datoms, &logs[j])
+			logs[j].err = loadRange(lctx, bl, tables, gen, from, to, j == 0, lc.BatchRows, datoms, &logs[j])
 		}(j)
 	}
 	wg.Wait()

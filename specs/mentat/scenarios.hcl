@@ -54,6 +54,7 @@ scenario "predicate_scan" {
   check "count" {
     query       = query.q4
     expect_rows = truth.open_high_priority
+    expect_ids  = { column = "issue", want = truth.ids.open_high_priority } # the issues themselves, not only how many
   }
 }
 
@@ -100,6 +101,7 @@ scenario "since" {
   check "changed" {
     query       = query.since
     expect_rows = truth.changed_since
+    expect_ids  = { column = "issue", want = truth.ids.changed_since } # distinct ?i: the issues, not e + 1
   }
 }
 

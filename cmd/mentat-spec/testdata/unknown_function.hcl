@@ -1,3 +1,3 @@
 scale "xs" {
-  users = epoch_ms(10)
+  users = epoch_msec(10)
 }

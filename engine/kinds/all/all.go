@@ -6,6 +6,8 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/closedloop"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/coldwarm"
+	"github.com/mentat-spec/mentat-spec/engine/kinds/openloop"
+	"github.com/mentat-spec/mentat-spec/engine/kinds/sustained"
 )
 
 func init() {
@@ -17,5 +19,7 @@ func init() {
 func Register(r *kind.Registry) {
 	r.MustRegister(closedloop.Kind{})
 	r.MustRegister(coldwarm.Kind{})
+	r.MustRegister(sustained.Kind{})
+	r.MustRegister(openloop.Kind{})
 	r.SetDefault(closedloop.Name)
 }

@@ -231,11 +231,15 @@ func (p *Point) Run(ctx context.Context, env kind.Env) error {
 }
 
 // MeasureReps runs the sampling's reps of streams, emitting each rep's
-// raw rows and then each stream's timing row (the median over reps).
+// raw rows and then each stream's timing row (the median over reps) with
+// its HDR log: one interval per rep.
 func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, streams []measure.Stream) error {
 	reps := make([][]results.Row, len(streams))
+	// Each stream's histogram over all its reps, for its HDR log.
+	hists := make([][]results.Interval, len(streams))
 	var runErr error
 	for rep := 1; rep <= max(samp.Reps, 1); rep++ {
+		start := time.Now()
 		res, err := measure.RunPoint(ctx, samp, streams)
 		if err != nil {
 			runErr = err
@@ -245,15 +249,23 @@ func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, strea
 			row := results.FromResult(env.Row(), r)
 			row.Rep = rep
 			env.Emit(results.Raw(row))
+			env.Emit(results.PrecisionOf(row, r))
 			reps[i] = append(reps[i], row)
+			if r.Hist != nil {
+				hists[i] = append(hists[i], results.Interval{Start: start, End: start.Add(r.Elapsed), Hist: r.Hist})
+			}
 			if r.Errors > 0 {
 				env.LogErrors(r)
 			}
 		}
 	}
-	for _, rs := range reps {
+	for i, rs := range reps {
 		if len(rs) > 0 {
-			env.Emit(results.Timing(results.Median(rs)))
+			t := results.Median(rs)
+			env.Emit(results.Timing(t))
+			if len(hists[i]) > 0 {
+				env.Emit(results.Hist{Row: t, Intervals: hists[i]})
+			}
 		}
 	}
 	return runErr
@@ -273,6 +285,7 @@ func (p *Point) probe(ctx context.Context, env kind.Env) (bool, error) {
 			row := results.CeilingRow(env.Row(), 1, elapsed)
 			env.Emit(results.Raw(row))
 			env.Emit(results.Timing(row))
+			env.Emit(results.HistOf(row, time.Now().Add(-elapsed), elapsed))
 			env.Logf("query %s passed the %s ceiling: scenario skipped", qn, p.samp.Probe)
 			return true, nil
 		}

@@ -118,7 +118,7 @@ func (p *point) Run(ctx context.Context, env kind.Env) error {
 	}
 	open := results.CeilingRow(env.Row(), 1, info.Open)
 	open.Op = results.OpOpen
-	emit(env, open)
+	emit(env, open, nil)
 	var errs []string
 	for _, q := range p.def.Mix {
 		if err := p.query(ctx, env, q); err != nil {
@@ -131,11 +131,18 @@ func (p *point) Run(ctx context.Context, env kind.Env) error {
 	return nil
 }
 
-// emit writes a one-rep row to raw.csv and timings.csv.
-func emit(env kind.Env, row results.Row) {
+// emit writes a one-rep row to raw.csv and timings.csv, and its
+// histogram: h, or the row's one call.
+func emit(env kind.Env, row results.Row, h *results.Hist) {
 	row.Rep, row.Reps = 1, 1
 	env.Emit(results.Raw(row))
 	env.Emit(results.Timing(row))
+	if h == nil {
+		one := results.HistOf(row, time.Now(), time.Duration(row.P50Ms*float64(time.Millisecond)))
+		h = &one
+	}
+	h.Row = row
+	env.Emit(*h)
 }
 
 func (p *point) query(ctx context.Context, env kind.Env, q string) error {
@@ -148,22 +155,30 @@ func (p *point) query(ctx context.Context, env kind.Env, q string) error {
 	cold := results.CeilingRow(env.Row(), 1, elapsed)
 	switch {
 	case exceeded:
-		emit(env, cold)
+		emit(env, cold, nil)
 		return nil
 	case err != nil:
 		cold.Op, cold.Count, cold.Errors = results.ColdOp(q), 0, 1
-		emit(env, cold)
+		emit(env, cold, nil)
 		return err
 	}
 	cold.Op = results.ColdOp(q)
-	emit(env, cold)
+	emit(env, cold, nil)
 	warm := p.samp
 	warm.Warmup, warm.MinDuration, warm.MinSamples = 0, 0, p.def.WarmCalls
+	start := time.Now()
 	res, err := measure.RunPoint(ctx, warm, []measure.Stream{{Op: results.WarmOp(q), Calls: []measure.Call{cl.Call}}})
 	if err != nil {
 		return err
 	}
-	emit(env, results.FromResult(env.Row(), res[0]))
+	h := &results.Hist{Intervals: []results.Interval{{Start: start, End: start.Add(res[0].Elapsed), Hist: res[0].Hist}}}
+	if res[0].Hist == nil {
+		h = nil
+	}
+	warmRow := results.FromResult(env.Row(), res[0])
+	emit(env, warmRow, h)
+	warmRow.Rep = 1
+	env.Emit(results.PrecisionOf(warmRow, res[0]))
 	if res[0].Errors > 0 {
 		env.LogErrors(res[0])
 	}

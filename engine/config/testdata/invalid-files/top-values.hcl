@@ -72,3 +72,21 @@ scenario "cold" {
 scenario "unknown" {
   kind = "open_sesame" # ERROR: Unknown scenario kind
 }
+
+scenario "adaptive" {
+  sampling {
+    precision_p99 = 0.1 # ERROR: Invalid sampling value
+  }
+  read {
+    query = query.q1
+  }
+}
+
+scenario "adaptive_pct" {
+  sampling {
+    precision = 5 # ERROR: Invalid sampling value
+  }
+  read {
+    query = query.q1
+  }
+}

@@ -1,0 +1,254 @@
+// Package timed holds what the sustained and open_loop scenario kinds
+// share: read and write streams that may declare an open-loop rate, and
+// running them for a fixed duration with measure.RunTimed, emitting a
+// timing row, its HDR log and, per window, windows.csv rows.
+package timed
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/measure"
+	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// StreamBlocks are the read and write blocks of a timed scenario.
+var StreamBlocks = []hcl.BlockHeaderSchema{{Type: results.OpRead}, {Type: results.OpWrite}}
+
+var streamSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "query"}, {Name: "mix"}, {Name: "clients"}, {Name: "rate"}}}
+
+// Stream is a read or write block of a timed scenario.
+type Stream struct {
+	Op      string
+	Mix     []string
+	Clients int       // 0: the scenario's count
+	Rates   []float64 // open loop: calls per second, one per phase; nil: closed loop
+	Range   hcl.Range // the block, for diagnostics
+}
+
+// RateAt is the stream's rate in phase i (its only rate when it has one).
+func (s Stream) RateAt(i int) float64 {
+	switch {
+	case len(s.Rates) == 0:
+		return 0
+	case i < len(s.Rates):
+		return s.Rates[i]
+	}
+	return s.Rates[len(s.Rates)-1]
+}
+
+// DecodeStreams decodes the read and write blocks of content.
+func DecodeStreams(content *hcl.BodyContent, ctx *hcl.EvalContext) ([]Stream, hcl.Diagnostics) {
+	var out []Stream
+	var diags hcl.Diagnostics
+	seen := map[string]hcl.Range{}
+	for _, blk := range content.Blocks {
+		if blk.Type != results.OpRead && blk.Type != results.OpWrite {
+			continue
+		}
+		if prev, ok := seen[blk.Type]; ok {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate " + blk.Type + " block",
+				Detail: fmt.Sprintf("A %s block was already declared at %s; a scenario has at most one of each.", blk.Type, prev), Subject: blk.DefRange.Ptr()})
+			continue
+		}
+		seen[blk.Type] = blk.DefRange
+		c, d := blk.Body.Content(streamSchema)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		st := Stream{Op: blk.Type, Range: blk.DefRange}
+		q, hasQ := c.Attributes["query"]
+		m, hasM := c.Attributes["mix"]
+		switch {
+		case hasQ == hasM:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + blk.Type + " block",
+				Detail: "Set exactly one of query = query.NAME and mix = [query.A, query.B, ...].", Subject: blk.DefRange.Ptr()})
+			continue
+		case hasQ:
+			n, d := kind.String(q.Expr, ctx, "query")
+			diags = append(diags, d...)
+			st.Mix = []string{n}
+		default:
+			l, d := kind.Strings(m.Expr, ctx, "mix")
+			diags = append(diags, d...)
+			st.Mix = l
+		}
+		if a, ok := c.Attributes["clients"]; ok {
+			n, d := kind.Int(a.Expr, ctx, "clients", 1)
+			diags = append(diags, d...)
+			st.Clients = n
+		} else if st.Op != results.OpRead {
+			st.Clients = 1 // one writer unless said otherwise, as the seed
+		}
+		if a, ok := c.Attributes["rate"]; ok {
+			r, d := rates(a.Expr, ctx)
+			diags = append(diags, d...)
+			st.Rates = r
+		}
+		out = append(out, st)
+	}
+	if len(out) == 0 && !diags.HasErrors() {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No stream",
+			Detail: "A timed scenario needs a read or a write block.", Subject: content.MissingItemRange.Ptr()})
+	}
+	return out, diags
+}
+
+// rates evaluates a rate: a number, or a list of numbers (phases).
+func rates(expr hcl.Expression, ctx *hcl.EvalContext) ([]float64, hcl.Diagnostics) {
+	v, diags := expr.Value(ctx)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if !v.IsWhollyKnown() {
+		return []float64{1}, nil
+	}
+	bad := hcl.Diagnostics{kind.AttrError(expr, "Invalid rate", "rate is calls per second: a positive number, or a list of them (one phase each).")}
+	var vals []cty.Value
+	switch {
+	case v.IsNull():
+		return nil, bad
+	case v.Type() == cty.Number:
+		vals = []cty.Value{v}
+	case v.Type().IsListType() || v.Type().IsTupleType():
+		vals = v.AsValueSlice()
+	default:
+		return nil, bad
+	}
+	var out []float64
+	for _, e := range vals {
+		if e.IsNull() || e.Type() != cty.Number {
+			return nil, bad
+		}
+		f, _ := e.AsBigFloat().Float64()
+		if !(f > 0) || f > 1e7 {
+			return nil, bad
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil, bad
+	}
+	return out, nil
+}
+
+// Queries lists the queries of streams, each once.
+func Queries(streams []Stream) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, st := range streams {
+		for _, q := range st.Mix {
+			if !seen[q] {
+				seen[q] = true
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}
+
+// Writes reports whether a stream writes.
+func Writes(streams []Stream) bool {
+	for _, st := range streams {
+		if st.Op == results.OpWrite {
+			return true
+		}
+	}
+	return false
+}
+
+// Run is one timed point: streams at their client counts and the rates of
+// one phase.
+type Run struct {
+	Streams   []Stream
+	Clients   []int     // per stream
+	Rates     []float64 // per stream; 0: closed loop
+	Duration  time.Duration
+	Window    time.Duration // 0: no windows.csv rows
+	LateBound time.Duration
+	Warmup    int
+	Grace     time.Duration
+}
+
+// Describe lists the streams.
+func (r *Run) Describe() string {
+	var parts []string
+	for i, st := range r.Streams {
+		s := fmt.Sprintf("%s %s x%d", st.Op, strings.Join(st.Mix, "+"), r.Clients[i])
+		if r.Rates[i] > 0 {
+			s += fmt.Sprintf(" at %g/s", r.Rates[i])
+		}
+		parts = append(parts, s)
+	}
+	return fmt.Sprintf("%s: %s", r.Duration, strings.Join(parts, "; "))
+}
+
+// Execute opens the clients, runs the point and emits its rows: a raw
+// and a timing row per stream with its HDR log (an interval per window),
+// a windows.csv row per stream and window when windows are on, and an
+// openloop.csv row per open-loop stream.
+func (r *Run) Execute(ctx context.Context, env kind.Env) error {
+	var clients []kind.Client
+	defer func() {
+		for _, cl := range clients {
+			cl.Close()
+		}
+	}()
+	seed := env.Seed()
+	var streams []measure.TimedStream
+	for si, st := range r.Streams {
+		ts := measure.TimedStream{Op: st.Op, Rate: r.Rates[si]}
+		for i := 0; i < r.Clients[si]; i++ {
+			cl, err := env.OpenClient(ctx, st.Mix, i, seed+uint64(si)*7919)
+			if err != nil {
+				return err
+			}
+			clients = append(clients, cl)
+			ts.Calls = append(ts.Calls, cl.Call)
+		}
+		streams = append(streams, ts)
+	}
+	intervals := make([][]results.Interval, len(streams))
+	var began time.Time
+	onWindow := func(ws []measure.Window) {
+		if began.IsZero() {
+			began = time.Now().Add(-ws[0].End)
+		}
+		for _, w := range ws {
+			intervals[w.Stream] = append(intervals[w.Stream], results.Interval{Start: began.Add(w.Start), End: began.Add(w.End), Hist: w.Hist})
+			if r.Window > 0 {
+				wr := results.WindowRowOf(env.Row(), w)
+				if w.Rate > 0 {
+					wr.Op = results.RateOp(w.Op, w.Rate)
+				}
+				env.Emit(wr)
+			}
+		}
+	}
+	res, err := measure.RunTimed(ctx, measure.Timed{Warmup: r.Warmup, Duration: r.Duration, Window: r.Window, LateBound: r.LateBound, Grace: r.Grace}, streams, onWindow)
+	for i, rr := range res {
+		row := results.FromResult(env.Row(), rr)
+		row.Rep, row.Reps = 1, 1
+		if rr.Rate > 0 {
+			row.Op = results.RateOp(rr.Op, rr.Rate)
+		}
+		env.Emit(results.Raw(row))
+		env.Emit(results.Timing(row))
+		if len(intervals[i]) > 0 {
+			env.Emit(results.Hist{Row: row, Intervals: intervals[i]})
+		}
+		if rr.Rate > 0 {
+			env.Emit(results.OpenLoopRow{Row: row, Rate: rr.Rate, Late: rr.Late, Dropped: rr.Dropped})
+		}
+		if rr.Errors > 0 {
+			env.LogErrors(rr)
+		}
+	}
+	return err
+}

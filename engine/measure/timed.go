@@ -1,0 +1,411 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Timed says how a timed run is measured: a fixed duration, cut into
+// windows, with streams that are closed loop (calls back to back) or open
+// loop (calls at a fixed rate). Sustained and open-loop scenarios use it;
+// RunPoint stays the closed-loop sampler of every other point.
+type Timed struct {
+	Warmup   int           // calls per client discarded before the clock starts
+	Duration time.Duration // measured wall time
+	// Window is how often OnWindow receives each stream's last interval;
+	// 0 means one window, the whole run.
+	Window time.Duration
+	// LateBound: an open-loop call that starts more than this after its
+	// intended start counts as late.
+	LateBound time.Duration
+	// Grace is how long calls still running at the end may go on before
+	// they are cancelled; 0 means 5 s.
+	Grace time.Duration
+}
+
+// TimedStream is one stream of a timed run.
+type TimedStream struct {
+	Op    string
+	Calls []Call // one per client
+	// Rate > 0 makes the stream open loop: calls per second over all its
+	// clients, each call's latency measured from its intended start.
+	Rate float64
+}
+
+// Window is one stream's measurement over one interval of a timed run.
+// Its Result's Hist is the interval's histogram.
+type Window struct {
+	Stream     int
+	Index      int           // from 0
+	Start, End time.Duration // since the measurement began
+	Result
+}
+
+// tclient is one client of a timed run. Its counters sit behind a mutex
+// so the window collector can swap them without stopping the client; the
+// lock is uncontended except once per window.
+type tclient struct {
+	call Call
+	// spare is the collector's: swapped in for hist at each window, so
+	// windows allocate nothing per client.
+	spare *hdrhistogram.Histogram
+	mu    sync.Mutex
+	hist  *hdrhistogram.Histogram
+	ok    int64
+	errs  int64
+	late  int64
+	max   int64
+	// first error, kept until the end
+	firstErr   string
+	firstErrAt int64
+	started    int64 // open loop: calls started (never reset)
+}
+
+func (c *tclient) record(lat int64, err error, late bool, at int64) {
+	c.mu.Lock()
+	switch {
+	case err != nil:
+		if c.firstErr == "" {
+			c.firstErr, c.firstErrAt = err.Error(), at
+		}
+		c.errs++
+	default:
+		if lat > c.max {
+			c.max = lat
+		}
+		if c.hist.RecordValue(lat) != nil {
+			_ = c.hist.RecordValue(histHighest)
+		}
+		c.ok++
+	}
+	if late {
+		c.late++
+	}
+	c.mu.Unlock()
+}
+
+// tstream is the shared state of one stream.
+type tstream struct {
+	TimedStream
+	clients  []*tclient
+	next     atomic.Int64 // open loop: the next slot to start
+	interval float64      // open loop: ns between intended starts
+	slots    int64        // open loop: intended calls in the run
+	total    *hdrhistogram.Histogram
+	sum      Result // running totals over the windows
+}
+
+// timedBegan, when set (by tests), learns when measurement began: the
+// intended start of an open-loop stream's first call.
+var timedBegan func(time.Time)
+
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histLowest, histHighest, histDigits) }
+
+// RunTimed runs streams for t.Duration after each client's warm-up and a
+// start barrier, calling onWindow (when not nil) with every stream's
+// Window at each window's end, from one goroutine. It returns one Result
+// per stream over the whole run; its Hist is the merge of the windows'.
+// Closed-loop calls count when they end within the duration; open-loop
+// calls count when they were due within it, however late they end, so a
+// stall shows in the percentiles (coordinated omission corrected).
+func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func([]Window)) ([]Result, error) {
+	if t.Duration <= 0 {
+		return nil, fmt.Errorf("measure: timed run: duration %s must be positive", t.Duration)
+	}
+	if t.Window < 0 || t.LateBound < 0 || t.Warmup < 0 {
+		return nil, errors.New("measure: timed run: window, late bound and warm-up must not be negative")
+	}
+	if len(streams) == 0 {
+		return nil, errors.New("measure: no streams")
+	}
+	grace := t.Grace
+	if grace <= 0 {
+		grace = minStopGrace
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(errStopped)
+	sts := make([]*tstream, len(streams))
+	nclients := 0
+	for i, s := range streams {
+		if len(s.Calls) == 0 {
+			return nil, fmt.Errorf("measure: stream %d (%q) has no clients", i, s.Op)
+		}
+		if s.Rate < 0 || math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0) {
+			return nil, fmt.Errorf("measure: stream %d (%q): rate %v", i, s.Op, s.Rate)
+		}
+		st := &tstream{TimedStream: s, total: newHist()}
+		st.sum = Result{Op: s.Op, Clients: len(s.Calls), Rate: s.Rate}
+		if s.Rate > 0 {
+			st.interval = 1e9 / s.Rate
+			st.slots = int64(math.Ceil(float64(t.Duration) / st.interval))
+		}
+		for j, call := range s.Calls {
+			if call == nil {
+				return nil, fmt.Errorf("measure: stream %d (%q) client %d: nil call", i, s.Op, j)
+			}
+			st.clients = append(st.clients, &tclient{call: call, hist: newHist(), spare: newHist()})
+		}
+		nclients += len(s.Calls)
+		sts[i] = st
+	}
+
+	origin := time.Now()
+	now := func() int64 { return int64(time.Since(origin)) + 1 }
+	var ready sync.WaitGroup
+	ready.Add(nclients)
+	start := make(chan struct{})
+	var begin, end int64 // set before start is closed
+	var wg sync.WaitGroup
+	var panics []string
+	var pmu sync.Mutex
+	for _, st := range sts {
+		for _, c := range st.clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				readied := false
+				defer func() {
+					if p := recover(); p != nil {
+						pmu.Lock()
+						panics = append(panics, fmt.Sprintf("stream %q: %v", st.Op, p))
+						pmu.Unlock()
+						if !readied {
+							ready.Done()
+						}
+					}
+				}()
+				for i := 0; i < t.Warmup && runCtx.Err() == nil; i++ {
+					_ = c.call(runCtx)
+				}
+				readied = true
+				ready.Done()
+				<-start
+				if st.Rate > 0 {
+					openLoop(runCtx, st, c, begin, end, int64(t.LateBound), int64(grace), now)
+				} else {
+					closedLoop(runCtx, c, end, now)
+				}
+			}()
+		}
+	}
+	ready.Wait()
+	begin = now()
+	end = begin + int64(t.Duration)
+	if timedBegan != nil {
+		timedBegan(origin.Add(time.Duration(begin - 1)))
+	}
+	close(start)
+
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	// Windows: collected at begin + k*Window while the run lasts, then
+	// once more after every call has returned.
+	index := 0
+	last := begin
+	var interrupted error
+	if t.Window > 0 {
+		for next := begin + int64(t.Window); next < end; next += int64(t.Window) {
+			timer := time.NewTimer(time.Duration(next - now()))
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				timer.Stop()
+				interrupted = context.Cause(ctx)
+			}
+			if interrupted != nil {
+				break
+			}
+			collect(sts, index, last-begin, next-begin, onWindow)
+			index++
+			last = next
+		}
+	}
+	if interrupted == nil {
+		timer := time.NewTimer(time.Duration(end - now()))
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+			interrupted = context.Cause(ctx)
+		}
+	}
+	if interrupted != nil {
+		cancel(errStopped)
+	}
+	if err := waitDone(done, grace, cancel); err != nil {
+		return nil, err
+	}
+	stop := end
+	if interrupted != nil {
+		stop = min(now(), end)
+	}
+	collect(sts, index, last-begin, stop-begin, onWindow)
+
+	elapsed := time.Duration(stop - begin)
+	out := make([]Result, len(sts))
+	var errs []error
+	for i, st := range sts {
+		r := st.sum
+		r.Elapsed = elapsed
+		if st.Rate > 0 {
+			var started int64
+			for _, c := range st.clients {
+				started += c.started
+			}
+			due := st.slots
+			if interrupted != nil {
+				due = min(st.slots, int64(math.Ceil(float64(elapsed)/st.interval)))
+			}
+			r.Dropped = max(due-started, 0)
+		}
+		fill(&r, st.total, elapsed)
+		out[i] = r
+	}
+	for _, p := range panics {
+		errs = append(errs, fmt.Errorf("measure: a client panicked: %s", p))
+	}
+	if interrupted != nil {
+		errs = append(errs, fmt.Errorf("measure: timed run interrupted: %w", interrupted))
+	}
+	return out, errors.Join(errs...)
+}
+
+// closedLoop calls back to back; a call counts when it ends before end.
+func closedLoop(ctx context.Context, c *tclient, end int64, now func() int64) {
+	ps := now()
+	for ps < end && ctx.Err() == nil {
+		err := c.call(ctx)
+		ns := now()
+		if ns >= end {
+			return
+		}
+		if err != nil && ctx.Err() != nil {
+			return
+		}
+		c.record(ns-ps, err, false, ns)
+		ps = ns
+	}
+}
+
+// openLoop takes the stream's next slot, waits for its intended start and
+// calls. A slot still waiting for a client grace after the end is never
+// started: it is counted as dropped by the caller.
+func openLoop(ctx context.Context, st *tstream, c *tclient, begin, end, lateBound, grace int64, now func() int64) {
+	for ctx.Err() == nil {
+		i := st.next.Add(1) - 1
+		if i >= st.slots {
+			return
+		}
+		intended := begin + int64(float64(i)*st.interval)
+		n := now()
+		if n > end+grace {
+			return
+		}
+		if intended > n {
+			timer := time.NewTimer(time.Duration(intended - n))
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			}
+		}
+		started := now()
+		c.mu.Lock()
+		c.started++
+		c.mu.Unlock()
+		err := c.call(ctx)
+		ns := now()
+		if err != nil && ctx.Err() != nil {
+			return
+		}
+		c.record(ns-intended, err, started-intended > lateBound, ns)
+	}
+}
+
+// waitDone waits for the clients, cancelling their calls after grace; a
+// call that ignores its context fails the run after grace more.
+func waitDone(done <-chan struct{}, grace time.Duration, cancel context.CancelCauseFunc) error {
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-timer.C:
+	}
+	cancel(errStopped)
+	timer.Reset(grace)
+	select {
+	case <-done:
+		return nil
+	case <-timer.C:
+		return fmt.Errorf("measure: calls still running %s after they were cancelled: a call ignores its context", grace)
+	}
+}
+
+// collect swaps every client's counters for fresh ones and reports each
+// stream's window; the windows also add up to the stream's totals.
+func collect(sts []*tstream, index int, from, to int64, onWindow func([]Window)) {
+	ws := make([]Window, len(sts))
+	for i, st := range sts {
+		w := Window{Stream: i, Index: index, Start: time.Duration(from), End: time.Duration(to)}
+		w.Op, w.Clients, w.Rate = st.Op, len(st.clients), st.Rate
+		h := newHist()
+		var maxNs, firstAt int64
+		for _, c := range st.clients {
+			c.mu.Lock()
+			old := c.hist
+			c.hist = c.spare
+			ok, errs, late, mx := c.ok, c.errs, c.late, c.max
+			c.ok, c.errs, c.late, c.max = 0, 0, 0, 0
+			fe, fa := c.firstErr, c.firstErrAt
+			c.mu.Unlock()
+			h.Merge(old)
+			old.Reset()
+			c.spare = old
+			w.Count += ok
+			w.Errors += errs
+			w.Late += late
+			maxNs = max(maxNs, mx)
+			if fe != "" && (st.sum.FirstError == "" || fa < firstAt) {
+				st.sum.FirstError, firstAt = fe, fa
+			}
+		}
+		w.Max = time.Duration(maxNs)
+		fill(&w.Result, h, time.Duration(to-from))
+		st.total.Merge(h)
+		st.sum.Count += w.Count
+		st.sum.Errors += w.Errors
+		st.sum.Late += w.Late
+		st.sum.Max = max(st.sum.Max, w.Max)
+		w.FirstError = st.sum.FirstError
+		ws[i] = w
+	}
+	if onWindow != nil {
+		onWindow(ws)
+	}
+}
+
+// fill sets r's percentiles (never above its exact Max), histogram and
+// throughput from h.
+func fill(r *Result, h *hdrhistogram.Histogram, elapsed time.Duration) {
+	r.Hist = h
+	if r.Count > 0 {
+		maxNs := int64(r.Max)
+		q := h.ValueAtPercentilesSlice([]float64{50, 95, 99})
+		r.P50 = time.Duration(min(q[0], maxNs))
+		r.P95 = time.Duration(min(q[1], maxNs))
+		r.P99 = time.Duration(min(q[2], maxNs))
+	}
+	if elapsed > 0 {
+		r.Throughput = float64(r.Count) / elapsed.Seconds()
+	}
+}

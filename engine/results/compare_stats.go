@@ -1,0 +1,235 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mentat-spec/mentat-spec/engine/stats"
+)
+
+// Outcomes of one metric of one point under the statistical method.
+const (
+	OutRegression  = "REGRESSION"
+	OutImprovement = "improvement"
+	OutSmall       = "within threshold"      // significant, but not shown to be larger than the threshold
+	OutNoChange    = "no significant change" // the reps do not show a difference
+	OutUndecided   = "too few reps"          // no outcome of the test could be significant
+)
+
+// Verdict is the statistical judgement of one metric of one point. The
+// unit of evidence is the rep: Old and New hold one value per rep, and
+// the test asks whether NEW's reps differ from OLD's more than reps of
+// one run differ among themselves. A change is a regression (or an
+// improvement) when it is significant and its whole confidence interval
+// lies beyond the threshold: shown to be larger than the threshold, not
+// merely estimated so, which keeps a noisy metric whose estimate lands
+// just past the threshold from failing a gate.
+type Verdict struct {
+	What   string // the point, as Key.String
+	Metric string // KindP50, KindP99 or KindThroughput
+	Old    []float64
+	New    []float64
+	// OldMedian and NewMedian are the medians of the reps.
+	OldMedian, NewMedian float64
+	// Ratio is the Hodges-Lehmann estimate of NEW/OLD (the median of all
+	// pairwise ratios), Lo and Hi its confidence interval at 1-alpha
+	// (Moses); infinite when the reps are too few to bound it.
+	Ratio, Lo, Hi float64
+	P             float64 // two-sided p-value of the Mann-Whitney U test
+	Outcome       string
+}
+
+// Pct is the estimated change in percent.
+func (v Verdict) Pct() float64 { return 100 * (v.Ratio - 1) }
+
+// higherIsWorse reports the direction of a metric.
+func higherIsWorse(metric string) bool { return metric != KindThroughput }
+
+// judge fills the statistics and outcome of v from its reps.
+func judge(v *Verdict, alpha, thresholdPct float64) {
+	v.OldMedian, v.NewMedian = stats.Median(v.Old), stats.Median(v.New)
+	v.Ratio, v.Lo, v.Hi, v.P = math.NaN(), math.Inf(-1), math.Inf(1), 1
+	if stats.MinP(len(v.Old), len(v.New)) > alpha {
+		v.Outcome = OutUndecided
+		return
+	}
+	// Compare on the log scale, where a ratio is a shift; a zero value
+	// (no successful call in a rep) has no logarithm: too few to decide.
+	lo, ln := logs(v.Old), logs(v.New)
+	if lo == nil || ln == nil {
+		v.Outcome = OutUndecided
+		return
+	}
+	mw, err := stats.MannWhitneyU(lo, ln)
+	if err != nil {
+		v.Outcome = OutUndecided
+		return
+	}
+	sh, _ := stats.HodgesLehmann(lo, ln, 1-alpha)
+	v.P, v.Ratio, v.Lo, v.Hi = mw.P, math.Exp(sh.Estimate), math.Exp(sh.Lo), math.Exp(sh.Hi)
+	t := thresholdPct / 100
+	up, down := v.Lo > 1+t, v.Hi < 1-t // the whole interval beyond the threshold
+	worse, better := up, down
+	if !higherIsWorse(v.Metric) {
+		worse, better = down, up
+	}
+	switch {
+	case mw.P >= alpha:
+		v.Outcome = OutNoChange
+	case worse:
+		v.Outcome = OutRegression
+	case better:
+		v.Outcome = OutImprovement
+	default:
+		v.Outcome = OutSmall
+	}
+}
+
+func logs(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		if !(x > 0) {
+			return nil
+		}
+		out[i] = math.Log(x)
+	}
+	return out
+}
+
+// compareReps judges p50, p99 and throughput of every point of OLD's
+// raw.csv that NEW's raw.csv has too. A rep measured twice (a resumed
+// run) counts once, its last measurement.
+func compareReps(rep *Report, oldDir, newDir string) error {
+	oldRaw, errOld := ReadRaw(oldDir)
+	newRaw, errNew := ReadRaw(newDir)
+	if errors.Is(errOld, fs.ErrNotExist) || errors.Is(errNew, fs.ErrNotExist) {
+		rep.Notes = append(rep.Notes, "no raw.csv on both sides: without per-rep values no change can be decided")
+		return nil
+	}
+	if err := errors.Join(errOld, errNew); err != nil {
+		return fmt.Errorf("compare reps: %w", err)
+	}
+	type repKey struct {
+		Key
+		rep int
+	}
+	group := func(rows []Row) (map[Key][]Row, []Key) {
+		by := map[Key][]Row{}
+		var order []Key
+		for _, r := range lastPerKey(rows, func(r Row) repKey { return repKey{r.Key(), r.Rep} }) {
+			if r.Op == OpCeiling || !rep.keep(r.Key()) {
+				continue
+			}
+			k := r.Key()
+			if _, ok := by[k]; !ok {
+				order = append(order, k)
+			}
+			by[k] = append(by[k], r)
+		}
+		return by, order
+	}
+	oldBy, order := group(oldRaw)
+	newBy, _ := group(newRaw)
+	metrics := []struct {
+		kind string
+		of   func(Row) float64
+	}{
+		{KindP50, func(r Row) float64 { return r.P50Ms }},
+		{KindP99, func(r Row) float64 { return r.P99Ms }},
+		{KindThroughput, func(r Row) float64 { return r.Throughput }},
+	}
+	for _, k := range order {
+		nr, ok := newBy[k]
+		if !ok {
+			continue // missing from NEW: a finding of compareRows
+		}
+		or := oldBy[k]
+		for _, m := range metrics {
+			v := Verdict{What: k.String(), Metric: m.kind}
+			for _, r := range or {
+				v.Old = append(v.Old, m.of(r))
+			}
+			for _, r := range nr {
+				v.New = append(v.New, m.of(r))
+			}
+			judge(&v, rep.Alpha, rep.ThresholdPct)
+			rep.Verdicts = append(rep.Verdicts, v)
+		}
+	}
+	for i := range rep.Verdicts {
+		if v := &rep.Verdicts[i]; v.Outcome == OutRegression {
+			rep.Findings = append(rep.Findings, Finding{Kind: v.Metric, What: v.What, Old: v.OldMedian, New: v.NewMedian, Pct: v.Pct(), Stat: v})
+		}
+	}
+	return nil
+}
+
+// writeVerdicts prints one line per metric of each point.
+func writeVerdicts(b *strings.Builder, vs []Verdict) {
+	if len(vs) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	last := ""
+	for _, v := range vs {
+		if v.What != last {
+			// No tab: the point's name does not widen the columns.
+			fmt.Fprintf(tw, "%s (reps %d -> %d)\n", v.What, len(v.Old), len(v.New))
+			last = v.What
+		}
+		name, unit, f := "p50", " ms", fmtMs
+		switch v.Metric {
+		case KindP99:
+			name = "p99"
+		case KindThroughput:
+			name, unit, f = "ops/s", "", fmtRate
+		}
+		change, ci, p := "", "", ""
+		if v.Outcome != OutUndecided {
+			change = fmt.Sprintf("%+.1f%%", v.Pct())
+			ci = "95% CI unbounded"
+			if !math.IsInf(v.Lo, 0) && !math.IsInf(v.Hi, 0) && v.Lo > 0 {
+				ci = fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100*(v.Lo-1), 100*(v.Hi-1))
+			}
+			p = fmt.Sprintf("p=%.3f", v.P)
+		}
+		fmt.Fprintf(tw, "  %s\t%s -> %s%s\t%s\t%s\t%s\t%s\n", name, f(v.OldMedian), f(v.NewMedian), unit, change, ci, p, v.Outcome)
+	}
+	tw.Flush()
+}
+
+// writeTally prints how many metrics fell into each outcome, and says
+// plainly when nothing could be decided.
+func writeTally(b *strings.Builder, vs []Verdict, alpha float64) {
+	n := map[string]int{}
+	minOld, minNew := math.MaxInt, math.MaxInt
+	for _, v := range vs {
+		n[v.Outcome]++
+		minOld, minNew = min(minOld, len(v.Old)), min(minNew, len(v.New))
+	}
+	if len(vs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%d metrics: %d regressions, %d improvements, %d within threshold, %d no significant change, %d too few reps\n",
+		len(vs), n[OutRegression], n[OutImprovement], n[OutSmall], n[OutNoChange], n[OutUndecided])
+	if n[OutUndecided] > 0 {
+		fmt.Fprintf(b, "cannot decide %d metrics: too few reps (OLD has %d, NEW %d at the fewest; at alpha %s the test needs at least %s)\n",
+			n[OutUndecided], minOld, minNew, strconv.FormatFloat(alpha, 'f', -1, 64), repsNeeded(alpha))
+	}
+}
+
+// repsNeeded says the fewest equal rep counts on both sides with which
+// the test can reach alpha.
+func repsNeeded(alpha float64) string {
+	for n := 1; n <= 50; n++ {
+		if stats.MinP(n, n) <= alpha {
+			return fmt.Sprintf("%d and %d", n, n)
+		}
+	}
+	return "more than 50 on each side"
+}

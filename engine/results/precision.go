@@ -1,0 +1,97 @@
+package results
+
+import (
+	"math"
+	"path/filepath"
+	"strconv"
+
+	"github.com/mentat-spec/mentat-spec/engine/measure"
+)
+
+// precision.csv holds, for every rep of every point, how precisely its
+// p50 and p99 were known when it stopped and why it stopped. It lives
+// next to timings.csv so that file keeps the seed's exact schema.
+const (
+	PrecisionFile   = "precision.csv"
+	PrecisionHeader = "scenario,backend,scale,clients,op,rep,n,p50_ms,p50_rel_ci,p99_ms,p99_rel_ci,stopped_by"
+)
+
+func init() { csvHeaders[PrecisionFile] = PrecisionHeader }
+
+// PrecisionRow is one line of precision.csv. The relative intervals are
+// half-widths of 95% confidence intervals divided by the quantile (0.05:
+// known within 5%); +Inf (written empty) when too few calls bracket it.
+type PrecisionRow struct {
+	Scenario, Backend, Scale string
+	Clients                  int
+	Op                       string
+	Rep                      int
+	N                        int64 // successful calls
+	P50Ms, P50RelCI          float64
+	P99Ms, P99RelCI          float64
+	StoppedBy                string // measure.StopMin, StopPrecision, StopMax or StopInterrupted
+}
+
+// PrecisionOf builds the precision row of one rep from its raw.csv row
+// (which carries the point and Rep) and the measure.Result it came from.
+func PrecisionOf(raw Row, r measure.Result) PrecisionRow {
+	return PrecisionRow{
+		Scenario: raw.Scenario, Backend: raw.Backend, Scale: raw.Scale, Clients: r.Clients, Op: r.Op, Rep: raw.Rep,
+		N: r.Count, P50Ms: ms(r.P50), P50RelCI: r.P50RelCI, P99Ms: ms(r.P99), P99RelCI: r.P99RelCI, StoppedBy: r.StoppedBy,
+	}
+}
+
+// AppendPrecision appends one rep to precision.csv.
+func (d *Dir) AppendPrecision(p PrecisionRow) error {
+	if err := checkKey("precision", p.Scenario, p.Backend, p.Scale, p.Op); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.buf = appendPrecision(d.buf[:0], p)
+	return d.write(PrecisionFile, d.buf)
+}
+
+func appendPrecision(b []byte, p PrecisionRow) []byte {
+	b = appendField(b, p.Scenario)
+	b = appendField(b, p.Backend)
+	b = appendField(b, p.Scale)
+	b = strconv.AppendInt(b, int64(p.Clients), 10)
+	b = append(b, ',')
+	b = appendField(b, p.Op)
+	b = strconv.AppendInt(b, int64(p.Rep), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, p.N, 10)
+	for _, v := range [...]struct {
+		v   float64
+		dec int
+	}{{p.P50Ms, 6}, {p.P50RelCI, 4}, {p.P99Ms, 6}, {p.P99RelCI, 4}} {
+		b = append(b, ',')
+		b = appendFloat(b, v.v, v.dec)
+	}
+	b = append(b, ',')
+	b = append(b, p.StoppedBy...)
+	return append(b, '\n')
+}
+
+// ReadPrecision reads precision.csv of dir in file order; an empty
+// interval reads as +Inf.
+func ReadPrecision(dir string) ([]PrecisionRow, error) {
+	var rows []PrecisionRow
+	err := readCSV(filepath.Join(dir, PrecisionFile), PrecisionHeader, func(r *record) {
+		rows = append(rows, PrecisionRow{
+			Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
+			Clients: int(r.int("clients")), Op: r.str("op"), Rep: int(r.int("rep")), N: r.int("n"),
+			P50Ms: r.float("p50_ms"), P50RelCI: infIfEmpty(r, "p50_rel_ci"),
+			P99Ms: r.float("p99_ms"), P99RelCI: infIfEmpty(r, "p99_rel_ci"), StoppedBy: r.str("stopped_by"),
+		})
+	})
+	return rows, err
+}
+
+func infIfEmpty(r *record, name string) float64 {
+	if v := r.optFloat(name); v != nil {
+		return *v
+	}
+	return math.Inf(1)
+}

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# aa.sh [aa [PAIRS] | spread [PAIRS] | ab]: calibrates `mentat-spec compare` on the
+# quickstart (SQLite, scale xs) with 5 reps per point.
+#
+#   aa  (default) runs PAIRS (default 5) pairs of back-to-back runs of the
+#       unchanged quickstart and compares each pair: every compare should
+#       exit 0 with no regression. Prints the false-alarm rate.
+#   spread [PAIRS]
+#       the same A/A, but each side's 5 reps come from 5 runs with reps = 1
+#       (raw.csv rows merged as reps 1..5): the reps of a point spread over
+#       a minute instead of a few seconds, as if the runner interleaved
+#       reps across scenarios. Shows how much of the A/A noise is slow
+#       drift of the machine that back-to-back reps do not sample.
+#   ab  runs the quickstart with -var avet=false against a normal run and
+#       checks that compare refuses (exit 2, avet listed), that with -force
+#       it flags point_lookup as a regression (exit 1), and that the
+#       reverse direction reports an improvement (exit 0).
+#
+# The quickstart's sampling is overridden in a copy of the spec (reps = 5,
+# min_s = 0.5, max_s = 1, so a run takes well under a minute). Everything
+# goes to a fresh temporary directory (AA_DIR to choose it), kept for
+# reading afterwards. Exits 1 when an expectation is not met.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+mode=${1:-aa}
+pairs=${2:-5}
+work=${AA_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mentat-spec-aa.XXXXXX")}
+mkdir -p "$work"
+echo "aa.sh: working in $work" >&2
+
+bin=$work/mentat-spec
+(cd "$repo" && go build -o "$bin" ./cmd/mentat-spec)
+
+# The spec copy sits in examples/ next to a link to specs/, so its
+# relative SQL directory resolves as in the repository.
+mkdir -p "$work/spec/examples"
+ln -sfn "$repo/specs" "$work/spec/specs"
+spec=$work/spec/examples/quickstart.hcl
+sed -e 's/^  reps    = 1$/  reps    = 5/' \
+	-e 's/^  min_s   = 1$/  min_s   = 0.5/' \
+	-e 's/^  max_s   = 2$/  max_s   = 1/' \
+	"$repo/examples/quickstart.hcl" >"$spec"
+grep -q '^  reps    = 5$' "$spec" && grep -q '^  min_s   = 0.5$' "$spec" && grep -q '^  max_s   = 1$' "$spec" || {
+	echo "aa.sh: the quickstart's sampling block changed; update the overrides in $0" >&2
+	exit 2
+}
+
+# run NAME DATA [ARGS...]: one quickstart run into $work/NAME.
+run() {
+	local name=$1 data=$2
+	shift 2
+	"$bin" apply "$spec" -data "$work/$data" -o "$work/$name" -q "$@" >"$work/$name.log" 2>&1 || {
+		echo "aa.sh: run $name failed, see $work/$name.log" >&2
+		exit 1
+	}
+}
+
+# cmp OLD NEW [FLAGS...]: compare, output to $work/cmp-OLD-NEW.txt; sets rc.
+cmp() {
+	local out="$work/cmp-$1-$2${3:+$3}.txt"
+	set +e
+	"$bin" compare "$work/$1" "$work/$2" "${@:3}" >"$out" 2>&1
+	rc=$?
+	set -e
+	last=$out
+}
+
+# merge NAME: builds $work/NAME from runs NAME.1..NAME.5 (reps = 1 each).
+merge() {
+	local name=$1 i
+	mkdir -p "$work/$name"
+	cp "$work/$name.1/env.txt" "$work/$name.1/timings.csv" "$work/$name/"
+	head -n 1 "$work/$name.1/raw.csv" >"$work/$name/raw.csv"
+	for i in 1 2 3 4 5; do
+		# rep is the 7th column of raw.csv.
+		tail -n +2 "$work/$name.$i/raw.csv" | awk -F, -v OFS=, -v r="$i" '{ $7 = r; print }' >>"$work/$name/raw.csv"
+	done
+}
+
+case $mode in
+spread)
+	sed -i 's/^  reps    = 5$/  reps    = 1/' "$spec"
+	run load data -phase load
+	alarms=0
+	metrics=0
+	regressions=0
+	for i in $(seq 1 "$pairs"); do
+		for side in a b; do
+			for r in 1 2 3 4 5; do
+				run "s$side$i.$r" data
+			done
+			merge "s$side$i"
+		done
+		cmp "sa$i" "sb$i"
+		n=$(grep -c 'REGRESSION' "$last" || true)
+		m=$(sed -n 's/^\([0-9]*\) metrics:.*/\1/p' "$last")
+		metrics=$((metrics + m))
+		regressions=$((regressions + n))
+		[[ $rc == 0 ]] || alarms=$((alarms + 1))
+		echo "pair $i: exit $rc, $n regression lines of $m metrics; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+	done
+	echo "A/A with spread reps: $alarms of $pairs compares exited non-zero; $regressions of $metrics metrics flagged as regressions"
+	[[ $alarms == 0 ]]
+	;;
+aa)
+	# Load once so that every measured run reuses the same store.
+	run load data -phase load
+	alarms=0
+	metrics=0
+	regressions=0
+	talarms=0
+	tregressions=0
+	for i in $(seq 1 "$pairs"); do
+		run "a$i" data
+		run "b$i" data
+		cmp "a$i" "b$i"
+		n=$(grep -c 'REGRESSION' "$last" || true)
+		m=$(sed -n 's/^\([0-9]*\) metrics:.*/\1/p' "$last")
+		metrics=$((metrics + m))
+		regressions=$((regressions + n))
+		[[ $rc == 0 ]] || alarms=$((alarms + 1))
+		summary="exit $rc, $n regression lines of $m metrics ($(grep -c 'no significant change$' "$last" || true) no significant change, $(grep -c 'within threshold$' "$last" || true) within threshold)"
+		# The seed's rule on the same pair, for comparison.
+		cmp "a$i" "b$i" -method threshold
+		tn=$(grep -c 'REGRESSION' "$last" || true)
+		[[ $rc == 0 ]] || talarms=$((talarms + 1))
+		tregressions=$((tregressions + tn))
+		echo "pair $i: $summary; threshold method: exit $rc, $tn regressions; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+	done
+	echo "A/A: $alarms of $pairs compares exited non-zero; $regressions of $metrics metrics flagged as regressions"
+	echo "A/A, threshold method: $talarms of $pairs compares exited non-zero; $tregressions regressions"
+	[[ $alarms == 0 ]]
+	;;
+ab)
+	run A data
+	run B data-noavet -var avet=false
+	fail=0
+	cmp A B
+	if [[ $rc == 2 ]] && grep -q '^  var.avet ' "$last"; then
+		echo "A -> B without -force: refused (exit 2), avet listed"
+	else
+		echo "A -> B without -force: exit $rc, want 2 with var.avet listed ($last)"
+		fail=1
+	fi
+	cmp A B -force
+	if [[ $rc == 1 ]] && grep -A3 '^point_lookup sqlite' "$last" | grep -q 'REGRESSION$'; then
+		echo "A -> B -force: exit 1, point_lookup flagged: $(grep -A3 '^point_lookup sqlite' "$last" | grep 'REGRESSION$' | head -1 | tr -s ' ')"
+	else
+		echo "A -> B -force: exit $rc, want 1 with a point_lookup regression ($last)"
+		fail=1
+	fi
+	cmp B A -force
+	if [[ $rc == 0 ]] && grep -A3 '^point_lookup sqlite' "$last" | grep -q 'improvement$'; then
+		echo "B -> A -force: exit 0, point_lookup improved: $(grep -A3 '^point_lookup sqlite' "$last" | grep 'improvement$' | head -1 | tr -s ' ')"
+	else
+		echo "B -> A -force: exit $rc, want 0 with a point_lookup improvement ($last)"
+		fail=1
+	fi
+	exit $fail
+	;;
+*)
+	echo "usage: $0 [aa [PAIRS] | spread [PAIRS] | ab]" >&2
+	exit 2
+	;;
+esac
