@@ -43,6 +43,18 @@ variable "pg_dsn" {
 }
 
 # --- scenarios variable (issue 9; the writes issue may add the same) ---
+# How clients run (issue 11): goroutines of this process, or one worker
+# process per client as the seed's sqlite-ext and DuckDB readers did.
+variable "client_model" {
+  type        = any # so that both -var client_model=process and -var 'client_model="process"' work
+  default     = "goroutine"
+  description = "How clients run: goroutine (one engine process) or process (one worker process per client)."
+  validation {
+    condition     = contains(["goroutine", "process"], var.client_model)
+    error_message = "client_model is goroutine or process."
+  }
+}
+
 variable "scenarios" {
   type        = list(string)
   default     = null
@@ -113,6 +125,7 @@ include "embedded" {
 }
 
 backend "postgres" {
+  clients    = var.client_model # issue 11
   driver     = "postgres"
   dsn        = var.pg_dsn
   database   = "mentat_quickstart_${scale.name}" # created by the run; never dropped unless it created it

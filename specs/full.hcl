@@ -89,6 +89,18 @@ variable "drop_caches" {
 }
 
 # --- scenarios variable (issue 9; the writes issue may add the same) ---
+# How clients run (issue 11): goroutines of this process, or one worker
+# process per client as the seed's sqlite-ext and DuckDB readers did.
+variable "client_model" {
+  type        = any # so that both -var client_model=process and -var 'client_model="process"' work
+  default     = "goroutine"
+  description = "How clients run: goroutine (one engine process) or process (one worker process per client)."
+  validation {
+    condition     = contains(["goroutine", "process"], var.client_model)
+    error_message = "client_model is goroutine or process."
+  }
+}
+
 variable "scenarios" {
   type        = list(string)
   default     = null
@@ -195,6 +207,7 @@ include "mentat" {
 # ---------------------------------------------------------------------------
 
 backend "sqlite" {
+  clients        = var.client_model # issue 11
   restart        = lookup(var.restart, "sqlite", [])
   drop_caches    = var.drop_caches
   driver         = "sqlite"
@@ -215,6 +228,7 @@ backend "sqlite" {
 }
 
 backend "duckdb" {
+  clients        = var.client_model # issue 11
   restart        = lookup(var.restart, "duckdb", [])
   drop_caches    = var.drop_caches
   driver         = "duckdb"
@@ -230,6 +244,7 @@ backend "duckdb" {
 }
 
 backend "postgres" {
+  clients     = var.client_model # issue 11
   restart     = lookup(var.restart, "postgres", [])
   drop_caches = var.drop_caches
   driver      = "postgres"
@@ -252,6 +267,45 @@ backend "postgres" {
     batch_rows = 1000000          # each commit waits for its COPY to end and reach disk: few, large ones
   }
 }
+
+# --- the seed's deployments by client model (issue 11): the same stores as
+# sqlite and duckdb (same files, so one load serves both), clients in
+# worker processes. Select them with -var 'backends=["sqlite-ext"]'.
+backend "sqlite-ext" {
+  clients     = "process" # one process per client, as the seed's load_extension deployment
+  restart     = lookup(var.restart, "sqlite", [])
+  drop_caches = var.drop_caches
+  driver      = "sqlite"
+  path        = "${var.data_dir}/mentat-${scale.name}.sqlite"
+  settings = {
+    journal_mode = "WAL"
+    synchronous  = "NORMAL"
+    cache_size   = -262144 # KiB: 256 MiB of page cache per connection
+  }
+  setup      = [file("${local.sql}/sql/schema.sql")]
+  after_load = concat([file("${local.sql}/sql/post_load.sql")], var.avet ? [file("${local.sql}/sql/avet.sql")] : [])
+  analyze    = ["ANALYZE"] # SQLite plans joins from statistics: without them q2 starts from the wrong table
+  load {
+    tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
+    batch_rows = 10000 # rows per transaction
+  }
+}
+
+backend "duckdb-readers" {
+  clients     = "process" # reader processes; they open the file read-only (one writing process)
+  restart     = lookup(var.restart, "duckdb", [])
+  drop_caches = var.drop_caches
+  driver      = "duckdb"
+  path        = "${var.data_dir}/mentat-${scale.name}.duckdb"
+  settings    = { dynamic_or_filter_threshold = 1000 } # lets input_bindings' 100 emails use the index
+  setup       = [file("${local.sql}/sql/schema.sql")]
+  after_load  = concat([file("${local.sql}/duckdb/post_load.sql")], var.avet ? [file("${local.sql}/duckdb/avet.sql")] : [])
+  load {
+    tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
+    batch_rows = 122880 # one DuckDB row group per commit
+  }
+}
+# --- end of the seed's deployments ---
 
 # ---------------------------------------------------------------------------
 # The suite's own scenarios, after the shared ones.

@@ -41,6 +41,8 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	reload := fs.Bool("reload", false, "drop and reload stores this tool created even when they already hold the dataset")
 	quiet := fs.Bool("q", false, "print only the final table (no log, no progress)")
 	progressS := fs.Float64("progress_s", 10, "when stdout is not a terminal, print a progress line (with ETA) every this many seconds; 0 turns progress off")
+	workerListen := fs.String("worker-listen", "", "start no worker processes: take each point's workers from those that dial HOST:PORT (mentat-spec worker -connect HOST:PORT -loop, on other machines; docs/distributed.md)")
+	workerTCP := fs.Bool("worker-tcp", false, "worker processes (backends with clients = \"process\" or processes = N) reach this run over TCP on 127.0.0.1 instead of stdin and stdout")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -98,11 +100,17 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		{Key: "mentat_spec_version", Value: versionFact()},
 		{Key: "command", Value: "mentat-spec apply " + strings.Join(redactArgs(args, sensitive), " ")},
 	}
+	launcher, err := workerLauncher(paths, &sf, *dataDir, *workerTCP, *workerListen, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
+		return exitFailed
+	}
+	defer launcher.Close()
 	fmt.Fprintf(log, "Results: %s\n", dir)
 	o, err := runner.Run(ctx, p, runner.Options{
 		Registry: drivers.Default, ResultsDir: dir, DataDir: *dataDir, Phase: *phase, Reload: *reload,
 		Workers: workers(), Log: log, Env: env, Sensitive: func(k string) bool { return sensitive[k] },
-		Kinds: kinds, Progress: pr,
+		Kinds: kinds, Progress: pr, Launcher: launcher,
 	})
 	if o != nil {
 		printTable(stdout, o)

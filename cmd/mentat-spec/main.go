@@ -37,6 +37,8 @@ var commands = map[string]command{
 	"fmt":      {"Rewrite .hcl files in the canonical layout (-check: exit 1 if one would change)", runFmt},
 	"compare":  {"Compare two results directories and flag regressions", runCompare},
 	"version":  {"Print the version", runVersion},
+	"export":   {"Write what runs the spec elsewhere: export k8s prints the workers' Kubernetes Jobs as JSON", runExport},
+	"worker":   {"Run one point's clients for a coordinator (started by apply; docs/worker-protocol.md)", runWorker},
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -17,8 +17,6 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 )
 
-const fullSpec = "../../specs/full.hcl"
-
 // seedKnobs are the issue's command line: the seed's knobs as variables.
 var seedKnobs = []string{
 	"-var", `scales=["xs"]`, "-var", "load_max_s=3600", "-var", "min_n=10",

@@ -43,7 +43,7 @@ func New() drivers.Driver { return duckDriver{} }
 type duckDriver struct{}
 
 // OptionNames lists the options Open accepts.
-func (duckDriver) OptionNames() []string { return []string{"path"} }
+func (duckDriver) OptionNames() []string { return []string{"path", "access_mode"} }
 
 // Dialect is "duckdb".
 func (duckDriver) Dialect() string { return "duckdb" }
@@ -66,6 +66,12 @@ func (duckDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend
 	if err != nil {
 		return nil, fmt.Errorf("duckdb backend %q: %w", name, err)
 	}
+	mode := cfg.Options["access_mode"]
+	switch mode {
+	case "", "automatic", "read_write", "read_only":
+	default:
+		return nil, fmt.Errorf("duckdb backend %q: access_mode %q: automatic, read_write or read_only", name, mode)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("duckdb backend %q: open: %w", name, err)
 	}
@@ -78,7 +84,10 @@ func (duckDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend
 	} else if err != nil {
 		return nil, fmt.Errorf("duckdb backend %q: %w", name, err)
 	}
-	b := &backend{name: name, path: path, created: created, settings: settings}
+	if created && mode == "read_only" {
+		return nil, fmt.Errorf("duckdb backend %q: %s does not exist, and access_mode is read_only", name, path)
+	}
+	b := &backend{name: name, path: path, created: created, settings: settings, mode: mode}
 	if err := b.openDB(); err != nil {
 		if created {
 			removeFiles(path)
@@ -106,8 +115,9 @@ func dbPath(cfg drivers.Config, name string) (string, error) {
 		switch k {
 		case "path":
 			path = v
+		case "access_mode":
 		default:
-			return "", fmt.Errorf("unknown option %q (known: path)", k)
+			return "", fmt.Errorf("unknown option %q (known: path, access_mode)", k)
 		}
 	}
 	if path == "" {
@@ -168,6 +178,7 @@ type backend struct {
 	path     string
 	created  bool
 	settings []setting
+	mode     string // access_mode; read_only lets several processes read the file
 
 	db mapping.Database
 
@@ -184,6 +195,11 @@ func (b *backend) Dialect() string        { return "duckdb" }
 func (b *backend) Placeholder(int) string { return "?" }
 func (b *backend) Created() bool          { return b.created }
 
+// SingleWriter reports that DuckDB lets one process open the file for
+// writing, and others only read-only while no process writes: worker
+// processes then open it with access_mode = "read_only".
+func (b *backend) SingleWriter() bool { return true }
+
 // openDB opens the file through duckdb-go's instance cache with the same
 // configuration duckdb-go uses, so database/sql handles on the file in this
 // process share the instance instead of failing on the file lock.
@@ -195,6 +211,9 @@ func (b *backend) openDB() error {
 	defer mapping.DestroyConfig(&cfg)
 	if mapping.SetConfig(cfg, "duckdb_api", "go") == mapping.StateError {
 		return fmt.Errorf("duckdb backend %q: set config duckdb_api", b.name)
+	}
+	if b.mode != "" && mapping.SetConfig(cfg, "access_mode", b.mode) == mapping.StateError {
+		return fmt.Errorf("duckdb backend %q: set config access_mode", b.name)
 	}
 	var msg string
 	if mapping.GetOrCreateFromCache(ddb.GetInstanceCache(), b.path, &b.db, cfg, &msg) == mapping.StateError {

@@ -89,7 +89,7 @@ func TestRegistered(t *testing.T) {
 	if !ok {
 		t.Fatalf("%q is not registered in drivers.Default", Name)
 	}
-	if names := d.OptionNames(); len(names) != 1 || names[0] != "path" {
+	if names := d.OptionNames(); len(names) != 2 || names[0] != "path" || names[1] != "access_mode" {
 		t.Errorf("OptionNames: %v", names)
 	}
 	if d.Dialect() != Name {
@@ -638,5 +638,45 @@ func TestRowsChanged(t *testing.T) {
 	}
 	if n := run("CREATE TABLE c2 (i INT)", nil); n != 0 {
 		t.Errorf("DDL: %d", n)
+	}
+}
+
+// Readers in other processes open the file read-only: writes fail, reads
+// see what the writer committed, and a missing file is not created.
+func TestAccessModeReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	w := openT(t, drivers.Config{Backend: "rw", DataDir: dir, Options: map[string]string{"path": "ro.duckdb"}})
+	s := sessionT(t, w)
+	if err := s.Exec(ctx, "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2)"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	w.Close()
+	r := openT(t, drivers.Config{Backend: "ro", DataDir: dir, Options: map[string]string{"path": "ro.duckdb", "access_mode": "read_only"}})
+	if !r.SingleWriter() || r.Created() {
+		t.Errorf("SingleWriter %v, Created %v", r.SingleWriter(), r.Created())
+	}
+	rs := sessionT(t, r)
+	st, err := rs.Prepare(ctx, "SELECT count(*) FROM t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]any
+	if _, err := st.Query(ctx, nil, &rows); err != nil || len(rows) != 1 || rows[0][0] != int64(2) {
+		t.Errorf("read-only read: %v %v", rows, err)
+	}
+	st.Close()
+	if err := rs.Exec(ctx, "INSERT INTO t VALUES (3)"); err == nil {
+		t.Error("a read-only store accepted a write")
+	}
+	for _, tc := range []struct{ mode, want string }{{"read_only", "does not exist"}, {"sometimes", "access_mode"}} {
+		_, err := New().Open(ctx, drivers.Config{Backend: "x", DataDir: dir, Options: map[string]string{"path": "missing.duckdb", "access_mode": tc.mode}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("access_mode %s on a missing file: %v", tc.mode, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "missing.duckdb")); err == nil {
+			t.Errorf("access_mode %s created the file", tc.mode)
+		}
 	}
 }

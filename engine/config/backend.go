@@ -26,7 +26,7 @@ type Backend struct {
 var backendSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "driver", Required: true}, {Name: "settings"}, {Name: "setup"}, {Name: "after_load"},
-		{Name: "analyze"}, {Name: "vacuum"}, {Name: "restart"}, {Name: "drop_caches"}, {Name: "clients"},
+		{Name: "analyze"}, {Name: "vacuum"}, {Name: "restart"}, {Name: "drop_caches"}, {Name: "clients"}, {Name: "processes"},
 		{Name: "skip_scenarios"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "load"}},
@@ -83,11 +83,23 @@ type BackendConfig struct {
 	Vacuum     []string // statements timed as vacuum_s
 	Restart    []string // a command run by the engine (argv)
 	DropCaches []string // a command run by the engine (argv)
+	Load       LoadConfig
+	// ClientModel is how clients run: ClientsGoroutine, ClientsProcess
+	// (one worker process per client) or ClientsProcesses (Processes
+	// worker processes sharing the clients).
+	ClientModel string
+	Processes   int
 	// SkipScenarios are scenarios this backend does not run (the seed's
 	// per-backend scenario filter).
 	SkipScenarios []string
-	Load          LoadConfig
 }
+
+// Client models of a backend's `clients` attribute.
+const (
+	ClientsGoroutine = "goroutine"
+	ClientsProcess   = "process"
+	ClientsProcesses = "processes"
+)
 
 // LoadConfig is the backend's `load {}` block.
 type LoadConfig struct {
@@ -143,14 +155,7 @@ func (b *Backend) Resolve(ctx *hcl.EvalContext) (*BackendConfig, hcl.Diagnostics
 			*dst = l
 		}
 	}
-	if e, ok := b.Attrs["clients"]; ok {
-		s, d := evalString(e, ctx, "clients")
-		diags = append(diags, d...)
-		if !d.HasErrors() && s != "threads" {
-			diags = append(diags, attrErr(e, "Unsupported client model",
-				fmt.Sprintf("clients = %q: this engine runs clients as threads (goroutines, one connection each); use \"threads\".", s)))
-		}
-	}
+	diags = append(diags, b.resolveClients(ctx, bc)...)
 	if b.Load != nil {
 		bc.Load.Declared = true
 		if a, ok := b.Load["tables"]; ok {
@@ -227,6 +232,43 @@ func driverOptions(body, remain hcl.Body) (hcl.Attributes, hcl.Diagnostics) {
 		}
 	}
 	return attrs, diags
+}
+
+// resolveClients reads `clients` ("goroutine", its old name "threads", or
+// "process") and `processes = N`, which alone means N worker processes
+// sharing the clients.
+func (b *Backend) resolveClients(ctx *hcl.EvalContext, bc *BackendConfig) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	bc.ClientModel = ClientsGoroutine
+	ce, hasClients := b.Attrs["clients"]
+	if hasClients {
+		s, d := evalString(ce, ctx, "clients")
+		diags = append(diags, d...)
+		switch {
+		case d.HasErrors():
+		case s == ClientsGoroutine || s == "threads":
+		case s == ClientsProcess:
+			bc.ClientModel = ClientsProcess
+		default:
+			diags = append(diags, attrErr(ce, "Unsupported client model",
+				fmt.Sprintf("clients = %q: the models are \"goroutine\" (one engine process; \"threads\" is the same), \"process\" (one worker process per client), or processes = N (N worker processes sharing the clients).", s)))
+		}
+	}
+	if pe, ok := b.Attrs["processes"]; ok {
+		n, d := evalInt(pe, ctx, "processes")
+		diags = append(diags, d...)
+		switch {
+		case d.HasErrors():
+		case n < 1:
+			diags = append(diags, attrErr(pe, "Invalid processes", "processes must be at least 1."))
+		case hasClients:
+			diags = append(diags, attrErr(pe, "Conflicting client models",
+				"Set either clients (goroutine or process) or processes = N, not both."))
+		default:
+			bc.ClientModel, bc.Processes = ClientsProcesses, int(n)
+		}
+	}
+	return diags
 }
 
 // CheckSkips reports skip_scenarios names that are no declared scenario.

@@ -96,6 +96,7 @@ func TestBackendResolve(t *testing.T) {
 			Analyze:  []string{"ANALYZE"},
 			Load: config.LoadConfig{Tables: map[string]string{"attrs": "attrs", "text": "t", "int": "i", "real": "r"},
 				Jobs: 3, BatchRows: 1000, Declared: true},
+			ClientModel: config.ClientsGoroutine,
 		}},
 		{"s", "lite", config.BackendConfig{
 			Name: "lite", Driver: "sqlite",
@@ -105,10 +106,12 @@ func TestBackendResolve(t *testing.T) {
 			Analyze:  []string{"ANALYZE"},
 			Load: config.LoadConfig{Tables: map[string]string{"attrs": "attrs", "text": "t", "int": "i", "real": "r"},
 				Jobs: 3, BatchRows: 4000, Declared: true},
+			ClientModel: config.ClientsGoroutine,
 		}},
 		{"xs", "duck", config.BackendConfig{
 			Name: "duck", Driver: "duckdb", Options: map[string]string{}, Settings: map[string]string{},
-			Load: config.LoadConfig{Jobs: 1, BatchRows: 10000},
+			Load:        config.LoadConfig{Jobs: 1, BatchRows: 10000},
+			ClientModel: config.ClientsGoroutine,
 		}},
 	}
 	for _, tt := range tests {

@@ -120,8 +120,9 @@ type Result struct {
 	// StoppedBy says why the rep stopped: StopMin, StopPrecision, StopMax
 	// or StopInterrupted; the same for every stream.
 	StoppedBy string
-	// Hist holds the successful calls' latencies in ns, for HDR logs; it
-	// is filled after the measurement, never on the hot path.
+	// Hist holds the successful calls' latencies in ns, for HDR logs and
+	// for a worker process to send back so that its coordinator merges
+	// exactly; it is filled after the measurement, never on the hot path.
 	Hist *hdrhistogram.Histogram
 	// Open loop only (RunTimed with a rate): the offered rate, the calls
 	// that started more than the late bound after their intended start,

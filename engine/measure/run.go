@@ -84,6 +84,9 @@ type run struct {
 	ready  atomic.Int64 // clients done with warm-up
 	start  chan struct{}
 	ctx    context.Context // cancelled with errStopped when the point stops
+	gate   Gate            // nil: the point starts and stops by itself
+	// gateErr is why the gate ended the point before it started.
+	gateErr error
 
 	snapReq atomic.Int64 // bumped by the controller to ask for snapshots
 	// Controller-owned state of adaptive stopping.
@@ -106,6 +109,10 @@ func (r *run) stopped() bool { return r.stopAt.Load() != 0 }
 // one Result per stream, in order. When ctx ends the point early the
 // partial results are returned with an error.
 func RunPoint(ctx context.Context, s Sampling, streams []Stream) ([]Result, error) {
+	return runPoint(ctx, s, streams, nil)
+}
+
+func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("measure: %w", err)
 	}
@@ -125,7 +132,7 @@ func RunPoint(ctx context.Context, s Sampling, streams []Stream) ([]Result, erro
 
 	runCtx, stopCalls := context.WithCancelCause(ctx)
 	defer stopCalls(errStopped)
-	r := &run{origin: time.Now(), probe: int64(s.Probe), start: make(chan struct{}), ctx: runCtx}
+	r := &run{origin: time.Now(), probe: int64(s.Probe), start: make(chan struct{}), ctx: runCtx, gate: gate}
 
 	clients := make([][]*client, len(streams))
 	var all []*client
@@ -166,7 +173,7 @@ func RunPoint(ctx context.Context, s Sampling, streams []Stream) ([]Result, erro
 
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	begin, interrupted := r.control(ctx, s, all, clients[0])
+	begin, interrupted := r.control(ctx, s, all, clients)
 	if interrupted {
 		stopCalls(errStopped)
 	}
@@ -189,7 +196,10 @@ func RunPoint(ctx context.Context, s Sampling, streams []Stream) ([]Result, erro
 			}
 		}
 	}
-	if interrupted {
+	switch {
+	case r.gateErr != nil:
+		errs = append(errs, fmt.Errorf("measure: the point never started: %w", r.gateErr))
+	case interrupted:
 		errs = append(errs, fmt.Errorf("measure: point interrupted: %w", context.Cause(ctx)))
 	}
 	return results, errors.Join(errs...)
@@ -198,7 +208,8 @@ func RunPoint(ctx context.Context, s Sampling, streams []Stream) ([]Result, erro
 // control runs the barrier, the watchdog and the stop conditions. It
 // returns the measurement start (0 if it never started) and whether ctx
 // ended the point.
-func (r *run) control(ctx context.Context, s Sampling, all, first []*client) (begin int64, interrupted bool) {
+func (r *run) control(ctx context.Context, s Sampling, all []*client, streams [][]*client) (begin int64, interrupted bool) {
+	first := streams[0]
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	for {
@@ -223,8 +234,29 @@ func (r *run) control(ctx context.Context, s Sampling, all, first []*client) (be
 		}
 		if begin == 0 {
 			if r.ready.Load() == int64(len(all)) {
+				if r.gate != nil {
+					// Every client is idle at the barrier: the watchdog has
+					// nothing to watch while the gate waits.
+					if err := r.gate.Start(ctx); err != nil {
+						r.gateErr = err
+						r.stopAt.Store(r.ns(time.Now()))
+						close(r.start)
+						return 0, true
+					}
+				}
 				begin = r.ns(time.Now())
 				close(r.start)
+			}
+			continue
+		}
+		if r.gate != nil {
+			calls := make([]int64, len(streams))
+			for i, cs := range streams {
+				calls[i] = callsOf(cs)
+			}
+			if r.gate.Tick(calls) {
+				r.stopAt.Store(now)
+				return begin, false
 			}
 			continue
 		}
@@ -470,17 +502,26 @@ func merge(op string, cs []*client, elapsed time.Duration) Result {
 			res.FirstError, firstAt = c.firstErr, c.firstErrAt
 		}
 	}
+	res.Hist = h
+	res.summarize(maxNs)
+	return res
+}
+
+// summarize sets the percentiles from Hist, never above maxNs, and the
+// throughput from Count and Elapsed.
+func (res *Result) summarize(maxNs int64) {
 	if res.Count > 0 {
 		// HDR reports the top of a value's bucket; never above the exact max.
-		q := h.ValueAtPercentilesSlice([]float64{50, 95, 99})
+		q := res.Hist.ValueAtPercentilesSlice([]float64{50, 95, 99})
 		res.P50 = time.Duration(min(q[0], maxNs))
 		res.P95 = time.Duration(min(q[1], maxNs))
 		res.P99 = time.Duration(min(q[2], maxNs))
 		res.Max = time.Duration(maxNs)
 	}
-	res.P50RelCI, res.P99RelCI = relCI(h, 0.5), relCI(h, 0.99)
-	if elapsed > 0 {
-		res.Throughput = float64(res.Count) / elapsed.Seconds()
+	if res.Hist != nil {
+		res.P50RelCI, res.P99RelCI = relCI(res.Hist, 0.5), relCI(res.Hist, 0.99)
 	}
-	return res
+	if res.Elapsed > 0 {
+		res.Throughput = float64(res.Count) / res.Elapsed.Seconds()
+	}
 }

@@ -88,6 +88,10 @@ type Backend struct {
 	Restart    []string // argv of a command
 	DropCaches []string // argv of a command
 	Load       Load
+	// ClientModel is ClientsGoroutine, ClientsProcess or
+	// ClientsProcesses (Processes workers share the clients).
+	ClientModel string
+	Processes   int
 }
 
 // Load is the backend's load block.
@@ -120,6 +124,13 @@ type Scenario struct {
 
 	def *config.Scenario
 }
+
+// Client models of a backend.
+const (
+	ClientsGoroutine = config.ClientsGoroutine // every client a goroutine of this process
+	ClientsProcess   = config.ClientsProcess   // one worker process per client
+	ClientsProcesses = config.ClientsProcesses // Processes worker processes share the clients
+)
 
 // Build resolves the selected matrix of spec. drv gives each backend's
 // dialect; workers bounds the parallelism of dataset counting.
@@ -171,7 +182,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 	c := &Cell{Scale: sp, plan: p, cell: cc, Queries: map[string]*Query{}, Backend: Backend{
 		Name: bc.Name, Driver: bc.Driver, Dialect: dialect, Options: bc.Options, Settings: bc.Settings,
 		Setup: bc.Setup, AfterLoad: bc.AfterLoad, Analyze: bc.Analyze, Vacuum: bc.Vacuum,
-		Restart: bc.Restart, DropCaches: bc.DropCaches,
+		Restart: bc.Restart, DropCaches: bc.DropCaches, ClientModel: bc.ClientModel, Processes: bc.Processes,
 		Load: Load{Declared: bc.Load.Declared, Tables: bc.Load.Tables, Jobs: bc.Load.Jobs, BatchRows: bc.Load.BatchRows},
 	}}
 	for _, q := range spec.Queries {

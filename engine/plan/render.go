@@ -139,6 +139,12 @@ func (p *Plan) Render(w io.Writer) error {
 			if len(bc.Settings) > 0 {
 				fmt.Fprintf(&b, "    settings: %s\n", mapText(bc.Settings))
 			}
+			switch bc.ClientModel {
+			case config.ClientsProcess:
+				fmt.Fprintf(&b, "    clients: one worker process per client\n")
+			case config.ClientsProcesses:
+				fmt.Fprintf(&b, "    clients: %d worker processes sharing them\n", bc.Processes)
+			}
 			for i, s := range c.Scenarios {
 				fmt.Fprintf(&b, "    %d. %s (%s): estimated %s\n", i+1, s.Name, s.Kind, s.Estimate())
 				if s.def.Sampling != p.spec.Sampling.Values {

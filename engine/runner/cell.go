@@ -119,9 +119,9 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		if ctx.Err() != nil || c.broken != nil {
 			return
 		}
-		env := &pointEnv{c: c, sc: sc}
+		env, counts := c.pointEnv(sc, i)
 		lo, _ := pt.Estimate()
-		c.run.begin(fmt.Sprintf("%s %s %s", c.name(), sc.Name, pt.Describe()), "ops", lo, 0, env.counts)
+		c.run.begin(fmt.Sprintf("%s %s %s", c.name(), sc.Name, pt.Describe()), "ops", lo, 0, counts)
 		err := c.runPoint(ctx, sc, i, pt, env)
 		c.run.end()
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
 	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
 
 // Phases of a run.
@@ -53,6 +54,9 @@ type Options struct {
 	Kinds []string
 	// Progress, when set, shows live progress; Log should write through it.
 	Progress *progress.Progress
+	// Launcher starts the worker processes of backends whose clients are
+	// processes (nil: such backends' points fail).
+	Launcher *worker.Launcher
 }
 
 // Outcome summarises a finished run.

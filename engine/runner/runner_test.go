@@ -466,7 +466,7 @@ func TestRefusesAPostgresDatabaseItDidNotCreate(t *testing.T) {
 
 func TestColdVsWarmRunsTheHooksAndReopens(t *testing.T) {
 	spec, data := tinyQuickstart(t,
-		`driver = "sqlite"`, `driver = "sqlite"
+		`driver  = "sqlite"`, `driver  = "sqlite"
   restart     = ["sh", "-c", "echo restart-hook-ran"]
   drop_caches = ["sh", "-c", "echo drop-caches-hook-ran"]`,
 		`scenario "point_lookup" {`, `scenario "cold_vs_warm" {

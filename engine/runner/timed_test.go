@@ -58,7 +58,7 @@ sampler "absent" {
 // rows, and an HDR log for every timing row that reads back to the row's
 // percentiles.
 func TestSustainedAndOpenLoopOnSQLite(t *testing.T) {
-	spec, data := tinyQuickstart(t, "# Scenarios: what is measured", timedScenarios+"\n# Scenarios: what is measured")
+	spec, data := tinyQuickstart(t, `scenario "point_lookup" {`, timedScenarios+"\n"+`scenario "point_lookup" {`)
 	_, dir := apply(t, spec, runner.Options{DataDir: data}, config.VarArg{Name: "scenarios", Value: `["point_lookup", "soak", "arrivals"]`})
 
 	windows, err := results.ReadWindows(dir)
@@ -146,7 +146,7 @@ func TestSustainedAndOpenLoopOnSQLite(t *testing.T) {
 // the sustained scenario on the store the first one loaded, appending to
 // the same results directory.
 func TestPhaseSustained(t *testing.T) {
-	spec, data := tinyQuickstart(t, "# Scenarios: what is measured", timedScenarios+"\n# Scenarios: what is measured")
+	spec, data := tinyQuickstart(t, `scenario "point_lookup" {`, timedScenarios+"\n"+`scenario "point_lookup" {`)
 	vars := config.VarArg{Name: "scenarios", Value: `["point_lookup", "soak"]`}
 	_, dir := apply(t, spec, runner.Options{DataDir: data}, vars)
 	before, _ := results.ReadTimings(dir)
@@ -193,7 +193,7 @@ sampler "server" {
 }
 `
 	spec, data := tinyQuickstart(t, `database   = "mentat_quickstart_${scale.name}"`, `database   = "`+db+`"`,
-		"# Scenarios: what is measured", timedScenarios+samplers+"\n# Scenarios: what is measured")
+		`scenario "point_lookup" {`, timedScenarios+samplers+"\n"+`scenario "point_lookup" {`)
 	t.Cleanup(func() { dropPG(t, dsn, db) })
 	o, dir := apply(t, spec, runner.Options{}, config.VarArg{Name: "data_dir", Value: data},
 		config.VarArg{Name: "backends", Value: `["postgres"]`}, config.VarArg{Name: "pg_dsn", Value: dsn},
@@ -202,7 +202,9 @@ sampler "server" {
 		t.Fatalf("failures: %v", o.Failures)
 	}
 	stat := readCSV(t, filepath.Join(dir, "logs", "sampler-stat_database.csv"))
-	if len(stat) < 4 || strings.Join(stat[0], ",") != "ts,elapsed_s,xact_commit,blks_hit" {
+	// At least 2 samples (a loaded machine may fire fewer than the 3 the
+	// schedule allows in 1.2 s).
+	if len(stat) < 3 || strings.Join(stat[0], ",") != "ts,elapsed_s,xact_commit,blks_hit" {
 		t.Errorf("stat_database: %v", stat)
 	}
 	first, _ := strconv.Atoi(stat[1][2])

@@ -150,8 +150,8 @@ func (d *Definition) Writes() bool {
 func (d *Definition) Points(s measure.Sampling) []kind.Point {
 	state := &probeState{}
 	var out []kind.Point
-	for _, n := range d.Clients {
-		out = append(out, &Point{def: d, clients: n, samp: s, state: state})
+	for i, n := range d.Clients {
+		out = append(out, &Point{def: d, index: i, clients: n, samp: s, state: state})
 	}
 	return out
 }
@@ -164,6 +164,7 @@ type probeState struct {
 // Point is one client count of a closed_loop scenario.
 type Point struct {
 	def     *Definition
+	index   int // in the scenario's points
 	clients int
 	samp    measure.Sampling
 	state   *probeState
@@ -175,6 +176,16 @@ func (p *Point) StreamClients(st Stream) int {
 		return st.Clients
 	}
 	return p.clients
+}
+
+// Clients is the point's client count over all its streams: how many
+// worker processes the "process" client model starts for it.
+func (p *Point) Clients() int {
+	n := 0
+	for _, st := range p.def.Streams {
+		n += p.StreamClients(st)
+	}
+	return n
 }
 
 // Describe implements kind.Point.
@@ -207,6 +218,9 @@ func (p *Point) Run(ctx context.Context, env kind.Env) error {
 	if p.state.exceeded {
 		return nil
 	}
+	if we, ok := env.(kind.WorkerEnv); ok {
+		return p.runWorkers(ctx, we)
+	}
 	var clients []kind.Client
 	defer func() {
 		for _, cl := range clients {
@@ -234,20 +248,51 @@ func (p *Point) Run(ctx context.Context, env kind.Env) error {
 // raw rows and then each stream's timing row (the median over reps) with
 // its HDR log: one interval per rep.
 func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, streams []measure.Stream) error {
-	reps := make([][]results.Row, len(streams))
-	// Each stream's histogram over all its reps, for its HDR log.
-	hists := make([][]results.Interval, len(streams))
-	var runErr error
-	for rep := 1; rep <= max(samp.Reps, 1); rep++ {
-		start := time.Now()
+	return measureReps(ctx, env, samp, len(streams), func(ctx context.Context) ([]measure.Result, error) {
 		res, err := measure.RunPoint(ctx, samp, streams)
 		if err != nil {
-			runErr = err
-			break
+			return nil, err
 		}
+		return res, nil
+	})
+}
+
+// runWorkers runs the point's clients in worker processes: they start
+// before the first rep, and every rep merges their histograms.
+func (p *Point) runWorkers(ctx context.Context, env kind.WorkerEnv) error {
+	seed := env.Seed()
+	var streams []kind.WorkerStream
+	for si, st := range p.def.Streams {
+		streams = append(streams, kind.WorkerStream{Op: st.Op, Mix: st.Mix, Seed: seed + uint64(si)*7919, Clients: p.StreamClients(st)})
+	}
+	ws, err := env.StartWorkers(ctx, p.index, p.Describe(), streams)
+	if err != nil {
+		return fmt.Errorf("at %d clients: starting workers: %w", p.clients, err)
+	}
+	runErr := measureReps(ctx, env, p.samp, len(streams), ws.Rep)
+	if err := ws.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return fmt.Errorf("at %d clients: %w", p.clients, runErr)
+	}
+	return nil
+}
+
+// measureReps runs reps of rep, emitting each rep's rows; a rep that
+// returns rows with an error (a worker lost) has its rows emitted, and
+// ends the point.
+func measureReps(ctx context.Context, env kind.Env, samp measure.Sampling, nStreams int, rep func(context.Context) ([]measure.Result, error)) error {
+	reps := make([][]results.Row, nStreams)
+	// Each stream's histogram over all its reps, for its HDR log.
+	hists := make([][]results.Interval, nStreams)
+	var runErr error
+	for n := 1; n <= max(samp.Reps, 1); n++ {
+		start := time.Now()
+		res, err := rep(ctx)
 		for i, r := range res {
 			row := results.FromResult(env.Row(), r)
-			row.Rep = rep
+			row.Rep = n
 			env.Emit(results.Raw(row))
 			env.Emit(results.PrecisionOf(row, r))
 			reps[i] = append(reps[i], row)
@@ -257,6 +302,10 @@ func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, strea
 			if r.Errors > 0 {
 				env.LogErrors(r)
 			}
+		}
+		if err != nil {
+			runErr = err
+			break
 		}
 	}
 	for i, rs := range reps {

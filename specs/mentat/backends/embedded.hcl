@@ -5,10 +5,12 @@
 #   var.avet      whether after_load builds the AVET (value) indexes
 #   local.store   the files' name prefix, so specs do not share stores
 #                 (<data_dir>/<store>-<scale>.sqlite)
+#   var.client_model (optional) goroutine or process: how clients run
 
 backend "sqlite" {
-  driver = "sqlite"
-  path   = "${var.data_dir}/${local.store}-${scale.name}.sqlite"
+  driver  = "sqlite"
+  clients = try(var.client_model, "goroutine")
+  path    = "${var.data_dir}/${local.store}-${scale.name}.sqlite"
   settings = {
     journal_mode = "WAL"
     synchronous  = "NORMAL"
@@ -25,6 +27,7 @@ backend "sqlite" {
 
 backend "duckdb" {
   driver     = "duckdb"
+  clients    = try(var.client_model, "goroutine")
   path       = "${var.data_dir}/${local.store}-${scale.name}.duckdb"
   settings   = { dynamic_or_filter_threshold = 1000 } # lets input_bindings' 100 emails use the index
   setup      = [file("../sql/schema.sql")]

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"encoding/csv"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary is also the CLI when this variable is set, so that
+// apply's worker processes (os.Executable() worker) run this package's
+// code.
+const asCLI = "MENTAT_SPEC_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asCLI) == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+const fullSpec = "../../specs/full.hcl"
+
+// workerChildren lists the pids of this process's children that run the
+// worker command.
+func workerChildren(t *testing.T) []int {
+	t.Helper()
+	self := os.Getpid()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
+		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+		f := strings.Fields(rest)
+		if len(f) < 2 || f[1] != strconv.Itoa(self) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if args := strings.Split(string(cmdline), "\x00"); len(args) > 1 && args[1] == "worker" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// watchWorkers samples the worker children until stop is closed and
+// returns the most seen at once.
+func watchWorkers(t *testing.T, stop <-chan struct{}, seen func([]int)) <-chan int {
+	most := make(chan int, 1)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				most <- n
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			pids := workerChildren(t)
+			n = max(n, len(pids))
+			if seen != nil {
+				seen(pids)
+			}
+		}
+	}()
+	return most
+}
+
+func readCSV(t testing.TB, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = r[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func sweepArgs(dir, backend, clients string, extra ...string) []string {
+	args := []string{"apply", fullSpec, "-var", `scales=["xs"]`, "-var", `backends=["` + backend + `"]`,
+		"-var", `scenarios=["concurrency_sweep"]`, "-var", "clients=" + clients, "-var", `client_model="process"`,
+		"-var", "data_dir=" + filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"), "-q"}
+	return append(args, extra...)
+}
+
+// The issue's done-when run, with short sampling: one worker process per
+// client, every check PASS, and the workers visible while it ran.
+func TestApplyProcessModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	t.Setenv(asCLI, "1")
+	for _, tc := range []struct {
+		name, backend string
+		extra         []string
+	}{
+		{"stdio", "sqlite", nil},
+		{"tcp", "sqlite", []string{"-worker-tcp"}},
+		// DuckDB takes one writing process: the run releases the file and
+		// the readers open it read-only.
+		{"duckdb readers", "duckdb-readers", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			stop := make(chan struct{})
+			most := watchWorkers(t, stop, nil)
+			args := append(sweepArgs(dir, tc.backend, "[1,4]", tc.extra...), "-var", "min_s=0.5", "-var", "max_s=1", "-var", "reps=2")
+			code, stdout, stderr := runT(t, args...)
+			close(stop)
+			if code != exitOK {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			if n := <-most; n < 4 {
+				t.Errorf("at most %d worker processes seen at once, want 4 at the 4-client point", n)
+			}
+			if !strings.Contains(stdout, "0 FAIL") {
+				t.Errorf("checks: %s", stdout)
+			}
+			rows := readCSV(t, filepath.Join(dir, "out", "timings.csv"))
+			if len(rows) != 2 {
+				t.Fatalf("timings.csv has %d rows, want the 1- and 4-client points", len(rows))
+			}
+			for i, want := range []string{"1", "4"} {
+				r := rows[i]
+				if r["clients"] != want || r["errors"] != "0" || r["count"] == "0" || r["reps"] != "2" {
+					t.Errorf("row %d: %v", i, r)
+				}
+			}
+			log, err := os.ReadFile(filepath.Join(dir, "out", "logs", "workers.log"))
+			if err != nil || !strings.Contains(string(log), "point=1 workers=4") {
+				t.Errorf("workers.log: %s %v", log, err)
+			}
+			if left := workerChildren(t); len(left) > 0 {
+				t.Errorf("workers still running after apply: %v", left)
+			}
+		})
+	}
+}
+
+// A worker killed mid-point: that point's row carries the error, the next
+// point still runs, and the rows written before stay.
+func TestApplyWorkerKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	t.Setenv(asCLI, "1")
+	dir := t.TempDir()
+	stop := make(chan struct{})
+	var once sync.Once
+	var victim int
+	workersLog := filepath.Join(dir, "out", "logs", "workers.log")
+	most := watchWorkers(t, stop, func(pids []int) {
+		if len(pids) < 4 {
+			return
+		}
+		// The pool of the 4-client point is up once workers.log says so;
+		// then rep 1 measures for 4 s.
+		if b, _ := os.ReadFile(workersLog); !strings.Contains(string(b), "point=0 workers=4") {
+			return
+		}
+		once.Do(func() {
+			time.Sleep(1500 * time.Millisecond) // into rep 1's window
+			victim = pids[2]
+			if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+				t.Errorf("kill %d: %v", victim, err)
+			}
+		})
+	})
+	args := append(sweepArgs(dir, "sqlite", "[4,2]"), "-var", "min_s=4", "-var", "max_s=4", "-var", "reps=2")
+	code, stdout, stderr := runT(t, args...)
+	close(stop)
+	<-most
+	if victim == 0 {
+		t.Fatalf("no worker was killed\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	if code != exitFailed || !strings.Contains(stderr, "killed") {
+		t.Errorf("exit %d, want %d with the killed worker reported\nstderr:\n%s", code, exitFailed, stderr)
+	}
+	raw := readCSV(t, filepath.Join(dir, "out", "raw.csv"))
+	timings := readCSV(t, filepath.Join(dir, "out", "timings.csv"))
+	if len(raw) != 3 || len(timings) != 2 {
+		t.Fatalf("raw.csv %d rows (want rep 1 of the 4-client point and both reps of the 2-client one), timings.csv %d rows (want 2)", len(raw), len(timings))
+	}
+	killed, next := timings[0], timings[1]
+	if killed["clients"] != "4" || killed["errors"] == "0" || killed["count"] == "0" {
+		t.Errorf("the killed point's row must carry the error next to the other workers' calls: %v", killed)
+	}
+	if next["clients"] != "2" || next["errors"] != "0" || next["count"] == "0" || next["reps"] != "2" {
+		t.Errorf("the point after the kill: %v", next)
+	}
+	errLog, _ := os.ReadFile(filepath.Join(dir, "out", "logs", "errors.log"))
+	if !strings.Contains(string(errLog), "pid "+strconv.Itoa(victim)) || !strings.Contains(string(errLog), "killed") {
+		t.Errorf("errors.log does not say which worker died and how:\n%s", errLog)
+	}
+}
+
+// Workers started apart from the run, as on other machines: they dial
+// the run's address, serve one point per connection, and exit 0 when the
+// run stops listening.
+func TestApplyRemoteWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	t.Setenv(asCLI, "1")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var cmds []*exec.Cmd
+	started := map[string]bool{}
+	for i := 0; i < 4; i++ {
+		cmd := exec.Command(os.Args[0], "worker", "-connect", addr, "-loop", "-wait", "30s")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		cmds = append(cmds, cmd)
+		started[strconv.Itoa(cmd.Process.Pid)] = true
+	}
+	dir := t.TempDir()
+	args := append(sweepArgs(dir, "sqlite", "[1,4]", "-worker-listen", addr), "-var", "min_s=0.5", "-var", "max_s=1", "-var", "reps=1")
+	code, stdout, stderr := runT(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, cmd := range cmds {
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("worker %d: %v", cmd.Process.Pid, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Errorf("worker %d still running after the run ended", cmd.Process.Pid)
+		}
+	}
+	rows := readCSV(t, filepath.Join(dir, "out", "timings.csv"))
+	if len(rows) != 2 || rows[1]["clients"] != "4" || rows[1]["errors"] != "0" || rows[1]["count"] == "0" {
+		t.Fatalf("timings.csv: %v", rows)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "out", "logs", "workers.log"))
+	pids := regexp.MustCompile(`point=1 workers=4 .* pids=([0-9,]+)`).FindStringSubmatch(string(log))
+	if pids == nil {
+		t.Fatalf("workers.log:\n%s", log)
+	}
+	for _, pid := range strings.Split(pids[1], ",") {
+		if !started[pid] {
+			t.Errorf("pid %s measured the 4-client point, but is not one of the workers the test started", pid)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// A backend's client model: goroutine by default, "threads" as its old
+// name, one process per client, or N processes sharing the clients.
+func TestClientModels(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("testdata", "valid-files", "minimal.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, attrs string
+		model       string
+		processes   int
+		err         string
+	}{
+		{"default", "", config.ClientsGoroutine, 0, ""},
+		{"goroutine", `clients = "goroutine"`, config.ClientsGoroutine, 0, ""},
+		{"threads alias", `clients = "threads"`, config.ClientsGoroutine, 0, ""},
+		{"process", `clients = "process"`, config.ClientsProcess, 0, ""},
+		{"processes", `processes = 4`, config.ClientsProcesses, 4, ""},
+		{"unknown", `clients = "fibers"`, "", 0, "Unsupported client model"},
+		{"zero processes", `processes = 0`, "", 0, "Invalid processes"},
+		{"both", "clients = \"process\"\n  processes = 2", "", 0, "Conflicting client models"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "spec.hcl")
+			text := string(base) + "\nbackend \"lite\" {\n  driver = \"sqlite\"\n  " + tc.attrs + "\n}\n"
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			spec, diags := config.Load([]string{path}, config.Options{Env: []string{}})
+			if diags.HasErrors() {
+				t.Fatal(diags.Error())
+			}
+			bc, diags := spec.Backend("lite").Resolve(spec.CellContext(cell(t, spec, "xs", "lite"), cty.NilVal))
+			if tc.err != "" {
+				if !diags.HasErrors() || !strings.Contains(diags.Error(), tc.err) {
+					t.Fatalf("diagnostics %v, want %q", diags, tc.err)
+				}
+				if d := diags[0]; d.Subject == nil || d.Subject.Start.Line < 10 {
+					t.Errorf("the diagnostic must point at the attribute: %v", d.Subject)
+				}
+				return
+			}
+			if diags.HasErrors() {
+				t.Fatal(diags.Error())
+			}
+			if bc.ClientModel != tc.model || bc.Processes != tc.processes {
+				t.Errorf("model %q processes %d, want %q %d", bc.ClientModel, bc.Processes, tc.model, tc.processes)
+			}
+		})
+	}
+}

@@ -1,0 +1,62 @@
+package measure
+
+import (
+	"context"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Gate hands the start and the stop of a point to a coordinator outside
+// the process, so that the clients of several processes (or machines)
+// measure one window: each process warms its clients up, waits at its
+// gate, and stops when told.
+type Gate interface {
+	// Start is called once every client of the process finished its
+	// warm-up; the measurement begins when it returns. An error ends the
+	// point before it started.
+	Start(ctx context.Context) error
+	// Tick is called every poll interval while measuring with the calls
+	// finished so far in each stream (failed ones too); it returns true
+	// to stop the point.
+	Tick(calls []int64) bool
+}
+
+// RunPointGated is RunPoint with the barrier and the stop conditions
+// handed to g: s.MinDuration, s.MinSamples and s.MaxDuration are the
+// gate's to apply. Warm-up, the ceiling and the drain are as in RunPoint.
+func RunPointGated(ctx context.Context, s Sampling, streams []Stream, g Gate) ([]Result, error) {
+	return runPoint(ctx, s, streams, g)
+}
+
+// NewHistogram returns an empty histogram with the geometry every client
+// records into (ns, 3 significant digits, up to an hour), so histograms
+// from other processes merge without loss.
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(histLowest, histHighest, histDigits)
+}
+
+// Combine merges the results of one stream measured in several processes
+// over the same window: counts add up, the histograms merge exactly and
+// the percentiles are read from the merged histogram (never averaged).
+// The first error is the first part's that has one. elapsed is the
+// window as the coordinator timed it.
+func Combine(op string, elapsed time.Duration, parts []Result) Result {
+	res := Result{Op: op, Elapsed: elapsed, Hist: NewHistogram()}
+	var maxNs int64
+	for _, p := range parts {
+		res.Clients += p.Clients
+		res.Count += p.Count
+		res.Errors += p.Errors
+		res.Timeouts += p.Timeouts
+		maxNs = max(maxNs, int64(p.Max))
+		if res.FirstError == "" {
+			res.FirstError = p.FirstError
+		}
+		if p.Hist != nil {
+			res.Hist.Merge(p.Hist)
+		}
+	}
+	res.summarize(maxNs)
+	return res
+}

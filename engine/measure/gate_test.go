@@ -1,0 +1,95 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// A gate that opens at once and stops after a fixed number of ticks
+// measures like RunPoint; a gate that fails never starts the point.
+type tickGate struct {
+	startErr error
+	ticks    int
+	seen     [][]int64
+}
+
+func (g *tickGate) Start(ctx context.Context) error { return g.startErr }
+
+func (g *tickGate) Tick(calls []int64) bool {
+	g.seen = append(g.seen, append([]int64(nil), calls...))
+	g.ticks--
+	return g.ticks <= 0
+}
+
+func TestRunPointGated(t *testing.T) {
+	var n atomic.Int64
+	call := func(ctx context.Context) error { n.Add(1); time.Sleep(100 * time.Microsecond); return nil }
+	s := Sampling{Warmup: 1, MaxDuration: time.Hour}
+	streams := []Stream{{Op: "read", Calls: []Call{call, call}}, {Op: "write", Calls: []Call{call}}}
+
+	g := &tickGate{ticks: 20}
+	res, err := RunPointGated(context.Background(), s, streams, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.seen) != 20 || len(g.seen[0]) != 2 {
+		t.Fatalf("ticks %d, calls per tick %v", len(g.seen), g.seen[0])
+	}
+	last := g.seen[len(g.seen)-1]
+	if last[0] == 0 || last[1] == 0 {
+		t.Errorf("no progress reported: %v", last)
+	}
+	if res[0].Clients != 2 || res[0].Count == 0 || res[0].Hist == nil || res[0].Hist.TotalCount() != res[0].Count {
+		t.Errorf("read result %+v", res[0])
+	}
+
+	bad := &tickGate{startErr: errors.New("coordinator gone")}
+	if _, err := RunPointGated(context.Background(), s, streams, bad); err == nil || len(bad.seen) != 0 {
+		t.Fatalf("a failed start must end the point before measuring: err %v, ticks %d", err, len(bad.seen))
+	}
+}
+
+// Combining parts equals recording every value into one histogram.
+func TestCombineIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	all := NewHistogram()
+	var parts []Result
+	var maxNs int64
+	for p := 0; p < 4; p++ {
+		h := NewHistogram()
+		var pm int64
+		for i := 0; i < 1000*(p+1); i++ {
+			v := int64(rng.ExpFloat64()*float64(time.Millisecond)*float64(p+1)) + 1
+			_ = h.RecordValue(v)
+			_ = all.RecordValue(v)
+			pm = max(pm, v)
+		}
+		maxNs = max(maxNs, pm)
+		parts = append(parts, Result{Op: "read", Clients: 2, Count: h.TotalCount(), Errors: int64(p), Max: time.Duration(pm), Hist: h})
+	}
+	parts[2].FirstError = "boom"
+	got := Combine("read", 2*time.Second, parts)
+	want := Result{Op: "read", Clients: 8, Count: all.TotalCount(), Errors: 6, FirstError: "boom", Elapsed: 2 * time.Second, Hist: all}
+	want.summarize(maxNs)
+	if !got.Hist.Equals(all) {
+		t.Fatal("merged histogram differs from the one recorded directly")
+	}
+	got.Hist, want.Hist = nil, nil
+	if got != want {
+		t.Errorf("Combine:\n got %+v\nwant %+v", got, want)
+	}
+	// Averaging the parts' medians is not the merged median.
+	var avg time.Duration
+	for _, p := range parts {
+		p.Elapsed = time.Second
+		p.summarize(int64(p.Max))
+		avg += p.P50 / time.Duration(len(parts))
+	}
+	if avg == got.P50 {
+		t.Errorf("the fixture cannot tell a merged median from an averaged one (%s)", avg)
+	}
+}

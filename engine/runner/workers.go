@@ -1,0 +1,198 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/worker"
+)
+
+// pointEnv returns the Env of point number index of sc: the clients are
+// goroutines of this process unless the backend runs them in workers.
+func (c *cell) pointEnv(sc *plan.Scenario, index int) (kind.Env, func() (int64, int64)) {
+	e := &pointEnv{c: c, sc: sc}
+	switch c.pc.Backend.ClientModel {
+	case plan.ClientsProcess, plan.ClientsProcesses:
+		return &workerEnv{pointEnv: e}, e.counts
+	}
+	return e, e.counts
+}
+
+// singleWriter is implemented by backends whose database allows one
+// writing process (DuckDB): workers then open it read-only, and the run
+// releases its own handle while they measure.
+type singleWriter interface{ SingleWriter() bool }
+
+// workerEnv is the Env of a backend whose clients run in worker processes.
+type workerEnv struct{ *pointEnv }
+
+var _ kind.WorkerEnv = (*workerEnv)(nil)
+
+// StartWorkers implements kind.WorkerEnv.
+func (e *workerEnv) StartWorkers(ctx context.Context, index int, describe string, streams []kind.WorkerStream) (kind.Workers, error) {
+	c, bc := e.c, e.c.pc.Backend
+	l := c.run.opts.Launcher
+	if l == nil {
+		return nil, errors.New("the backend runs its clients in processes, and this run has no worker command")
+	}
+	var ws []worker.Stream
+	total := 0
+	for _, st := range streams {
+		ws = append(ws, worker.Stream{Op: st.Op, Mix: st.Mix, Seed: st.Seed, Clients: st.Clients})
+		total += st.Clients
+	}
+	n := total
+	if bc.ClientModel == plan.ClientsProcesses {
+		n = bc.Processes
+	}
+	sw, single := c.be.(singleWriter)
+	release := single && sw.SingleWriter()
+	var assigns []worker.Assign
+	for _, sh := range worker.Split(ws, n) {
+		assigns = append(assigns, worker.Assign{Scale: c.pc.Scale.Name, Backend: bc.Name, Scenario: e.sc.Name,
+			Point: index, Describe: describe, ReadOnly: release && !e.sc.Writes, Sampling: worker.WireSampling(e.sc.Sampling.Sampling), Streams: sh})
+	}
+	if release {
+		if e.sc.Writes {
+			return nil, fmt.Errorf("driver %q allows one writing process: a scenario that writes cannot run in worker processes", bc.Driver)
+		}
+		// The database takes readers in other processes only once this
+		// one's read-write handle is closed.
+		c.closeStore()
+	}
+	pool, err := l.Start(ctx, assigns)
+	if err != nil {
+		if release {
+			err = errors.Join(err, c.reopenStore(ctx))
+		}
+		return nil, err
+	}
+	st := pool.Startup
+	e.Logf("%d worker process(es) started in %s (slowest spawn %s, slowest open %s)", st.Workers,
+		st.Total.Round(time.Millisecond), st.Spawn.Round(time.Millisecond), st.Open.Round(time.Millisecond))
+	pids := make([]string, 0, len(pool.PIDs()))
+	for _, pid := range pool.PIDs() {
+		pids = append(pids, fmt.Sprint(pid))
+	}
+	c.run.logTo("workers", "%s %s %s %s point=%d workers=%d startup_ms=%.1f spawn_ms=%.1f open_ms=%.1f pids=%s\n",
+		time.Now().UTC().Format(time.RFC3339), e.sc.Name, bc.Name, c.pc.Scale.Name, index, st.Workers,
+		ms(st.Total), ms(st.Spawn), ms(st.Open), strings.Join(pids, ","))
+	return &workerPool{Pool: pool, c: c, release: release}, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// workerPool closes its workers and gives the run its store back.
+type workerPool struct {
+	*worker.Pool
+	c       *cell
+	release bool
+}
+
+func (w *workerPool) Close() error {
+	err := w.Pool.Close()
+	if w.release {
+		err = errors.Join(err, w.c.reopenStore(context.Background()))
+	}
+	return err
+}
+
+// closeStore closes the run's session and store while workers hold it.
+func (c *cell) closeStore() {
+	if c.admin != nil {
+		c.admin.Close()
+	}
+	if c.be != nil {
+		c.be.Close()
+	}
+	c.be, c.admin = nil, nil
+}
+
+// reopenStore reopens the store after the workers closed it; when it
+// cannot, the cell is broken and nothing more runs on it.
+func (c *cell) reopenStore(ctx context.Context) error {
+	be, err := c.drv.Open(ctx, c.cfg)
+	if err == nil {
+		c.be = be
+		c.admin, err = c.be.Session(ctx)
+	}
+	if err != nil {
+		c.closeStore()
+		c.broken = fmt.Errorf("reopening the store after the workers: %w", err)
+		return c.broken
+	}
+	return c.bindQueries()
+}
+
+// WorkerCell is a cell as a worker process opens it: the store the
+// coordinator loaded, never loaded, created or dropped here.
+type WorkerCell struct{ c *cell }
+
+// OpenWorkerCell opens the store of pc for a worker's clients. It refuses
+// a store that is missing, was not created by this tool or is not loaded
+// (the coordinator loads before it starts workers). readOnly opens it
+// read-only where the driver supports it (option access_mode).
+func OpenWorkerCell(ctx context.Context, pc *plan.Cell, reg *drivers.Registry, dataDir string, readOnly bool) (*WorkerCell, error) {
+	bc := pc.Backend
+	drv, ok := reg.Lookup(bc.Driver)
+	if !ok {
+		return nil, fmt.Errorf("no driver %q", bc.Driver)
+	}
+	opts := make(map[string]string, len(bc.Options)+1)
+	for k, v := range bc.Options {
+		opts[k] = v
+	}
+	if readOnly {
+		for _, n := range drv.OptionNames() {
+			if n == "access_mode" {
+				opts[n] = "read_only"
+			}
+		}
+	}
+	cfg := drivers.Config{Backend: bc.Name, Scale: pc.Scale.Name, DataDir: dataDir, Options: opts, Settings: bc.Settings}
+	be, err := drv.Open(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening the store: %w", err)
+	}
+	c := &cell{pc: pc, drv: drv, cfg: cfg, be: be}
+	if be.Created() {
+		c.closeStore()
+		return nil, errors.New("the store does not exist: the coordinator loads it before it starts workers")
+	}
+	if bc.Load.Declared {
+		s, err := be.Session(ctx)
+		if err != nil {
+			c.closeStore()
+			return nil, fmt.Errorf("connecting: %w", err)
+		}
+		state := readMeta(ctx, s)
+		s.Close()
+		if !state.ours || !state.loaded || state.fingerprint != fingerprint(pc.Scale.Gen, bc) {
+			c.closeStore()
+			return nil, errors.New("the store does not hold this spec's dataset: workers measure only a store the coordinator loaded")
+		}
+	}
+	if err := c.bindQueries(); err != nil {
+		c.closeStore()
+		return nil, err
+	}
+	return &WorkerCell{c: c}, nil
+}
+
+// OpenClient opens one client, as the coordinator's goroutine model does.
+func (w *WorkerCell) OpenClient(ctx context.Context, mix []string, index int, seed uint64) (kind.Client, error) {
+	cl, err := w.c.openClient(ctx, mix, index, seed)
+	if err != nil {
+		return nil, err
+	}
+	return cl, nil
+}
+
+// Close closes the store.
+func (w *WorkerCell) Close() { w.c.closeStore() }

@@ -1,0 +1,626 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/mentat-spec/mentat-spec/engine/measure"
+)
+
+const (
+	// pollInterval is how often the coordinator checks the stop
+	// conditions against the workers' progress.
+	pollInterval = 2 * time.Millisecond
+	// startTimeout bounds a worker's start: process, spec, plan, clients.
+	startTimeout = 2 * time.Minute
+	// byeTimeout is how long workers get to exit after bye.
+	byeTimeout = 10 * time.Second
+)
+
+// Launcher starts worker processes on this machine.
+type Launcher struct {
+	// Command starts one worker speaking the protocol on its stdin and
+	// stdout, e.g. [mentat-spec worker]. With TCP, "-connect ADDR" is
+	// appended and the worker dials the coordinator instead.
+	Command []string
+	TCP     bool
+	// Listen, when set, starts no process: workers started elsewhere
+	// (other machines, a Kubernetes Job) dial this address, and each
+	// point takes the first ones to arrive. The listener stays open
+	// across points until Close.
+	Listen string
+	Spec   SpecRef
+	// Stderr receives the workers' stderr (nil: discarded).
+	Stderr io.Writer
+
+	mu sync.Mutex // serialises the workers' writes to Stderr
+	ln net.Listener
+}
+
+// Addr is the address remote workers dial, once the first point listened.
+func (l *Launcher) Addr() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ln == nil {
+		return ""
+	}
+	return l.ln.Addr().String()
+}
+
+// listener opens the Listen address once.
+func (l *Launcher) listener() (net.Listener, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ln == nil {
+		ln, err := net.Listen("tcp", l.Listen)
+		if err != nil {
+			return nil, fmt.Errorf("listening for workers on %s: %w", l.Listen, err)
+		}
+		l.ln = ln
+	}
+	return l.ln, nil
+}
+
+// Close stops listening for remote workers: those still waiting for a
+// point see the connection end and exit.
+func (l *Launcher) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ln == nil {
+		return nil
+	}
+	err := l.ln.Close()
+	l.ln = nil
+	return err
+}
+
+// lockedWriter lets several workers' stderr copies share one writer.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// Startup says how long a pool took to start, out of the timed window.
+type Startup struct {
+	Workers int
+	// Total is from the first spawn to the last worker's opened.
+	Total time.Duration
+	// Spawn is the slowest worker's time from spawn to hello (process
+	// start and runtime init); Open the slowest from assign to opened
+	// (spec, plan, store and clients).
+	Spawn, Open time.Duration
+}
+
+// Pool is the workers of one point.
+type Pool struct {
+	procs   []*proc
+	events  chan event
+	samp    measure.Sampling
+	streams int
+	rep     int
+	ln      net.Listener
+	Startup Startup
+}
+
+type proc struct {
+	index  int
+	assign Assign
+	cmd    *exec.Cmd
+	conn   *Conn
+	pid    int
+	exited chan struct{}
+	wait   error
+	dead   error // set once the worker is gone
+}
+
+type event struct {
+	w   *proc
+	m   Msg
+	err error // the connection ended
+}
+
+// Start spawns one worker per assignment, sends each its assignment and
+// waits until every worker has opened its clients. On error every worker
+// started is killed.
+func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err error) {
+	if len(l.Command) == 0 && l.Listen == "" {
+		return nil, errors.New("no worker command")
+	}
+	if len(assigns) == 0 {
+		return nil, errors.New("no worker to start")
+	}
+	p := &Pool{events: make(chan event, 64*len(assigns)), samp: assigns[0].Sampling.Measure()}
+	for _, a := range assigns {
+		for _, sh := range a.Streams {
+			p.streams = max(p.streams, sh.Stream+1)
+		}
+	}
+	defer func() {
+		if err != nil {
+			p.kill()
+		}
+	}()
+	if l.Listen != "" {
+		if err := p.startRemote(ctx, l, assigns); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	argv := l.Command
+	if l.TCP {
+		if p.ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return nil, fmt.Errorf("listening for workers: %w", err)
+		}
+		argv = append(append([]string(nil), argv...), "-connect", p.ln.Addr().String())
+	}
+	t0 := time.Now()
+	byPID := map[int]*proc{}
+	for i, a := range assigns {
+		a.Version, a.Worker, a.Spec = Version, i, l.Spec
+		w := &proc{index: i, assign: a, exited: make(chan struct{})}
+		w.cmd = exec.Command(argv[0], argv[1:]...)
+		if l.Stderr != nil {
+			w.cmd.Stderr = lockedWriter{mu: &l.mu, w: l.Stderr}
+		}
+		var conn *Conn
+		if !l.TCP {
+			stdin, err := w.cmd.StdinPipe()
+			if err != nil {
+				return nil, err
+			}
+			stdout, err := w.cmd.StdoutPipe()
+			if err != nil {
+				return nil, err
+			}
+			conn = NewConn(stdout, stdin, stdin)
+		}
+		if err := w.cmd.Start(); err != nil {
+			return nil, fmt.Errorf("starting worker %d: %w", i, err)
+		}
+		w.pid = w.cmd.Process.Pid
+		byPID[w.pid] = w
+		go func() { w.wait = w.cmd.Wait(); close(w.exited) }()
+		w.conn = conn
+		p.procs = append(p.procs, w)
+	}
+	if l.TCP {
+		if err := p.accept(ctx, byPID); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.open(ctx, t0); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// open sends each worker its assignment once it said hello and waits
+// until every worker opened its clients.
+func (p *Pool) open(ctx context.Context, t0 time.Time) error {
+	deadline := time.NewTimer(startTimeout)
+	defer deadline.Stop()
+	for _, w := range p.procs {
+		go p.read(w)
+	}
+	helloAt := map[*proc]time.Time{}
+	opened := 0
+	for opened < len(p.procs) {
+		select {
+		case ev := <-p.events:
+			if ev.err != nil {
+				return fmt.Errorf("while starting: %w", ev.err)
+			}
+			switch ev.m.Type {
+			case TypeHello:
+				if ev.m.Version != Version {
+					return fmt.Errorf("worker %d speaks protocol %d, the coordinator %d", ev.w.index, ev.m.Version, Version)
+				}
+				helloAt[ev.w] = time.Now()
+				p.Startup.Spawn = max(p.Startup.Spawn, time.Since(t0))
+				if err := ev.w.conn.Send(Msg{Type: TypeAssign, Assign: &ev.w.assign}); err != nil {
+					return fmt.Errorf("worker %d: %w", ev.w.index, err)
+				}
+			case TypeOpened:
+				opened++
+				p.Startup.Open = max(p.Startup.Open, time.Since(helloAt[ev.w]))
+			case TypeError:
+				return fmt.Errorf("worker %d: %s", ev.w.index, ev.m.Error)
+			default:
+				return fmt.Errorf("worker %d: unexpected %q while starting", ev.w.index, ev.m.Type)
+			}
+		case <-deadline.C:
+			return fmt.Errorf("workers not ready after %s", startTimeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	p.Startup.Workers, p.Startup.Total = len(p.procs), time.Since(t0)
+	return nil
+}
+
+// startRemote takes the first len(assigns) workers that dial the
+// listener; their hello is the first event read.
+func (p *Pool) startRemote(ctx context.Context, l *Launcher, assigns []Assign) error {
+	ln, err := l.listener()
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	got := make(chan error, 1)
+	go func() {
+		for i, a := range assigns {
+			nc, err := ln.Accept()
+			if err != nil {
+				got <- fmt.Errorf("accepting worker %d: %w", i, err)
+				return
+			}
+			c := NewConn(nc, nc, nc)
+			_ = nc.SetReadDeadline(time.Now().Add(startTimeout))
+			m, err := c.Recv()
+			_ = nc.SetReadDeadline(time.Time{})
+			if err != nil || m.Type != TypeHello {
+				nc.Close()
+				got <- fmt.Errorf("worker %d from %s: no hello: %v", i, nc.RemoteAddr(), err)
+				return
+			}
+			a.Version, a.Worker, a.Spec = Version, i, l.Spec
+			w := &proc{index: i, assign: a, conn: c, pid: m.PID, exited: make(chan struct{})}
+			p.procs = append(p.procs, w)
+			p.events <- event{w: w, m: m}
+		}
+		got <- nil
+	}()
+	select {
+	case err := <-got:
+		if err != nil {
+			return err
+		}
+	case <-ctx.Done():
+		l.Close() // unblocks Accept; the run is over
+		<-got
+		return ctx.Err()
+	}
+	return p.open(ctx, t0)
+}
+
+// accept takes one TCP connection per worker and matches it to its
+// process by the pid of its hello, which is handed to read as the first
+// event.
+func (p *Pool) accept(ctx context.Context, byPID map[int]*proc) error {
+	type conn struct {
+		c   *Conn
+		m   Msg
+		err error
+	}
+	got := make(chan conn, len(p.procs))
+	go func() {
+		for range p.procs {
+			nc, err := p.ln.Accept()
+			if err != nil {
+				got <- conn{err: err}
+				return
+			}
+			c := NewConn(nc, nc, nc)
+			go func() {
+				_ = nc.SetReadDeadline(time.Now().Add(startTimeout))
+				m, err := c.Recv()
+				_ = nc.SetReadDeadline(time.Time{})
+				got <- conn{c: c, m: m, err: err}
+			}()
+		}
+	}()
+	timeout := time.NewTimer(startTimeout)
+	defer timeout.Stop()
+	for range p.procs {
+		select {
+		case c := <-got:
+			if c.err != nil {
+				return fmt.Errorf("accepting a worker: %w", c.err)
+			}
+			w := byPID[c.m.PID]
+			if c.m.Type != TypeHello || w == nil || w.conn != nil {
+				c.c.Close()
+				return fmt.Errorf("a connection that is not one of this point's workers (%s from pid %d)", c.m.Type, c.m.PID)
+			}
+			w.conn = c.c
+			p.events <- event{w: w, m: c.m}
+		case <-timeout.C:
+			return fmt.Errorf("workers did not connect within %s", startTimeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// read forwards a worker's messages to the pool's events; when the
+// connection ends it reports why, with the process's exit status.
+func (p *Pool) read(w *proc) {
+	for {
+		m, err := w.conn.Recv()
+		if err != nil {
+			p.events <- event{w: w, err: w.death(err)}
+			return
+		}
+		p.events <- event{w: w, m: m}
+	}
+}
+
+// death describes a worker whose connection ended.
+func (w *proc) death(err error) error {
+	if w.cmd == nil {
+		return fmt.Errorf("worker %d (remote pid %d): connection lost: %v", w.index, w.pid, err)
+	}
+	select {
+	case <-w.exited:
+	case <-time.After(2 * time.Second):
+	}
+	status := "still running"
+	select {
+	case <-w.exited:
+		status = "exited"
+		if w.wait != nil {
+			status = w.wait.Error()
+		}
+	default:
+	}
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("worker %d (pid %d) went away: %s", w.index, w.pid, status)
+	}
+	return fmt.Errorf("worker %d (pid %d): %v (%s)", w.index, w.pid, err, status)
+}
+
+// PIDs lists the workers' process ids.
+func (p *Pool) PIDs() []int {
+	out := make([]int, len(p.procs))
+	for i, w := range p.procs {
+		out[i] = w.pid
+	}
+	return out
+}
+
+func (p *Pool) alive() []*proc {
+	var out []*proc
+	for _, w := range p.procs {
+		if w.dead == nil {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func (p *Pool) sendAll(m Msg) {
+	for _, w := range p.alive() {
+		if err := w.conn.Send(m); err != nil && w.dead == nil {
+			w.dead = fmt.Errorf("worker %d (pid %d): %w", w.index, w.pid, err)
+		}
+	}
+}
+
+// Rep measures one repetition: every worker warms up, the coordinator
+// opens the barrier when all are ready, stops them together when the
+// sampling says so, and merges their histograms per stream. A worker
+// that dies after the barrier leaves its streams' rows with one error
+// carrying why, next to the other workers' measurements; the error is
+// also returned, and the pool is done.
+func (p *Pool) Rep(ctx context.Context) ([]measure.Result, error) {
+	for _, w := range p.procs {
+		if w.dead != nil {
+			return nil, w.dead
+		}
+	}
+	p.rep++
+	p.sendAll(Msg{Type: TypeRep, Rep: p.rep})
+	ready := 0
+	for ready < len(p.procs) {
+		select {
+		case ev := <-p.events:
+			if err := p.failed(ev); err != nil {
+				// Nobody measured: the rows carry the lost worker's error.
+				out, _ := p.merge(0, nil)
+				return out, fmt.Errorf("before the barrier: %w", err)
+			}
+			if ev.m.Type == TypeReady && ev.m.Rep == p.rep {
+				ready++
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	p.sendAll(Msg{Type: TypeStart})
+	t0 := time.Now()
+	calls := make([][]int64, len(p.procs))
+	var lost []error
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	results := map[*proc]Msg{}
+measuring:
+	for {
+		select {
+		case ev := <-p.events:
+			if err := p.failed(ev); err != nil {
+				lost = append(lost, err)
+				break measuring
+			}
+			switch ev.m.Type {
+			case TypeProgress:
+				calls[ev.w.index] = ev.m.Calls
+			case TypeResult:
+				// A worker that stopped by itself (its ctx ended).
+				results[ev.w] = ev.m
+				break measuring
+			}
+		case <-tick.C:
+			if p.done(time.Since(t0), calls) {
+				break measuring
+			}
+		case <-ctx.Done():
+			break measuring
+		}
+	}
+	elapsed := time.Since(t0)
+	p.sendAll(Msg{Type: TypeStop})
+	grace := time.NewTimer(2*max(p.samp.Probe, 5*time.Second) + 5*time.Second)
+	defer grace.Stop()
+	for len(results) < len(p.alive()) {
+		select {
+		case ev := <-p.events:
+			if err := p.failed(ev); err != nil {
+				lost = append(lost, err)
+				continue
+			}
+			if ev.m.Type == TypeResult {
+				results[ev.w] = ev.m
+			}
+		case <-grace.C:
+			for _, w := range p.alive() {
+				if _, ok := results[w]; !ok {
+					w.dead = fmt.Errorf("worker %d (pid %d) sent no result after the stop", w.index, w.pid)
+					lost = append(lost, w.dead)
+				}
+			}
+		}
+	}
+	out, err := p.merge(elapsed, results)
+	if err != nil {
+		lost = append(lost, err)
+	}
+	if ctx.Err() != nil {
+		lost = append(lost, fmt.Errorf("point interrupted: %w", context.Cause(ctx)))
+	}
+	return out, errors.Join(lost...)
+}
+
+// failed marks a worker dead on a closed connection or an error message.
+func (p *Pool) failed(ev event) error {
+	switch {
+	case ev.err != nil:
+		if ev.w.dead == nil {
+			ev.w.dead = ev.err
+		}
+		return ev.w.dead
+	case ev.m.Type == TypeError:
+		ev.w.dead = fmt.Errorf("worker %d (pid %d): %s", ev.w.index, ev.w.pid, ev.m.Error)
+		return ev.w.dead
+	}
+	return nil
+}
+
+// done applies the sampling's stop conditions to the whole point: the
+// first stream's calls are summed over the workers.
+func (p *Pool) done(el time.Duration, calls [][]int64) bool {
+	if el >= p.samp.MaxDuration {
+		return true
+	}
+	if el < p.samp.MinDuration {
+		return false
+	}
+	var first int64
+	for i, w := range p.procs {
+		for j, sh := range w.assign.Streams {
+			if sh.Stream == 0 && j < len(calls[i]) {
+				first += calls[i][j]
+			}
+		}
+	}
+	return first >= int64(p.samp.MinSamples)
+}
+
+// merge combines the workers' results per stream; a dead worker's share
+// of a stream is one error with the reason.
+func (p *Pool) merge(elapsed time.Duration, results map[*proc]Msg) ([]measure.Result, error) {
+	parts := make([][]measure.Result, p.streams)
+	ops := make([]string, p.streams)
+	var errs []error
+	for _, w := range p.procs {
+		m, ok := results[w]
+		for j, sh := range w.assign.Streams {
+			ops[sh.Stream] = sh.Op
+			switch {
+			case (!ok || j >= len(m.Streams)) && w.dead != nil:
+				parts[sh.Stream] = append(parts[sh.Stream], measure.Result{Op: sh.Op, Clients: sh.Clients(), Errors: 1, FirstError: w.dead.Error()})
+				continue
+			case !ok || j >= len(m.Streams):
+				// Alive but unmeasured: another worker was lost first.
+				parts[sh.Stream] = append(parts[sh.Stream], measure.Result{Op: sh.Op, Clients: sh.Clients()})
+				continue
+			}
+			r, err := m.Streams[j].Decode()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("worker %d: %w", w.index, err))
+				r = measure.Result{Op: sh.Op, Clients: sh.Clients(), Errors: 1, FirstError: err.Error()}
+			}
+			parts[sh.Stream] = append(parts[sh.Stream], r)
+		}
+		if ok && m.Error != "" {
+			errs = append(errs, fmt.Errorf("worker %d: %s", w.index, m.Error))
+		}
+	}
+	out := make([]measure.Result, p.streams)
+	for i := range out {
+		out[i] = measure.Combine(ops[i], elapsed, parts[i])
+	}
+	return out, errors.Join(errs...)
+}
+
+// Close sends bye and waits for the workers to exit, killing those that
+// do not within byeTimeout.
+func (p *Pool) Close() error {
+	p.sendAll(Msg{Type: TypeBye})
+	timeout := time.After(byeTimeout)
+	var errs []error
+	for _, w := range p.procs {
+		if w.cmd == nil {
+			w.conn.Close() // a remote worker dials again for the next point
+			continue
+		}
+		select {
+		case <-w.exited:
+			if w.wait != nil && w.dead == nil {
+				errs = append(errs, fmt.Errorf("worker %d (pid %d): %w", w.index, w.pid, w.wait))
+			}
+		case <-timeout:
+			_ = w.cmd.Process.Kill()
+			<-w.exited
+			errs = append(errs, fmt.Errorf("worker %d (pid %d) did not exit after bye: killed", w.index, w.pid))
+		}
+		if w.conn != nil {
+			w.conn.Close()
+		}
+	}
+	if p.ln != nil {
+		p.ln.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// kill ends every worker at once (a failed start).
+func (p *Pool) kill() {
+	var wg sync.WaitGroup
+	for _, w := range p.procs {
+		if w.cmd != nil && w.cmd.Process != nil {
+			_ = w.cmd.Process.Kill()
+			wg.Add(1)
+			go func() { defer wg.Done(); <-w.exited }()
+		}
+		if w.conn != nil {
+			w.conn.Close()
+		}
+	}
+	wg.Wait()
+	if p.ln != nil {
+		p.ln.Close()
+	}
+}

@@ -1,0 +1,264 @@
+// Package worker runs the clients of one benchmark point in other
+// processes, on this machine or on others, and brings their measurements
+// back losslessly. A coordinator (the run) hands each worker an
+// assignment: the spec to rebuild the same plan from, the cell, the point
+// and the worker's shard of the point's clients. The worker opens its
+// clients, warms them up, waits at the barrier the coordinator opens,
+// measures until the coordinator stops it, and returns one HDR histogram
+// per stream with its counts and first error. The coordinator merges the
+// histograms exactly.
+//
+// The protocol is newline-delimited JSON over the worker's stdin and
+// stdout or over a TCP connection the worker opens to the coordinator;
+// docs/worker-protocol.md is its reference.
+package worker
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mentat-spec/mentat-spec/engine/measure"
+)
+
+// Version is the protocol version. A worker refuses an assignment of
+// another version, so coordinator and workers of different builds never
+// measure together.
+const Version = 1
+
+// Message types, in the order a point uses them. "w>" are sent by the
+// worker, "c>" by the coordinator.
+const (
+	TypeHello    = "hello"    // w> version and pid, first line
+	TypeAssign   = "assign"   // c> what to run
+	TypeOpened   = "opened"   // w> clients open and statements prepared
+	TypeRep      = "rep"      // c> warm up for the next repetition
+	TypeReady    = "ready"    // w> warmed up, waiting at the barrier
+	TypeStart    = "start"    // c> the barrier opens: measure
+	TypeProgress = "progress" // w> calls so far per stream
+	TypeStop     = "stop"     // c> stop measuring
+	TypeResult   = "result"   // w> one repetition's histograms and counts
+	TypeBye      = "bye"      // c> close the clients and exit
+	TypeError    = "error"    // w> the worker cannot go on
+)
+
+// Msg is one line of the protocol. Only the fields of its type are set.
+type Msg struct {
+	Type    string         `json:"type"`
+	Version int            `json:"version,omitempty"` // hello
+	PID     int            `json:"pid,omitempty"`     // hello
+	Host    string         `json:"host,omitempty"`    // hello
+	Assign  *Assign        `json:"assign,omitempty"`  // assign
+	Rep     int            `json:"rep,omitempty"`     // rep, ready, result
+	OpenNs  int64          `json:"open_ns,omitempty"` // opened: from the assignment to open clients
+	Calls   []int64        `json:"calls,omitempty"`   // progress
+	Streams []StreamResult `json:"streams,omitempty"` // result
+	Error   string         `json:"error,omitempty"`   // error, result
+}
+
+// Assign is what one worker runs.
+type Assign struct {
+	Version int `json:"version"`
+	// Worker is this worker's index among the point's workers.
+	Worker int     `json:"worker"`
+	Spec   SpecRef `json:"spec"`
+	// The cell and point, by name and index: the worker rebuilds the plan
+	// and checks that its point describes itself as Describe.
+	Scale    string `json:"scale"`
+	Backend  string `json:"backend"`
+	Scenario string `json:"scenario"`
+	Point    int    `json:"point"`
+	Describe string `json:"describe"`
+	// ReadOnly asks the worker to open the store read-only (the point
+	// does not write and the database allows one writing process).
+	ReadOnly bool     `json:"read_only,omitempty"`
+	Sampling Sampling `json:"sampling"`
+	Streams  []Shard  `json:"streams"`
+}
+
+// Sampling is measure.Sampling on the wire, durations in ns.
+type Sampling struct {
+	Warmup     int   `json:"warmup"`
+	MinNs      int64 `json:"min_ns"`
+	MinSamples int   `json:"min_samples"`
+	MaxNs      int64 `json:"max_ns"`
+	Reps       int   `json:"reps"`
+	ProbeNs    int64 `json:"probe_ns"`
+}
+
+// WireSampling is s on the wire.
+func WireSampling(s measure.Sampling) Sampling {
+	return Sampling{Warmup: s.Warmup, MinNs: int64(s.MinDuration), MinSamples: s.MinSamples,
+		MaxNs: int64(s.MaxDuration), Reps: s.Reps, ProbeNs: int64(s.Probe)}
+}
+
+// Measure is the sampling as measure takes it.
+func (s Sampling) Measure() measure.Sampling {
+	return measure.Sampling{Warmup: s.Warmup, MinDuration: time.Duration(s.MinNs), MinSamples: s.MinSamples,
+		MaxDuration: time.Duration(s.MaxNs), Reps: s.Reps, Probe: time.Duration(s.ProbeNs)}
+}
+
+// SpecRef is how a worker loads the same spec as its coordinator.
+type SpecRef struct {
+	Paths   []string `json:"paths"`
+	Vars    []Var    `json:"vars,omitempty"`
+	DataDir string   `json:"data_dir,omitempty"`
+}
+
+// Var is one -var or -var-file of the coordinator's command line, in
+// order.
+type Var struct {
+	Name  string `json:"name,omitempty"`
+	Value string `json:"value,omitempty"`
+	File  string `json:"file,omitempty"`
+}
+
+// Shard is a worker's part of one stream: clients From..To-1 of the
+// stream, each with the parameters client i would have in one process.
+type Shard struct {
+	// Stream is the stream's index in the point.
+	Stream int      `json:"stream"`
+	Op     string   `json:"op"`
+	Mix    []string `json:"mix"`
+	Seed   uint64   `json:"seed"`
+	From   int      `json:"from"`
+	To     int      `json:"to"`
+}
+
+// Clients is the shard's client count.
+func (s Shard) Clients() int { return s.To - s.From }
+
+// StreamResult is one stream of one repetition as a worker measured it.
+type StreamResult struct {
+	Op         string `json:"op"`
+	Clients    int    `json:"clients"`
+	Count      int64  `json:"count"`
+	Errors     int64  `json:"errors"`
+	Timeouts   int64  `json:"timeouts"`
+	MaxNs      int64  `json:"max_ns"`
+	FirstError string `json:"first_error,omitempty"`
+	// Hist is the HdrHistogram compressed encoding (V2, base64 in JSON) of
+	// the successful calls' latencies in ns.
+	Hist []byte `json:"hist"`
+}
+
+// Encode turns a measured stream into its wire form.
+func Encode(r measure.Result) (StreamResult, error) {
+	h := r.Hist
+	if h == nil {
+		h = measure.NewHistogram()
+	}
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return StreamResult{}, fmt.Errorf("encoding the %s histogram: %w", r.Op, err)
+	}
+	return StreamResult{Op: r.Op, Clients: r.Clients, Count: r.Count, Errors: r.Errors, Timeouts: r.Timeouts,
+		MaxNs: int64(r.Max), FirstError: r.FirstError, Hist: b}, nil
+}
+
+// Decode turns a stream's wire form back into a result whose histogram
+// is the worker's, value for value.
+func (s StreamResult) Decode() (measure.Result, error) {
+	h, err := hdrhistogram.Decode(s.Hist)
+	if err != nil {
+		return measure.Result{}, fmt.Errorf("decoding the %s histogram: %w", s.Op, err)
+	}
+	if h.TotalCount() != s.Count {
+		return measure.Result{}, fmt.Errorf("the %s histogram holds %d values, the count says %d", s.Op, h.TotalCount(), s.Count)
+	}
+	return measure.Result{Op: s.Op, Clients: s.Clients, Count: s.Count, Errors: s.Errors, Timeouts: s.Timeouts,
+		Max: time.Duration(s.MaxNs), FirstError: s.FirstError, Hist: h}, nil
+}
+
+// Conn is one end of the protocol: JSON lines, sends safe for concurrent
+// use, receives from one goroutine.
+type Conn struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	enc *json.Encoder
+	dec *json.Decoder
+	c   io.Closer
+}
+
+// NewConn speaks the protocol over r and w; closer (may be nil) is closed
+// by Close.
+func NewConn(r io.Reader, w io.Writer, closer io.Closer) *Conn {
+	bw := bufio.NewWriter(w)
+	return &Conn{w: bw, enc: json.NewEncoder(bw), dec: json.NewDecoder(bufio.NewReader(r)), c: closer}
+}
+
+// Send writes one message and flushes it.
+func (c *Conn) Send(m Msg) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.enc.Encode(m); err != nil {
+		return fmt.Errorf("sending %s: %w", m.Type, err)
+	}
+	if err := c.w.Flush(); err != nil {
+		return fmt.Errorf("sending %s: %w", m.Type, err)
+	}
+	return nil
+}
+
+// Recv reads the next message; io.EOF when the other end closed.
+func (c *Conn) Recv() (Msg, error) {
+	var m Msg
+	if err := c.dec.Decode(&m); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return m, io.EOF
+		}
+		return m, fmt.Errorf("reading a message: %w", err)
+	}
+	if m.Type == "" {
+		return m, errors.New("reading a message: no type")
+	}
+	return m, nil
+}
+
+// Close closes the underlying connection, if any.
+func (c *Conn) Close() error {
+	if c.c == nil {
+		return nil
+	}
+	return c.c.Close()
+}
+
+// inbox reads a Conn from one goroutine into a channel, closed when the
+// other end goes away; err then says why.
+type inbox struct {
+	ch  chan Msg
+	err error
+}
+
+func newInbox(c *Conn) *inbox {
+	in := &inbox{ch: make(chan Msg, 16)}
+	go func() {
+		defer close(in.ch)
+		for {
+			m, err := c.Recv()
+			if err != nil {
+				in.err = err
+				return
+			}
+			in.ch <- m
+		}
+	}()
+	return in
+}
+
+// Dial connects a worker to its coordinator over TCP.
+func Dial(ctx context.Context, addr string) (*Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the coordinator: %w", err)
+	}
+	return NewConn(nc, nc, nc), nil
+}

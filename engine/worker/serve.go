@@ -1,0 +1,210 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/measure"
+)
+
+// progressEvery is how often a measuring worker reports its calls once
+// min_s is near: the coordinator's stop is at most this late for min_n.
+// Before that the coordinator has nothing to decide, and a worker sends
+// nothing, so that 32 workers on two cores do not spend their time on
+// messages.
+const (
+	progressEvery = 10 * time.Millisecond
+	progressLead  = 50 * time.Millisecond
+)
+
+// Cell is what a worker's clients run against: the store of one cell,
+// which the coordinator loaded.
+type Cell interface {
+	OpenClient(ctx context.Context, mix []string, index int, seed uint64) (kind.Client, error)
+	Close()
+}
+
+// Opener opens the cell an assignment names: it loads the spec, rebuilds
+// the plan, checks the point and opens the store without loading it.
+type Opener func(ctx context.Context, a *Assign) (Cell, error)
+
+// ErrNotAssigned is returned by Serve when the connection ended before an
+// assignment came: a worker waiting for a point when the run ended.
+var ErrNotAssigned = errors.New("no assignment")
+
+// Serve is the worker's side of the protocol on c: hello, then one
+// assignment, its repetitions, and bye. It returns nil after bye; an
+// error (also sent to the coordinator when the connection still works)
+// otherwise.
+func Serve(ctx context.Context, c *Conn, open Opener) (err error) {
+	defer func() {
+		if err != nil {
+			_ = c.Send(Msg{Type: TypeError, Error: err.Error()})
+		}
+	}()
+	host, _ := os.Hostname()
+	if err := c.Send(Msg{Type: TypeHello, Version: Version, PID: os.Getpid(), Host: host}); err != nil {
+		return err
+	}
+	in := newInbox(c)
+	m, err := in.next(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNotAssigned, err)
+	}
+	if m.Type != TypeAssign || m.Assign == nil {
+		return fmt.Errorf("expected an assignment, got %q", m.Type)
+	}
+	a := m.Assign
+	if a.Version != Version {
+		return fmt.Errorf("protocol version %d, this worker speaks %d", a.Version, Version)
+	}
+	t0 := time.Now()
+	cell, err := open(ctx, a)
+	if err != nil {
+		return err
+	}
+	defer cell.Close()
+	var clients []kind.Client
+	defer func() {
+		for _, cl := range clients {
+			cl.Close()
+		}
+	}()
+	var streams []measure.Stream
+	for _, sh := range a.Streams {
+		if sh.Clients() < 1 {
+			return fmt.Errorf("stream %s: shard [%d,%d) has no client", sh.Op, sh.From, sh.To)
+		}
+		st := measure.Stream{Op: sh.Op}
+		for i := sh.From; i < sh.To; i++ {
+			cl, err := cell.OpenClient(ctx, sh.Mix, i, sh.Seed)
+			if err != nil {
+				return err
+			}
+			clients = append(clients, cl)
+			st.Calls = append(st.Calls, cl.Call)
+		}
+		streams = append(streams, st)
+	}
+	if err := c.Send(Msg{Type: TypeOpened, OpenNs: int64(time.Since(t0))}); err != nil {
+		return err
+	}
+	for {
+		m, err := in.next(ctx)
+		if err != nil {
+			return err
+		}
+		switch m.Type {
+		case TypeBye:
+			return nil
+		case TypeRep:
+			if err := rep(ctx, c, in, a.Sampling.Measure(), streams, m.Rep); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("unexpected %q between repetitions", m.Type)
+		}
+	}
+}
+
+// next waits for the coordinator's next message.
+func (in *inbox) next(ctx context.Context) (Msg, error) {
+	select {
+	case m, ok := <-in.ch:
+		if !ok {
+			return Msg{}, in.lost()
+		}
+		return m, nil
+	case <-ctx.Done():
+		return Msg{}, ctx.Err()
+	}
+}
+
+func (in *inbox) lost() error {
+	if in.err == nil || errors.Is(in.err, io.EOF) {
+		return errors.New("the coordinator closed the connection")
+	}
+	return fmt.Errorf("the coordinator's connection: %w", in.err)
+}
+
+// rep measures one repetition behind the coordinator's barrier.
+func rep(ctx context.Context, c *Conn, in *inbox, s measure.Sampling, streams []measure.Stream, n int) error {
+	g := &gate{c: c, in: in, rep: n, quiet: s.MinDuration - progressLead}
+	res, runErr := measure.RunPointGated(ctx, s, streams, g)
+	if g.err != nil {
+		return g.err
+	}
+	if runErr != nil && res == nil {
+		return runErr
+	}
+	out := Msg{Type: TypeResult, Rep: n}
+	if runErr != nil {
+		// A panicking client: its calls are counted, the rest is reported.
+		out.Error = runErr.Error()
+	}
+	for _, r := range res {
+		sr, err := Encode(r)
+		if err != nil {
+			return err
+		}
+		out.Streams = append(out.Streams, sr)
+	}
+	return c.Send(out)
+}
+
+// gate is measure.Gate over the protocol: ready, then wait for start;
+// progress every progressEvery until stop.
+type gate struct {
+	c     *Conn
+	in    *inbox
+	rep   int
+	quiet time.Duration // no progress this long after the start
+	start time.Time
+	last  time.Time
+	err   error // the coordinator went away or broke the protocol
+}
+
+func (g *gate) Start(ctx context.Context) error {
+	if err := g.c.Send(Msg{Type: TypeReady, Rep: g.rep}); err != nil {
+		g.err = err
+		return err
+	}
+	m, err := g.in.next(ctx)
+	if err == nil && m.Type != TypeStart {
+		err = fmt.Errorf("expected start, got %q", m.Type)
+	}
+	if err != nil {
+		g.err = err
+		return err
+	}
+	g.start = time.Now()
+	g.last = g.start
+	return nil
+}
+
+func (g *gate) Tick(calls []int64) bool {
+	select {
+	case m, ok := <-g.in.ch:
+		switch {
+		case !ok:
+			g.err = g.in.lost()
+		case m.Type != TypeStop:
+			g.err = fmt.Errorf("expected stop, got %q", m.Type)
+		}
+		return true
+	default:
+	}
+	if now := time.Now(); now.Sub(g.last) >= progressEvery && now.Sub(g.start) >= g.quiet {
+		g.last = now
+		if err := g.c.Send(Msg{Type: TypeProgress, Calls: calls}); err != nil {
+			g.err = err
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,50 @@
+package worker
+
+// Stream is one stream of a point as the coordinator sees it.
+type Stream struct {
+	Op      string
+	Mix     []string
+	Seed    uint64
+	Clients int
+}
+
+// Split hands the clients of streams to n workers in contiguous blocks
+// of equal size (the first ones one client larger when it does not
+// divide), as pgbench -j splits its clients over threads. Client i of a
+// stream keeps index i, so its parameters are the ones it has in one
+// process. n is capped at the client count; each worker's shards carry
+// their stream's index in Stream.
+func Split(streams []Stream, n int) [][]Shard {
+	total := 0
+	for _, st := range streams {
+		total += st.Clients
+	}
+	n = min(n, total)
+	if n < 1 {
+		return nil
+	}
+	out := make([][]Shard, n)
+	w, left := 0, blockSize(total, n, 0)
+	for si, st := range streams {
+		i := 0
+		for i < st.Clients {
+			take := min(left, st.Clients-i)
+			out[w] = append(out[w], Shard{Stream: si, Op: st.Op, Mix: st.Mix, Seed: st.Seed, From: i, To: i + take})
+			i += take
+			left -= take
+			if left == 0 && w+1 < n {
+				w++
+				left = blockSize(total, n, w)
+			}
+		}
+	}
+	return out
+}
+
+func blockSize(total, n, w int) int {
+	s := total / n
+	if w < total%n {
+		s++
+	}
+	return s
+}
