@@ -9,13 +9,14 @@
 #   make bench     the Go benchmarks (figures go to BENCHMARKS.md)
 #   make spec-review  fmt -check, validate and plan -diff of the specs
 #                  against BASE (default HEAD~1), as a pull request runs it
+#   make fuzz      the fuzz targets, FUZZTIME (2m) each; make test runs them 5 s each
 
 GO       ?= go
 BIN      := bin/mentat-spec
 PKGS     := ./...
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build install test unit bench vet fmt-check browser quickstart pg-up pg-down clean bench-native spec-review
+.PHONY: all build install test unit bench vet fmt-check browser quickstart pg-up pg-down clean bench-native spec-review fuzz fuzz-short
 
 all: build
 
@@ -41,11 +42,27 @@ unit:
 browser:
 	@scripts/browser.sh
 
-test: vet fmt-check browser
+test: vet fmt-check browser fuzz-short
 	scripts/with-pg.sh $(MAKE) --no-print-directory unit
 	@if git rev-parse --verify --quiet 'HEAD~1^{commit}' >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory spec-review BASE=HEAD~1; \
 	else echo "spec-review: this clone has no previous commit to compare with: skipped"; fi
+
+# The fuzz targets (spec loader in HCL and JSON, dataset compiler, SQL
+# statement splitter), seeded from examples/ and specs/: briefly in make
+# test, longer with make fuzz (FUZZTIME per target).
+FUZZ_TARGETS := ./engine/config:FuzzLoadHCL ./engine/config:FuzzLoadJSON ./engine/config:FuzzDatasetCompile ./engine/sqltext:FuzzStatements
+FUZZTIME ?= 2m
+
+fuzz-short:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=5s
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
 
 bench:
 	scripts/with-pg.sh $(GO) test -run '^$$' -bench . -benchmem -timeout 30m $(PKGS)

@@ -116,6 +116,21 @@ type Loader interface {
 	Close() error
 }
 
+// ErrConnLost is wrapped by the errors of calls that found the connection
+// to the database gone (a server stopped or restarted). The engine counts
+// it once per client and ends the point, instead of one error per call.
+var ErrConnLost = errors.New("connection to the database lost")
+
+// SettingsApplier is implemented by backends that hold back, on a store
+// they did not create, the settings that would write to it (SQLite's
+// journal_mode rewrites the file header): Open and Sessions opened before
+// ApplySettings only read. The engine calls it once it has established the
+// store is its own (or is to be used as it is), then reopens its sessions,
+// so refusing a foreign store leaves it byte-identical.
+type SettingsApplier interface {
+	ApplySettings(ctx context.Context) error
+}
+
 // Sizer reports the store's size on disk in bytes.
 type Sizer interface {
 	Size(ctx context.Context) (int64, error)

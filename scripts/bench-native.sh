@@ -10,10 +10,11 @@
 #      loads with go-sqlite3 prepared-insert loops and DuckDB's COPY FROM of
 #      the same CSV files (there is no DuckDB CLI), and times
 #      `apply -phase load` on SQLite and DuckDB too;
-#   4. runs pgbench (-M simple and -M prepared, -c 1 and -c 2) and the
-#      engine's point_lookup (q1, 1 and 2 clients; extended protocol and the
-#      driver's default io as the quickstart, simple protocol, and extended
-#      with io=poller) in turns against the engine-loaded PostgreSQL database;
+#   4. runs pgbench (-M simple and -M prepared, -c 1, 2 and 8, -j = -c) and
+#      the engine's point_lookup (q1 at 1, 2 and 8 clients; extended
+#      protocol and the driver's default io as the quickstart, simple
+#      protocol, and extended with io=auto) in turns against the
+#      engine-loaded PostgreSQL database, each run timed for its CPU;
 #   5. prints a table of medians over the rounds.
 #
 # Environment (defaults in brackets):
@@ -169,30 +170,49 @@ users=$(psql -X -At -d "$url" -c "SELECT count(*) FROM cur_text WHERE a = (SELEC
 	sed "s/:email/('user' || :uid || '@example.com')/" specs/mentat/sql/q1.sql
 	echo ";"
 } >"$tmp/q1.pgbench"
-pgbench_run() { # MODE CLIENTS: tps
-	"$pgbench" -n -M "$1" -c "$2" -j "$2" -T "$secs" -f "$tmp/q1.pgbench" "$url" 2>/dev/null |
-		awk '/^tps = / {print $3; exit}'
+# The client's CPU per query (user + system, from /usr/bin/time): for
+# pgbench over the transactions it reports; for the engine, whose process
+# also starts up, opens and prepares, the difference between a run of
+# BENCH_SECONDS and one of 1 s over the difference of their calls (warm-up
+# included), which leaves that fixed cost out.
+timed() { /usr/bin/time -f '%U %S' -o "$tmp/time" "$@"; }
+cpu_s() { awk '{print $1 + $2}' "$tmp/time"; }
+pgbench_run() { # MODE CLIENTS: "tps cpu-µs/query"
+	timed "$pgbench" -n -M "$1" -c "$2" -j "$2" -T "$secs" -f "$tmp/q1.pgbench" "$url" >"$tmp/pgbench.out" 2>/dev/null ||
+		die "pgbench -M $1 -c $2 failed"
+	awk -v cpu="$(cpu_s)" '/^number of transactions actually processed: / {n = $6} /^tps = / {tps = $3}
+		END {if (n > 0) printf "%s %.1f\n", tps, cpu * 1e6 / n}' "$tmp/pgbench.out"
 }
-engine_run() { # PROTOCOL IO OUTDIR: "clients ops/s" lines
-	$bin apply "$spec" -var "scales=[\"$scale\"]" -var 'backends=["postgres"]' -var "pg_database=$engine_var" \
-		-var "protocol=$1" -var "io=$2" -var "min_s=$secs" -var "data_dir=$tmp/data" -phase bench -q -o "$3" >&2 ||
-		die "apply -phase bench ($1, io=$2) failed (see $3)"
-	awk -F, 'NR > 1 && $1 == "point_lookup" && $6 == "read" {print $5, $12}' "$3/timings.csv"
+engine_run() { # PROTOCOL IO CLIENTS SECONDS OUTDIR: "ops/s cpu-s calls"
+	timed $bin apply "$spec" -var "scales=[\"$scale\"]" -var 'backends=["postgres"]' -var "pg_database=$engine_var" \
+		-var "protocol=$1" -var "io=$2" -var "clients=[$3]" -var "min_s=$4" -var "data_dir=$tmp/data" \
+		-phase bench -q -o "$5" >&2 || die "apply -phase bench ($1, io=$2, $3 clients) failed (see $5)"
+	awk -F, -v cpu="$(cpu_s)" -v warm="$((100 * $3))" 'NR > 1 && $1 == "point_lookup" && $6 == "read" {
+		print $12, cpu, $7 + warm}' "$5/timings.csv"
 }
-variants="pgbench-prepared pgbench-simple engine-extended engine-simple engine-poller"
-for c in 1 2; do for v in $variants; do : >"$tmp/$v-$c"; done; done
+[[ -x /usr/bin/time ]] || die "/usr/bin/time not found (the time package)"
+clients="1 2 8"
+variants="pgbench-prepared pgbench-simple engine-extended engine-simple engine-auto"
+for c in $clients; do for v in $variants; do : >"$tmp/$v-$c" && : >"$tmp/$v-cpu-$c"; done; done
 for ((r = 1; r <= rounds; r++)); do
 	log "q1 on PostgreSQL, round $r of $rounds (${secs}s per run)"
-	for mode in prepared simple poller; do
+	for mode in prepared simple auto; do
 		case $mode in
-		prepared) proto=extended io=auto name=extended ;;
-		simple) proto=simple io=auto name=simple ;;
-		poller) proto=extended io=poller name=poller ;;
+		prepared) proto=extended io=raw name=extended ;;
+		simple) proto=simple io=raw name=simple ;;
+		auto) proto=extended io=auto name=auto ;;
 		esac
-		if [[ $mode != poller ]]; then
-			for c in 1 2; do pgbench_run "$mode" "$c" >>"$tmp/pgbench-$mode-$c"; done
-		fi
-		engine_run "$proto" "$io" "$tmp/results/q1-$name-$r" | while read -r c ops; do echo "$ops" >>"$tmp/engine-$name-$c"; done
+		for c in $clients; do
+			if [[ $mode != auto ]]; then
+				read -r ops cpu < <(pgbench_run "$mode" "$c")
+				echo "$ops" >>"$tmp/pgbench-$mode-$c" && echo "$cpu" >>"$tmp/pgbench-$mode-cpu-$c"
+			fi
+			read -r ops cpu calls < <(engine_run "$proto" "$io" "$c" "$secs" "$tmp/results/q1-$name-$c-$r")
+			read -r _ cpu1 calls1 < <(engine_run "$proto" "$io" "$c" 1 "$tmp/results/q1-$name-$c-$r-short")
+			echo "$ops" >>"$tmp/engine-$name-$c"
+			awk -v a="$cpu" -v b="$cpu1" -v n="$calls" -v m="$calls1" \
+				'BEGIN {if (n > m) printf "%.1f\n", (a - b) * 1e6 / (n - m); else print "-"}' >>"$tmp/engine-$name-cpu-$c"
+		done
 	done
 done
 
@@ -218,19 +238,23 @@ time as loads.csv reports it; "Go bench": BenchmarkLoadSQLite/DuckDB, variants i
 | DuckDB | $(fmt "$dk_apply") | $(fmt "$dk_engine") | COPY FROM the CSV files (+ CHECKPOINT, both) | $(fmt "$dk_copy") | $(r2 "$(gomet BenchmarkLoadDuckDB engine/copy 1)") |
 
 q1 point lookup on PostgreSQL, ops/s, medians; ratios are medians of per-round ratios (engine: point_lookup through
-apply, extended protocol and the driver's default io=auto as the quickstart, or as noted; pgbench: the same SELECT,
-a random user's email)
-| clients | engine, extended | pgbench -M prepared | ratio | engine, extended, io=poller | ratio | engine, simple | pgbench -M simple | ratio |
-| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+apply, extended protocol and the driver's default io as the quickstart, or as noted; pgbench: the same SELECT,
+a random user's email, -j = -c); CPU: the client's µs of CPU per query, medians (engine: the apply process,
+its fixed start-up cost left out)
+| clients | engine, extended | CPU | pgbench -M prepared | CPU | ratio | engine, extended, io=auto | CPU | ratio | engine, simple | CPU | pgbench -M simple | CPU | ratio |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 EOF
-for c in 1 2; do
-	ee=$(m "engine-extended-$c") pp=$(m "pgbench-prepared-$c") eb=$(m "engine-poller-$c")
+c1() { awk -v x="$1" 'BEGIN {if (x == "") print "-"; else printf "%.1f", x}'; }
+for c in $clients; do
+	ee=$(m "engine-extended-$c") pp=$(m "pgbench-prepared-$c") ea=$(m "engine-auto-$c")
 	es=$(m "engine-simple-$c") ps=$(m "pgbench-simple-$c")
-	echo "| $c | $(fmt "$ee") | $(fmt "$pp") | $(pratio "engine-extended-$c" "pgbench-prepared-$c") | $(fmt "$eb") |" \
-		"$(pratio "engine-poller-$c" "pgbench-prepared-$c") | $(fmt "$es") | $(fmt "$ps") | $(pratio "engine-simple-$c" "pgbench-simple-$c") |"
+	echo "| $c | $(fmt "$ee") | $(c1 "$(m "engine-extended-cpu-$c")") | $(fmt "$pp") | $(c1 "$(m "pgbench-prepared-cpu-$c")") |" \
+		"$(pratio "engine-extended-$c" "pgbench-prepared-$c") | $(fmt "$ea") | $(c1 "$(m "engine-auto-cpu-$c")") |" \
+		"$(pratio "engine-auto-$c" "pgbench-prepared-$c") | $(fmt "$es") | $(c1 "$(m "engine-simple-cpu-$c")") | $(fmt "$ps") |" \
+		"$(c1 "$(m "pgbench-simple-cpu-$c")") | $(pratio "engine-simple-$c" "pgbench-simple-$c") |"
 done
 echo
 echo "Per round: $(for f in pg-engine pg-engine-1tx pg-copy sqlite-engine duckdb-engine; do printf '%s=%s ' "$f" "$(paste -sd/ "$tmp/$f")"; done)"
-for c in 1 2; do
-	echo "  clients $c: $(for v in $variants; do printf '%s=%s ' "$v" "$(paste -sd/ "$tmp/$v-$c")"; done)"
+for c in $clients; do
+	echo "  clients $c: $(for v in $variants; do printf '%s=%s cpu=%s ' "$v" "$(paste -sd/ "$tmp/$v-$c")" "$(paste -sd/ "$tmp/$v-cpu-$c")"; done)"
 done

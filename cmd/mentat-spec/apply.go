@@ -10,7 +10,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/sustained"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
@@ -43,6 +46,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	progressS := fs.Float64("progress_s", 10, "when stdout is not a terminal, print a progress line (with ETA) every this many seconds; 0 turns progress off")
 	workerListen := fs.String("worker-listen", "", "start no worker processes: take each point's workers from those that dial HOST:PORT (mentat-spec worker -connect HOST:PORT -loop, on other machines; docs/distributed.md)")
 	workerTCP := fs.Bool("worker-tcp", false, "worker processes (backends with clients = \"process\" or processes = N) reach this run over TCP on 127.0.0.1 instead of stdin and stdout")
+	maxStore := fs.Float64("max-store-gb", 0, "refuse to load a store estimated (from measured bytes per datom) larger than this many GB; file stores are also refused when larger than the free disk")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -66,6 +70,10 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	p, diags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
 	printDiags(stderr, spec, diags)
 	if diags.HasErrors() {
+		return exitUsage
+	}
+	if d := nothingToRun(spec, p, *phase); d != nil {
+		printDiags(stderr, spec, hcl.Diagnostics{d})
 		return exitUsage
 	}
 	if msgs := unconfigured(p); len(msgs) > 0 {
@@ -109,7 +117,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(log, "Results: %s\n", dir)
 	o, err := runner.Run(ctx, p, runner.Options{
 		Registry: drivers.Default, ResultsDir: dir, DataDir: *dataDir, Phase: *phase, Reload: *reload,
-		Workers: workers(), Log: log, Env: env, Sensitive: func(k string) bool { return sensitive[k] },
+		Workers: workers(), Log: log, Env: env, MaxStoreBytes: int64(*maxStore * 1e9), Sensitive: func(k string) bool { return sensitive[k] },
 		Kinds: kinds, Progress: pr, Launcher: launcher,
 	})
 	if o != nil {
@@ -130,6 +138,34 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// nothingToRun is the diagnostic for a plan that would measure nothing: no
+// backend declared, or (unless only loading) no scenario that runs on a
+// selected backend. Exit 0 after running nothing would read as success.
+func nothingToRun(spec *config.Spec, p *plan.Plan, phase string) *hcl.Diagnostic {
+	var subject *hcl.Range
+	if spec.Matrix != nil && spec.Matrix.DeclRange.Filename != "" {
+		subject = spec.Matrix.DeclRange.Ptr()
+	} else if len(spec.Scales) > 0 {
+		subject = spec.Scales[0].DeclRange.Ptr()
+	}
+	cells, scenarios := 0, 0
+	for _, sp := range p.Scales {
+		for _, c := range sp.Cells {
+			cells++
+			scenarios += len(c.Scenarios)
+		}
+	}
+	switch {
+	case cells == 0:
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Nothing to run",
+			Detail: `The spec selects no backend, so apply would run nothing. Declare a backend "name" {} block (or select one in matrix.backends).`, Subject: subject}
+	case scenarios == 0 && phase != runner.PhaseLoad:
+		return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Nothing to measure",
+			Detail: "No selected scenario runs on a selected backend, so apply would measure nothing. Declare a scenario, select one in matrix.scenarios, or run with -phase load to only load.", Subject: subject}
+	}
+	return nil
 }
 
 // unconfigured lists the selected backends their drivers say cannot be
@@ -218,7 +254,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-force]",
+	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-force] [-html FILE]",
 		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 2) unless -force. "+
 			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the whole confidence interval of the change (Hodges-Lehmann) lies beyond the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
 			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 1 on any regression, 0 otherwise, so it can gate a release.", stderr)
@@ -226,6 +262,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression (with stats, the change's confidence interval must lie beyond it)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the stats method (0.05: 95% confidence)")
 	force := fs.Bool("force", false, "compare even when the runs are not comparable (the differences are still listed)")
+	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to FILE (both runs side by side, changes marked)")
 	pos, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -259,6 +296,13 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitFailed
 	}
+	if *htmlOut != "" {
+		if err := writeCompareHTML(*htmlOut, rep); err != nil {
+			fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprintf(stdout, "Wrote %s\n", *htmlOut)
+	}
 	switch {
 	case rep.Refused:
 		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%d differences); -force compares them anyway\n", pos[0], pos[1], len(rep.Differences))
@@ -267,4 +311,16 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// writeCompareHTML writes the comparison page to path.
+func writeCompareHTML(path string, rep results.Report) error {
+	var b strings.Builder
+	if err := results.CompareHTML(rep, &b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

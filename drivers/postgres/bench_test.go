@@ -270,7 +270,7 @@ func BenchmarkPointLookup(b *testing.B) {
 	defer cancel()
 	for _, clients := range []int{1, 2, 8, 128} {
 		for _, protocol := range []string{ProtocolExtended, ProtocolSimple} {
-			for _, io := range []string{IOPoller, IOBlocking, IOAuto} {
+			for _, io := range []string{IOPoller, IOBlocking, IOAuto, IORaw} {
 				b.Run(fmt.Sprintf("driver-%s-%s/clients=%d", protocol, io, clients), func(b *testing.B) {
 					dbe := reopen(b, be, protocol, io)
 					clientLoop(b, clients, func() (func(int) error, func()) {
@@ -429,7 +429,7 @@ func interleaved(b *testing.B, clients int) {
 	}
 	var vs []variant
 	for _, protocol := range []string{ProtocolExtended, ProtocolSimple} {
-		for _, io := range []string{IOPoller, IOBlocking, IOAuto} {
+		for _, io := range []string{IOPoller, IOBlocking, IOAuto, IORaw} {
 			dbe := reopen(b, be, protocol, io)
 			v := variant{name: "driver-" + protocol + "-" + io}
 			for c := 0; c < clients; c++ {

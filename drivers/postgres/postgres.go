@@ -9,13 +9,26 @@
 //	          missing.
 //	protocol  "extended" (default: server-side prepared statements) or
 //	          "simple" (client-side interpolation, one round trip per call).
-//	io        how a session waits for the server's reply: "auto" (default)
+//	io        how a session waits for the server's reply. "raw" (the
+//	          default on Linux) gives each session a blocking socket read
+//	          and written with raw system calls: one write and one read per
+//	          query, the goroutine keeping its thread and P while the kernel
+//	          waits, as pgbench's threads do; while such sessions are open
+//	          GOMAXPROCS is raised to their number plus 2 (restored when the
+//	          last closes), and socket timeouts of 10 ms let a stop-the-world
+//	          GC, a deadline or a Close through. Loaders and the backend's
+//	          own connection use "auto" then. "auto" (the default elsewhere)
 //	          waits in the kernel (ppoll, then read) while the backend has
-//	          no more open sessions than GOMAXPROCS and through Go's
-//	          network poller beyond; "poller" always uses the poller;
-//	          "blocking" makes plain blocking reads and writes. At 1 and 2
-//	          clients the kernel wait gave 1.1 to 1.3x the lookups of the
-//	          poller for a third less client CPU (see BENCHMARKS.md).
+//	          no more open sessions than GOMAXPROCS and through Go's network
+//	          poller beyond; "poller" always uses the poller; "blocking"
+//	          makes plain blocking reads and writes that hand the P over.
+//	          BENCHMARKS.md compares them against pgbench.
+//
+// Counted queries (the measured path: Stmt.Query with no destination) are
+// framed by the driver on the session's pgx connection (Bind, Execute and
+// Sync, or one Query message in simple mode, encoded and decoded with
+// pgproto3); everything else (connecting, authentication, TLS, prepare,
+// Exec, collected rows, COPY) is pgx's own path.
 //
 // Settings (GUCs) are validated against the server at Open, before
 // anything is created, and a bad name or value fails Open with an error
@@ -83,10 +96,17 @@ const (
 	IOPoller   = "poller"   // Go's network poller
 	IOBlocking = "blocking" // blocking system calls, see blockingConn
 	IOAuto     = "auto"     // kernel waits up to GOMAXPROCS sessions, see autoConn
+	IORaw      = "raw"      // raw system calls that keep the P, see rawConn
 )
 
-// defaultIO is the io option's default.
-const defaultIO = IOAuto
+// defaultIO is the io option's default: raw where it has its own
+// transport (Linux), auto elsewhere.
+func defaultIO() string {
+	if rawAvailable {
+		return IORaw
+	}
+	return IOAuto
+}
 
 // cancelDeadlineDelay bounds how long a cancelled call waits for the server
 // to acknowledge the cancel request before the socket is closed instead
@@ -103,9 +123,13 @@ type Backend struct {
 
 	adminCfg *pgx.ConnConfig // connects to adminDB
 	connCfg  *pgx.ConnConfig // connects to database with the settings
+	sessCfg  *pgx.ConnConfig // connCfg for sessions (io = raw differs)
+	raw      bool            // sessions use rawConn
 
 	mu   sync.Mutex // guards meta
 	meta *pgx.Conn  // for Size, Explain, settings and version
+
+	watch watchConn // confirms cut queries are gone (cancelwait.go)
 
 	sessions atomic.Int32 // open sessions, for io=auto
 	fewLimit int32        // io=auto waits in the kernel up to this many
@@ -127,7 +151,7 @@ type options struct {
 }
 
 func parseOptions(cfg drivers.Config) (options, error) {
-	o := options{protocol: ProtocolExtended, io: defaultIO}
+	o := options{protocol: ProtocolExtended, io: defaultIO()}
 	var unknown []string
 	for k, v := range cfg.Options {
 		switch k {
@@ -153,8 +177,8 @@ func parseOptions(cfg drivers.Config) (options, error) {
 	if o.protocol != ProtocolExtended && o.protocol != ProtocolSimple {
 		return o, fmt.Errorf("postgres: option protocol = %q: want %q or %q", o.protocol, ProtocolExtended, ProtocolSimple)
 	}
-	if o.io != IOPoller && o.io != IOBlocking && o.io != IOAuto {
-		return o, fmt.Errorf("postgres: option io = %q: want %q, %q or %q", o.io, IOAuto, IOPoller, IOBlocking)
+	if o.io != IOPoller && o.io != IOBlocking && o.io != IOAuto && o.io != IORaw {
+		return o, fmt.Errorf("postgres: option io = %q: want %q, %q, %q or %q", o.io, IORaw, IOAuto, IOPoller, IOBlocking)
 	}
 	if o.database == "" {
 		o.database = "mentat_" + sanitizeName(cfg.Scale)
@@ -189,7 +213,7 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 	secrets := dsnSecrets(o.dsn)
 	adminCfg, err := pgx.ParseConfig(o.dsn)
 	if err != nil {
-		return nil, redact(fmt.Errorf("postgres: option dsn: %w", err), secrets)
+		return nil, dsnParseError(o.dsn, err, secrets)
 	}
 	if adminCfg.Password != "" {
 		secrets = append(secrets, adminCfg.Password)
@@ -208,10 +232,12 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 
 	b.connCfg = adminCfg.Copy()
 	b.connCfg.Database = o.database
+	// A cut query must be gone on the server before its call returns.
+	b.connCfg.BuildContextWatcherHandler = b.cancelHandler
 	switch o.io {
 	case IOBlocking:
 		b.connCfg.DialFunc = dialBlocking
-	case IOAuto:
+	case IOAuto, IORaw:
 		b.fewLimit = int32(runtime.GOMAXPROCS(0))
 		b.connCfg.DialFunc = dialAuto(func() bool { return b.sessions.Load() <= b.fewLimit })
 	}
@@ -229,6 +255,12 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 		rp[k] = v
 	}
 	b.connCfg.RuntimeParams = rp
+	b.sessCfg = b.connCfg
+	if o.io == IORaw && rawAvailable {
+		b.sessCfg = b.connCfg.Copy()
+		b.sessCfg.DialFunc = dialRaw
+		b.raw = true
+	}
 
 	admin, err := pgx.ConnectConfig(ctx, adminCfg)
 	if err != nil {
@@ -345,6 +377,11 @@ func (b *Backend) connect(ctx context.Context) (*pgx.Conn, error) {
 	return pgx.ConnectConfig(ctx, b.connCfg)
 }
 
+// connectSession opens a session's connection.
+func (b *Backend) connectSession(ctx context.Context) (*pgx.Conn, error) {
+	return pgx.ConnectConfig(ctx, b.sessCfg)
+}
+
 // setCancelHandler makes a cancelled context send a cancel request to the
 // server, so the running statement stops and the connection stays usable;
 // the socket is closed only if the server does not answer in time.
@@ -374,6 +411,7 @@ func (b *Backend) Close() error {
 		closeQuietly(b.meta)
 		b.meta = nil
 	}
+	b.watch.close()
 	return nil
 }
 

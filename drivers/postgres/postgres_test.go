@@ -64,6 +64,7 @@ var variants = []variant{
 	{ProtocolExtended, IOPoller}, {ProtocolSimple, IOPoller},
 	{ProtocolExtended, IOBlocking}, {ProtocolSimple, IOBlocking},
 	{ProtocolExtended, IOAuto}, {ProtocolSimple, IOAuto},
+	{ProtocolExtended, IORaw}, {ProtocolSimple, IORaw},
 }
 
 // openTest opens a fresh database and drops it when the test ends.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
 )
 
 // The password of a URL DSN (scheme://user:password@host) and of a
@@ -60,6 +62,9 @@ func safeCauses(err error) []error {
 			out = append(out, target)
 		}
 	}
+	if errors.Is(err, drivers.ErrConnLost) {
+		out = append(out, drivers.ErrConnLost)
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		out = append(out, pgErr)
@@ -86,4 +91,26 @@ func redactString(s string, secrets []string) string {
 	}
 	s = urlPassword.ReplaceAllString(s, "${1}"+redacted+"@")
 	return kvPassword.ReplaceAllString(s, "${1}"+redacted)
+}
+
+// dsnParseError reports a DSN that does not parse without quoting it: the
+// parser's message holds the DSN with only its password masked, and the
+// README promises a DSN never appears in output (user, host and database
+// name included).
+func dsnParseError(dsn string, err error, secrets []string) error {
+	reason := err.Error()
+	var pce *pgconn.ParseConfigError
+	if errors.As(err, &pce) {
+		// "cannot parse `<dsn>`: reason": keep what follows the quoted DSN.
+		if i := strings.LastIndex(reason, "`: "); i >= 0 {
+			reason = reason[i+len("`: "):]
+		}
+		if pce.ConnString != "" {
+			reason = strings.ReplaceAll(reason, pce.ConnString, "<dsn>")
+		}
+	}
+	if dsn != "" {
+		reason = strings.ReplaceAll(reason, dsn, "<dsn>")
+	}
+	return &redactedError{msg: "postgres: option dsn does not parse: " + redactString(reason, secrets), safe: safeCauses(err)}
 }

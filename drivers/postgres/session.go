@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
@@ -22,6 +23,7 @@ type Session struct {
 	stmts map[*Stmt]struct{}
 	sets  []string // SET statements run by Exec, replayed on reconnect
 	seq   int      // names prepared statements
+	fast  fastState
 }
 
 // Stmt is a statement of one session: prepared on the server in extended
@@ -31,6 +33,9 @@ type Stmt struct {
 	sql  string
 	name string   // server-side name; "" in simple mode
 	cols []string // column names of the last collected result
+
+	sd    *pgconn.StatementDescription // extended mode: parameter and result types
+	parts []any                        // simple mode: sql split at its placeholders, see splitSQL
 }
 
 // Columns returns the column names of the last Query that collected rows.
@@ -43,11 +48,14 @@ var (
 
 // Session opens a new connection for one client.
 func (b *Backend) Session(ctx context.Context) (drivers.Session, error) {
-	c, err := b.connect(ctx)
+	c, err := b.connectSession(ctx)
 	if err != nil {
 		return nil, b.redact(fmt.Errorf("postgres: session: connect to database %q: %w", b.database, withCtx(ctx, err)))
 	}
 	b.sessions.Add(1)
+	if b.raw {
+		rawSessionOpened()
+	}
 	return &Session{b: b, conn: c, stmts: map[*Stmt]struct{}{}}, nil
 }
 
@@ -60,9 +68,9 @@ func (s *Session) ready(ctx context.Context) (*pgx.Conn, error) {
 	if s.stmts == nil {
 		return nil, errors.New("postgres: session is closed")
 	}
-	c, err := s.b.connect(ctx)
+	c, err := s.b.connectSession(ctx)
 	if err != nil {
-		return nil, s.b.redact(fmt.Errorf("postgres: reconnect after a lost connection: %w", withCtx(ctx, err)))
+		return nil, s.b.redact(fmt.Errorf("postgres: reconnect after a lost connection: %w: %w", drivers.ErrConnLost, withCtx(ctx, err)))
 	}
 	for _, q := range s.sets {
 		if _, err := c.Exec(ctx, q); err != nil {
@@ -74,10 +82,12 @@ func (s *Session) ready(ctx context.Context) (*pgx.Conn, error) {
 		if st.name == "" {
 			continue
 		}
-		if _, err := c.Prepare(ctx, st.name, st.sql); err != nil {
+		sd, err := c.Prepare(ctx, st.name, st.sql)
+		if err != nil {
 			closeQuietly(c)
 			return nil, fmt.Errorf("postgres: reconnect: prepare %q: %w", st.sql, withCtx(ctx, err))
 		}
+		st.sd = sd
 	}
 	s.conn = c
 	return c, nil
@@ -90,9 +100,14 @@ func (s *Session) fail(ctx context.Context, what string, err error) error {
 	if s.conn != nil && s.conn.IsClosed() {
 		closeQuietly(s.conn)
 		s.conn = nil
-		return s.b.redact(fmt.Errorf("postgres: %s: connection lost (the session reconnects on its next call): %w", what, err))
+		return s.b.redact(lostError(what, err))
 	}
 	return s.b.redact(fmt.Errorf("postgres: %s: %w", what, err))
+}
+
+// lostError says a call failed because its connection was lost.
+func lostError(what string, err error) error {
+	return fmt.Errorf("postgres: %s: %w (the session reconnects on its next call): %w", what, drivers.ErrConnLost, err)
 }
 
 // Exec runs sql (possibly several statements) with the simple protocol.
@@ -134,9 +149,13 @@ func (s *Session) Prepare(ctx context.Context, sql string) (drivers.Stmt, error)
 	if s.b.protocol == ProtocolExtended {
 		s.seq++
 		st.name = "mentat_" + strconv.Itoa(s.seq)
-		if _, err := c.Prepare(ctx, st.name, sql); err != nil {
+		sd, err := c.Prepare(ctx, st.name, sql)
+		if err != nil {
 			return nil, s.fail(ctx, "prepare "+short(sql), err)
 		}
+		st.sd = sd
+	} else {
+		st.parts = splitSQL(sql)
 	}
 	s.stmts[st] = struct{}{}
 	return st, nil
@@ -144,12 +163,16 @@ func (s *Session) Prepare(ctx context.Context, sql string) (drivers.Stmt, error)
 
 // Close closes the connection.
 func (s *Session) Close() error {
+	s.unwatch()
 	if s.conn != nil {
 		closeQuietly(s.conn)
 		s.conn = nil
 	}
 	if s.stmts != nil {
 		s.b.sessions.Add(-1)
+		if s.b.raw {
+			rawSessionClosed()
+		}
 		s.stmts = nil
 	}
 	return nil
@@ -162,6 +185,11 @@ func (st *Stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, err
 	c, err := st.s.ready(ctx)
 	if err != nil {
 		return 0, err
+	}
+	if dst == nil {
+		if n, ok, err := st.queryCounted(ctx, c, args); ok {
+			return n, err
+		}
 	}
 	sql := st.sql
 	if st.name != "" {

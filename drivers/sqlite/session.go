@@ -23,6 +23,9 @@ type session struct {
 	mu    sync.Mutex
 	conn  *sqlite3.SQLiteConn
 	stmts map[*stmt]struct{}
+
+	w     watcher // interrupts statements when their context ends
+	hasDB bool    // w.db was looked up
 }
 
 var errClosed = errors.New("session is closed")
@@ -63,6 +66,7 @@ func (s *session) Prepare(ctx context.Context, sql string) (drivers.Stmt, error)
 }
 
 func (s *session) Close() error {
+	s.unwatch()
 	s.mu.Lock()
 	if s.conn == nil {
 		s.mu.Unlock()
@@ -145,9 +149,18 @@ func (s *stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, erro
 		}
 		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: v})
 	}
-	rows, err := s.st.QueryContext(ctx, s.args)
+	qctx := ctx
+	if ctx.Done() != nil && s.sess.interruptible() {
+		if err := ctx.Err(); err != nil {
+			return 0, s.sess.b.wrap("query", s.sql, err)
+		}
+		s.sess.begin(ctx)
+		defer s.sess.end()
+		qctx = context.Background()
+	}
+	rows, err := s.st.QueryContext(qctx, s.args)
 	if err != nil {
-		return 0, s.sess.b.wrap("query", s.sql, err)
+		return 0, s.sess.b.wrap("query", s.sql, ctxErr(ctx, err))
 	}
 	var n int64
 	if dst == nil {
@@ -189,12 +202,34 @@ func (s *stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, erro
 	}
 	cerr := rows.Close()
 	if err != io.EOF {
-		return n, s.sess.b.wrap("query", s.sql, err)
+		return n, s.sess.b.wrap("query", s.sql, ctxErr(ctx, err))
 	}
 	if cerr != nil {
-		return n, s.sess.b.wrap("query", s.sql, cerr)
+		return n, s.sess.b.wrap("query", s.sql, ctxErr(ctx, cerr))
 	}
 	return n, nil
+}
+
+// interruptible reports whether the session interrupts its statements
+// itself (see watcher).
+func (s *session) interruptible() bool {
+	if !s.hasDB {
+		s.w.db, s.hasDB = dbHandle(s.conn), true
+	}
+	return s.w.db != nil
+}
+
+// ctxErr reports the end of ctx rather than the interrupt it caused, as
+// go-sqlite3 does for the calls it watches itself.
+func ctxErr(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		var se sqlite3.Error
+		if errors.As(err, &se) && se.Code == sqlite3.ErrInterrupt {
+			return cerr
+		}
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
 }
 
 func (s *stmt) Close() error {

@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -59,6 +60,10 @@ var defaultSettings = map[string]string{
 // (which journal_mode=WAL does).
 var firstPragmas = []string{"busy_timeout", "page_size", "auto_vacuum"}
 
+// readOnlyPragmas change only the connection, never the file: the ones
+// applied before the store is known to be the engine's own.
+var readOnlyPragmas = map[string]bool{"busy_timeout": true}
+
 // writeOnlyPragmas return no row when read, so Open cannot check them.
 var writeOnlyPragmas = map[string]bool{"case_sensitive_like": true}
 
@@ -94,6 +99,9 @@ func (sqliteDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backe
 		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
 	}
 	b := &backend{name: name, path: path, created: created, pragmas: pragmas}
+	// On a file it did not create the backend only reads until the engine
+	// has found the file is its own (ApplySettings).
+	b.applied.Store(created)
 	admin, err := b.connect(ctx)
 	if err != nil {
 		if created {
@@ -102,6 +110,9 @@ func (sqliteDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backe
 		return nil, err
 	}
 	b.admin = admin
+	if !created {
+		return b, nil
+	}
 	if err := b.checkPragmas(ctx); err != nil {
 		admin.Close()
 		if created {
@@ -194,6 +205,9 @@ type backend struct {
 	path    string
 	created bool
 	pragmas []pragma
+	// applied is false while the pragmas are held back on a file Open did
+	// not create; connections then get only readOnlyPragmas.
+	applied atomic.Bool
 
 	// adminMu serialises use of admin, the connection behind Size,
 	// Explain, ReadSettings and Version.
@@ -217,7 +231,11 @@ func (b *backend) connect(ctx context.Context) (*sqlite3.SQLiteConn, error) {
 		return nil, fmt.Errorf("sqlite backend %q: open %s: %w", b.name, b.path, err)
 	}
 	c := dc.(*sqlite3.SQLiteConn)
+	applied := b.applied.Load()
 	for _, p := range b.pragmas {
+		if !applied && !readOnlyPragmas[p.name] {
+			continue
+		}
 		q := "PRAGMA " + p.name + " = " + p.value
 		// A background context takes go-sqlite3's one-call exec path;
 		// pragmas are quick and ctx was checked above.
@@ -248,6 +266,28 @@ func (b *backend) checkPragmas(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// ApplySettings applies the pragmas held back on a file Open did not
+// create, once the engine has established the file is its own, and checks
+// them. Sessions opened before keep only the read-only ones.
+func (b *backend) ApplySettings(ctx context.Context) error {
+	if b.applied.Swap(true) {
+		return nil
+	}
+	b.adminMu.Lock()
+	for _, p := range b.pragmas {
+		if readOnlyPragmas[p.name] || b.admin == nil {
+			continue
+		}
+		q := "PRAGMA " + p.name + " = " + p.value
+		if _, err := b.admin.ExecContext(context.Background(), q, nil); err != nil {
+			b.adminMu.Unlock()
+			return b.wrap("apply setting", q, err)
+		}
+	}
+	b.adminMu.Unlock()
+	return b.checkPragmas(ctx)
 }
 
 // Session opens a new connection for one client.

@@ -391,6 +391,11 @@ func (s *Spec) decodeMatrix(ctx *hcl.EvalContext) hcl.Diagnostics {
 			}
 			seen[n] = true
 		}
+		if len(names) == 0 && !d.HasErrors() {
+			// An empty selection would validate and run nothing, exit 0.
+			diags = append(diags, attrErr(expr, "Nothing selected",
+				fmt.Sprintf("matrix.%s selects no %s, so the run would measure nothing. Declared: %v.", what, what[:len(what)-1], all)))
+		}
 		return names
 	}
 	var scales, backends, scenarios, datasets []string

@@ -28,6 +28,12 @@ import (
 // the probe ceiling (context.Cause of the call's ctx).
 var ErrCeiling = errors.New("call exceeded the probe ceiling")
 
+// ErrClientLost, wrapped by a call's error, says the client can make no
+// more calls (its connection is gone). It is counted as one error of that
+// client, which stops; the point ends early and RunPoint returns its
+// results with an error that wraps this one.
+var ErrClientLost = errors.New("client lost its connection")
+
 // errStopped is the cancellation cause of calls still running when the
 // point stops; their results are discarded.
 var errStopped = errors.New("measurement stopped")

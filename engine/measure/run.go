@@ -83,8 +83,9 @@ type run struct {
 	stopAt atomic.Int64 // ns since origin when the point stopped; 0 while running
 	ready  atomic.Int64 // clients done with warm-up
 	start  chan struct{}
-	ctx    context.Context // cancelled with errStopped when the point stops
-	gate   Gate            // nil: the point starts and stops by itself
+	ctx    context.Context       // cancelled with errStopped when the point stops
+	lost   atomic.Pointer[error] // the first ErrClientLost error: ends the point
+	gate   Gate                  // nil: the point starts and stops by itself
 	// gateErr is why the gate ended the point before it started.
 	gateErr error
 
@@ -94,6 +95,10 @@ type run struct {
 	nextCheck time.Duration // elapsed time of the next precision check
 	stoppedBy string
 }
+
+// lose records that a client lost its connection; the controller then
+// ends the point with err as the reason.
+func (r *run) lose(err error) { r.lost.CompareAndSwap(nil, &err) }
 
 // ns turns a time into the clients' clock: ns since origin, always > 0.
 func (r *run) ns(t time.Time) int64 { return int64(t.Sub(r.origin)) + 1 }
@@ -202,6 +207,9 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 	case interrupted:
 		errs = append(errs, fmt.Errorf("measure: point interrupted: %w", context.Cause(ctx)))
 	}
+	if lost := r.lost.Load(); lost != nil {
+		errs = append(errs, fmt.Errorf("measure: point ended early: %w", *lost))
+	}
 	return results, errors.Join(errs...)
 }
 
@@ -231,6 +239,16 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 			for _, c := range all {
 				c.watch(now, r.probe)
 			}
+		}
+		if r.lost.Load() != nil {
+			// A client lost its connection: the point ends now.
+			if begin == 0 {
+				r.stopAt.Store(now)
+				close(r.start)
+				return 0, false
+			}
+			r.stopAt.Store(now)
+			return begin, false
 		}
 		if begin == 0 {
 			if r.ready.Load() == int64(len(all)) {
@@ -416,7 +434,11 @@ func (c *client) warmup(r *run, n int) {
 	for i := 0; i < n && !r.stopped(); i++ {
 		s := r.ns(time.Now())
 		c.cur.Store(s)
-		_ = c.call(c.ctx)
+		if err := c.call(c.ctx); errors.Is(err, ErrClientLost) {
+			r.lose(err)
+			c.cur.CompareAndSwap(s, idle)
+			return
+		}
 		if !c.cur.CompareAndSwap(s, idle) {
 			c.renew(r)
 			c.cur.Store(idle)
@@ -451,6 +473,14 @@ func (c *client) measure(r *run) {
 				return
 			}
 			c.fail(ns, err.Error())
+			if errors.Is(err, ErrClientLost) {
+				// One error for the client, not one per call: it stops,
+				// and the controller ends the point with the reason.
+				c.calls.Add(1)
+				r.lose(err)
+				c.cur.Store(idle)
+				return
+			}
 		default:
 			d := ns - ps
 			if d > c.max {

@@ -463,3 +463,46 @@ func TestProbe(t *testing.T) {
 		t.Error("nil call: no error")
 	}
 }
+
+// TestLostClientIsOneErrorAndEndsThePoint: a call that reports its
+// connection lost counts one error for its client, the client makes no more
+// calls, and the point ends early with the reason, long before MaxDuration.
+func TestLostClientIsOneErrorAndEndsThePoint(t *testing.T) {
+	const n = 4
+	var calls atomic.Int64
+	var broken atomic.Bool
+	lost := fmt.Errorf("%w: server closed the connection", ErrClientLost)
+	mk := func(int) Call {
+		return func(context.Context) error {
+			calls.Add(1)
+			if broken.Load() {
+				return lost
+			}
+			time.Sleep(time.Millisecond)
+			return nil
+		}
+	}
+	go func() { time.Sleep(50 * time.Millisecond); broken.Store(true) }()
+	s := Sampling{Warmup: 1, MinDuration: 10 * time.Second, MinSamples: 1, MaxDuration: 20 * time.Second}
+	start := time.Now()
+	res, err := RunPoint(context.Background(), s, []Stream{{Op: "read", Calls: clients(n, mk)}})
+	if !errors.Is(err, ErrClientLost) || !strings.Contains(err.Error(), "server closed the connection") {
+		t.Fatalf("err = %v, want the lost connection as the reason", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the point ran %s after its clients were lost", d)
+	}
+	if len(res) != 1 {
+		t.Fatalf("%d results, want the partial one", len(res))
+	}
+	r := res[0]
+	if r.Errors < 1 || r.Errors > n {
+		t.Errorf("%d errors for %d lost clients, want one per client at most", r.Errors, n)
+	}
+	if r.Count == 0 {
+		t.Errorf("the calls measured before the loss were dropped")
+	}
+	if !strings.Contains(r.FirstError, "server closed the connection") {
+		t.Errorf("first error %q", r.FirstError)
+	}
+}

@@ -57,8 +57,11 @@ type ScalePlan struct {
 	Name  string
 	Gen   *datagen.Dataset
 	Stats datagen.Stats
-	Marks map[string]int64
-	Cells []*Cell
+	// Estimated: Stats are scaled up from a sample (a large scale), so
+	// planning stays quick; the runner counts exactly before it loads.
+	Estimated bool
+	Marks     map[string]int64
+	Cells     []*Cell
 
 	scale *config.Scale
 }
@@ -150,13 +153,13 @@ func Build(ctx context.Context, spec *config.Spec, drv config.Drivers, workers i
 		if d.HasErrors() {
 			continue
 		}
-		stats, err := gen.Stats(ctx, workers)
+		stats, exact, err := gen.EstimateStats(ctx, workers)
 		if err != nil {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot size the dataset",
 				Detail: fmt.Sprintf("scale %q: %s", sn, err)})
 			continue
 		}
-		sp := &ScalePlan{Name: sn, Gen: gen, Stats: stats, Marks: gen.MarkTxs(), scale: sc}
+		sp := &ScalePlan{Name: sn, Gen: gen, Stats: stats, Estimated: !exact, Marks: gen.MarkTxs(), scale: sc}
 		for _, bn := range spec.Matrix.BackendNames {
 			c, d := p.resolveCell(sp, spec.Backend(bn), drv)
 			diags = append(diags, d...)

@@ -108,9 +108,13 @@ func (p *Plan) Render(w io.Writer) error {
 	fmt.Fprintf(&b, "Sampling: %s\n", samplingText(p.spec.Sampling.Values))
 	for _, sp := range p.Scales {
 		st := sp.Stats
-		fmt.Fprintf(&b, "\nscale %s: %s entities (%s), %s datoms (initial %s%s), %s transactions\n",
+		about := ""
+		if sp.Estimated {
+			about = "about " // scaled up from a sample
+		}
+		fmt.Fprintf(&b, "\nscale %s: %s entities (%s), %s%s datoms (initial %s%s), %s transactions\n",
 			sp.Name, Thousands(sum(st.Entities)), countsText(sp.Gen, st.Entities),
-			Thousands(st.Datoms), Thousands(st.InitialDatoms), historyText(sp.Gen, st.HistoryDatoms), Thousands(st.Txs))
+			about, Thousands(st.Datoms), Thousands(st.InitialDatoms), historyText(sp.Gen, st.HistoryDatoms), Thousands(st.Txs))
 		if len(sp.Marks) > 0 {
 			names := make([]string, 0, len(sp.Marks))
 			for n := range sp.Marks {

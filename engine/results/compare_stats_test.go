@@ -288,3 +288,35 @@ func TestCompareLeavesOutChangedDefinitions(t *testing.T) {
 		t.Errorf("without fingerprints: regressed %v err %v", rep.Regressed(), err)
 	}
 }
+
+// compare -html: one page, nothing fetched, the regression marked and
+// both runs' timings side by side.
+func TestCompareHTML(t *testing.T) {
+	rep, err := CompareWith(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := CompareHTML(rep, &b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"<!DOCTYPE html>", "regression(s).", `<td class="fail">REGRESSION</td>`, "Timings side by side", "p50 OLD", "point_lookup sqlite xs clients=1 read"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"http://", "https://", "<script", "src="} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page refers outside itself: %q", bad)
+		}
+	}
+	refused, err := CompareWith(statsDir("base"), statsDir("settings"), Options{ThresholdPct: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := CompareHTML(refused, &b); err != nil || !strings.Contains(b.String(), "Refused") || !strings.Contains(b.String(), "var.avet") {
+		t.Errorf("a refused comparison's page: %v\n%s", err, b.String())
+	}
+}

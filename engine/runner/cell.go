@@ -140,10 +140,14 @@ func (c *cell) prepareStore(ctx context.Context) (bool, error) {
 	state := readMeta(ctx, c.admin)
 	if !bc.Load.Declared {
 		c.run.logf("%s: no load block: using the store as it is", c.name())
-		return true, nil
+		return true, c.applySettings(ctx)
 	}
 	if !c.be.Created() && !state.ours {
 		return false, fmt.Errorf("the store exists and was not created by %s (no %s table): refusing to load into it or drop it; point the backend at a new database or file", createdBy, metaTable)
+	}
+	// Ours: the settings held back until now may write to it.
+	if err := c.applySettings(ctx); err != nil {
+		return false, err
 	}
 	clean := state.ours && state.loaded && state.fingerprint == fp && state.written == ""
 	if clean && !c.run.opts.Reload {
@@ -186,6 +190,26 @@ func (c *cell) prepareStore(ctx context.Context) (bool, error) {
 		c.run.logf("%s: dropped the store it had created (%s) to reload it", c.name(), why)
 	}
 	return c.load(ctx, fp)
+}
+
+// applySettings lets a backend that held back its settings on a store it
+// did not create apply them, and reopens the admin session so it has them.
+// Called only once the store is known to be the engine's own, or is used
+// as it is by the spec's choice.
+func (c *cell) applySettings(ctx context.Context) error {
+	sa, ok := c.be.(drivers.SettingsApplier)
+	if !ok {
+		return nil
+	}
+	if err := sa.ApplySettings(ctx); err != nil {
+		return fmt.Errorf("applying the settings: %w", err)
+	}
+	c.admin.Close()
+	var err error
+	if c.admin, err = c.be.Session(ctx); err != nil {
+		return fmt.Errorf("connecting: %w", err)
+	}
+	return nil
 }
 
 func (c *cell) load(ctx context.Context, fp string) (bool, error) {

@@ -64,6 +64,9 @@ func (c *cell) restart(ctx context.Context, scenario string) (kind.RestartInfo, 
 		c.be = be
 		c.admin, err = c.be.Session(ctx)
 	}
+	if err == nil {
+		err = c.applySettings(ctx) // the store is ours: prepareStore said so
+	}
 	if err != nil {
 		if c.be != nil {
 			c.be.Close()

@@ -44,7 +44,10 @@ type Options struct {
 	Phase      string
 	Reload     bool // drop and reload stores this tool created even when already loaded
 	Workers    int  // parallelism of dataset counting and truth
-	Log        io.Writer
+	// MaxStoreBytes refuses to load a store estimated larger (0: no limit
+	// besides the free disk of file stores).
+	MaxStoreBytes int64
+	Log           io.Writer
 	// Env are extra env.txt lines (command line, version).
 	Env []results.KV
 	// Sensitive reports env keys whose values must be redacted, besides
@@ -214,6 +217,20 @@ func (r *run) logf(format string, args ...any) {
 // scale computes the truth of one scale and runs its cells.
 func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 	start := time.Now()
+	cells := r.admit(sp)
+	if len(cells) == 0 {
+		return
+	}
+	if sp.Estimated {
+		r.logf("scale %s: counting about %s datoms exactly", sp.Name, plan.Thousands(sp.Stats.Datoms))
+		st, err := sp.Gen.Stats(ctx, r.opts.Workers)
+		if err != nil {
+			r.fail("scale %s: counting datoms: %v", sp.Name, err)
+			return
+		}
+		sp.Stats, sp.Estimated = st, false
+	}
+	r.logf("scale %s: computing the truth of %s datoms", sp.Name, plan.Thousands(sp.Stats.Datoms))
 	r.begin("scale "+sp.Name+": computing truth", "datoms", 0, 0, nil)
 	computed, err := datagen.ComputeTruth(ctx, sp.Gen, r.opts.Workers)
 	r.end()
@@ -230,7 +247,7 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 		return
 	}
 	r.logf("scale %s: %s datoms; truth computed in %s", sp.Name, plan.Thousands(sp.Stats.Datoms), time.Since(start).Round(time.Millisecond))
-	for _, pc := range sp.Cells {
+	for _, pc := range cells {
 		if ctx.Err() != nil {
 			return
 		}

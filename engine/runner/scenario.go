@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,7 @@ type client struct {
 	// calls and errs feed the live progress: one uncontended add per
 	// call on the client's own counters.
 	calls, errs atomic.Int64
+	lost        error // set once the connection is gone: every later call returns it
 }
 
 func (cl *client) Close() {
@@ -41,10 +43,19 @@ func (cl *client) Call(ctx context.Context) error {
 	if cl.next == len(cl.stmts) {
 		cl.next = 0
 	}
+	if cl.lost != nil {
+		return cl.lost
+	}
 	_, err := cl.stmts[i].Query(ctx, cl.args[i].Next(), nil)
 	cl.calls.Add(1)
 	if err != nil {
 		cl.errs.Add(1)
+		if ctx.Err() == nil && errors.Is(err, drivers.ErrConnLost) {
+			// No reconnect per call against a server that is gone: the
+			// client is lost for the rest of the point (measure ends it).
+			cl.lost = fmt.Errorf("%w: %w", measure.ErrClientLost, err)
+			return cl.lost
+		}
 	}
 	return err
 }

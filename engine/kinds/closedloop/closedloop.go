@@ -249,11 +249,10 @@ func (p *Point) Run(ctx context.Context, env kind.Env) error {
 // its HDR log: one interval per rep.
 func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, streams []measure.Stream) error {
 	return measureReps(ctx, env, samp, len(streams), func(ctx context.Context) ([]measure.Result, error) {
-		res, err := measure.RunPoint(ctx, samp, streams)
-		if err != nil {
-			return nil, err
-		}
-		return res, nil
+		// A lost connection (measure.ErrClientLost) comes with what was
+		// measured up to then: its rows are kept, and the reason ends the
+		// point.
+		return measure.RunPoint(ctx, samp, streams)
 	})
 }
 

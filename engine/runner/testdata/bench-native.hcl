@@ -46,8 +46,8 @@ variable "protocol" {
 
 variable "io" {
   type        = string
-  default     = "auto"
-  description = "PostgreSQL driver socket I/O: auto (the driver's default, as the quickstart), poller or blocking."
+  default     = "raw"
+  description = "PostgreSQL driver socket I/O: raw (the driver's default on Linux, as the quickstart), auto, poller or blocking."
 }
 
 variable "pg_batch_rows" {

@@ -1,0 +1,190 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// rawConn is a blocking socket read and written with raw system calls: the
+// calling goroutine keeps its thread and its P (processor) while the
+// kernel waits for the server, so a query costs one write and one read and
+// no scheduler hand-off, as pgbench's threads do.
+//
+// A thread blocked in a raw call is invisible to Go's scheduler, which
+// could otherwise wait on it forever; three things bound that wait:
+//
+//   - the socket's receive and send timeouts (rawSlice) end every blocking
+//     call after a slice, and a signal ends it at once: with a timeout set
+//     the kernel fails the call with EINTR instead of restarting it. Go
+//     signals a running goroutine's thread (SIGURG) to preempt it, for a
+//     stop-the-world GC too; after either the goroutine passes a
+//     preemption check (see pause), then calls again, so a GC pause stays
+//     within a slice;
+//   - deadlines are checked between slices (pgx uses them when a cancel
+//     request goes unanswered, and to bound the close handshake);
+//   - sessions in this mode raise GOMAXPROCS to their number plus two while
+//     they are open (rawProcs), so the Ps they hold never starve the rest of
+//     the process (the runner's watchdog, timers, the cancel request).
+type rawConn struct {
+	fd       int
+	local    net.Addr
+	remote   net.Addr
+	deadline atomic.Int64 // Unix ns; 0: none
+	closed   atomic.Bool
+	mu       sync.Mutex // serialises Close
+}
+
+// rawSlice bounds one blocking call: the longest a deadline, a Close or a
+// GC without signals (GODEBUG=asyncpreemptoff=1) waits for this thread.
+const rawSlice = 10 * time.Millisecond
+
+// rawAvailable reports whether io = raw has its own transport here.
+const rawAvailable = true
+
+// dialRaw dials like net.Dialer, then takes the socket over: a blocking
+// duplicate with receive and send timeouts of rawSlice.
+func dialRaw(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return c, nil
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("raw socket: %w", err)
+	}
+	fd := -1
+	var dupErr error
+	if err := raw.Control(func(s uintptr) { fd, dupErr = dupCloexec(int(s)) }); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("raw socket: %w", err)
+	}
+	if dupErr != nil {
+		c.Close()
+		return nil, fmt.Errorf("raw socket: dup: %w", dupErr)
+	}
+	rc := &rawConn{fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}
+	c.Close() // the duplicate keeps the connection open
+	tv := syscall.NsecToTimeval(int64(rawSlice))
+	for _, err := range []error{
+		syscall.SetNonblock(fd, false),
+		syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv),
+		syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv),
+	} {
+		if err != nil {
+			syscall.Close(fd)
+			return nil, fmt.Errorf("raw socket: %w", err)
+		}
+	}
+	return rc, nil
+}
+
+func (c *rawConn) opErr(op string, err error) error {
+	return &net.OpError{Op: op, Net: c.remote.Network(), Source: c.local, Addr: c.remote, Err: err}
+}
+
+// pause runs between two slices of a blocking call: it reports a Close
+// or a passed deadline. Calling it is also what lets the scheduler stop or
+// preempt this goroutine (a raw call gives it no chance): a pending
+// request (a stop-the-world GC, or sysmon's preemption of a goroutine
+// running for 10 ms) marks the goroutine's stack bound, and the check at
+// the start of a call that is not inlined acts on it. An explicit
+// runtime.Gosched here cost a yield on every signal (profiling ones too).
+//
+//go:noinline
+func (c *rawConn) pause(op string) error {
+	if c.closed.Load() {
+		return c.opErr(op, net.ErrClosed)
+	}
+	if dl := c.deadline.Load(); dl != 0 && time.Now().UnixNano() >= dl {
+		return c.opErr(op, os.ErrDeadlineExceeded)
+	}
+	return nil
+}
+
+func (c *rawConn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		switch {
+		case e == syscall.EAGAIN || e == syscall.EINTR:
+			if err := c.pause("read"); err != nil {
+				return 0, err
+			}
+		case e != 0:
+			if c.closed.Load() {
+				return 0, c.opErr("read", net.ErrClosed)
+			}
+			return 0, c.opErr("read", os.NewSyscallError("read", e))
+		case n == 0:
+			if c.closed.Load() {
+				return 0, c.opErr("read", net.ErrClosed)
+			}
+			return 0, io.EOF
+		default:
+			return int(n), nil
+		}
+	}
+}
+
+func (c *rawConn) Write(p []byte) (int, error) {
+	done := 0
+	for done < len(p) {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
+		switch {
+		case e == syscall.EAGAIN || e == syscall.EINTR:
+			if err := c.pause("write"); err != nil {
+				return done, err
+			}
+		case e != 0:
+			if c.closed.Load() {
+				return done, c.opErr("write", net.ErrClosed)
+			}
+			return done, c.opErr("write", os.NewSyscallError("write", e))
+		default:
+			done += int(n)
+		}
+	}
+	return done, nil
+}
+
+// Close shuts the socket down, which wakes a call blocked on it, then
+// closes it.
+func (c *rawConn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed.Swap(true) {
+		return nil
+	}
+	_ = syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+	return syscall.Close(c.fd)
+}
+
+func (c *rawConn) SetDeadline(t time.Time) error {
+	if t.IsZero() {
+		c.deadline.Store(0)
+	} else {
+		c.deadline.Store(max(t.UnixNano(), 1))
+	}
+	return nil
+}
+
+func (c *rawConn) SetReadDeadline(t time.Time) error  { return c.SetDeadline(t) }
+func (c *rawConn) SetWriteDeadline(t time.Time) error { return c.SetDeadline(t) }
+func (c *rawConn) LocalAddr() net.Addr                { return c.local }
+func (c *rawConn) RemoteAddr() net.Addr               { return c.remote }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package runner
+
+func freeBytes(string) (int64, error) { return 0, errNoStatfs }
