@@ -8,9 +8,12 @@
 #   scripts/pg.sh down    stop the cluster and delete its directory
 #
 # The cluster lives in $MENTAT_SPEC_PG_DIR (default: <repo>/.pg): data/ is the
-# data directory (also holding the unix socket), port the TCP port, and
-# postgres.log the server log. It listens on 127.0.0.1 only, on a free port,
-# with trust authentication: never point it at data you care about.
+# data directory (also holding the unix socket), port the TCP port,
+# postgres.log what the server printed while starting, and data/log/
+# postgresql.log the server's log (its logging collector writes it, and a
+# run copies the lines logged during each cell into its logs/). It listens
+# on 127.0.0.1 only, on a free port, with trust authentication: never point
+# it at data you care about.
 #
 # Environment:
 #   MENTAT_SPEC_PG_DIR            cluster directory (default <repo>/.pg)
@@ -18,6 +21,10 @@
 #                                 /usr/lib/postgresql/*/bin, else pg_config --bindir)
 #   MENTAT_SPEC_PG_PORT           port to use instead of a free one
 #   MENTAT_SPEC_PG_SHARED_BUFFERS shared_buffers (default 25% of RAM, 128MB..8GB)
+#   MENTAT_SPEC_PG_PRELOAD        shared_preload_libraries of a new cluster
+#                                 (default: pg_stat_statements when the server
+#                                 has it, so runs keep statement statistics per
+#                                 point; set it empty for none)
 #
 # Run as root, the server runs as the `postgres` user (initdb refuses root);
 # run as anyone else, it runs as that user.
@@ -135,6 +142,17 @@ mem_mb() {
 	echo $((kb / 1024))
 }
 
+# preload prints shared_preload_libraries for a new cluster.
+preload() {
+	local lib
+	if [[ -n ${MENTAT_SPEC_PG_PRELOAD+set} ]]; then
+		echo "$MENTAT_SPEC_PG_PRELOAD"
+		return
+	fi
+	lib=$("$bin/pg_config" --pkglibdir 2>/dev/null || echo "$bin/../lib")
+	if [[ -f $lib/pg_stat_statements.so ]]; then echo pg_stat_statements; fi
+}
+
 write_conf() {
 	local mb sb ecs mwm sock
 	mb=$(mem_mb)
@@ -173,6 +191,13 @@ random_page_cost = 1.1
 effective_io_concurrency = 200
 log_checkpoints = on
 log_line_prefix = '%m [%p] %q%u@%d '
+# One log file in data/log/, read by runs (pg_current_logfile()).
+logging_collector = on
+log_directory = 'log'
+log_filename = 'postgresql.log'
+log_rotation_age = 0
+log_rotation_size = 0
+shared_preload_libraries = '$(preload)'
 EOF
 	grep -q "^include_if_exists = 'mentat-spec.conf'" "$data/postgresql.conf" ||
 		echo "include_if_exists = 'mentat-spec.conf'" >>"$data/postgresql.conf"

@@ -142,6 +142,46 @@ variable "mixed_readers" {
 }
 # ------------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------
+# The seed suite's remaining knobs (MIN_N, LOAD_MAX_S, CHECK_TIMEOUT_S,
+# PG_LOAD_JOBS, EXT_SCENARIO_FILTER), with the seed's defaults; the table in
+# README.md maps every seed knob to its variable here.
+# ---------------------------------------------------------------------------
+
+variable "min_n" {
+  type        = number
+  default     = 30
+  description = "Each point also runs at least this many calls (the seed's MIN_N)."
+}
+
+variable "load_max_s" {
+  type        = number
+  default     = 5400
+  description = "Per-backend bulk-load cap in seconds (LOAD_MAX_S): past it the load is a ceiling row and the scale's scenarios are skipped."
+}
+
+variable "check_s" {
+  type        = number
+  default     = 120
+  description = "Per-call cap of a check in seconds (CHECK_TIMEOUT_S): a slower call makes the check a SKIP."
+}
+
+variable "pg_load_jobs" {
+  type        = number
+  default     = 2
+  description = "Parallel COPY streams of the PostgreSQL bulk load (PG_LOAD_JOBS)."
+  validation {
+    condition     = var.pg_load_jobs >= 1
+    error_message = "pg_load_jobs must be at least 1."
+  }
+}
+
+variable "embedded_skip_scenarios" {
+  type        = list(string)
+  default     = []
+  description = "Scenarios the embedded backends (sqlite, duckdb) skip (EXT_SCENARIO_FILTER)."
+}
+
 locals {
   # The SQL the backends below run to build the datom tables, one directory
   # per dialect where the text differs from the shared default (see
@@ -162,12 +202,12 @@ matrix {
 sampling {
   warmup     = 3
   min_s      = var.min_s
-  min_n      = 30
+  min_n      = var.min_n
   max_s      = var.max_s
   reps       = var.reps
   probe_s    = var.probe_s
-  check_s    = 120
-  load_max_s = 5400
+  check_s    = var.check_s
+  load_max_s = var.load_max_s
 }
 
 # The shared workload: every .hcl file of mentat/ (see mentat/README.md).
@@ -187,11 +227,12 @@ include "writes" {
 # ---------------------------------------------------------------------------
 
 backend "sqlite" {
-  clients     = var.client_model # issue 11
-  restart     = lookup(var.restart, "sqlite", [])
-  drop_caches = var.drop_caches
-  driver      = "sqlite"
-  path        = "${var.data_dir}/mentat-${scale.name}.sqlite"
+  clients        = var.client_model # issue 11
+  restart        = lookup(var.restart, "sqlite", [])
+  drop_caches    = var.drop_caches
+  driver         = "sqlite"
+  skip_scenarios = var.embedded_skip_scenarios
+  path           = "${var.data_dir}/mentat-${scale.name}.sqlite"
   settings = {
     journal_mode = "WAL"
     synchronous  = "NORMAL"
@@ -207,14 +248,15 @@ backend "sqlite" {
 }
 
 backend "duckdb" {
-  clients     = var.client_model # issue 11
-  restart     = lookup(var.restart, "duckdb", [])
-  drop_caches = var.drop_caches
-  driver      = "duckdb"
-  path        = "${var.data_dir}/mentat-${scale.name}.duckdb"
-  settings    = { dynamic_or_filter_threshold = 1000 } # lets input_bindings' 100 emails use the index
-  setup       = [file("${local.sql}/sql/schema.sql")]
-  after_load  = concat([file("${local.sql}/duckdb/post_load.sql")], var.avet ? [file("${local.sql}/duckdb/avet.sql")] : [])
+  clients        = var.client_model # issue 11
+  restart        = lookup(var.restart, "duckdb", [])
+  drop_caches    = var.drop_caches
+  driver         = "duckdb"
+  skip_scenarios = var.embedded_skip_scenarios
+  path           = "${var.data_dir}/mentat-${scale.name}.duckdb"
+  settings       = { dynamic_or_filter_threshold = 1000 } # lets input_bindings' 100 emails use the index
+  setup          = [file("${local.sql}/sql/schema.sql")]
+  after_load     = concat([file("${local.sql}/duckdb/post_load.sql")], var.avet ? [file("${local.sql}/duckdb/avet.sql")] : [])
   load {
     tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
     batch_rows = 122880 # one DuckDB row group per commit
@@ -241,8 +283,8 @@ backend "postgres" {
   vacuum     = ["VACUUM"]
   load {
     tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
-    jobs       = 2       # parallel COPY streams
-    batch_rows = 1000000 # each commit waits for its COPY to end and reach disk: few, large ones
+    jobs       = var.pg_load_jobs # parallel COPY streams
+    batch_rows = 1000000          # each commit waits for its COPY to end and reach disk: few, large ones
   }
 }
 

@@ -105,7 +105,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	env := []results.KV{
-		{Key: "mentat_spec_version", Value: version},
+		{Key: "mentat_spec_version", Value: versionFact()},
 		{Key: "command", Value: "mentat-spec apply " + strings.Join(redactArgs(args, sensitive), " ")},
 	}
 	launcher, err := workerLauncher(paths, &sf, *dataDir, *workerTCP, *workerListen, stderr)

@@ -75,7 +75,7 @@ matrix {
 	if strings.Contains(string(envBase), "enable_seqscan") {
 		t.Errorf("env.txt of the run without the override mentions enable_seqscan")
 	}
-	if !strings.Contains(string(envBase), "backend.postgres.xs.setting.work_mem: 64MB") || strings.Contains(string(envOver), "work_mem") {
+	if !strings.Contains(string(envBase), "backend.postgres.xs.setting.work_mem: 64MB") || strings.Contains(string(envOver), "backend.postgres.xs.setting.work_mem") {
 		t.Errorf("the override must replace the quickstart's settings whole (work_mem only in the base run)")
 	}
 

@@ -9,6 +9,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/mentat-spec/mentat-spec/engine/buildinfo"
 )
 
 // Exit codes.
@@ -78,6 +80,14 @@ func usage(w io.Writer) {
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintf(stdout, "mentat-spec %s\n", version)
+	fmt.Fprintf(stdout, "mentat-spec %s (revision %s)\n", version, buildinfo.Describe())
 	return exitOK
+}
+
+// versionFact is env.txt's mentat_spec_version with where it came from.
+func versionFact() string {
+	if version == "dev" {
+		return "dev (no version stamped with -ldflags: built by go build or go install rather than make; see mentat_spec_revision)"
+	}
+	return version + " (from -ldflags at build)"
 }

@@ -27,6 +27,7 @@ var backendSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "driver", Required: true}, {Name: "settings"}, {Name: "setup"}, {Name: "after_load"},
 		{Name: "analyze"}, {Name: "vacuum"}, {Name: "restart"}, {Name: "drop_caches"}, {Name: "clients"}, {Name: "processes"},
+		{Name: "skip_scenarios"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "load"}},
 }
@@ -88,6 +89,9 @@ type BackendConfig struct {
 	// worker processes sharing the clients).
 	ClientModel string
 	Processes   int
+	// SkipScenarios are scenarios this backend does not run (the seed's
+	// per-backend scenario filter).
+	SkipScenarios []string
 }
 
 // Client models of a backend's `clients` attribute.
@@ -143,7 +147,7 @@ func (b *Backend) Resolve(ctx *hcl.EvalContext) (*BackendConfig, hcl.Diagnostics
 		bc.Settings = m
 	}
 	lists := map[string]*[]string{"setup": &bc.Setup, "after_load": &bc.AfterLoad, "analyze": &bc.Analyze,
-		"vacuum": &bc.Vacuum, "restart": &bc.Restart, "drop_caches": &bc.DropCaches}
+		"vacuum": &bc.Vacuum, "restart": &bc.Restart, "drop_caches": &bc.DropCaches, "skip_scenarios": &bc.SkipScenarios}
 	for n, dst := range lists {
 		if e, ok := b.Attrs[n]; ok {
 			l, d := evalStringList(e, ctx, n)
@@ -262,6 +266,18 @@ func (b *Backend) resolveClients(ctx *hcl.EvalContext, bc *BackendConfig) hcl.Di
 				"Set either clients (goroutine or process) or processes = N, not both."))
 		default:
 			bc.ClientModel, bc.Processes = ClientsProcesses, int(n)
+		}
+	}
+	return diags
+}
+
+// CheckSkips reports skip_scenarios names that are no declared scenario.
+func (s *Spec) CheckSkips(b *Backend, bc *BackendConfig) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, n := range bc.SkipScenarios {
+		if s.scenario(n) == nil {
+			diags = append(diags, attrErr(b.Attrs["skip_scenarios"], "Unknown scenario",
+				fmt.Sprintf("Backend %q: skip_scenarios names %q, which is not a declared scenario.", b.Name, n)))
 		}
 	}
 	return diags

@@ -125,7 +125,10 @@ func placeholderTruth(gen *datagen.Dataset) cty.Value {
 // parameters, and every check of the scenarios that run on the backend.
 func (s *Spec) ValidateCell(c Cell, dialect string, gen *datagen.Dataset, truth cty.Value) hcl.Diagnostics {
 	ctx := s.CellContext(c, truth)
-	_, diags := c.Backend.Resolve(ctx)
+	bc, diags := c.Backend.Resolve(ctx)
+	if bc != nil {
+		diags = append(diags, s.CheckSkips(c.Backend, bc)...)
+	}
 	queries := map[string]*ResolvedQuery{}
 	for _, q := range s.Queries {
 		rq, d := q.Resolve(ctx, dialect)

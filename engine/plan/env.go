@@ -4,9 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/zclconf/go-cty/cty"
@@ -49,7 +52,7 @@ func specEnv(spec *config.Spec, p *Plan) ([]results.KV, map[string]bool) {
 	}
 	for _, sp := range p.Scales {
 		st := sp.Stats
-		kv = append(kv, results.KV{Key: "dataset." + sp.Name, Value: fmt.Sprintf("%d datoms, %d txs, seed %d", st.Datoms, st.Txs, sp.Gen.Seed)})
+		kv = append(kv, results.KV{Key: "dataset." + sp.Name, Value: fmt.Sprintf("%d datoms, %d txs, seed %d%s", st.Datoms, st.Txs, sp.Gen.Seed, statsDetail(st))})
 	}
 	return kv, sensitive
 }
@@ -67,4 +70,26 @@ func ctyText(v cty.Value) string {
 		return v.GoString()
 	}
 	return string(b)
+}
+
+// statsDetail lists the entities per kind and the history datoms per
+// history, as the seed's dataset line did ("1600 users, 130000 issues,
+// 6492 history updates").
+func statsDetail(st datagen.Stats) string {
+	var b strings.Builder
+	for i, k := range slices.Sorted(maps.Keys(st.Entities)) {
+		sep := ", "
+		if i == 0 {
+			sep = "; entities: "
+		}
+		fmt.Fprintf(&b, "%s%s %d", sep, k, st.Entities[k])
+	}
+	for i, k := range slices.Sorted(maps.Keys(st.HistoryDatoms)) {
+		sep := ", "
+		if i == 0 {
+			sep = "; history datoms: "
+		}
+		fmt.Fprintf(&b, "%s%s %d", sep, k, st.HistoryDatoms[k])
+	}
+	return b.String()
 }

@@ -12,6 +12,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -209,8 +210,9 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 		}
 		c.Queries[q.Name] = pq
 	}
+	diags = append(diags, spec.CheckSkips(be, bc)...)
 	for _, sd := range spec.SelectedScenarios() {
-		if !sd.RunsOn(be.Name) || sd.Def == nil {
+		if !sd.RunsOn(be.Name) || sd.Def == nil || slices.Contains(bc.SkipScenarios, sd.Name) {
 			continue
 		}
 		if f, ok := sd.Def.(kind.ScaleFilter); ok && !f.RunsOnScale(sp.Name) {

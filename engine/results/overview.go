@@ -308,10 +308,24 @@ func writeSettings(b *bytes.Buffer, r *Run) {
 	b.WriteString("## Settings in force per backend\n\n")
 	b.WriteString("Read back from each database after it was configured (env.txt's backend.* lines); a value that differs by scale is shown per scale.\n\n")
 	t := table{head: []string{"backend", "key", "value"}, right: []bool{false, false, false}}
+	full := 0
 	for _, s := range set {
+		if fullDetail(s.Key) {
+			full++
+			continue
+		}
 		t.rows = append(t.rows, []string{s.Backend, s.Key, s.Value(scales)})
 	}
 	t.write(b)
+	if full > 0 {
+		fmt.Fprintf(b, "The databases' full settings in force (%d lines: PostgreSQL's non-default pg_settings, DuckDB's settings, SQLite's compile options) are in env.txt.\n\n", full)
+	}
+}
+
+// fullDetail reports backend keys that list a database's whole
+// configuration: env.txt keeps them, the summary only counts them.
+func fullDetail(key string) bool {
+	return strings.HasPrefix(key, "pg_setting.") || strings.HasPrefix(key, "duckdb_setting.") || key == "compile_options"
 }
 
 // cacheName names the buffer cache sizes.txt records for a backend, after
@@ -341,13 +355,29 @@ func datasetDetail(v string) string {
 			v = f[1]
 		}
 	}
-	return txCount.ReplaceAllStringFunc(v, func(m string) string {
+	v = txCount.ReplaceAllStringFunc(v, func(m string) string {
 		n, _ := strconv.ParseInt(strings.Fields(m)[0], 10, 64)
 		return fmtInt(n) + " transactions"
 	})
+	// The entity and history counts the run writes read as the datoms
+	// do (13,000); other text is kept as written.
+	i := strings.Index(v, "; entities: ")
+	if i < 0 {
+		i = strings.Index(v, "; history datoms: ")
+	}
+	if i < 0 {
+		return v
+	}
+	return v[:i] + bigCount.ReplaceAllStringFunc(v[i:], func(m string) string {
+		n, _ := strconv.ParseInt(m, 10, 64)
+		return fmtInt(n)
+	})
 }
 
-var txCount = regexp.MustCompile(`\b\d+ txs\b`)
+var (
+	txCount  = regexp.MustCompile(`\b\d+ txs\b`)
+	bigCount = regexp.MustCompile(`\b\d{4,}\b`)
+)
 
 // datasetLine is the one wording of a scale's dataset: "101,234 datoms
 // (1,203 transactions, seed 42)".

@@ -19,7 +19,9 @@ import (
 // own section.
 var AbridgedEnv = []string{
 	"run", "started", "instance_type", "hostname", "os_arch", "kernel", "cpu_model", "cpus",
-	"sockets/numa", "mem_total", "mem_total_gib", "hugepages", "data_fs", "go", "git",
+	"sockets", "numa_nodes", "sockets/numa", "mem_total", "mem_total_gib", "hugepages",
+	"transparent_hugepage_enabled", "cpu_governor", "data_fs", "data_fs_options", "go", "git",
+	"mentat_spec_version", "mentat_spec_revision",
 	"spec_files", "spec_sha256", "dataset", "scales", "backends", "phase", "sampling",
 }
 
@@ -178,7 +180,11 @@ func writeEnv(b *bytes.Buffer, env []KV) {
 	}
 	b.WriteString("## Environment (abridged; full detail in env.txt)\n\n```\n")
 	for _, kv := range show {
-		fmt.Fprintf(b, "%-*s   %s\n", width, kv.Key+":", strings.ReplaceAll(kv.Value, "\n", " "))
+		v := kv.Value
+		if !strings.HasPrefix(kv.Key, "var.") { // a variable's source is part of what it says
+			v = withoutSource(v)
+		}
+		fmt.Fprintf(b, "%-*s   %s\n", width, kv.Key+":", strings.ReplaceAll(v, "\n", " "))
 	}
 	b.WriteString("```\n\n")
 }
@@ -369,4 +375,13 @@ func optSecs(v *float64) string {
 		return ""
 	}
 	return fmtSecs(*v, 2)
+}
+
+// withoutSource drops the " (from <source>)" env.txt writes after a
+// machine fact: the summary shows values, env.txt where they came from.
+func withoutSource(v string) string {
+	if i := strings.LastIndex(v, " (from "); i > 0 && strings.HasSuffix(v, ")") && !strings.HasPrefix(v, "unknown (") {
+		return v[:i]
+	}
+	return v
 }

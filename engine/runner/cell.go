@@ -33,10 +33,12 @@ type cell struct {
 	// The writes committed to the store in this run (writes.go), and the
 	// truth before them; truthAlt is the truth had a write in doubt
 	// committed, doubt says which.
-	writes    committedWrites
-	baseTruth *plan.Truth
-	truthAlt  *plan.Truth
-	doubt     string
+	writes       committedWrites
+	baseTruth    *plan.Truth
+	truthAlt     *plan.Truth
+	doubt        string
+	statsErr     error // why the server keeps no statement statistics (serverstats.go)
+	serverLogErr error // why the server's log is not copied into logs/
 }
 
 // boundQuery is a query with its markers bound for the backend.
@@ -75,11 +77,13 @@ func (c *cell) execute(ctx context.Context) error {
 			c.admin.Close()
 		}
 	}()
+	defer c.followServerLog(ctx)()
 
 	ready, err := c.prepareStore(ctx)
 	if err != nil || !ready {
 		return err
 	}
+	c.probeStats(ctx)
 	c.envLines(ctx)
 	c.recordSize(ctx)
 	if err := c.bindQueries(); err != nil {
@@ -126,7 +130,7 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		env, counts := c.pointEnv(sc, i)
 		lo, _ := pt.Estimate()
 		c.run.begin(fmt.Sprintf("%s %s %s", c.name(), sc.Name, pt.Describe()), "ops", lo, 0, counts)
-		err := pt.Run(ctx, env)
+		err := c.runPoint(ctx, sc, i, pt, env)
 		c.run.end()
 		if err != nil {
 			c.run.fail("%s %s: %s: %v", c.name(), sc.Name, pt.Describe(), err)
@@ -234,6 +238,7 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	c.run.begin(c.name()+" load", "datoms", c.pc.LoadEstimate().Lo, c.pc.Scale.Stats.Datoms, func() (int64, int64) { return loaded.Load(), 0 })
 	res, err := bulkLoadCounting(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
 	c.run.end()
+	c.writeLoadLog(res)
 	if err != nil {
 		return false, fmt.Errorf("bulk load: %w", err)
 	}
@@ -242,6 +247,10 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	if res.capped {
 		row.Ceiling = true
 		row.NDatoms = res.datoms
+		if n, err := countLoaded(ctx, c.admin, res.tables); err == nil {
+			row.NDatoms = n // what the store holds, whatever the cut commit did
+			row.DatomsPerS = float64(n) / res.elapsed.Seconds()
+		}
 		c.run.emit(row)
 		c.run.logf("%s: load cap of %s hit: scenarios skipped", c.name(), capDur)
 		return false, nil
@@ -414,6 +423,7 @@ func (c *cell) envLines(ctx context.Context) {
 			kv = append(kv, results.KV{Key: prefix + "settings_error", Value: err.Error()})
 		}
 	}
+	kv = append(kv, c.backendFacts(ctx, prefix)...)
 	optNames := make([]string, 0, len(bc.Options))
 	for n := range bc.Options {
 		optNames = append(optNames, n)

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bufio"
-
 	"fmt"
 	"os"
 	"runtime"
@@ -15,19 +14,20 @@ import (
 func machineEnv() []results.KV {
 	host, _ := os.Hostname()
 	kv := []results.KV{
-		{Key: "go", Value: runtime.Version()},
-		{Key: "os_arch", Value: runtime.GOOS + "/" + runtime.GOARCH},
-		{Key: "hostname", Value: host},
-		{Key: "cpus", Value: fmt.Sprint(runtime.NumCPU())},
+		fact("go", runtime.Version(), "the Go runtime"),
+		fact("os_arch", runtime.GOOS+"/"+runtime.GOARCH, "the Go runtime"),
+		fact("hostname", host, "uname"),
+		fact("cpus", fmt.Sprint(runtime.NumCPU()), "the CPUs this process may use"),
 	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		kv = append(kv, results.KV{Key: "kernel", Value: strings.TrimSpace(string(b))})
-	}
-	if v := procField("/proc/cpuinfo", "model name"); v != "" {
-		kv = append(kv, results.KV{Key: "cpu_model", Value: v})
-	}
-	if v := procField("/proc/meminfo", "MemTotal"); v != "" {
-		kv = append(kv, results.KV{Key: "mem_total", Value: v})
+	v, err := readTrim("/proc/sys/kernel/osrelease")
+	kv = append(kv, factOr("kernel", "/proc/sys/kernel/osrelease", v, err))
+	for _, f := range []struct{ key, path, field string }{
+		{"cpu_model", "/proc/cpuinfo", "model name"}, {"mem_total", "/proc/meminfo", "MemTotal"}} {
+		if v := procField(f.path, f.field); v != "" {
+			kv = append(kv, fact(f.key, v, f.path))
+		} else {
+			kv = append(kv, results.KV{Key: f.key, Value: "unknown (no " + f.field + " in " + f.path + ")"})
+		}
 	}
 	return kv
 }

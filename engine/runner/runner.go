@@ -105,7 +105,8 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		pr.Start()
 		defer pr.Close()
 	}
-	env := append(machineEnv(), opts.Env...)
+	env := append(machineEnv(), machineTuning(opts.DataDir)...)
+	env = append(env, opts.Env...)
 	env = append(env, p.Env...)
 	env = append(env, results.KV{Key: "phase", Value: opts.Phase})
 	if err := dir.WriteEnv(env, r.sensitive); err != nil {

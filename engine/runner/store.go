@@ -118,6 +118,8 @@ type loadResult struct {
 	datoms  int64
 	elapsed time.Duration
 	capped  bool // the load cap was hit
+	jobs    []jobLog
+	tables  []drivers.TableSpec
 }
 
 // bulkLoad streams the dataset into the backend with jobs parallel loaders
@@ -150,19 +152,21 @@ func bulkLoadCounting(ctx context.Context, bl drivers.BulkLoader, gen *datagen.D
 	if jobs < 1 {
 		jobs = 1
 	}
-	errs := make([]error, jobs)
+	logs := make([]jobLog, jobs)
 	var wg sync.WaitGroup
 	for j := 0; j < jobs; j++ {
 		from, to := total*int64(j)/int64(jobs), total*int64(j+1)/int64(jobs)
+		logs[j] = jobLog{from: from, to: to, rows: make([]int64, len(tables))}
 		wg.Add(1)
 		go func(j int) {
 			defer wg.Done()
-			errs[j] = loadRange(lctx, bl, tables, gen, from, to, j == 0, lc.BatchRows, datoms)
+			logs[j].err = loadRange(lctx, bl, tables, gen, from, to, j == 0, lc.BatchRows, datoms, &logs[j])
 		}(j)
 	}
 	wg.Wait()
-	res := loadResult{datoms: datoms.Load(), elapsed: time.Since(start)}
-	for _, err := range errs {
+	res := loadResult{datoms: datoms.Load(), elapsed: time.Since(start), jobs: logs, tables: tables}
+	for _, jl := range logs {
+		err := jl.err
 		if err == nil {
 			continue
 		}
@@ -176,7 +180,7 @@ func bulkLoadCounting(ctx context.Context, bl drivers.BulkLoader, gen *datagen.D
 }
 
 func loadRange(ctx context.Context, bl drivers.BulkLoader, tables []drivers.TableSpec, gen *datagen.Dataset,
-	from, to int64, withAttrs bool, batchRows int, datoms *atomic.Int64) error {
+	from, to int64, withAttrs bool, batchRows int, datoms *atomic.Int64, jl *jobLog) error {
 	l, err := bl.NewLoader(ctx, tables)
 	if err != nil {
 		return fmt.Errorf("opening a loader: %w", err)
@@ -193,9 +197,11 @@ func loadRange(ctx context.Context, bl drivers.BulkLoader, tables []drivers.Tabl
 			if err := l.Append(0, row); err != nil {
 				return fmt.Errorf("loading attribute %s: %w", a.Ident, err)
 			}
+			jl.rows[0]++
 		}
 	}
 	pending := 0
+	var done int64 // datoms committed by this job
 	// e and tx repeat over consecutive datoms (an entity's attributes, a
 	// transaction's datoms): each is boxed into an interface once per run,
 	// not once per datom. Boxing every int64 was a fifth of the load's CPU.
@@ -224,12 +230,16 @@ func loadRange(ctx context.Context, bl drivers.BulkLoader, tables []drivers.Tabl
 			if err := l.Append(1+int(class), row); err != nil {
 				return fmt.Errorf("loading tx %d: %w", d.Tx, err)
 			}
+			jl.rows[1+int(class)]++
 		}
 		pending += len(tx.Datoms)
 		if pending >= batchRows {
+			t0 := time.Now()
 			if err := l.Flush(ctx); err != nil {
 				return fmt.Errorf("committing at tx %d: %w", tx.ID, err)
 			}
+			done += int64(pending)
+			jl.commit(t0, tx.ID, done)
 			datoms.Add(int64(pending))
 			pending = 0
 		}
@@ -238,9 +248,11 @@ func loadRange(ctx context.Context, bl drivers.BulkLoader, tables []drivers.Tabl
 	if err != nil {
 		return err
 	}
+	t0 := time.Now()
 	if err := l.Flush(ctx); err != nil {
 		return fmt.Errorf("committing the last batch: %w", err)
 	}
+	jl.commit(t0, -1, done+int64(pending))
 	datoms.Add(int64(pending))
 	return nil
 }
