@@ -199,12 +199,16 @@ func (s *Session) interrupt(g int64) {
 		return // no call runs under this registration
 	}
 	pc := s.fast.pc
+	pid := pc.PID()
 	deadline := time.Now().Add(cancelDeadlineDelay)
 	_ = pc.Conn().SetDeadline(deadline)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	_ = pc.CancelRequest(ctx) // an unanswered request ends at the deadline
 	cancel()
 	time.Sleep(cancelSettle)
+	// A cut query must be gone on the server before its call returns, so
+	// it never overlaps the next measured point (as on the pgx path).
+	s.b.waitQueryGone(pid)
 	s.fast.cancelDone <- struct{}{}
 }
 
