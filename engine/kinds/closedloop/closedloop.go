@@ -36,9 +36,7 @@ func (Kind) Schema() *hcl.BodySchema {
 }
 
 // StreamBlocks are the read and write blocks of a scenario.
-var StreamBlocks = []hcl.BlockHeaderSchema{{Type: results.OpRead}, {Type: results.OpWrite}}
-
-var streamSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "query"}, {Name: "mix"}, {Name: "clients"}}}
+var StreamBlocks = kind.StreamBlocks
 
 // Stream is a read or write block: clients each looping over a mix.
 type Stream struct {
@@ -50,49 +48,10 @@ type Stream struct {
 
 // Streams decodes the read and write blocks of content.
 func Streams(content *hcl.BodyContent, ctx *hcl.EvalContext) ([]Stream, hcl.Diagnostics) {
-	var out []Stream
-	var diags hcl.Diagnostics
-	seen := map[string]hcl.Range{}
-	for _, blk := range content.Blocks {
-		if blk.Type != results.OpRead && blk.Type != results.OpWrite {
-			continue
-		}
-		if prev, ok := seen[blk.Type]; ok {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate " + blk.Type + " block",
-				Detail: fmt.Sprintf("A %s block was already declared at %s; a scenario has at most one of each.", blk.Type, prev), Subject: blk.DefRange.Ptr()})
-			continue
-		}
-		seen[blk.Type] = blk.DefRange
-		c, d := blk.Body.Content(streamSchema)
-		diags = append(diags, d...)
-		if d.HasErrors() {
-			continue
-		}
-		st := Stream{Op: blk.Type}
-		q, hasQ := c.Attributes["query"]
-		m, hasM := c.Attributes["mix"]
-		switch {
-		case hasQ == hasM:
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + blk.Type + " block",
-				Detail: "Set exactly one of query = query.NAME and mix = [query.A, query.B, ...].", Subject: blk.DefRange.Ptr()})
-			continue
-		case hasQ:
-			n, d := kind.String(q.Expr, ctx, "query")
-			diags = append(diags, d...)
-			st.Mix = []string{n}
-		default:
-			l, d := kind.Strings(m.Expr, ctx, "mix")
-			diags = append(diags, d...)
-			st.Mix = l
-		}
-		if a, ok := c.Attributes["clients"]; ok {
-			n, d := kind.Int(a.Expr, ctx, "clients", 1)
-			diags = append(diags, d...)
-			st.Clients = n
-		} else if st.Op != results.OpRead {
-			st.Clients = 1 // one writer unless said otherwise, as the seed
-		}
-		out = append(out, st)
+	blocks, diags := kind.DecodeStreams(content, ctx)
+	out := make([]Stream, 0, len(blocks))
+	for _, b := range blocks {
+		out = append(out, Stream{Op: b.Op, Mix: b.Mix, Clients: b.Clients})
 	}
 	return out, diags
 }

@@ -1,0 +1,87 @@
+package kind
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// The read and write blocks kinds share.
+const (
+	ReadBlock  = "read"
+	WriteBlock = "write"
+)
+
+// StreamBlocks are the read and write blocks of a scenario body.
+var StreamBlocks = []hcl.BlockHeaderSchema{{Type: ReadBlock}, {Type: WriteBlock}}
+
+// StreamBlock is a decoded read or write block: clients each calling a
+// mix of queries. Extra holds the attributes a kind adds to the block.
+type StreamBlock struct {
+	Op      string
+	Mix     []string
+	Clients int // 0: the scenario's client count
+	Range   hcl.Range
+	Extra   map[string]*hcl.Attribute
+}
+
+// DecodeStreams decodes the read and write blocks of content: `query =
+// query.NAME` or `mix = [...]`, and `clients` (a write block has one
+// writer unless it says otherwise, as the seed). extra names attributes
+// the kind accepts besides; they come back unevaluated in Extra.
+func DecodeStreams(content *hcl.BodyContent, ctx *hcl.EvalContext, extra ...string) ([]StreamBlock, hcl.Diagnostics) {
+	schema := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "query"}, {Name: "mix"}, {Name: "clients"}}}
+	for _, n := range extra {
+		schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: n})
+	}
+	var out []StreamBlock
+	var diags hcl.Diagnostics
+	seen := map[string]hcl.Range{}
+	for _, blk := range content.Blocks {
+		if blk.Type != ReadBlock && blk.Type != WriteBlock {
+			continue
+		}
+		if prev, ok := seen[blk.Type]; ok {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Duplicate " + blk.Type + " block",
+				Detail: fmt.Sprintf("A %s block was already declared at %s; a scenario has at most one of each.", blk.Type, prev), Subject: blk.DefRange.Ptr()})
+			continue
+		}
+		seen[blk.Type] = blk.DefRange
+		c, d := blk.Body.Content(schema)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		st := StreamBlock{Op: blk.Type, Range: blk.DefRange, Extra: map[string]*hcl.Attribute{}}
+		q, hasQ := c.Attributes["query"]
+		m, hasM := c.Attributes["mix"]
+		switch {
+		case hasQ == hasM:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + blk.Type + " block",
+				Detail: "Set exactly one of query = query.NAME and mix = [query.A, query.B, ...].", Subject: blk.DefRange.Ptr()})
+			continue
+		case hasQ:
+			n, d := String(q.Expr, ctx, "query")
+			diags = append(diags, d...)
+			st.Mix = []string{n}
+		default:
+			l, d := Strings(m.Expr, ctx, "mix")
+			diags = append(diags, d...)
+			st.Mix = l
+		}
+		if a, ok := c.Attributes["clients"]; ok {
+			n, d := Int(a.Expr, ctx, "clients", 1)
+			diags = append(diags, d...)
+			st.Clients = n
+		} else if st.Op != ReadBlock {
+			st.Clients = 1
+		}
+		for _, n := range extra {
+			if a, ok := c.Attributes[n]; ok {
+				st.Extra[n] = a
+			}
+		}
+		out = append(out, st)
+	}
+	return out, diags
+}
