@@ -125,10 +125,13 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
-		return exitFailed
+		if o == nil {
+			return exitFailed
+		}
+	} else {
+		fmt.Fprintf(stdout, "Results in %s (report.html, summary.md, results.json, timings.csv, checks.txt).\n", dir)
 	}
-	fmt.Fprintf(stdout, "Results in %s (report.html, summary.md, results.json, timings.csv, checks.txt).\n", dir)
-	if o.Failed() {
+	if err != nil || o.Failed() {
 		for _, f := range o.Failures {
 			fmt.Fprintf(stderr, "failed: %s\n", f)
 		}

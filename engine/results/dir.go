@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // File names inside a results directory.
@@ -107,9 +108,22 @@ func checkHeader(path, want string) error {
 	}
 	line = strings.TrimRight(line, "\r\n")
 	if line != "" && line != want {
-		return fmt.Errorf("results: %s has header %q, want %q: not a results file of this format", path, line, want)
+		return fmt.Errorf("results: %s has header %q, want %q: not a results file of this format", path, clip(line, len(want)+16), want)
 	}
 	return nil
+}
+
+// clip shortens s to at most n bytes (on a rune boundary) for an error
+// message, saying how long it was.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("... (%d bytes)", len(s))
 }
 
 // file opens name for appending once: a new file gets its header, a torn
@@ -157,16 +171,32 @@ func (d *Dir) file(name string) (*os.File, error) {
 }
 
 // write appends one built line with a single write, so concurrent
-// invocations sharing the directory never interleave inside a row.
+// invocations sharing the directory never interleave inside a row. A
+// write cut short (a full disk, a file size limit) is taken back, so the
+// rows before it stay whole and the next run appends after them.
 func (d *Dir) write(name string, line []byte) error {
 	f, err := d.file(name)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(line); err != nil {
-		return fmt.Errorf("results: append to %s: %w", name, err)
+	var size int64 = -1
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
 	}
-	return nil
+	n, err := f.Write(line)
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("results: append to %s: %w", filepath.Join(d.path, name), err)
+	if n > 0 && size >= 0 {
+		// Only when no other invocation appended meanwhile.
+		if st, serr := f.Stat(); serr == nil && st.Size() == size+int64(n) {
+			if terr := f.Truncate(size); terr != nil {
+				err = fmt.Errorf("%w (and removing the %d bytes of the cut row failed: %w)", err, n, terr)
+			}
+		}
+	}
+	return err
 }
 
 func checkKey(what string, fields ...string) error {

@@ -146,13 +146,19 @@ func TestOpenRejects(t *testing.T) {
 	}{
 		{"other header", TimingsFile, "scenario,backend,p50\n", "not a results file"},
 		{"raw with the timings header", RawFile, TimingsHeader + "\n", "not a results file"},
+		// A device or a binary file: the error quotes a short head of it.
+		{"no newline in 1 MiB", TimingsFile, strings.Repeat("\x00", 1<<20), "... (65536 bytes)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			must(t, os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.content), 0o644))
-			if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), tc.want) {
+			_, err := Open(dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err %v, want %q", err, tc.want)
+			}
+			if err != nil && len(err.Error()) > 1024 {
+				t.Errorf("the error is %d bytes long", len(err.Error()))
 			}
 		})
 	}

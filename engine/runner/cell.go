@@ -81,7 +81,7 @@ func (c *cell) execute(ctx context.Context) error {
 
 	ready, err := c.prepareStore(ctx)
 	if err != nil || !ready {
-		return err
+		return c.run.storeFull(c.pc, err)
 	}
 	c.probeStats(ctx)
 	c.envLines(ctx)
@@ -103,6 +103,9 @@ func (c *cell) execute(ctx context.Context) error {
 		}
 		if c.broken != nil {
 			return c.broken
+		}
+		if ctx.Err() != nil {
+			return ctx.Err() // a check cut short would read as failed
 		}
 		c.check(ctx, sc)
 	}
@@ -223,6 +226,17 @@ func (c *cell) applySettings(ctx context.Context) error {
 func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	bc := c.pc.Backend
 	if err := writeMeta(ctx, c.admin, map[string]string{"created_by": createdBy, "fingerprint": fp, "loaded": "0", "written": ""}); err != nil {
+		// A store that does not say it is ours would be refused by every
+		// later run: one this run created goes again.
+		if dropper, ok := c.be.(drivers.Dropper); ok && c.be.Created() {
+			c.admin.Close()
+			c.admin = nil
+			if derr := dropper.Drop(ctx); derr != nil {
+				return false, fmt.Errorf("%w (and removing the store it had just created failed: %w)", err, derr)
+			}
+			c.be = nil
+			return false, fmt.Errorf("%w (the store it had just created is removed)", err)
+		}
 		return false, err
 	}
 	if err := execStatements(ctx, c.admin, bc.Setup); err != nil {

@@ -10,6 +10,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -79,6 +80,9 @@ type run struct {
 	dir  *results.Dir
 	sink results.Sink
 	out  *Outcome
+	// stop ends the run when its results can no longer be written (a
+	// full disk): measuring on would lose every row.
+	stop context.CancelCauseFunc
 }
 
 // Run executes p. The results directory is complete (summary.md included)
@@ -97,7 +101,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening results directory: %w", err)
 	}
-	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
 	if pr := opts.Progress; pr != nil {
 		pr.SetTotal(r.estimate())
@@ -118,7 +124,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	for _, sp := range p.Scales {
 		if err := ctx.Err(); err != nil {
-			r.fail("run interrupted: %v", err)
+			if !errors.Is(context.Cause(ctx), errResultsLost) {
+				r.fail("run interrupted: %v", err)
+			}
 			break
 		}
 		r.scale(ctx, sp)
@@ -188,11 +196,25 @@ func (r *run) sensitive(key string) bool {
 // and the console through the sink.
 func (r *run) emit(rec results.Record) {
 	if err := r.sink.Emit(rec); err != nil {
-		r.fail("writing results: %v", err)
+		r.resultsLost(err)
 	}
 	if t, ok := rec.(results.Timing); ok {
 		r.out.Rows = append(r.out.Rows, results.Row(t))
 	}
+}
+
+// errResultsLost is the cause of a run stopped by resultsLost.
+var errResultsLost = errors.New("results can no longer be written")
+
+// resultsLost stops the run on a failed write into the results directory:
+// the rows written before stay, the run measures no more.
+func (r *run) resultsLost(err error) {
+	what := "writing results"
+	if diskFull(err) {
+		what = "writing results: the disk of " + r.opts.ResultsDir + " is full or its file size limit reached"
+	}
+	r.fail("%s: %v; stopping the run (the rows written before are kept in %s)", what, err, r.opts.ResultsDir)
+	r.stop(errResultsLost)
 }
 
 func (r *run) fail(format string, args ...any) {
@@ -239,7 +261,8 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 		return
 	}
 	if err := writeFile(filepath.Join(r.opts.ResultsDir, "truth-"+sp.Name+".json"), computed); err != nil {
-		r.fail("scale %s: %v", sp.Name, err)
+		r.resultsLost(fmt.Errorf("scale %s: %w", sp.Name, err))
+		return
 	}
 	truth, err := plan.NewTruth(computed)
 	if err != nil {
@@ -252,7 +275,7 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 			return
 		}
 		c := &cell{run: r, pc: pc, truth: truth}
-		if err := c.execute(ctx); err != nil {
+		if err := c.execute(ctx); err != nil && !errors.Is(context.Cause(ctx), errResultsLost) {
 			r.fail("%s: %v", pc.Name(), err)
 		}
 	}
