@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sort"
 	"sync"
 )
@@ -30,6 +32,12 @@ type Config struct {
 	// DuckDB SET options) applied to every connection, and where the
 	// database supports it to the database itself.
 	Settings map[string]string
+	// Init are statements Open runs on a store it creates before the store
+	// appears under its name (file stores: made under a temporary name,
+	// then linked into place), so that a process killed right after
+	// creating a store leaves one that says who made it, never one that is
+	// then refused as foreign.
+	Init []string
 }
 
 // Driver opens backends. Implementations must be safe for concurrent use.
@@ -225,4 +233,17 @@ func (r *Registry) Names() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// LinkNew puts the file made at tmp under the name path, failing if path
+// exists: a hard link where the file system has them, else a rename.
+func LinkNew(tmp, path string) error {
+	err := os.Link(tmp, path)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if _, serr := os.Lstat(path); serr == nil {
+		return fmt.Errorf("%s: %w", path, fs.ErrExist)
+	}
+	return os.Rename(tmp, path)
 }

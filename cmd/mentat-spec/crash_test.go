@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -15,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
@@ -41,22 +44,24 @@ matrix {
 `
 
 // moment is when a run is killed: delay after the first output line that
-// matches after.
+// matches after, or, with created set, as soon as the store exists.
 type moment struct {
-	name  string
-	after *regexp.Regexp
-	delay time.Duration
+	name    string
+	after   *regexp.Regexp
+	delay   time.Duration
+	created bool
 }
 
 var crashMoments = []moment{
-	{"at the start of the load", regexp.MustCompile(`: loading [0-9,]+ datoms`), 0},
-	{"during the load", regexp.MustCompile(`: loading [0-9,]+ datoms`), 150 * time.Millisecond},
-	{"during the after-load SQL", regexp.MustCompile(`: loading [0-9,]+ datoms`), 700 * time.Millisecond},
-	{"after the after-load SQL", regexp.MustCompile(`: loaded [0-9,]+ datoms in`), 0},
-	{"between points", regexp.MustCompile(`^xs/\w+ +point_lookup `), 0},
-	{"mid-point", regexp.MustCompile(`^PASS xs/\w+ point_lookup`), 150 * time.Millisecond},
-	{"during the checks", regexp.MustCompile(`^PASS xs/\w+ `), 0},
-	{"during the writes", regexp.MustCompile(`^PASS xs/\w+ ref_traversal`), 400 * time.Millisecond},
+	{"as soon as the store exists", regexp.MustCompile(`: store of about|computing the truth`), 0, true},
+	{"at the start of the load", regexp.MustCompile(`: loading [0-9,]+ datoms`), 0, false},
+	{"during the load", regexp.MustCompile(`: loading [0-9,]+ datoms`), 60 * time.Millisecond, false},
+	{"during the after-load SQL", regexp.MustCompile(`: loading [0-9,]+ datoms`), 700 * time.Millisecond, false},
+	{"after the after-load SQL", regexp.MustCompile(`: loaded [0-9,]+ datoms in`), 0, false},
+	{"between points", regexp.MustCompile(`^xs/\w+ +point_lookup `), 0, false},
+	{"mid-point", regexp.MustCompile(`^PASS xs/\w+ point_lookup`), 150 * time.Millisecond, false},
+	{"during the checks", regexp.MustCompile(`^PASS xs/\w+ `), 0, false},
+	{"during the writes", regexp.MustCompile(`^PASS xs/\w+ ref_traversal`), 400 * time.Millisecond, false},
 }
 
 // crashArgs is the apply command line of every run of one backend.
@@ -111,7 +116,7 @@ func startCLI(t *testing.T, env []string, args []string, line func(*exec.Cmd, st
 
 // killAt runs the CLI and SIGKILLs it at m. It fails the test if the run
 // ended before, or if it refused its store.
-func killAt(t *testing.T, args []string, m moment) string {
+func killAt(t *testing.T, args []string, m moment, exists func() bool) string {
 	t.Helper()
 	var once sync.Once
 	var mu sync.Mutex
@@ -126,14 +131,27 @@ func killAt(t *testing.T, args []string, m moment) string {
 		if !m.after.MatchString(line) {
 			return
 		}
+		kill := func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if cmd.Process.Signal(syscall.SIGKILL) == nil {
+				killed = true
+			}
+		}
 		once.Do(func() {
-			time.AfterFunc(m.delay, func() {
-				mu.Lock()
-				defer mu.Unlock()
-				if cmd.Process.Signal(syscall.SIGKILL) == nil {
-					killed = true
+			if !m.created {
+				time.AfterFunc(m.delay, kill)
+				return
+			}
+			go func() {
+				for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+					if exists() {
+						kill()
+						return
+					}
+					time.Sleep(200 * time.Microsecond)
 				}
-			})
+			}()
 		})
 	})
 	code, out := wait()
@@ -225,8 +243,9 @@ func TestKillAndResume(t *testing.T) {
 			}
 			args := crashArgs(dir, backend, override)
 			out := filepath.Join(dir, "out")
+			exists := storeExists(t, backend, filepath.Join(dir, "data"), dsn, db+"_xs")
 			for _, m := range crashMoments {
-				log := killAt(t, args, m)
+				log := killAt(t, args, m, exists)
 				if strings.Contains(log, "not created by") || strings.Contains(log, "FAILED") {
 					t.Fatalf("%s: the run before the kill failed or refused its store:\n%s", m.name, log)
 				}
@@ -274,5 +293,33 @@ func TestKillAndResume(t *testing.T) {
 				t.Errorf("report: exit %d\n%s%s", code, stdout, stderr)
 			}
 		})
+	}
+}
+
+// storeExists reports whether the store of backend exists: its file, or
+// its PostgreSQL database.
+func storeExists(t *testing.T, backend, data, dsn, database string) func() bool {
+	switch backend {
+	case "postgres":
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close(ctx) })
+		return func() bool {
+			var n int
+			if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", database).Scan(&n); err != nil {
+				t.Error(err)
+				return false
+			}
+			return n > 0
+		}
+	default:
+		path := filepath.Join(data, "quickstart-xs."+backend)
+		return func() bool {
+			_, err := os.Stat(path)
+			return err == nil
+		}
 	}
 }

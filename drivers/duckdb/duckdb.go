@@ -88,6 +88,11 @@ func (duckDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend
 		return nil, fmt.Errorf("duckdb backend %q: %s does not exist, and access_mode is read_only", name, path)
 	}
 	b := &backend{name: name, path: path, created: created, settings: settings, mode: mode}
+	if created && len(cfg.Init) > 0 {
+		if err := b.createWith(ctx, cfg.Init); err != nil {
+			return nil, err
+		}
+	}
 	if err := b.openDB(); err != nil {
 		if created {
 			removeFiles(path)
@@ -104,6 +109,40 @@ func (duckDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend
 	}
 	b.admin = admin
 	return b, nil
+}
+
+// createWith makes the database file under a temporary name, runs init
+// on it, closes it (DuckDB checkpoints its WAL into the file) and links it
+// into place: the file appears whole, never empty.
+func (b *backend) createWith(ctx context.Context, init []string) error {
+	tmp := &backend{name: b.name, path: fmt.Sprintf("%s.creating-%d", b.path, os.Getpid()), created: true, settings: b.settings, mode: b.mode}
+	removeFiles(tmp.path) // a leftover of a killed process of the same pid
+	if err := tmp.openDB(); err != nil {
+		removeFiles(tmp.path)
+		return err
+	}
+	c, err := tmp.connect(ctx)
+	if err == nil {
+		for _, q := range init {
+			if err = c.exec(ctx, q); err != nil {
+				err = b.wrap("create", q, err)
+				break
+			}
+		}
+		c.disconnect()
+	}
+	mapping.Close(&tmp.db)
+	defer removeFiles(tmp.path)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(tmp.path + ".wal"); err == nil {
+		return fmt.Errorf("duckdb backend %q: create %s: the new file kept its WAL", b.name, b.path)
+	}
+	if err := drivers.LinkNew(tmp.path, b.path); err != nil {
+		return fmt.Errorf("duckdb backend %q: create %s: %w", b.name, b.path, err)
+	}
+	return nil
 }
 
 // dbPath resolves the database file: the "path" option (relative paths are

@@ -99,6 +99,11 @@ func (sqliteDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backe
 		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
 	}
 	b := &backend{name: name, path: path, created: created, pragmas: pragmas}
+	if created && len(cfg.Init) > 0 {
+		if err := b.createWith(ctx, cfg.Init); err != nil {
+			return nil, err
+		}
+	}
 	// On a file it did not create the backend only reads until the engine
 	// has found the file is its own (ApplySettings).
 	b.applied.Store(created)
@@ -121,6 +126,39 @@ func (sqliteDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backe
 		return nil, err
 	}
 	return b, nil
+}
+
+// createWith makes the database file under a temporary name, runs init
+// on it with every pragma applied, closes it (checkpointing its WAL into
+// the file) and links it into place: the file appears whole, never empty.
+func (b *backend) createWith(ctx context.Context, init []string) error {
+	tmp := &backend{name: b.name, path: fmt.Sprintf("%s.creating-%d", b.path, os.Getpid()), created: true, pragmas: b.pragmas}
+	tmp.applied.Store(true)
+	tmp.removeFiles() // a leftover of a killed process of the same pid
+	c, err := tmp.connect(ctx)
+	if err != nil {
+		tmp.removeFiles()
+		return err
+	}
+	for _, q := range init {
+		if _, err := c.ExecContext(context.Background(), q, nil); err != nil {
+			c.Close()
+			tmp.removeFiles()
+			return b.wrap("create", q, err)
+		}
+	}
+	if err := c.Close(); err != nil {
+		tmp.removeFiles()
+		return fmt.Errorf("sqlite backend %q: create %s: %w", b.name, b.path, err)
+	}
+	defer tmp.removeFiles()
+	if _, err := os.Stat(tmp.path + "-wal"); err == nil {
+		return fmt.Errorf("sqlite backend %q: create %s: the new file kept its WAL", b.name, b.path)
+	}
+	if err := drivers.LinkNew(tmp.path, b.path); err != nil {
+		return fmt.Errorf("sqlite backend %q: create %s: %w", b.name, b.path, err)
+	}
+	return nil
 }
 
 // dbPath resolves the database file: the "path" option (relative paths are

@@ -58,6 +58,9 @@ func (c *cell) execute(ctx context.Context) error {
 		return fmt.Errorf("no driver %q", bc.Driver)
 	}
 	cfg := drivers.Config{Backend: bc.Name, Scale: c.pc.Scale.Name, DataDir: c.run.opts.DataDir, Options: bc.Options, Settings: bc.Settings}
+	if bc.Load.Declared {
+		cfg.Init = metaInit() // a store killed right after its creation is still ours
+	}
 	c.drv, c.cfg = drv, cfg
 	be, err := drv.Open(ctx, cfg)
 	if err != nil {

@@ -80,6 +80,16 @@ func writeMeta(ctx context.Context, s drivers.Session, kv map[string]string) err
 	return nil
 }
 
+// metaInit are the statements a driver runs on a store it creates before
+// the store is visible: the meta table saying it is ours and not loaded.
+func metaInit() []string {
+	return []string{
+		"CREATE TABLE " + metaTable + " (k VARCHAR(64) PRIMARY KEY, v TEXT)",
+		"INSERT INTO " + metaTable + " (k, v) VALUES ('created_by', " + quote(createdBy) + ")",
+		"INSERT INTO " + metaTable + " (k, v) VALUES ('loaded', '0')",
+	}
+}
+
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // fingerprint identifies a dataset's content for one backend's layout, so
