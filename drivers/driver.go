@@ -15,7 +15,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 )
 
@@ -246,4 +248,29 @@ func LinkNew(tmp, path string) error {
 		return fmt.Errorf("%s: %w", path, fs.ErrExist)
 	}
 	return os.Rename(tmp, path)
+}
+
+// CreatingName is the temporary name under which this process makes the
+// file path before linking it into place (see LinkNew).
+func CreatingName(path string) string { return fmt.Sprintf("%s.creating-%d", path, os.Getpid()) }
+
+// LeftoverCreating lists the temporary files of path (CreatingName) left by
+// processes that no longer run, so that a driver can remove them. It finds
+// none where it cannot tell (no /proc).
+func LeftoverCreating(path string) []string {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		return nil
+	}
+	matches, _ := filepath.Glob(path + ".creating-*")
+	var out []string
+	for _, m := range matches {
+		pid, err := strconv.Atoi(m[len(path)+len(".creating-"):])
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -44,24 +44,34 @@ matrix {
 `
 
 // moment is when a run is killed: delay after the first output line that
-// matches after, or, with created set, as soon as the store exists.
+// matches after, then, with poll set, as soon as the store is being
+// created (its temporary name exists) or exists.
 type moment struct {
-	name    string
-	after   *regexp.Regexp
-	delay   time.Duration
-	created bool
+	name  string
+	after *regexp.Regexp
+	delay time.Duration
+	poll  storePoll
 }
 
+type storePoll int
+
+const (
+	noPoll storePoll = iota
+	pollCreating
+	pollExists
+)
+
 var crashMoments = []moment{
-	{"as soon as the store exists", regexp.MustCompile(`: store of about|computing the truth`), 0, true},
-	{"at the start of the load", regexp.MustCompile(`: loading [0-9,]+ datoms`), 0, false},
-	{"during the load", regexp.MustCompile(`: loading [0-9,]+ datoms`), 60 * time.Millisecond, false},
-	{"during the after-load SQL", regexp.MustCompile(`: loading [0-9,]+ datoms`), 700 * time.Millisecond, false},
-	{"after the after-load SQL", regexp.MustCompile(`: loaded [0-9,]+ datoms in`), 0, false},
-	{"between points", regexp.MustCompile(`^xs/\w+ +point_lookup `), 0, false},
-	{"mid-point", regexp.MustCompile(`^PASS xs/\w+ point_lookup`), 150 * time.Millisecond, false},
-	{"during the checks", regexp.MustCompile(`^PASS xs/\w+ `), 0, false},
-	{"during the writes", regexp.MustCompile(`^PASS xs/\w+ ref_traversal`), 400 * time.Millisecond, false},
+	{"while the store is created", regexp.MustCompile(`: store of about|computing the truth`), 0, pollCreating},
+	{"as soon as the store exists", regexp.MustCompile(`: store of about|computing the truth`), 0, pollExists},
+	{"at the start of the load", regexp.MustCompile(`: loading [0-9,]+ datoms`), 0, noPoll},
+	{"during the load", regexp.MustCompile(`: loading [0-9,]+ datoms`), 60 * time.Millisecond, noPoll},
+	{"during the after-load SQL", regexp.MustCompile(`: loading [0-9,]+ datoms`), 700 * time.Millisecond, noPoll},
+	{"after the after-load SQL", regexp.MustCompile(`: loaded [0-9,]+ datoms in`), 0, noPoll},
+	{"between points", regexp.MustCompile(`^xs/\w+ +point_lookup `), 0, noPoll},
+	{"mid-point", regexp.MustCompile(`^PASS xs/\w+ point_lookup`), 150 * time.Millisecond, noPoll},
+	{"during the checks", regexp.MustCompile(`^PASS xs/\w+ `), 0, noPoll},
+	{"during the writes", regexp.MustCompile(`^PASS xs/\w+ ref_traversal`), 400 * time.Millisecond, noPoll},
 }
 
 // crashArgs is the apply command line of every run of one backend.
@@ -116,7 +126,7 @@ func startCLI(t *testing.T, env []string, args []string, line func(*exec.Cmd, st
 
 // killAt runs the CLI and SIGKILLs it at m. It fails the test if the run
 // ended before, or if it refused its store.
-func killAt(t *testing.T, args []string, m moment, exists func() bool) string {
+func killAt(t *testing.T, args []string, m moment, exists func(storePoll) bool) string {
 	t.Helper()
 	var once sync.Once
 	var mu sync.Mutex
@@ -139,13 +149,13 @@ func killAt(t *testing.T, args []string, m moment, exists func() bool) string {
 			}
 		}
 		once.Do(func() {
-			if !m.created {
+			if m.poll == noPoll {
 				time.AfterFunc(m.delay, kill)
 				return
 			}
 			go func() {
 				for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
-					if exists() {
+					if exists(m.poll) {
 						kill()
 						return
 					}
@@ -282,6 +292,12 @@ func TestKillAndResume(t *testing.T) {
 				t.Errorf("the rerun's checks are not all PASS:\n%s", log)
 			}
 			wholeLines(t, out, torn)
+			if left, _ := filepath.Glob(filepath.Join(dir, "data", "*.creating-*")); len(left) > 0 {
+				t.Errorf("files of a killed creation are left: %v", left)
+			}
+			if backend == "postgres" && exists(pollCreating) {
+				t.Errorf("the database of a killed creation is left")
+			}
 			after, err := results.Load(out)
 			if err != nil {
 				t.Fatal(err)
@@ -296,9 +312,9 @@ func TestKillAndResume(t *testing.T) {
 	}
 }
 
-// storeExists reports whether the store of backend exists: its file, or
-// its PostgreSQL database.
-func storeExists(t *testing.T, backend, data, dsn, database string) func() bool {
+// storeExists reports whether the store of backend exists (its file, or
+// its PostgreSQL database) or is being created under its temporary name.
+func storeExists(t *testing.T, backend, data, dsn, database string) func(storePoll) bool {
 	switch backend {
 	case "postgres":
 		ctx := context.Background()
@@ -307,9 +323,13 @@ func storeExists(t *testing.T, backend, data, dsn, database string) func() bool 
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { conn.Close(ctx) })
-		return func() bool {
+		return func(p storePoll) bool {
+			name := database
+			if p == pollCreating {
+				name += "__mentat_creating"
+			}
 			var n int
-			if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", database).Scan(&n); err != nil {
+			if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_database WHERE datname = $1", name).Scan(&n); err != nil {
 				t.Error(err)
 				return false
 			}
@@ -317,7 +337,11 @@ func storeExists(t *testing.T, backend, data, dsn, database string) func() bool 
 		}
 	default:
 		path := filepath.Join(data, "quickstart-xs."+backend)
-		return func() bool {
+		return func(p storePoll) bool {
+			if p == pollCreating {
+				m, _ := filepath.Glob(path + ".creating-*")
+				return len(m) > 0
+			}
 			_, err := os.Stat(path)
 			return err == nil
 		}

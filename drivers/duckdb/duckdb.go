@@ -115,8 +115,10 @@ func (duckDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend
 // on it, closes it (DuckDB checkpoints its WAL into the file) and links it
 // into place: the file appears whole, never empty.
 func (b *backend) createWith(ctx context.Context, init []string) error {
-	tmp := &backend{name: b.name, path: fmt.Sprintf("%s.creating-%d", b.path, os.Getpid()), created: true, settings: b.settings, mode: b.mode}
-	removeFiles(tmp.path) // a leftover of a killed process of the same pid
+	for _, old := range append(drivers.LeftoverCreating(b.path), drivers.CreatingName(b.path)) {
+		removeFiles(old) // left by a killed creation
+	}
+	tmp := &backend{name: b.name, path: drivers.CreatingName(b.path), created: true, settings: b.settings, mode: b.mode}
 	if err := tmp.openDB(); err != nil {
 		removeFiles(tmp.path)
 		return err

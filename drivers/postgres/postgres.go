@@ -271,7 +271,7 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 	if err != nil {
 		return nil, b.redact(err)
 	}
-	if err := b.create(ctx, admin, cfg.Settings, storable); err != nil {
+	if err := b.create(ctx, admin, cfg.Settings, storable, cfg.Init); err != nil {
 		return nil, b.redact(b.undoCreate(admin, err))
 	}
 	b.meta, err = b.connect(ctx)
@@ -297,7 +297,7 @@ func (b *Backend) undoCreate(admin *pgx.Conn, err error) error {
 }
 
 // create makes the database if it is missing and stores the settings in it.
-func (b *Backend) create(ctx context.Context, admin *pgx.Conn, settings map[string]string, storable []string) error {
+func (b *Backend) create(ctx context.Context, admin *pgx.Conn, settings map[string]string, storable, init []string) error {
 	var exists bool
 	err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", b.database).Scan(&exists)
 	if err != nil {
@@ -307,7 +307,12 @@ func (b *Backend) create(ctx context.Context, admin *pgx.Conn, settings map[stri
 		return nil
 	}
 	ident := pgx.Identifier{b.database}.Sanitize()
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+ident); err != nil {
+	if len(init) > 0 {
+		made, err := b.createWith(ctx, admin, init)
+		if err != nil || !made {
+			return err
+		}
+	} else if _, err := admin.Exec(ctx, "CREATE DATABASE "+ident); err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "42P04" {
 			return nil // created concurrently by another process
@@ -320,6 +325,88 @@ func (b *Backend) create(ctx context.Context, admin *pgx.Conn, settings map[stri
 		if _, err := admin.Exec(ctx, q); err != nil {
 			return fmt.Errorf("postgres: store setting %s = %q in database %q: %w", name, settings[name], b.database, err)
 		}
+	}
+	return nil
+}
+
+// creatingSuffix names the database a creation is made under before init
+// has run in it; only this driver makes such names.
+const creatingSuffix = "__mentat_creating"
+
+// createWith creates the database under a temporary name, runs init in it
+// and renames it into place, so the database appears with init done: a
+// process killed right after creating it leaves one that says who made
+// it. A temporary database left by a killed creation is dropped first. It
+// reports false when another process created the database meanwhile.
+func (b *Backend) createWith(ctx context.Context, admin *pgx.Conn, init []string) (bool, error) {
+	tmp := b.database
+	if len(tmp)+len(creatingSuffix) > 63 {
+		tmp = tmp[:63-len(creatingSuffix)]
+	}
+	tmp += creatingSuffix
+	tmpIdent := pgx.Identifier{tmp}.Sanitize()
+	if err := b.dropCreating(ctx, admin, tmp); err != nil {
+		return false, err
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+tmpIdent); err != nil {
+		return false, fmt.Errorf("postgres: create database %q: %w", tmp, err)
+	}
+	fail := func(err error) (bool, error) {
+		if _, derr := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+tmpIdent+" WITH (FORCE)"); derr != nil {
+			err = fmt.Errorf("%w (and dropping %q failed: %w)", err, tmp, derr)
+		}
+		return false, err
+	}
+	cfg := b.adminCfg.Copy()
+	cfg.Database = tmp
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fail(fmt.Errorf("postgres: connect to database %q: %w", tmp, err))
+	}
+	for _, q := range init {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			closeQuietly(conn)
+			return fail(fmt.Errorf("postgres: create database %q: %q: %w", b.database, q, err))
+		}
+	}
+	closeQuietly(conn)
+	if _, err := admin.Exec(ctx, "ALTER DATABASE "+tmpIdent+" RENAME TO "+pgx.Identifier{b.database}.Sanitize()); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "42P04" {
+			_, err := fail(nil) // created concurrently by another process
+			return false, err
+		}
+		return fail(fmt.Errorf("postgres: create database %q: rename %q: %w", b.database, tmp, err))
+	}
+	return true, nil
+}
+
+// dropCreating drops a database named name (a temporary name of
+// createWith) left by a killed creation. It holds at most the tables init
+// makes; one holding more is not taken for one.
+func (b *Backend) dropCreating(ctx context.Context, admin *pgx.Conn, name string) error {
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil || !exists {
+		return err
+	}
+	cfg := b.adminCfg.Copy()
+	cfg.Database = name
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("postgres: connect to database %q: %w", name, err)
+	}
+	var tables int
+	err = conn.QueryRow(ctx, `SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'`).Scan(&tables)
+	closeQuietly(conn)
+	if err != nil {
+		return fmt.Errorf("postgres: database %q: %w", name, err)
+	}
+	if tables > 1 {
+		return fmt.Errorf("postgres: database %q holds %d tables: not one this driver left while creating %q; drop or rename it", name, tables, b.database)
+	}
+	if _, err := admin.Exec(ctx, "DROP DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("postgres: drop the half-created database %q: %w", name, err)
 	}
 	return nil
 }

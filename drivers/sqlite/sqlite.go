@@ -132,9 +132,11 @@ func (sqliteDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backe
 // on it with every pragma applied, closes it (checkpointing its WAL into
 // the file) and links it into place: the file appears whole, never empty.
 func (b *backend) createWith(ctx context.Context, init []string) error {
-	tmp := &backend{name: b.name, path: fmt.Sprintf("%s.creating-%d", b.path, os.Getpid()), created: true, pragmas: b.pragmas}
+	for _, old := range append(drivers.LeftoverCreating(b.path), drivers.CreatingName(b.path)) {
+		(&backend{name: b.name, path: old}).removeFiles() // left by a killed creation
+	}
+	tmp := &backend{name: b.name, path: drivers.CreatingName(b.path), created: true, pragmas: b.pragmas}
 	tmp.applied.Store(true)
-	tmp.removeFiles() // a leftover of a killed process of the same pid
 	c, err := tmp.connect(ctx)
 	if err != nil {
 		tmp.removeFiles()
