@@ -6,7 +6,8 @@
 //	          validate and drop the benchmark database. Passwords never
 //	          appear in errors.
 //	database  the database to use (default "mentat_<scale>"), created if
-//	          missing.
+//	          missing; with Config.Init it is created as
+//	          <database>__mentat_creating, initialised, then renamed.
 //	protocol  "extended" (default: server-side prepared statements) or
 //	          "simple" (client-side interpolation, one round trip per call).
 //	io        how a session waits for the server's reply. "raw" (the
