@@ -38,7 +38,8 @@ type Config struct {
 	// appears under its name (file stores: made under a temporary name,
 	// then linked into place), so that a process killed right after
 	// creating a store leaves one that says who made it, never one that is
-	// then refused as foreign.
+	// then refused as foreign. A driver that ignores it leaves that window
+	// open between its creation and the engine's first write.
 	Init []string
 }
 
