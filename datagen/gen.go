@@ -66,8 +66,9 @@ func fillOf(k GenKind) fillKind {
 
 // seqString renders a seq value; allocation is fine off the hot path.
 func (g *genComp) seqString(id int64) string {
-	b := make([]byte, 0, len(g.prefix)+len(g.suffix)+20)
-	return string(g.appendSeq(b, id))
+	// Built on the stack when it fits: one allocation, the string's.
+	var buf [64]byte
+	return string(g.appendSeq(buf[:0], id))
 }
 
 // appendSeq appends the seq value of id to b.

@@ -22,6 +22,8 @@
 #   BENCH_ROUNDS   rounds of each comparison [3]
 #   BENCH_SECONDS  seconds per pgbench run and per engine point [5]
 #   BENCH_TIMEOUT  bound on the whole script, seconds [3600]
+#   BENCH_PARTS    all, or q1: only the q1 table (one engine load of the
+#                  database, no load comparisons) [all]
 #   PGBENCH        pgbench binary [/usr/lib/postgresql/15/bin/pgbench]
 #
 # PostgreSQL is the throwaway cluster of scripts/pg.sh (started if needed,
@@ -46,11 +48,15 @@ fi
 scale=${BENCH_SCALE:-s}
 rounds=${BENCH_ROUNDS:-3}
 secs=${BENCH_SECONDS:-5}
+parts=${BENCH_PARTS:-all}
+full=1 # the load comparisons too
+[[ $parts == q1 ]] && full=0
 pgbench=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
 spec=engine/runner/testdata/bench-native.hcl
 bin=bin/mentat-spec
 [[ $scale =~ ^[a-z0-9]+$ ]] || die "BENCH_SCALE=$scale: not a scale name"
 [[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS and BENCH_SECONDS must be positive integers"
+[[ $parts == all || $parts == q1 ]] || die "BENCH_PARTS=$parts: all or q1"
 [[ -x $pgbench ]] || die "no pgbench at $pgbench (set PGBENCH)"
 command -v psql >/dev/null || die "psql not found"
 
@@ -128,7 +134,11 @@ copy_load() { # psql \copy of the gen files into a fresh database; prints datoms
 # with one transaction per job as \copy has one per file; the last load
 # (quickstart settings) is the database q1 runs on.
 : >"$tmp/pg-copy" && : >"$tmp/pg-engine" && : >"$tmp/pg-engine-1tx"
-for ((r = 1; r <= rounds; r++)); do
+if ((!full)); then
+	log "PostgreSQL load (for q1 only)"
+	apply_load postgres "$tmp/results/pg-load-1" >>"$tmp/pg-engine"
+fi
+for ((r = 1; r <= rounds && full; r++)); do
 	log "PostgreSQL load, round $r of $rounds"
 	if ((r % 2)); then
 		copy_load >>"$tmp/pg-copy"
@@ -142,16 +152,18 @@ for ((r = 1; r <= rounds; r++)); do
 done
 
 # --- SQLite and DuckDB loads ------------------------------------------------
-: >"$tmp/sqlite-engine" && : >"$tmp/duckdb-engine"
-for ((r = 1; r <= rounds; r++)); do
+: >"$tmp/sqlite-engine" && : >"$tmp/duckdb-engine" && : >"$tmp/gobench.txt"
+for ((r = 1; r <= rounds && full; r++)); do
 	log "SQLite and DuckDB apply -phase load, round $r of $rounds"
 	apply_load sqlite "$tmp/results/sqlite-load-$r" >>"$tmp/sqlite-engine"
 	apply_load duckdb "$tmp/results/duckdb-load-$r" >>"$tmp/duckdb-engine"
 done
-log "Go benchmarks: engine vs go-sqlite3 loops and DuckDB COPY ($rounds interleaved rounds)"
-MENTAT_SPEC_BENCH_SCALE=$scale MENTAT_SPEC_BENCH_GEN_DIR=$gen \
-	go test -run '^$' -bench 'Load(SQLite|DuckDB)$' -benchtime "${rounds}x" -timeout 30m ./engine/runner/ >"$tmp/gobench.txt" ||
-	die "go test failed: $(tail -20 "$tmp/gobench.txt")"
+if ((full)); then
+	log "Go benchmarks: engine vs go-sqlite3 loops and DuckDB COPY ($rounds interleaved rounds)"
+	MENTAT_SPEC_BENCH_SCALE=$scale MENTAT_SPEC_BENCH_GEN_DIR=$gen \
+		go test -run '^$' -bench 'Load(SQLite|DuckDB)$' -benchtime "${rounds}x" -timeout 30m ./engine/runner/ >"$tmp/gobench.txt" ||
+		die "go test failed: $(tail -20 "$tmp/gobench.txt")"
+fi
 # gomet BENCHMARK METRIC [FACTOR]: a metric of the Go benchmark output
 # times FACTOR (default 1e6: Mdatoms/s to datoms/s).
 gomet() {
@@ -174,7 +186,12 @@ users=$(psql -X -At -d "$url" -c "SELECT count(*) FROM cur_text WHERE a = (SELEC
 # pgbench over the transactions it reports; for the engine, whose process
 # also starts up, opens and prepares, the difference between a run of
 # BENCH_SECONDS and one of 1 s over the difference of their calls (warm-up
-# included), which leaves that fixed cost out.
+# included), which leaves that fixed cost out (about 0.3 s of CPU: the
+# truth, connections, prepares, checks) and keeps what each second of a
+# point costs (the measurement's own wake-ups, the runtime, GC); no figure
+# for a round whose short run made as many calls. pgbench's own fixed cost
+# (start-up and connections, -t 1) is under the 10 ms resolution of the
+# clock, at most 0.1 to 0.3 µs per query over a 5 s run.
 timed() { /usr/bin/time -f '%U %S' -o "$tmp/time" "$@"; }
 cpu_s() { awk '{print $1 + $2}' "$tmp/time"; }
 pgbench_run() { # MODE CLIENTS: "tps cpu-µs/query"
@@ -211,7 +228,7 @@ for ((r = 1; r <= rounds; r++)); do
 			read -r _ cpu1 calls1 < <(engine_run "$proto" "$io" "$c" 1 "$tmp/results/q1-$name-$c-$r-short")
 			echo "$ops" >>"$tmp/engine-$name-$c"
 			awk -v a="$cpu" -v b="$cpu1" -v n="$calls" -v m="$calls1" \
-				'BEGIN {if (n > m) printf "%.1f\n", (a - b) * 1e6 / (n - m); else print "-"}' >>"$tmp/engine-$name-cpu-$c"
+				'BEGIN {if (n > m) printf "%.1f\n", (a - b) * 1e6 / (n - m)}' >>"$tmp/engine-$name-cpu-$c"
 		done
 	done
 done
@@ -226,6 +243,8 @@ dk_engine=$(gomet BenchmarkLoadDuckDB engine-Mdatoms/s) dk_copy=$(gomet Benchmar
 cat <<EOF
 
 engine vs native, scale $scale ($datoms datoms), medians of $rounds rounds, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)
+EOF
+((full)) && cat <<EOF
 
 Bulk load, datoms/s, medians; engine/native is the median of the per-round ratios (engine: bulkLoad's
 time as loads.csv reports it; "Go bench": BenchmarkLoadSQLite/DuckDB, variants interleaved, whose ratios these are)
@@ -236,6 +255,8 @@ time as loads.csv reports it; "Go bench": BenchmarkLoadSQLite/DuckDB, variants i
 | SQLite | $(fmt "$sq_apply") | $(fmt "$sq_engine") | database/sql prepared INSERT, 10k rows/tx | $(fmt "$sq_dbsql") | $(r2 "$(gomet BenchmarkLoadSQLite engine/database_sql 1)") |
 | SQLite | | | go-sqlite3 driver stmt, 1 row per INSERT | $(fmt "$sq_drv") | $(r2 "$(gomet BenchmarkLoadSQLite engine/go-sqlite3 1)") |
 | DuckDB | $(fmt "$dk_apply") | $(fmt "$dk_engine") | COPY FROM the CSV files (+ CHECKPOINT, both) | $(fmt "$dk_copy") | $(r2 "$(gomet BenchmarkLoadDuckDB engine/copy 1)") |
+EOF
+cat <<EOF
 
 q1 point lookup on PostgreSQL, ops/s, medians; ratios are medians of per-round ratios (engine: point_lookup through
 apply, extended protocol and the driver's default io as the quickstart, or as noted; pgbench: the same SELECT,

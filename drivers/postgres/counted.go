@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -9,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // fastState is a session's reusable state for counted queries, which it
@@ -21,6 +23,14 @@ type fastState struct {
 	sync  pgproto3.Sync
 	query pgproto3.Query
 	text  []byte // simple mode: the interpolated statement
+
+	// bindArgs' reusable parameters, and the result formats of the
+	// statement description they were computed for.
+	vals    [][]byte
+	fmts    []int16
+	valBuf  []byte
+	rfmts   []int16
+	rfmtsSD *pgconn.StatementDescription
 	// textOff is set when a counted call changed standard_conforming_strings
 	// or client_encoding, which pgx's connection does not see then: the
 	// simple protocol's text goes to pgx from then on.
@@ -101,11 +111,13 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 	pc := c.PgConn()
 	fe := pc.Frontend()
 	if st.name != "" {
-		if f.eqb.Build(c.TypeMap(), st.sd, args) != nil {
-			return 0, false, nil
+		if !f.bindArgs(st, c.TypeMap(), args) {
+			if f.eqb.Build(c.TypeMap(), st.sd, args) != nil {
+				return 0, false, nil
+			}
+			f.bind = pgproto3.Bind{PreparedStatement: st.name, ParameterFormatCodes: f.eqb.ParamFormats,
+				Parameters: f.eqb.ParamValues, ResultFormatCodes: f.eqb.ResultFormats}
 		}
-		f.bind = pgproto3.Bind{PreparedStatement: st.name, ParameterFormatCodes: f.eqb.ParamFormats,
-			Parameters: f.eqb.ParamValues, ResultFormatCodes: f.eqb.ResultFormats}
 	} else {
 		if f.textOff || pc.ParameterStatus("standard_conforming_strings") != "on" || pc.ParameterStatus("client_encoding") != "UTF8" {
 			return 0, false, nil
@@ -187,6 +199,47 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 		n = affected
 	}
 	return n, true, nil
+}
+
+// bindArgs fills f.bind for the common arguments without pgx's type map
+// lookups: strings (sent as text, as pgx sends any string) and int64s for
+// int8 parameters (binary, as pgx does), the bytes pgx's
+// ExtendedQueryBuilder would produce. false: some argument is of another
+// kind, and the builder does it.
+func (f *fastState) bindArgs(st *Stmt, m *pgtype.Map, args []any) bool {
+	sd := st.sd
+	if len(sd.ParamOIDs) != len(args) {
+		return false
+	}
+	f.vals, f.fmts, f.valBuf = f.vals[:0], f.fmts[:0], f.valBuf[:0]
+	for i, a := range args {
+		start := len(f.valBuf)
+		switch v := a.(type) {
+		case string:
+			f.valBuf = append(f.valBuf, v...)
+			f.fmts = append(f.fmts, pgtype.TextFormatCode)
+		case int64:
+			if sd.ParamOIDs[i] != pgtype.Int8OID {
+				return false
+			}
+			f.valBuf = binary.BigEndian.AppendUint64(f.valBuf, uint64(v))
+			f.fmts = append(f.fmts, pgtype.BinaryFormatCode)
+		default:
+			return false
+		}
+		// An earlier value may sit in an array append has since
+		// outgrown: it still holds the right bytes.
+		f.vals = append(f.vals, f.valBuf[start:len(f.valBuf):len(f.valBuf)])
+	}
+	if f.rfmtsSD != sd {
+		f.rfmts = f.rfmts[:0]
+		for _, fd := range sd.Fields {
+			f.rfmts = append(f.rfmts, m.FormatCodeForOID(fd.DataTypeOID))
+		}
+		f.rfmtsSD = sd
+	}
+	f.bind = pgproto3.Bind{PreparedStatement: st.name, ParameterFormatCodes: f.fmts, Parameters: f.vals, ResultFormatCodes: f.rfmts}
+	return true
 }
 
 // interrupt cancels the running counted call of the session as pgx's

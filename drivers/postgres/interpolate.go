@@ -155,6 +155,10 @@ func interpolate(dst []byte, m *pgtype.Map, parts []any, args []any) ([]byte, bo
 			dst = append(dst, ' ')
 			if a := args[p-1]; a == nil {
 				dst = append(dst, "null"...)
+			} else if str, ok := a.(string); ok {
+				// What m.Encode does with any string, without its lookups.
+				start := len(dst)
+				dst = quoteInPlace(append(dst, str...), start)
 			} else {
 				start := len(dst)
 				enc, err := m.Encode(0, pgtype.TextFormatCode, a, dst)

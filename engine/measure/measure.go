@@ -7,8 +7,10 @@
 //
 // The hot path takes one time.Now per call (the end of a call is the start
 // of the next), records into a per-client histogram and touches only the
-// client's own atomics; a controller goroutine polls those every few
-// milliseconds to decide when to stop and to cut calls at the ceiling.
+// client's own atomics; a controller goroutine sleeps until the next
+// moment something can happen (the minimum or maximum time, the earliest
+// moment a call in flight can reach the ceiling) or a client has news, and
+// then decides whether to stop and which calls to cut at the ceiling.
 // With adaptive stopping (Sampling.Precision) the controller also asks
 // now and then for copies of the first stream's histograms, which the
 // clients hand over between two calls; the hot path pays one atomic load.

@@ -15,9 +15,11 @@ import (
 )
 
 const (
-	// pollInterval is how often the controller checks the stop conditions
-	// and the ceiling: often enough for a 10 ms probe, rare enough to cost
-	// nothing on a busy 2-core box.
+	// pollInterval is how often the controller looks when it has nothing
+	// better to wait for: a gate's ticks, the minimum calls not reached
+	// after the minimum time, snapshots asked for and not yet answered.
+	// Otherwise it sleeps until the next moment something can happen (see
+	// control), so a point of seconds wakes it a handful of times.
 	pollInterval = 2 * time.Millisecond
 
 	// Nanosecond histograms, 3 significant digits, up to an hour (270 KB
@@ -82,10 +84,14 @@ type run struct {
 	probe  int64
 	stopAt atomic.Int64 // ns since origin when the point stopped; 0 while running
 	ready  atomic.Int64 // clients done with warm-up
+	total  int64        // clients in all streams
 	start  chan struct{}
-	ctx    context.Context       // cancelled with errStopped when the point stops
-	lost   atomic.Pointer[error] // the first ErrClientLost error: ends the point
-	gate   Gate                  // nil: the point starts and stops by itself
+	// news wakes the controller when the last client is ready or a
+	// client is lost (buffered 1: a pending wake-up is enough).
+	news chan struct{}
+	ctx  context.Context       // cancelled with errStopped when the point stops
+	lost atomic.Pointer[error] // the first ErrClientLost error: ends the point
+	gate Gate                  // nil: the point starts and stops by itself
 	// gateErr is why the gate ended the point before it started.
 	gateErr error
 
@@ -98,7 +104,27 @@ type run struct {
 
 // lose records that a client lost its connection; the controller then
 // ends the point with err as the reason.
-func (r *run) lose(err error) { r.lost.CompareAndSwap(nil, &err) }
+func (r *run) lose(err error) {
+	if r.lost.CompareAndSwap(nil, &err) {
+		r.poke()
+	}
+}
+
+// poke wakes the controller.
+func (r *run) poke() {
+	select {
+	case r.news <- struct{}{}:
+	default:
+	}
+}
+
+// clientReady counts a client done with its warm-up; the last one wakes the
+// controller to open the barrier.
+func (r *run) clientReady() {
+	if r.ready.Add(1) == r.total {
+		r.poke()
+	}
+}
 
 // ns turns a time into the clients' clock: ns since origin, always > 0.
 func (r *run) ns(t time.Time) int64 { return int64(t.Sub(r.origin)) + 1 }
@@ -137,7 +163,7 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 
 	runCtx, stopCalls := context.WithCancelCause(ctx)
 	defer stopCalls(errStopped)
-	r := &run{origin: time.Now(), probe: int64(s.Probe), start: make(chan struct{}), ctx: runCtx, gate: gate}
+	r := &run{origin: time.Now(), probe: int64(s.Probe), start: make(chan struct{}), news: make(chan struct{}, 1), ctx: runCtx, gate: gate}
 
 	clients := make([][]*client, len(streams))
 	var all []*client
@@ -149,6 +175,7 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 			all = append(all, c)
 		}
 	}
+	r.total = int64(len(all))
 
 	var wg sync.WaitGroup
 	for _, c := range all {
@@ -162,7 +189,7 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 					c.panicked = fmt.Sprint(p)
 					c.cur.Store(idle)
 					if !readied {
-						r.ready.Add(1)
+						r.clientReady()
 					} else if !r.stopped() {
 						c.fail(r.ns(time.Now()), "panic: "+c.panicked)
 					}
@@ -170,7 +197,7 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 			}()
 			c.warmup(r, s.Warmup)
 			readied = true
-			r.ready.Add(1)
+			r.clientReady()
 			<-r.start
 			c.measure(r)
 		}()
@@ -216,15 +243,31 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 // control runs the barrier, the watchdog and the stop conditions. It
 // returns the measurement start (0 if it never started) and whether ctx
 // ended the point.
+//
+// It does not poll: it sleeps until the next moment something can happen
+// (the end of the minimum or maximum time, the next precision check, the
+// earliest moment a call in flight can reach the ceiling) or a client has
+// news (the last one is ready, one is lost). Each wake-up of the
+// controller costs a thread wake-up and a pass of the scheduler; polling
+// every few milliseconds cost more client CPU than a lean database
+// client spends on a query.
 func (r *run) control(ctx context.Context, s Sampling, all []*client, streams [][]*client) (begin int64, interrupted bool) {
 	first := streams[0]
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
+	// A point runs at least a poll interval, even when it asks for no
+	// time and no calls, so that its clients get going.
+	minRun := max(s.MinDuration, pollInterval)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var wake int64 // when to look again, in r.ns time; 0: at once
 	for {
-		select {
-		case <-ctx.Done():
-			interrupted = true
-		case <-tick.C:
+		if wake != 0 {
+			timer.Reset(time.Duration(wake - r.ns(time.Now())))
+			select {
+			case <-ctx.Done():
+				interrupted = true
+			case <-r.news:
+			case <-timer.C:
+			}
 		}
 		now := r.ns(time.Now())
 		if interrupted {
@@ -235,10 +278,11 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 			}
 			return begin, true
 		}
+		// wake is the earliest of the moments below; never later than
+		// the watchdog's next possible cut.
+		wake = now + int64(time.Hour)
 		if r.probe > 0 {
-			for _, c := range all {
-				c.watch(now, r.probe)
-			}
+			wake = r.watchAll(all, now)
 		}
 		if r.lost.Load() != nil {
 			// A client lost its connection: the point ends now.
@@ -251,19 +295,25 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 			return begin, false
 		}
 		if begin == 0 {
-			if r.ready.Load() == int64(len(all)) {
-				if r.gate != nil {
-					// Every client is idle at the barrier: the watchdog has
-					// nothing to watch while the gate waits.
-					if err := r.gate.Start(ctx); err != nil {
-						r.gateErr = err
-						r.stopAt.Store(r.ns(time.Now()))
-						close(r.start)
-						return 0, true
-					}
+			if r.ready.Load() < r.total {
+				continue // the last client to get ready says so
+			}
+			if r.gate != nil {
+				// Every client is idle at the barrier: the watchdog has
+				// nothing to watch while the gate waits.
+				if err := r.gate.Start(ctx); err != nil {
+					r.gateErr = err
+					r.stopAt.Store(r.ns(time.Now()))
+					close(r.start)
+					return 0, true
 				}
-				begin = r.ns(time.Now())
-				close(r.start)
+			}
+			begin = r.ns(time.Now())
+			close(r.start)
+			if r.gate == nil {
+				wake = min(wake, begin+int64(min(minRun, s.MaxDuration)))
+			} else {
+				wake = min(wake, begin+int64(pollInterval))
 			}
 			continue
 		}
@@ -276,24 +326,51 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 				r.stopAt.Store(now)
 				return begin, false
 			}
+			wake = min(wake, now+int64(pollInterval))
 			continue
 		}
 		el := time.Duration(now - begin)
+		wake = min(wake, begin+int64(s.MaxDuration))
 		switch {
 		case el >= s.MaxDuration:
 			r.stoppedBy = StopMax
-		case el < s.MinDuration || callsOf(first) < int64(s.MinSamples):
+		case el < minRun:
+			wake = min(wake, begin+int64(minRun))
+			continue
+		case callsOf(first) < int64(s.MinSamples):
+			// Past the minimum time with too few calls: slow calls,
+			// where looking every poll interval costs little.
+			wake = min(wake, now+int64(pollInterval))
 			continue
 		case s.Precision == 0:
 			r.stoppedBy = StopMin
 		case r.precise(s, first, el):
 			r.stoppedBy = StopPrecision
 		default:
+			if r.pending {
+				wake = min(wake, now+int64(pollInterval)) // for the snapshots
+			} else {
+				wake = min(wake, begin+int64(r.nextCheck))
+			}
 			continue
 		}
 		r.stopAt.Store(now)
 		return begin, false
 	}
+}
+
+// watchAll cuts the calls in flight past the ceiling and returns the
+// earliest moment another can reach it: the oldest start still in flight
+// plus the probe, or now plus the probe (a call that starts later reaches
+// its ceiling later).
+func (r *run) watchAll(all []*client, now int64) int64 {
+	next := now + r.probe
+	for _, c := range all {
+		if s := c.watch(now, r.probe); s > 0 {
+			next = min(next, s+r.probe)
+		}
+	}
+	return next
 }
 
 // precise runs the adaptive stopping rule without blocking: at a check
@@ -367,26 +444,31 @@ func relCI(h *hdrhistogram.Histogram, q float64) float64 {
 // point fails, leaving their goroutines behind (they touch only their own
 // client, which is dropped).
 func (r *run) drain(ctx context.Context, s Sampling, all []*client, done <-chan struct{}, stopCalls context.CancelCauseFunc) error {
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	ctxDone := ctx.Done()
 	limit := time.Now().Add(max(s.Probe, minStopGrace))
 	cancelled := false
 	for {
+		// Wake at the limit, or earlier when a call in flight can reach
+		// the ceiling first.
+		wake := limit
+		if r.probe > 0 {
+			now := time.Now()
+			if next := r.origin.Add(time.Duration(r.watchAll(all, r.ns(now)) - 1)); next.Before(wake) {
+				wake = next
+			}
+		}
+		timer.Reset(time.Until(wake))
 		select {
 		case <-done:
 			return nil
 		case <-ctxDone:
 			ctxDone = nil
 			limit = time.Now() // the caller wants out: cancel now
-		case <-tick.C:
+		case <-timer.C:
 		}
 		now := time.Now()
-		if r.probe > 0 {
-			for _, c := range all {
-				c.watch(r.ns(now), r.probe)
-			}
-		}
 		if now.Before(limit) {
 			continue
 		}
@@ -407,18 +489,23 @@ func callsOf(cs []*client) int64 {
 	return n
 }
 
-// watch cancels the client's call if it started more than probe ns ago.
-// The CAS makes sure it is still the same call.
-func (c *client) watch(now, probe int64) {
+// watch cancels the client's call if it started more than probe ns ago
+// (the CAS makes sure it is still the same call); otherwise it returns the
+// start of the call in flight, 0 if none.
+func (c *client) watch(now, probe int64) int64 {
 	s := c.cur.Load()
-	if s <= idle || now-s < probe {
-		return
+	if s <= idle {
+		return 0
+	}
+	if now-s < probe {
+		return s
 	}
 	c.mu.Lock()
 	if c.cur.CompareAndSwap(s, claimed) {
 		c.cancel(ErrCeiling)
 	}
 	c.mu.Unlock()
+	return 0
 }
 
 // renew gives the client a fresh context after the watchdog cancelled the
