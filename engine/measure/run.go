@@ -218,7 +218,11 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 // ended the point.
 func (r *run) control(ctx context.Context, s Sampling, all []*client, streams [][]*client) (begin int64, interrupted bool) {
 	first := streams[0]
-	tick := time.NewTicker(pollInterval)
+	poll := pollInterval
+	if gp, ok := r.gate.(GatePoller); ok && gp.PollInterval() > 0 {
+		poll = gp.PollInterval()
+	}
+	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	for {
 		select {
