@@ -46,8 +46,15 @@ func init() {
 // value is bound: the parse and the planning then run at every call, and
 // a measured call is mostly compilation. With it a statement keeps the
 // plan it was prepared with, the plan EXPLAIN shows.
-func stablePlans(db unsafe.Pointer) error {
-	if rc := C.mentat_qpsg((*C.struct_sqlite3)(db), 1); rc != 0 {
+func stablePlans(db unsafe.Pointer) error { return setStablePlans(db, true) }
+
+// setStablePlans sets the guarantee on or off (off: SQLite's default).
+func setStablePlans(db unsafe.Pointer, on bool) error {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	if rc := C.mentat_qpsg((*C.struct_sqlite3)(db), v); rc != 0 {
 		return fmt.Errorf("sqlite3_db_config(ENABLE_QPSG) returned %d", int(rc))
 	}
 	return nil
