@@ -11,14 +11,18 @@ import (
 	"testing"
 )
 
-// BenchmarkClientModels measures the concurrency sweep's read mix at 1, 8
-// and 32 clients with goroutine clients and with one worker process per
-// client, on SQLite and (with MENTAT_SPEC_PG_DSN) PostgreSQL, alternating
-// the models round by round. It reports the median over rounds of each
-// model's p50 and throughput and of the per-round ratio process /
-// goroutine, and the median worker start-up time per client count.
+// BenchmarkClientModels measures the same points with goroutine clients
+// and with one worker process per client: q1 alone (parity_q1,
+// testdata/parity.hcl) and the concurrency sweep's read mix, at 1, 8 and
+// 32 clients, on SQLite and (with MENTAT_SPEC_PG_DSN) PostgreSQL. The
+// rounds are paired and interleaved: each round runs both models back to
+// back, in the order goroutine, process on odd rounds and the reverse on
+// even ones, so that a drift of the machine's load falls on both. It
+// prints the BENCHMARKS.md table: medians over rounds of each model's p50
+// and throughput, the median of the per-round ratios process / goroutine,
+// the workers' start-up (out of the timed window) and the load average.
 //
-//	MENTAT_SPEC_BENCH_ROUNDS=5 go test ./cmd/mentat-spec -run '^$' -bench ClientModels -benchtime 1x
+//	MENTAT_SPEC_BENCH_ROUNDS=3 go test ./cmd/mentat-spec -run '^$' -bench ClientModels -benchtime 1x -timeout 30m
 func BenchmarkClientModels(b *testing.B) {
 	b.Setenv(asCLI, "1")
 	rounds := 3
@@ -30,60 +34,102 @@ func BenchmarkClientModels(b *testing.B) {
 		backends = append(backends, "postgres")
 	}
 	clients := []string{"1", "8", "32"}
+	var table []string
 	for _, be := range backends {
 		for _, sc := range []string{"parity_q1", "concurrency_sweep"} {
-			b.Run(be+"/"+sc, func(b *testing.B) { benchClientModels(b, be, sc, rounds, clients) })
+			b.Run(be+"/"+sc, func(b *testing.B) { table = append(table, benchClientModels(b, be, sc, rounds, clients)...) })
 		}
 	}
+	fmt.Fprintf(os.Stderr, "\n%d rounds, min_s = max_s = 3, one rep per round:\n\n"+
+		"| backend, scenario | clients | p50 ms goroutine / process (ratio) | ops/s goroutine / process (ratio) | workers' start-up | load average |\n"+
+		"| --- | ---: | ---: | ---: | ---: | ---: |\n%s\n", rounds, strings.Join(table, "\n"))
 }
 
-func benchClientModels(b *testing.B, be, scenario string, rounds int, clients []string) {
-	{
-		{
-			data := b.TempDir()
-			// p50 and throughput per model, client count and round.
-			type key struct{ model, clients string }
-			p50s, tputs := map[key][]float64{}, map[key][]float64{}
-			startup := map[string][]float64{}
-			for r := 0; r < rounds; r++ {
-				for _, model := range []string{"goroutine", "process"} {
-					out := filepath.Join(b.TempDir(), "out")
-					args := []string{"apply", fullSpec, "testdata/parity.hcl", "-var", `scales=["xs"]`, "-var", `backends=["` + be + `"]`,
-						"-var", `scenarios=["` + scenario + `"]`, "-var", "clients=[1,8,32]", "-var", "client_model=" + model,
-						"-var", "data_dir=" + data, "-var", "min_s=3", "-var", "max_s=3", "-var", "reps=1", "-o", out, "-q"}
-					code := run(args, devNull{}, os.Stderr)
-					if code != exitOK {
-						b.Fatalf("%s %s: exit %d", be, model, code)
-					}
-					for _, row := range readCSV(b, filepath.Join(out, "timings.csv")) {
-						k := key{model, row["clients"]}
-						p50, _ := strconv.ParseFloat(row["p50_ms"], 64)
-						tp, _ := strconv.ParseFloat(row["throughput_ops_s"], 64)
-						p50s[k] = append(p50s[k], p50)
-						tputs[k] = append(tputs[k], tp)
-					}
-					if model == "process" {
-						log, _ := os.ReadFile(filepath.Join(out, "logs", "workers.log"))
-						for _, m := range regexp.MustCompile(`workers=(\d+) startup_ms=([0-9.]+)`).FindAllStringSubmatch(string(log), -1) {
-							v, _ := strconv.ParseFloat(m[2], 64)
-							startup[m[1]] = append(startup[m[1]], v)
-						}
-					}
+var benchNames = map[string]string{"sqlite": "SQLite", "postgres": "PostgreSQL", "parity_q1": "q1", "concurrency_sweep": "mix"}
+
+// benchClientModels runs the rounds of one backend and scenario and
+// returns its table rows.
+func benchClientModels(b *testing.B, be, scenario string, rounds int, clients []string) []string {
+	data := b.TempDir()
+	apply := func(model, clientList, minS string) string {
+		out := filepath.Join(b.TempDir(), "out")
+		args := []string{"apply", fullSpec, "testdata/parity.hcl", "-var", `scales=["xs"]`, "-var", `backends=["` + be + `"]`,
+			"-var", `scenarios=["` + scenario + `"]`, "-var", "clients=" + clientList, "-var", "client_model=" + model,
+			"-var", "data_dir=" + data, "-var", "min_s=" + minS, "-var", "max_s=" + minS, "-var", "reps=1", "-o", out, "-q"}
+		if code := run(args, devNull{}, os.Stderr); code != exitOK {
+			b.Fatalf("%s %s %s: exit %d", be, scenario, model, code)
+		}
+		return out
+	}
+	// Load the store first, so that no round's first point follows a load.
+	apply("goroutine", "[1]", "0.2")
+	type key struct{ model, clients string }
+	p50s, tputs := map[key][]float64{}, map[key][]float64{}
+	startup := map[string][]float64{}
+	var loads []float64
+	for r := 0; r < rounds; r++ {
+		models := []string{"goroutine", "process"}
+		if r%2 == 1 {
+			models[0], models[1] = models[1], models[0]
+		}
+		for _, model := range models {
+			loads = append(loads, loadAverage())
+			out := apply(model, "["+strings.Join(clients, ",")+"]", "3")
+			for _, row := range readCSV(b, filepath.Join(out, "timings.csv")) {
+				k := key{model, row["clients"]}
+				p50, _ := strconv.ParseFloat(row["p50_ms"], 64)
+				tp, _ := strconv.ParseFloat(row["throughput_ops_s"], 64)
+				p50s[k] = append(p50s[k], p50)
+				tputs[k] = append(tputs[k], tp)
+			}
+			if model == "process" {
+				log, _ := os.ReadFile(filepath.Join(out, "logs", "workers.log"))
+				for _, m := range regexp.MustCompile(`workers=(\d+) startup_ms=([0-9.]+)`).FindAllStringSubmatch(string(log), -1) {
+					v, _ := strconv.ParseFloat(m[2], 64)
+					startup[m[1]] = append(startup[m[1]], v)
 				}
 			}
-			var lines []string
-			for _, c := range clients {
-				g, p := key{"goroutine", c}, key{"process", c}
-				p50Ratio, tpRatio := ratios(p50s[p], p50s[g]), ratios(tputs[p], tputs[g])
-				lines = append(lines, fmt.Sprintf("%s %s clients=%s p50 ms goroutine %.3f process %.3f ratio %.3f | ops/s goroutine %.0f process %.0f ratio %.3f | startup ms %.0f",
-					be, scenario, c, median(p50s[g]), median(p50s[p]), median(p50Ratio), median(tputs[g]), median(tputs[p]), median(tpRatio), median(startup[c])))
-				b.ReportMetric(median(p50Ratio), "p50-ratio-c"+c)
-				b.ReportMetric(median(tpRatio), "tput-ratio-c"+c)
-				b.ReportMetric(median(startup[c]), "startup-ms-c"+c)
-			}
-			fmt.Fprintf(os.Stderr, "%d rounds:\n%s\n", rounds, strings.Join(lines, "\n"))
 		}
 	}
+	loads = append(loads, loadAverage())
+	sort.Float64s(loads)
+	var rows []string
+	for _, c := range clients {
+		g, p := key{"goroutine", c}, key{"process", c}
+		p50Ratio, tpRatio := ratios(p50s[p], p50s[g]), ratios(tputs[p], tputs[g])
+		rows = append(rows, fmt.Sprintf("| %s, %s | %s | %s / %s (%.2f) | %s / %s (%.2f) | %.2f s | %.0f-%.0f |",
+			benchNames[be], benchNames[scenario], c, ms3(median(p50s[g])), ms3(median(p50s[p])), median(p50Ratio),
+			ops(median(tputs[g])), ops(median(tputs[p])), median(tpRatio), median(startup[c])/1000, loads[0], loads[len(loads)-1]))
+		b.ReportMetric(median(p50Ratio), "p50-ratio-c"+c)
+		b.ReportMetric(median(tpRatio), "tput-ratio-c"+c)
+		b.ReportMetric(median(startup[c]), "startup-ms-c"+c)
+	}
+	return rows
+}
+
+// loadAverage is the one-minute load average, or 0 where unknown.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}
+
+// ms3 prints milliseconds with three significant digits.
+func ms3(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+
+// ops prints a throughput as BENCHMARKS.md does: 540, 7.3K.
+func ops(v float64) string {
+	if v >= 1000 {
+		return strconv.FormatFloat(v/1000, 'f', 1, 64) + "K"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
 type devNull struct{}

@@ -536,3 +536,56 @@ func BenchmarkPointLookupInterleaved(b *testing.B) {
 		b.ReportMetric(median(ops[j].ns), ops[j].name+"_p50_ns")
 	}
 }
+
+// unionLookupSQL has the pull query's shape: a UNION ALL filtered by a
+// parameter, a statement SQLite compiles again at each new value unless
+// plans are kept stable.
+const unionLookupSQL = `SELECT d.e, d.tx FROM (SELECT e, a, v, tx FROM datoms UNION ALL SELECT e, a, v, tx FROM datoms WHERE added) d WHERE d.a = ? AND d.v = ? ORDER BY 1, 2`
+
+// BenchmarkStablePlans runs the UNION ALL lookup on a connection that
+// keeps its plans (the driver's default) and on one with SQLite's default,
+// which compiles the statement again at every call, in turn.
+func BenchmarkStablePlans(b *testing.B) {
+	be, _, keys := lookupFixture(b)
+	ctx := context.Background()
+	stmtOn := func(stable bool) drivers.Stmt {
+		s := sessionT(b, be).(*session)
+		if err := setStablePlans(dbHandle(s.conn), stable); err != nil {
+			b.Fatal(err)
+		}
+		st, err := s.Prepare(ctx, unionLookupSQL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	}
+	ops := []struct {
+		name string
+		st   drivers.Stmt
+		ns   []int64
+	}{{name: "stable", st: stmtOn(true)}, {name: "recompiled", st: stmtOn(false)}}
+	args := make([]any, 2)
+	i := 0
+	for b.Loop() {
+		k := &keys[i%len(keys)]
+		args[0], args[1] = k[0], k[1]
+		for j := range ops {
+			op := &ops[(i+j)%len(ops)]
+			t0 := time.Now()
+			if n, err := op.st.Query(ctx, args, nil); err != nil || n < 1 {
+				b.Fatalf("%s: n=%d err=%v", op.name, n, err)
+			}
+			op.ns = append(op.ns, time.Since(t0).Nanoseconds())
+		}
+		i++
+	}
+	for j := range ops {
+		b.ReportMetric(median(ops[j].ns), ops[j].name+"_p50_ns")
+	}
+	if n := reprepares(ops[1].st.(*stmt).st); b.N > 1 && n == 0 {
+		b.Errorf("the recompiled case was never compiled again")
+	}
+	if n := reprepares(ops[0].st.(*stmt).st); n != 0 {
+		b.Errorf("the stable case was compiled again %d times", n)
+	}
+}

@@ -7,6 +7,12 @@
 // *sql.DB), because database/sql adds a goroutine per cancellable query,
 // connection bookkeeping and a per-column value conversion even when rows
 // are only counted.
+//
+// Each connection keeps the plan a statement was prepared with (SQLite's
+// query planner stability guarantee): otherwise a statement such as the
+// pull query, a UNION ALL filtered by a parameter, is compiled again at
+// every call. SQLite's allocation statistics are off, so that the clients
+// of one process do not queue on their process-wide mutex (tuning.go).
 package sqlite
 
 import (
@@ -271,6 +277,12 @@ func (b *backend) connect(ctx context.Context) (*sqlite3.SQLiteConn, error) {
 		return nil, fmt.Errorf("sqlite backend %q: open %s: %w", b.name, b.path, err)
 	}
 	c := dc.(*sqlite3.SQLiteConn)
+	if db := dbHandle(c); db != nil {
+		if err := stablePlans(db); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("sqlite backend %q: open %s: %w", b.name, b.path, err)
+		}
+	}
 	applied := b.applied.Load()
 	for _, p := range b.pragmas {
 		if !applied && !readOnlyPragmas[p.name] {

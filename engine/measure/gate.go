@@ -22,6 +22,16 @@ type Gate interface {
 	Tick(calls []int64) bool
 }
 
+// GatePoller is a Gate that asks for its own poll interval: a worker
+// process, whose stop comes from its coordinator, polls less often than
+// the 2 ms a point that stops itself needs, so that many workers on few
+// cores do not spend their time waking up. The per-call ceiling is then
+// enforced to within that interval.
+type GatePoller interface {
+	Gate
+	PollInterval() time.Duration
+}
+
 // RunPointGated is RunPoint with the barrier and the stop conditions
 // handed to g: s.MinDuration, s.MinSamples and s.MaxDuration are the
 // gate's to apply. Warm-up, the ceiling and the drain are as in RunPoint.

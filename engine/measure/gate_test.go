@@ -53,6 +53,42 @@ func TestRunPointGated(t *testing.T) {
 	}
 }
 
+// pollGate stops after a wall-clock time and asks for its poll interval.
+type pollGate struct {
+	poll  time.Duration
+	until time.Time
+	ticks int
+}
+
+func (g *pollGate) Start(ctx context.Context) error {
+	g.until = time.Now().Add(200 * time.Millisecond)
+	return nil
+}
+func (g *pollGate) Tick([]int64) bool           { g.ticks++; return time.Now().After(g.until) }
+func (g *pollGate) PollInterval() time.Duration { return g.poll }
+
+// A gate that asks for a longer poll interval is ticked that often, not
+// every 2 ms.
+func TestGatePollInterval(t *testing.T) {
+	call := func(ctx context.Context) error { time.Sleep(100 * time.Microsecond); return nil }
+	s := Sampling{MaxDuration: time.Hour}
+	for _, tc := range []struct {
+		poll     time.Duration
+		min, max int
+	}{
+		{20 * time.Millisecond, 5, 11}, // 200 ms / 20 ms, late ticks allowed
+		{0, 15, 101},                   // 0: the default 2 ms (fewer on a loaded machine)
+	} {
+		g := &pollGate{poll: tc.poll}
+		if _, err := RunPointGated(context.Background(), s, []Stream{{Op: "read", Calls: []Call{call}}}, g); err != nil {
+			t.Fatal(err)
+		}
+		if g.ticks < tc.min || g.ticks > tc.max {
+			t.Errorf("poll %s: %d ticks in 200 ms, want %d to %d", tc.poll, g.ticks, tc.min, tc.max)
+		}
+	}
+}
+
 // Combining parts equals recording every value into one histogram.
 func TestCombineIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -259,6 +259,12 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var wake int64 // when to look again, in r.ns time; 0: at once
+	// A gate may ask for a coarser poll (workers: fewer wake-ups per
+	// process when many run side by side).
+	gatePoll := pollInterval
+	if gp, ok := r.gate.(GatePoller); ok && gp.PollInterval() > 0 {
+		gatePoll = gp.PollInterval()
+	}
 	for {
 		if wake != 0 {
 			timer.Reset(time.Duration(wake - r.ns(time.Now())))
@@ -326,7 +332,7 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 				r.stopAt.Store(now)
 				return begin, false
 			}
-			wake = min(wake, now+int64(pollInterval))
+			wake = min(wake, now+int64(gatePoll))
 			continue
 		}
 		el := time.Duration(now - begin)

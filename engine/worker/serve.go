@@ -134,7 +134,10 @@ func (in *inbox) lost() error {
 
 // rep measures one repetition behind the coordinator's barrier.
 func rep(ctx context.Context, c *Conn, in *inbox, s measure.Sampling, streams []measure.Stream, n int) error {
-	g := &gate{c: c, in: in, rep: n, quiet: s.MinDuration - progressLead}
+	g := &gate{c: c, in: in, rep: n, quiet: s.MinDuration - progressLead, poll: progressEvery}
+	if s.Probe > 0 {
+		g.poll = min(g.poll, s.Probe/4)
+	}
 	res, runErr := measure.RunPointGated(ctx, s, streams, g)
 	if g.err != nil {
 		return g.err
@@ -167,7 +170,16 @@ type gate struct {
 	start time.Time
 	last  time.Time
 	err   error // the coordinator went away or broke the protocol
+	poll  time.Duration
 }
+
+// PollInterval implements measure.GatePoller: the worker looks for the
+// coordinator's stop, sends its progress and watches the ceiling every
+// poll (10 ms, or a quarter of a shorter ceiling), not every 2 ms: 32
+// workers at 2 ms would wake 16,000 times a second. The stop is then
+// seen at most one poll late, a window at most 0.3% longer than the
+// coordinator's at the default 3 s and less at longer ones.
+func (g *gate) PollInterval() time.Duration { return g.poll }
 
 func (g *gate) Start(ctx context.Context) error {
 	if err := g.c.Send(Msg{Type: TypeReady, Rep: g.rep}); err != nil {

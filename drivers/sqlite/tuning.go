@@ -1,0 +1,72 @@
+package sqlite
+
+/*
+struct sqlite3;
+struct sqlite3_stmt;
+int sqlite3_config(int, ...);
+int sqlite3_db_config(struct sqlite3*, int, ...);
+int sqlite3_stmt_status(struct sqlite3_stmt*, int, int);
+
+// sqlite3_config and sqlite3_db_config are variadic, which cgo cannot
+// call directly.
+static int mentat_memstatus(int on) { return sqlite3_config(9, on); } // SQLITE_CONFIG_MEMSTATUS
+static int mentat_qpsg(struct sqlite3* db, int on) {
+	return sqlite3_db_config(db, 1007, on, (int*)0); // SQLITE_DBCONFIG_ENABLE_QPSG
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// memStatus says whether SQLite's allocation statistics are off.
+var memStatus error
+
+func init() {
+	// By default SQLite counts every allocation under one process-wide
+	// mutex (SQLITE_CONFIG_MEMSTATUS): the clients of one process would
+	// queue on it where one process per client does not. It can only be
+	// set before the library initialises, that is before the first open.
+	// Without it sqlite3_memory_used and the soft heap limit do nothing;
+	// the engine uses neither.
+	if rc := C.mentat_memstatus(0); rc != 0 {
+		memStatus = fmt.Errorf("sqlite3_config(MEMSTATUS, 0) returned %d", int(rc))
+	}
+}
+
+// stablePlans turns on the query planner stability guarantee of the
+// connection db. Without it SQLite marks a statement whose plan might
+// depend on a parameter's value (a UNION ALL subquery filtered by a
+// parameter, as the pull query is) and compiles it again each time a new
+// value is bound: the parse and the planning then run at every call, and
+// a measured call is mostly compilation. With it a statement keeps the
+// plan it was prepared with, the plan EXPLAIN shows.
+func stablePlans(db unsafe.Pointer) error { return setStablePlans(db, true) }
+
+// setStablePlans sets the guarantee on or off (off: SQLite's default).
+func setStablePlans(db unsafe.Pointer, on bool) error {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	if rc := C.mentat_qpsg((*C.struct_sqlite3)(db), v); rc != 0 {
+		return fmt.Errorf("sqlite3_db_config(ENABLE_QPSG) returned %d", int(rc))
+	}
+	return nil
+}
+
+// reprepares returns how many times SQLite compiled st again since it
+// was prepared (SQLITE_STMTSTATUS_REPREPARE), or -1 if go-sqlite3's
+// statement no longer has the handle.
+func reprepares(st *sqlite3.SQLiteStmt) int {
+	v := reflect.ValueOf(st).Elem().FieldByName("s")
+	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
+		return -1
+	}
+	return int(C.sqlite3_stmt_status((*C.struct_sqlite3_stmt)(v.UnsafePointer()), 5, 0))
+}

@@ -1,0 +1,50 @@
+package sqlite
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+)
+
+// A statement whose plan SQLite considers value-dependent is not compiled
+// again at each call: it keeps its plan whatever the values bound.
+func TestStatementsKeepTheirPlan(t *testing.T) {
+	if memStatus != nil {
+		t.Errorf("allocation statistics still on: %v", memStatus)
+	}
+	b := openT(t, drivers.Config{})
+	s := sessionT(t, b)
+	execT(t, s, `CREATE TABLE t1 (e INTEGER, a INTEGER, v TEXT)`)
+	execT(t, s, `CREATE TABLE t2 (e INTEGER, a INTEGER, v INTEGER)`)
+	execT(t, s, `CREATE INDEX t1_e ON t1 (e, a)`)
+	execT(t, s, `CREATE INDEX t2_e ON t2 (e, a)`)
+	execT(t, s, `INSERT INTO t1 VALUES (1, 1, 'x'), (2, 1, 'y')`)
+	execT(t, s, `INSERT INTO t2 VALUES (1, 2, 7), (2, 2, 8)`)
+	for _, tc := range []struct{ name, sql string }{
+		{"union all filtered by a parameter", `SELECT d.a, d.v FROM (SELECT e, a, v FROM t1 UNION ALL SELECT e, a, CAST(v AS TEXT) FROM t2) d WHERE d.e = ? ORDER BY 1, 2`},
+		{"like with a parameter", `SELECT e FROM t1 WHERE v LIKE ?`},
+		{"point lookup", `SELECT e FROM t1 WHERE e = ? AND a = 1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			st, err := s.Prepare(ctx, tc.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			args := [][]any{{int64(1)}, {int64(2)}, {int64(1)}}
+			if tc.name == "like with a parameter" {
+				args = [][]any{{"x%"}, {"y%"}, {"%"}}
+			}
+			for i := 0; i < 30; i++ {
+				if _, err := st.Query(ctx, args[i%len(args)], nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := reprepares(st.(*stmt).st); n != 0 {
+				t.Errorf("compiled again %d times in 30 calls", n)
+			}
+		})
+	}
+}
