@@ -176,7 +176,7 @@ func samplingText(s config.SamplingValues) string {
 	if s.Precision > 0 {
 		text += fmt.Sprintf(", precision %s, precision_p99 %s", f(s.Precision), f(s.PrecisionP99))
 	}
-	return text
+	return text + ", order " + s.Order
 }
 
 func sum(m map[string]int64) int64 {

@@ -90,21 +90,20 @@ func (c *cell) execute(ctx context.Context) error {
 		return err
 	}
 	c.explain(ctx)
-	for _, sc := range c.pc.Scenarios {
+	for _, g := range c.groups() {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !c.run.selected(sc) {
-			continue
-		}
 		if c.run.opts.Phase != PhaseLoad {
-			c.runScenario(ctx, sc)
+			c.runGroup(ctx, g)
 			c.advanceTruth()
 		}
 		if c.broken != nil {
 			return c.broken
 		}
-		c.check(ctx, sc)
+		for _, sc := range g {
+			c.check(ctx, sc)
+		}
 	}
 	return nil
 }
