@@ -108,6 +108,7 @@ aa)
 	alarms=0
 	metrics=0
 	regressions=0
+	improvements=0
 	talarms=0
 	tregressions=0
 	for i in $(seq 1 "$pairs"); do
@@ -117,10 +118,12 @@ aa)
 		cmp "a$i" "b$i"
 		n=$(sed -n 's/^[0-9]* metrics: \([0-9]*\) regressions.*/\1/p' "$last")
 		m=$(sed -n 's/^\([0-9]*\) metrics:.*/\1/p' "$last")
+		im=$(sed -n 's/^[0-9]* metrics: [0-9]* regressions, \([0-9]*\) improvements.*/\1/p' "$last")
 		metrics=$((metrics + m))
 		regressions=$((regressions + n))
+		improvements=$((improvements + im))
 		[[ $rc == 0 ]] || alarms=$((alarms + 1))
-		summary="exit $rc, $n of $m metrics flagged ($(grep -c 'no significant change$' "$last" || true) no significant change, $(grep -c 'within threshold$' "$last" || true) within threshold)"
+		summary="exit $rc, $n of $m metrics flagged as regressions and $im as improvements ($(grep -c 'no significant change$' "$last" || true) no significant change, $(grep -c 'within threshold$' "$last" || true) within threshold)"
 		# The seed's rule on the same pair, for comparison.
 		cmp "a$i" "b$i" -method threshold
 		tn=$(grep -c 'REGRESSION' "$last" || true)
@@ -128,7 +131,8 @@ aa)
 		tregressions=$((tregressions + tn))
 		echo "pair $i: $summary; threshold method: exit $rc, $tn regressions; load average $before before, $(loadavg) after"
 	done
-	echo "A/A: $alarms of $pairs compares exited non-zero; false-alarm rate $regressions of $metrics metrics ($(awk -v a="$regressions" -v b="$metrics" 'BEGIN { printf "%.1f%%", b ? 100 * a / b : 0 }'))"
+	pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", b ? 100 * a / b : 0 }'; }
+	echo "A/A: $alarms of $pairs compares exited non-zero; false-alarm rate: $regressions of $metrics metrics flagged as regressions ($(pct "$regressions" "$metrics")), $((regressions + improvements)) in either direction ($(pct $((regressions + improvements)) "$metrics"))"
 	echo "A/A, threshold method: $talarms of $pairs compares exited non-zero; $tregressions regressions"
 	# reps = 1: nothing to decide with, and compare must say so.
 	reps=$repo/scripts/aa/reps1_override.hcl
