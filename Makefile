@@ -10,13 +10,17 @@
 #   make spec-review  fmt -check, validate and plan -diff of the specs
 #                  against BASE (default HEAD~1), as a pull request runs it
 #   make fuzz      the fuzz targets, FUZZTIME (2m) each; make test runs them 5 s each
+#   make aa        the release gate's A/A check (a few minutes): AA_PAIRS (5)
+#                  pairs of back-to-back quickstart runs on SQLite with
+#                  reps = 5, compared pairwise, every compare must exit 0;
+#                  with reps = 1 compare must say it cannot decide
 
 GO       ?= go
 BIN      := bin/mentat-spec
 PKGS     := ./...
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build install test unit bench vet fmt-check browser quickstart pg-up pg-down clean bench-native spec-review fuzz fuzz-short
+.PHONY: all build install test unit bench vet fmt-check browser quickstart pg-up pg-down clean bench-native spec-review fuzz fuzz-short aa ab
 
 all: build
 
@@ -83,6 +87,16 @@ pg-down:
 
 clean:
 	rm -rf bin
+
+# aa is the compare gate's A/A calibration and ab its A/B check
+# (scripts/aa.sh): each prints its figures with the load average.
+AA_PAIRS ?= 5
+
+aa:
+	scripts/aa.sh aa $(AA_PAIRS)
+
+ab:
+	scripts/aa.sh ab
 
 # bench-native compares the engine with each database's own fast path
 # (psql \copy, DuckDB COPY, go-sqlite3 loops, pgbench) at scale s;

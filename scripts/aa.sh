@@ -1,25 +1,29 @@
 #!/usr/bin/env bash
 # aa.sh [aa [PAIRS] | spread [PAIRS] | ab]: calibrates `mentat-spec compare` on the
-# quickstart (SQLite, scale xs) with 5 reps per point.
+# quickstart (SQLite, scale xs) with 5 reps per point (scripts/aa/reps5_override.hcl).
 #
-#   aa  (default) runs PAIRS (default 5) pairs of back-to-back runs of the
-#       unchanged quickstart and compares each pair: every compare should
-#       exit 0 with no regression. Prints the false-alarm rate.
+#   aa  (default; `make aa`) runs PAIRS (default 5) pairs of back-to-back runs of
+#       the unchanged quickstart and compares each pair: every compare must
+#       exit 0 with no regression. Then one pair with reps = 1
+#       (scripts/aa/reps1_override.hcl): compare must say it cannot decide and
+#       exit 0. Prints each pair's load average and the false-alarm rate
+#       (metrics flagged / metrics compared), and the seed's threshold rule
+#       on the same pairs for comparison.
 #   spread [PAIRS]
 #       the same A/A, but each side's 5 reps come from 5 runs with reps = 1
 #       (raw.csv rows merged as reps 1..5): the reps of a point spread over
-#       a minute instead of a few seconds, as if the runner interleaved
-#       reps across scenarios. Shows how much of the A/A noise is slow
-#       drift of the machine that back-to-back reps do not sample.
+#       a minute. Shows how much of the A/A noise is slow drift of the
+#       machine; the runner's interleaved order (the default) spreads reps
+#       within one run.
 #   ab  runs the quickstart with -var avet=false against a normal run and
 #       checks that compare refuses (exit 2, avet listed), that with -force
 #       it flags point_lookup as a regression (exit 1), and that the
 #       reverse direction reports an improvement (exit 0).
 #
-# The quickstart's sampling is overridden in a copy of the spec (reps = 5,
-# min_s = 0.5, max_s = 1, so a run takes well under a minute). Everything
-# goes to a fresh temporary directory (AA_DIR to choose it), kept for
-# reading afterwards. Exits 1 when an expectation is not met.
+# AA_OVERRIDE names one more override file for every run (e.g.
+# scripts/aa/sequential_override.hcl: the seed's order of reps). Everything goes to a fresh temporary
+# directory (AA_DIR to choose it), kept for reading afterwards. Exits 1
+# when an expectation is not met.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -28,29 +32,24 @@ pairs=${2:-5}
 work=${AA_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mentat-spec-aa.XXXXXX")}
 mkdir -p "$work"
 echo "aa.sh: working in $work" >&2
+extra=()
+if [[ -n ${AA_OVERRIDE:-} ]]; then
+	extra=("$(cd "$(dirname "$AA_OVERRIDE")" && pwd)/$(basename "$AA_OVERRIDE")")
+fi
 
 bin=$work/mentat-spec
 (cd "$repo" && go build -o "$bin" ./cmd/mentat-spec)
 
-# The spec copy sits in examples/ next to a link to specs/, so its
-# relative SQL directory resolves as in the repository.
-mkdir -p "$work/spec/examples"
-ln -sfn "$repo/specs" "$work/spec/specs"
-spec=$work/spec/examples/quickstart.hcl
-sed -e 's/^  reps    = 1$/  reps    = 5/' \
-	-e 's/^  min_s   = 1$/  min_s   = 0.5/' \
-	-e 's/^  max_s   = 2$/  max_s   = 1/' \
-	"$repo/examples/quickstart.hcl" >"$spec"
-grep -q '^  reps    = 5$' "$spec" && grep -q '^  min_s   = 0.5$' "$spec" && grep -q '^  max_s   = 1$' "$spec" || {
-	echo "aa.sh: the quickstart's sampling block changed; update the overrides in $0" >&2
-	exit 2
-}
+spec=$repo/examples/quickstart.hcl
+reps=$repo/scripts/aa/reps5_override.hcl
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown; }
 
 # run NAME DATA [ARGS...]: one quickstart run into $work/NAME.
 run() {
 	local name=$1 data=$2
 	shift 2
-	"$bin" apply "$spec" -data "$work/$data" -o "$work/$name" -q "$@" >"$work/$name.log" 2>&1 || {
+	"$bin" apply "$spec" "$reps" ${extra[@]+"${extra[@]}"} -data "$work/$data" -o "$work/$name" -q "$@" >"$work/$name.log" 2>&1 || {
 		echo "aa.sh: run $name failed, see $work/$name.log" >&2
 		exit 1
 	}
@@ -80,7 +79,7 @@ merge() {
 
 case $mode in
 spread)
-	sed -i 's/^  reps    = 5$/  reps    = 1/' "$spec"
+	reps=$repo/scripts/aa/reps1_override.hcl
 	run load data -phase load
 	alarms=0
 	metrics=0
@@ -98,7 +97,7 @@ spread)
 		metrics=$((metrics + m))
 		regressions=$((regressions + n))
 		[[ $rc == 0 ]] || alarms=$((alarms + 1))
-		echo "pair $i: exit $rc, $n regression lines of $m metrics; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+		echo "pair $i: exit $rc, $n regression lines of $m metrics; load average $(loadavg)"
 	done
 	echo "A/A with spread reps: $alarms of $pairs compares exited non-zero; $regressions of $metrics metrics flagged as regressions"
 	[[ $alarms == 0 ]]
@@ -109,28 +108,45 @@ aa)
 	alarms=0
 	metrics=0
 	regressions=0
+	improvements=0
 	talarms=0
 	tregressions=0
 	for i in $(seq 1 "$pairs"); do
+		before=$(loadavg)
 		run "a$i" data
 		run "b$i" data
 		cmp "a$i" "b$i"
-		n=$(grep -c 'REGRESSION' "$last" || true)
+		n=$(sed -n 's/^[0-9]* metrics: \([0-9]*\) regressions.*/\1/p' "$last")
 		m=$(sed -n 's/^\([0-9]*\) metrics:.*/\1/p' "$last")
+		im=$(sed -n 's/^[0-9]* metrics: [0-9]* regressions, \([0-9]*\) improvements.*/\1/p' "$last")
 		metrics=$((metrics + m))
 		regressions=$((regressions + n))
+		improvements=$((improvements + im))
 		[[ $rc == 0 ]] || alarms=$((alarms + 1))
-		summary="exit $rc, $n regression lines of $m metrics ($(grep -c 'no significant change$' "$last" || true) no significant change, $(grep -c 'within threshold$' "$last" || true) within threshold)"
+		summary="exit $rc, $n of $m metrics flagged as regressions and $im as improvements ($(grep -c 'no significant change$' "$last" || true) no significant change, $(grep -c 'within threshold$' "$last" || true) within threshold)"
 		# The seed's rule on the same pair, for comparison.
 		cmp "a$i" "b$i" -method threshold
 		tn=$(grep -c 'REGRESSION' "$last" || true)
 		[[ $rc == 0 ]] || talarms=$((talarms + 1))
 		tregressions=$((tregressions + tn))
-		echo "pair $i: $summary; threshold method: exit $rc, $tn regressions; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+		echo "pair $i: $summary; threshold method: exit $rc, $tn regressions; load average $before before, $(loadavg) after"
 	done
-	echo "A/A: $alarms of $pairs compares exited non-zero; $regressions of $metrics metrics flagged as regressions"
+	pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", b ? 100 * a / b : 0 }'; }
+	echo "A/A: $alarms of $pairs compares exited non-zero; false-alarm rate: $regressions of $metrics metrics flagged as regressions ($(pct "$regressions" "$metrics")), $((regressions + improvements)) in either direction ($(pct $((regressions + improvements)) "$metrics"))"
 	echo "A/A, threshold method: $talarms of $pairs compares exited non-zero; $tregressions regressions"
-	[[ $alarms == 0 ]]
+	# reps = 1: nothing to decide with, and compare must say so.
+	reps=$repo/scripts/aa/reps1_override.hcl
+	run one1 data
+	run one2 data
+	cmp one1 one2
+	undecided=0
+	if [[ $rc == 0 ]] && grep -q '^cannot decide [0-9]* metrics: too few reps' "$last"; then
+		echo "reps = 1: exit 0, $(grep '^cannot decide' "$last")"
+	else
+		echo "reps = 1: exit $rc, want 0 with \"cannot decide\" ($last)"
+		undecided=1
+	fi
+	[[ $alarms == 0 && $undecided == 0 ]]
 	;;
 ab)
 	run A data

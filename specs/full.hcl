@@ -52,22 +52,42 @@ variable "clients" {
   description = "Client counts of the concurrency sweep."
 }
 
+# Sampling: adaptive by default. A rep runs at least min_s seconds and
+# min_n calls, then stops as soon as its p50 is known within precision
+# (0.05: +-5% at 95% confidence), and at most max_s seconds, so a slow
+# query's rep still gets the seed's 10 s of calls. Five reps, interleaved
+# across the cell's points, give compare enough to decide (it needs 4 and
+# 4). The seed's fixed method: -var precision=0 -var min_s=10 -var max_s=60
+# -var reps=3 (and -var order=sequential for its order of reps).
+
 variable "min_s" {
   type        = number
-  default     = 10
-  description = "Each point runs at least this many seconds ..."
+  default     = 0.5
+  description = "Each point runs at least this many seconds (the seed: 10) ..."
 }
 
 variable "max_s" {
   type        = number
-  default     = 60
-  description = "... and at most this many."
+  default     = 10
+  description = "... and at most this many (the seed: 60)."
+}
+
+variable "precision" {
+  type        = number
+  default     = 0.05
+  description = "A rep stops once its p50 is known within this fraction at 95% confidence; 0 is the seed's fixed method (stop at min_s and min_n)."
 }
 
 variable "reps" {
   type        = number
-  default     = 3
-  description = "Repetitions of each point; timings.csv keeps the median."
+  default     = 5
+  description = "Repetitions of each point; timings.csv keeps the median (the seed: 3; compare needs 4 on each side to decide)."
+}
+
+variable "order" {
+  type        = string
+  default     = "interleaved"
+  description = "interleaved: rep 1 of every read point of a cell, then rep 2, ... so reps sample the run's drift; sequential: each point's reps back to back (the seed's order)."
 }
 
 variable "probe_s" {
@@ -196,15 +216,18 @@ matrix {
 }
 
 # How every point is measured: warm-up calls are discarded, then each point
-# runs at least min_s seconds and min_n calls, at most max_s seconds; reps
-# repetitions, and timings.csv keeps the median. A call longer than probe_s
-# is cut: the scenario becomes a "ceiling" row for that scale.
+# runs at least min_s seconds and min_n calls, until its p50 is known within
+# precision, at most max_s seconds; reps repetitions, and timings.csv keeps
+# the median. A call longer than probe_s is cut: the scenario becomes a
+# "ceiling" row for that scale.
 sampling {
   warmup     = 3
   min_s      = var.min_s
   min_n      = var.min_n
   max_s      = var.max_s
+  precision  = var.precision
   reps       = var.reps
+  order      = var.order
   probe_s    = var.probe_s
   check_s    = var.check_s
   load_max_s = var.load_max_s
@@ -334,6 +357,13 @@ backend "duckdb-readers" {
 scenario "concurrency_sweep" {
   description = "the read mix (q1, q2, pull in equal parts) at every client count"
   clients     = var.clients
+  # With adaptive sampling a rep of the mix stops by precision or at 3 s:
+  # the p50 of three queries' calls narrows slowly (it may sit between two
+  # of them), and the sweep is read for throughput at each client count.
+  # With precision = 0 it keeps the seed's fixed method.
+  sampling {
+    max_s = var.precision > 0 ? min(var.max_s, max(var.min_s, 3)) : var.max_s
+  }
   read {
     mix = [query.q1, query.q2, query.pull]
   }

@@ -101,14 +101,25 @@ type SamplingValues struct {
 	// fixed method. PrecisionP99 also waits for p99.
 	Precision    float64
 	PrecisionP99 float64
+	// Order is when a point's reps run: OrderInterleaved (rep 1 of every
+	// point of a cell, then rep 2, ...) or OrderSequential (each point's
+	// reps back to back, the seed's order).
+	Order string
 }
 
-// DefaultSampling is the seed suite's methodology.
-var DefaultSampling = SamplingValues{Warmup: 3, MinS: 10, MinN: 30, MaxS: 60, Reps: 3, ProbeS: 20, CheckS: 120, LoadMax: 5400}
+// Orders of the reps (SamplingValues.Order).
+const (
+	OrderInterleaved = "interleaved"
+	OrderSequential  = "sequential"
+)
+
+// DefaultSampling is the seed suite's methodology, with reps interleaved
+// so that they sample the run's drift.
+var DefaultSampling = SamplingValues{Warmup: 3, MinS: 10, MinN: 30, MaxS: 60, Reps: 3, ProbeS: 20, CheckS: 120, LoadMax: 5400, Order: OrderInterleaved}
 
 var samplingSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "warmup"}, {Name: "min_s"}, {Name: "min_n"}, {Name: "max_s"}, {Name: "reps"},
-	{Name: "probe_s"}, {Name: "check_s"}, {Name: "load_max_s"}, {Name: "precision"}, {Name: "precision_p99"},
+	{Name: "probe_s"}, {Name: "check_s"}, {Name: "load_max_s"}, {Name: "precision"}, {Name: "precision_p99"}, {Name: "order"},
 }}
 
 // decodeSampling applies a sampling body over base.
@@ -119,6 +130,14 @@ func decodeSampling(body hcl.Body, ctx *hcl.EvalContext, base SamplingValues) (S
 	floats := map[string]*float64{"min_s": &out.MinS, "max_s": &out.MaxS, "probe_s": &out.ProbeS, "check_s": &out.CheckS, "load_max_s": &out.LoadMax,
 		"precision": &out.Precision, "precision_p99": &out.PrecisionP99}
 	for name, a := range content.Attributes {
+		if name == "order" {
+			o, d := evalOrder(a.Expr, ctx)
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				out.Order = o
+			}
+			continue
+		}
 		f, d := evalNumber(a.Expr, ctx, name)
 		diags = append(diags, d...)
 		if d.HasErrors() {
@@ -154,6 +173,25 @@ func decodeSampling(body hcl.Body, ctx *hcl.EvalContext, base SamplingValues) (S
 			Detail: fmt.Sprintf("max_s (%v) is below min_s (%v).", out.MaxS, out.MinS), Subject: body.MissingItemRange().Ptr()})
 	}
 	return out, diags
+}
+
+// evalOrder reads a sampling block's order.
+func evalOrder(expr hcl.Expression, ctx *hcl.EvalContext) (string, hcl.Diagnostics) {
+	v, diags := expr.Value(ctx)
+	if diags.HasErrors() {
+		return "", diags
+	}
+	v, err := convert.Convert(v, cty.String)
+	if err != nil || v.IsNull() || !v.IsKnown() {
+		return "", hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", "order must be a string.")}
+	}
+	switch o := v.AsString(); o {
+	case OrderInterleaved, OrderSequential:
+		return o, nil
+	default:
+		return "", hcl.Diagnostics{attrErr(expr, "Invalid sampling value",
+			fmt.Sprintf("order is %q or %q, not %q.", OrderInterleaved, OrderSequential, o))}
+	}
 }
 
 func attrErr(expr hcl.Expression, summary, detail string) *hcl.Diagnostic {

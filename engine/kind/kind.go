@@ -77,6 +77,52 @@ type Point interface {
 	Run(ctx context.Context, env Env) error
 }
 
+// Repeatable is implemented by points whose reps are independent
+// measurements of the same thing, so other points may run between two of
+// them. In the sampling order "interleaved" the runner runs rep 1 of every
+// such point of a cell, then rep 2, and so on: the variation between a
+// point's reps, which compare judges, then spans the run's drift instead of
+// the few seconds its reps take back to back. Run stays the sequential
+// order (RunReps over Reps).
+type Repeatable interface {
+	Point
+	// Reps prepares the point's reps against env; nothing runs yet.
+	Reps(env Env) RepRun
+}
+
+// RepRun is one point's reps, run one at a time. What a rep opens to
+// measure with (clients, worker processes) stays open for the next rep
+// until Release, so that reps run back to back share them as before, and
+// a runner that runs other points in between releases them first.
+type RepRun interface {
+	// Count is how many reps the point runs.
+	Count() int
+	// Rep measures rep n (1 to Count, in order) and emits its raw rows. It
+	// reports done when the point wants no further rep: its probe found a
+	// ceiling, or an error ended it (returned too).
+	Rep(ctx context.Context, n int) (done bool, err error)
+	// Release closes what the reps hold open; the next Rep opens it again.
+	Release() error
+	// Finish releases what is open and emits what summarises the reps
+	// measured (timing rows: the median over reps). Called once, after the
+	// last rep that ran.
+	Finish() error
+}
+
+// RunReps runs every rep of r back to back, then finishes it: the
+// sequential order, and a Repeatable point's Run.
+func RunReps(ctx context.Context, r RepRun) error {
+	var runErr error
+	for n := 1; n <= r.Count(); n++ {
+		done, err := r.Rep(ctx, n)
+		if err != nil || done {
+			runErr = err
+			break
+		}
+	}
+	return errors.Join(runErr, r.Finish())
+}
+
 // Env is what a point runs against: the sessions of one cell and the
 // run's one way out for rows.
 type Env interface {

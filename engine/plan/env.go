@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -20,17 +21,9 @@ import (
 // variable (with where its value came from) and the sampling, for env.txt.
 // It also returns the keys whose values are secrets.
 func specEnv(spec *config.Spec, p *Plan) ([]results.KV, map[string]bool) {
-	h := sha256.New()
-	for _, f := range spec.Files {
-		b, err := os.ReadFile(f)
-		if err == nil {
-			fmt.Fprintf(h, "%s\x00%d\x00", f, len(b))
-			h.Write(b)
-		}
-	}
 	kv := []results.KV{
 		{Key: "spec_files", Value: strings.Join(spec.Files, " ")},
-		{Key: "spec_sha256", Value: hex.EncodeToString(h.Sum(nil))},
+		{Key: "spec_sha256", Value: specHash(spec.Dir, spec.Files)},
 		{Key: "dataset", Value: p.Dataset},
 		{Key: "scales", Value: strings.Join(p.Matrix.Scales, " ")},
 		{Key: "backends", Value: strings.Join(p.Matrix.Backends, " ")},
@@ -38,8 +31,8 @@ func specEnv(spec *config.Spec, p *Plan) ([]results.KV, map[string]bool) {
 	}
 	s := spec.Sampling.Values
 	kv = append(kv,
-		results.KV{Key: "sampling", Value: fmt.Sprintf("warmup=%d min_s=%g min_n=%d max_s=%g reps=%d probe_s=%g check_s=%g load_max_s=%g precision=%g precision_p99=%g",
-			s.Warmup, s.MinS, s.MinN, s.MaxS, s.Reps, s.ProbeS, s.CheckS, s.LoadMax, s.Precision, s.PrecisionP99)})
+		results.KV{Key: "sampling", Value: fmt.Sprintf("warmup=%d min_s=%g min_n=%d max_s=%g reps=%d probe_s=%g check_s=%g load_max_s=%g precision=%g precision_p99=%g order=%s",
+			s.Warmup, s.MinS, s.MinN, s.MaxS, s.Reps, s.ProbeS, s.CheckS, s.LoadMax, s.Precision, s.PrecisionP99, s.Order)})
 	sensitive := map[string]bool{}
 	for _, v := range spec.Variables {
 		val := "(redacted)"
@@ -55,6 +48,30 @@ func specEnv(spec *config.Spec, p *Plan) ([]results.KV, map[string]bool) {
 		kv = append(kv, results.KV{Key: "dataset." + sp.Name, Value: fmt.Sprintf("%d datoms, %d txs, seed %d%s", st.Datoms, st.Txs, sp.Gen.Seed, statsDetail(st))})
 	}
 	return kv, sensitive
+}
+
+// specHash hashes the spec's files: each one's path relative to root (the
+// spec's directory) and its content, so the same spec run from another
+// working directory, or named another way (./x.hcl, an absolute path),
+// hashes the same, while a file renamed or moved does not.
+func specHash(root string, files []string) string {
+	h := sha256.New()
+	absRoot, rootErr := filepath.Abs(root)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		name := filepath.Base(f)
+		if abs, err := filepath.Abs(f); err == nil && rootErr == nil {
+			if rel, err := filepath.Rel(absRoot, abs); err == nil {
+				name = rel
+			}
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(name), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // ctyText renders a variable's value as JSON (strings unquoted).

@@ -48,8 +48,11 @@ type Matrix struct {
 // Sampling is how a scenario's points are measured, as durations.
 type Sampling struct {
 	measure.Sampling
-	Check   time.Duration // per-call cap of a check; past it the check is a SKIP
-	LoadMax time.Duration // bulk-load cap per cell
+	// Interleaved: the reps of this scenario's points may run apart, rep
+	// 1 of every such point of the cell first (sampling order).
+	Interleaved bool
+	Check       time.Duration // per-call cap of a check; past it the check is a SKIP
+	LoadMax     time.Duration // bulk-load cap per cell
 }
 
 // ScalePlan is one scale: its generated dataset and the cells it runs on.
@@ -238,7 +241,7 @@ func toSampling(v config.SamplingValues) Sampling {
 		Sampling: measure.Sampling{Warmup: v.Warmup, MinDuration: secs(v.MinS), MinSamples: v.MinN,
 			MaxDuration: secs(v.MaxS), Reps: v.Reps, Probe: secs(v.ProbeS),
 			Precision: v.Precision, PrecisionP99: v.PrecisionP99},
-		Check: secs(v.CheckS), LoadMax: secs(v.LoadMax),
+		Check: secs(v.CheckS), LoadMax: secs(v.LoadMax), Interleaved: v.Order != config.OrderSequential,
 	}
 }
 

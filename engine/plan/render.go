@@ -106,6 +106,11 @@ func (p *Plan) Render(w io.Writer) error {
 	fmt.Fprintf(&b, "Plan: dataset %q; scales %s; backends %s; %d scenarios\n", p.Dataset,
 		strings.Join(p.Matrix.Scales, ", "), strings.Join(p.Matrix.Backends, ", "), len(p.Matrix.Scenarios))
 	fmt.Fprintf(&b, "Sampling: %s\n", samplingText(p.spec.Sampling.Values))
+	if p.spec.Sampling.Values.Precision > 0 {
+		// Adaptive reps stop when their p50 is known: how soon depends on the
+		// latencies, which a plan does not measure.
+		fmt.Fprintf(&b, "  adaptive: a rep stops between min_s and max_s, once its p50 is known within precision; low estimates assume every rep stops at min_s, high ones at max_s\n")
+	}
 	for _, sp := range p.Scales {
 		st := sp.Stats
 		about := ""
@@ -176,7 +181,7 @@ func samplingText(s config.SamplingValues) string {
 	if s.Precision > 0 {
 		text += fmt.Sprintf(", precision %s, precision_p99 %s", f(s.Precision), f(s.PrecisionP99))
 	}
-	return text
+	return text + ", order " + s.Order
 }
 
 func sum(m map[string]int64) int64 {

@@ -93,15 +93,12 @@ func (c *cell) execute(ctx context.Context) error {
 		return err
 	}
 	c.explain(ctx)
-	for _, sc := range c.pc.Scenarios {
+	for _, g := range c.groups() {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !c.run.selected(sc) {
-			continue
-		}
 		if c.run.opts.Phase != PhaseLoad {
-			c.runScenario(ctx, sc)
+			c.runGroup(ctx, g)
 			c.advanceTruth()
 		}
 		if c.broken != nil {
@@ -110,7 +107,9 @@ func (c *cell) execute(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err() // a check cut short would read as failed
 		}
-		c.check(ctx, sc)
+		for _, sc := range g {
+			c.check(ctx, sc)
+		}
 	}
 	return nil
 }

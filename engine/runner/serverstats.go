@@ -65,15 +65,22 @@ func (c *cell) probeStats(ctx context.Context) {
 // statistics and a snapshot of them into logs/, so a slow point can be
 // explained from the server's side.
 func (c *cell) runPoint(ctx context.Context, sc *plan.Scenario, i int, pt kind.Point, env kind.Env) error {
+	return c.withStatementStats(ctx, sc, i, pt, "", func() error { return pt.Run(ctx, env) })
+}
+
+// withStatementStats runs fn, point number i of sc (or one of its reps,
+// named by what), between a reset of the server's statement statistics
+// and a snapshot of them appended to the point's file in logs/.
+func (c *cell) withStatementStats(ctx context.Context, sc *plan.Scenario, i int, pt kind.Point, what string, fn func() error) error {
 	ss, ok := c.be.(drivers.StatementStats)
 	if !ok || c.statsErr != nil {
-		return pt.Run(ctx, env)
+		return fn()
 	}
 	if err := ss.ResetStatementStats(ctx); err != nil {
 		c.run.logf("%s %s: resetting statement statistics: %v", c.name(), sc.Name, err)
 	}
 	start := time.Now().UTC()
-	err := pt.Run(ctx, env)
+	err := fn()
 	name := fmt.Sprintf("statements-%s-%s-%s-%02d", c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i+1)
 	text, serr := ss.TopStatements(context.WithoutCancel(ctx), topStatements)
 	w, werr := c.run.dir.Log(name)
@@ -82,7 +89,7 @@ func (c *cell) runPoint(ctx context.Context, sc *plan.Scenario, i int, pt kind.P
 		return err
 	}
 	defer w.Close()
-	fmt.Fprintf(w, "# %s %s point %d: %s\n# from %s to %s\n", c.name(), sc.Name, i+1, pt.Describe(),
+	fmt.Fprintf(w, "# %s %s point %d%s: %s\n# from %s to %s\n", c.name(), sc.Name, i+1, what, pt.Describe(),
 		start.Format(time.RFC3339), time.Now().UTC().Format(time.RFC3339))
 	if serr != nil {
 		fmt.Fprintf(w, "unknown (%v)\n", serr)

@@ -164,60 +164,124 @@ func (p *Point) Estimate() (lo, hi time.Duration) {
 	return reps * p.samp.MinDuration, reps * p.samp.MaxDuration
 }
 
-// Run implements kind.Point.
+// Run implements kind.Point: every rep back to back.
 func (p *Point) Run(ctx context.Context, env kind.Env) error {
+	return kind.RunReps(ctx, p.Reps(env))
+}
+
+var _ kind.Repeatable = (*Point)(nil)
+
+// Reps implements kind.Repeatable.
+func (p *Point) Reps(env kind.Env) kind.RepRun {
+	return &repRun{p: p, env: env}
+}
+
+// repRun is one point's reps: the clients (or workers) the first rep
+// opens stay open until Release.
+type repRun struct {
+	p   *Point
+	env kind.Env
+	acc reps
+
+	clients []kind.Client
+	streams []measure.Stream // over clients
+	workers kind.Workers
+}
+
+func (r *repRun) Count() int { return max(r.p.samp.Reps, 1) }
+
+// Rep implements kind.RepRun. The scenario's probe runs before the first
+// rep of its first point; past the ceiling no rep of any of its points
+// runs.
+func (r *repRun) Rep(ctx context.Context, n int) (bool, error) {
+	p := r.p
 	if !p.state.probed {
 		p.state.probed = true
-		exceeded, err := p.probe(ctx, env)
+		exceeded, err := p.probe(ctx, r.env)
 		if err != nil {
-			return err
+			return true, err
 		}
 		p.state.exceeded = exceeded
 	}
 	if p.state.exceeded {
-		return nil
+		return true, nil
 	}
-	if we, ok := env.(kind.WorkerEnv); ok {
-		return p.runWorkers(ctx, we)
-	}
-	var clients []kind.Client
-	defer func() {
-		for _, cl := range clients {
-			cl.Close()
+	if we, ok := r.env.(kind.WorkerEnv); ok {
+		if r.workers == nil {
+			ws, err := p.startWorkers(ctx, we)
+			if err != nil {
+				return true, err
+			}
+			r.workers = ws
 		}
-	}()
-	seed := env.Seed()
+		if err := r.acc.measure(ctx, r.env, n, r.workers.Rep); err != nil {
+			return true, fmt.Errorf("at %d clients: %w", p.clients, err)
+		}
+		return false, nil
+	}
+	if r.streams == nil {
+		if err := r.open(ctx); err != nil {
+			return true, err
+		}
+	}
+	err := r.acc.measure(ctx, r.env, n, func(ctx context.Context) ([]measure.Result, error) {
+		// A lost connection (measure.ErrClientLost) comes with what was
+		// measured up to then: its rows are kept, and the reason ends the
+		// point.
+		return measure.RunPoint(ctx, p.samp, r.streams)
+	})
+	return err != nil, err
+}
+
+// open opens the point's clients.
+func (r *repRun) open(ctx context.Context) error {
+	p := r.p
+	seed := r.env.Seed()
 	var streams []measure.Stream
 	for si, st := range p.def.Streams {
 		ms := measure.Stream{Op: st.Op}
 		for i := 0; i < p.StreamClients(st); i++ {
-			cl, err := env.OpenClient(ctx, st.Mix, i, seed+uint64(si)*7919)
+			cl, err := r.env.OpenClient(ctx, st.Mix, i, seed+uint64(si)*7919)
 			if err != nil {
+				r.Release()
 				return fmt.Errorf("at %d clients: %w", p.clients, err)
 			}
-			clients = append(clients, cl)
+			r.clients = append(r.clients, cl)
 			ms.Calls = append(ms.Calls, cl.Call)
 		}
 		streams = append(streams, ms)
 	}
-	return MeasureReps(ctx, env, p.samp, streams)
+	r.streams = streams
+	return nil
 }
 
-// MeasureReps runs the sampling's reps of streams, emitting each rep's
-// raw rows and then each stream's timing row (the median over reps) with
-// its HDR log: one interval per rep.
-func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, streams []measure.Stream) error {
-	return measureReps(ctx, env, samp, len(streams), func(ctx context.Context) ([]measure.Result, error) {
-		// A lost connection (measure.ErrClientLost) comes with what was
-		// measured up to then: its rows are kept, and the reason ends the
-		// point.
-		return measure.RunPoint(ctx, samp, streams)
-	})
+// Release implements kind.RepRun.
+func (r *repRun) Release() error {
+	for _, cl := range r.clients {
+		cl.Close()
+	}
+	r.clients, r.streams = nil, nil
+	if r.workers == nil {
+		return nil
+	}
+	err := r.workers.Close()
+	r.workers = nil
+	if err != nil {
+		return fmt.Errorf("at %d clients: %w", r.p.clients, err)
+	}
+	return nil
 }
 
-// runWorkers runs the point's clients in worker processes: they start
-// before the first rep, and every rep merges their histograms.
-func (p *Point) runWorkers(ctx context.Context, env kind.WorkerEnv) error {
+// Finish implements kind.RepRun.
+func (r *repRun) Finish() error {
+	err := r.Release()
+	r.acc.finish(r.env)
+	return err
+}
+
+// startWorkers starts the point's clients in worker processes; every rep
+// merges their histograms.
+func (p *Point) startWorkers(ctx context.Context, env kind.WorkerEnv) (kind.Workers, error) {
 	seed := env.Seed()
 	var streams []kind.WorkerStream
 	for si, st := range p.def.Streams {
@@ -225,57 +289,73 @@ func (p *Point) runWorkers(ctx context.Context, env kind.WorkerEnv) error {
 	}
 	ws, err := env.StartWorkers(ctx, p.index, p.Describe(), streams)
 	if err != nil {
-		return fmt.Errorf("at %d clients: starting workers: %w", p.clients, err)
+		return nil, fmt.Errorf("at %d clients: starting workers: %w", p.clients, err)
 	}
-	runErr := measureReps(ctx, env, p.samp, len(streams), ws.Rep)
-	if err := ws.Close(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if runErr != nil {
-		return fmt.Errorf("at %d clients: %w", p.clients, runErr)
+	return ws, nil
+}
+
+// MeasureReps runs the sampling's reps of streams, emitting each rep's
+// raw rows and then each stream's timing row (the median over reps) with
+// its HDR log: one interval per rep. A rep that returns rows with an
+// error (a client lost) has its rows emitted, and ends the reps.
+func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, streams []measure.Stream) error {
+	var acc reps
+	defer acc.finish(env)
+	for n := 1; n <= max(samp.Reps, 1); n++ {
+		if err := acc.measure(ctx, env, n, func(ctx context.Context) ([]measure.Result, error) {
+			return measure.RunPoint(ctx, samp, streams)
+		}); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// measureReps runs reps of rep, emitting each rep's rows; a rep that
-// returns rows with an error (a worker lost) has its rows emitted, and
-// ends the point.
-func measureReps(ctx context.Context, env kind.Env, samp measure.Sampling, nStreams int, rep func(context.Context) ([]measure.Result, error)) error {
-	reps := make([][]results.Row, nStreams)
-	// Each stream's histogram over all its reps, for its HDR log.
-	hists := make([][]results.Interval, nStreams)
-	var runErr error
-	for n := 1; n <= max(samp.Reps, 1); n++ {
-		start := time.Now()
-		res, err := rep(ctx)
-		for i, r := range res {
-			row := results.FromResult(env.Row(), r)
-			row.Rep = n
-			env.Emit(results.Raw(row))
-			env.Emit(results.PrecisionOf(row, r))
-			reps[i] = append(reps[i], row)
-			if r.Hist != nil {
-				hists[i] = append(hists[i], results.Interval{Start: start, End: start.Add(r.Elapsed), Hist: r.Hist})
-			}
-			if r.Errors > 0 {
-				env.LogErrors(r)
-			}
+// reps collects a point's reps: each stream's raw rows, and its
+// histograms for the HDR log.
+type reps struct {
+	rows  [][]results.Row
+	hists [][]results.Interval
+}
+
+// measure runs rep number n, emitting its raw and precision rows as soon
+// as it is measured.
+func (a *reps) measure(ctx context.Context, env kind.Env, n int, rep func(context.Context) ([]measure.Result, error)) error {
+	start := time.Now()
+	res, err := rep(ctx)
+	for len(a.rows) < len(res) {
+		a.rows = append(a.rows, nil)
+		a.hists = append(a.hists, nil)
+	}
+	for i, r := range res {
+		row := results.FromResult(env.Row(), r)
+		row.Rep = n
+		env.Emit(results.Raw(row))
+		env.Emit(results.PrecisionOf(row, r))
+		a.rows[i] = append(a.rows[i], row)
+		if r.Hist != nil {
+			a.hists[i] = append(a.hists[i], results.Interval{Start: start, End: start.Add(r.Elapsed), Hist: r.Hist})
 		}
-		if err != nil {
-			runErr = err
-			break
+		if r.Errors > 0 {
+			env.LogErrors(r)
 		}
 	}
-	for i, rs := range reps {
+	return err
+}
+
+// finish emits each stream's timing row, the median over its reps, and
+// its HDR log.
+func (a *reps) finish(env kind.Env) {
+	for i, rs := range a.rows {
 		if len(rs) > 0 {
 			t := results.Median(rs)
 			env.Emit(results.Timing(t))
-			if len(hists[i]) > 0 {
-				env.Emit(results.Hist{Row: t, Intervals: hists[i]})
+			if len(a.hists[i]) > 0 {
+				env.Emit(results.Hist{Row: t, Intervals: a.hists[i]})
 			}
 		}
 	}
-	return runErr
+	a.rows, a.hists = nil, nil
 }
 
 // probe times one call of each query against the ceiling. Past it, the

@@ -90,3 +90,21 @@ scenario "adaptive_pct" {
     query = query.q1
   }
 }
+
+scenario "reps_order" {
+  sampling {
+    order = "shuffled" # ERROR: Invalid sampling value
+  }
+  read {
+    query = query.q1
+  }
+}
+
+scenario "reps_order_type" {
+  sampling {
+    order = 1 # ERROR: Invalid sampling value
+  }
+  read {
+    query = query.q1
+  }
+}

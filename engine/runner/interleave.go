@@ -1,0 +1,165 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
+)
+
+// Interleaved reps (sampling order "interleaved", the default): the reps
+// of a point run back to back take seconds, so they all see the machine in
+// one state, and two runs then differ by more than their reps do; compare
+// reads that drift as a change. Running rep 1 of every point of a group,
+// then rep 2, and so on spreads each point's reps over the group's whole
+// time, so the variation between reps includes the drift.
+//
+// A group is a run of consecutive scenarios, in the cell's order, whose
+// points are kind.Repeatable, that write nothing, watch no samplers and
+// ask for the interleaved order. Every other scenario runs alone, where
+// it is declared, with its reps back to back: a scenario that writes still
+// comes after the reads declared before it and before those declared
+// after it, so every point reads the store in the same state as in the
+// sequential order.
+
+// interleaved reports whether sc's reps may run among those of its
+// neighbours.
+func interleaved(sc *plan.Scenario) bool {
+	if !sc.Sampling.Interleaved || sc.Writes || len(sc.Samplers) > 0 || len(sc.Points) == 0 {
+		return false
+	}
+	for _, pt := range sc.Points {
+		if _, ok := pt.(kind.Repeatable); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// groups splits the cell's scenarios the run selected, in order, into
+// what runs together: consecutive interleaved scenarios form one group,
+// every other scenario a group of its own.
+func (c *cell) groups() [][]*plan.Scenario {
+	var out [][]*plan.Scenario
+	joinable := false // the last group takes interleaved scenarios
+	for _, sc := range c.pc.Scenarios {
+		if !c.run.selected(sc) {
+			continue
+		}
+		il := interleaved(sc)
+		if il && joinable {
+			out[len(out)-1] = append(out[len(out)-1], sc)
+			continue
+		}
+		out = append(out, []*plan.Scenario{sc})
+		joinable = il
+	}
+	return out
+}
+
+// runGroup runs one group's points: a lone scenario that does not
+// interleave in its own way, the others rep by rep across all points.
+func (c *cell) runGroup(ctx context.Context, g []*plan.Scenario) {
+	if len(g) == 1 && !interleaved(g[0]) {
+		c.runScenario(ctx, g[0])
+		return
+	}
+	c.runInterleaved(ctx, g)
+}
+
+// repPoint is one point of an interleaved group.
+type repPoint struct {
+	sc     *plan.Scenario
+	index  int // in sc.Points
+	pt     kind.Point
+	reps   kind.RepRun
+	counts func() (int64, int64)
+	est    time.Duration // one rep's share of the point's estimate
+	open   bool          // Finish not called yet
+}
+
+func (p *repPoint) name(c *cell, n int) string {
+	return fmt.Sprintf("%s %s %s rep %d/%d", c.name(), p.sc.Name, p.pt.Describe(), n, p.reps.Count())
+}
+
+// runInterleaved runs rep 1 of every point of the group, then rep 2, and
+// so on. Each rep's rows are emitted as it is measured, and a point's
+// timing rows once its last rep is done. A point whose rep reports done
+// (its probe found a ceiling, an error ended it) runs no further rep.
+func (c *cell) runInterleaved(ctx context.Context, g []*plan.Scenario) {
+	var pts []*repPoint
+	rounds := 0
+	for _, sc := range g {
+		for i, pt := range sc.Points {
+			env, counts := c.pointEnv(sc, i)
+			reps := pt.(kind.Repeatable).Reps(env)
+			lo, _ := pt.Estimate()
+			n := max(reps.Count(), 1)
+			pts = append(pts, &repPoint{sc: sc, index: i, pt: pt, reps: reps, counts: counts, est: lo / time.Duration(n), open: true})
+			rounds = max(rounds, reps.Count())
+		}
+	}
+	defer func() {
+		// Interrupted or broken: the reps measured so far still give rows.
+		for _, p := range pts {
+			if p.open {
+				c.finishRep(p, 0)
+			}
+		}
+	}()
+	for n := 1; n <= rounds; n++ {
+		for _, p := range pts {
+			if !p.open || n > p.reps.Count() {
+				continue
+			}
+			if ctx.Err() != nil || c.broken != nil {
+				return
+			}
+			done, err := c.runRep(ctx, p, n)
+			if err != nil {
+				c.run.fail("%s %s: %s: %v", c.name(), p.sc.Name, p.pt.Describe(), err)
+			}
+			switch {
+			case done || err != nil || n == p.reps.Count():
+				c.finishRep(p, n)
+			default:
+				// Other points run before this one's next rep: its clients
+				// or workers are closed meanwhile.
+				if err := p.reps.Release(); err != nil {
+					c.run.fail("%s %s: %s: %v", c.name(), p.sc.Name, p.pt.Describe(), err)
+					c.finishRep(p, n)
+				}
+			}
+		}
+	}
+}
+
+// runRep runs rep n of p as one task of the live progress.
+func (c *cell) runRep(ctx context.Context, p *repPoint, n int) (done bool, err error) {
+	n0, e0 := p.counts()
+	c.run.begin(p.name(c, n), "ops", p.est, 0, func() (int64, int64) {
+		n1, e1 := p.counts()
+		return n1 - n0, e1 - e0
+	})
+	defer c.run.end()
+	err = c.withStatementStats(ctx, p.sc, p.index, p.pt, fmt.Sprintf(" rep %d", n), func() error {
+		var err error
+		done, err = p.reps.Rep(ctx, n)
+		return err
+	})
+	return done, err
+}
+
+// finishRep emits p's timing rows after rep n, its last; the reps it will
+// not run count as done for the progress.
+func (c *cell) finishRep(p *repPoint, n int) {
+	p.open = false
+	if err := p.reps.Finish(); err != nil {
+		c.run.fail("%s %s: %s: %v", c.name(), p.sc.Name, p.pt.Describe(), err)
+	}
+	if left := p.reps.Count() - n; left > 0 && n > 0 {
+		c.run.skip(p.est * time.Duration(left))
+	}
+}
