@@ -78,14 +78,14 @@ variable "probe_s" {
 
 variable "restart" {
   type        = map(list(string))
-  default     = { postgres = ["scripts/pg.sh", "restart"] }
-  description = "Per backend, the command cold_vs_warm runs to restart the database (embedded stores are simply reopened)."
+  default     = {}
+  description = "Per backend, a command cold_vs_warm runs to restart the database instead of the driver's own restart (PostgreSQL: pg_ctl restart of the DSN's server when it is local; embedded stores are closed and reopened)."
 }
 
 variable "drop_caches" {
   type        = list(string)
   default     = []
-  description = "Command that drops the OS page cache before cold calls, e.g. [\"sh\", \"-c\", \"sync && echo 3 > /proc/sys/vm/drop_caches\"] (root)."
+  description = "Command that drops the OS page cache before cold calls, e.g. [\"sh\", \"-c\", \"sync && echo 3 > /proc/sys/vm/drop_caches\"] (root); empty: the store's files are evicted (posix_fadvise), checked with mincore."
 }
 
 # --- scenarios variable (issue 9; the writes issue may add the same) ---

@@ -79,6 +79,9 @@ type run struct {
 	dir  *results.Dir
 	sink results.Sink
 	out  *Outcome
+	// cross holds the running scale's answers for the cross-backend
+	// comparison (crossbackend.go).
+	cross *crossScale
 }
 
 // Run executes p. The results directory is complete (summary.md included)
@@ -247,6 +250,8 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 		return
 	}
 	r.logf("scale %s: %s datoms; truth computed in %s", sp.Name, plan.Thousands(sp.Stats.Datoms), time.Since(start).Round(time.Millisecond))
+	r.cross = &crossScale{scale: sp.Name, parent: r.opts.ResultsDir, checks: map[crossID]*crossCheck{}}
+	defer r.cross.close()
 	for _, pc := range cells {
 		if ctx.Err() != nil {
 			return
@@ -255,6 +260,9 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 		if err := c.execute(ctx); err != nil {
 			r.fail("%s: %v", pc.Name(), err)
 		}
+	}
+	for _, l := range r.cross.lines() {
+		r.emit(l)
 	}
 }
 
