@@ -200,7 +200,8 @@ func TestColdVsWarmRestartsTheDSNsServer(t *testing.T) {
 		t.Helper()
 		drv, _ := drivers.Default.Lookup("postgres")
 		ctx := context.Background()
-		be, err := drv.Open(ctx, drivers.Config{Backend: "postgres", Scale: "xs", Options: map[string]string{"dsn": dsn, "database": db}})
+		// The server's own database: the run's is created by the run.
+		be, err := drv.Open(ctx, drivers.Config{Backend: "postgres", Scale: "xs", Options: map[string]string{"dsn": dsn, "database": "postgres"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,6 +229,7 @@ func TestColdVsWarmRestartsTheDSNsServer(t *testing.T) {
 		t.Fatalf("run failed: %v %+v", o.Failures, o.Checks)
 	}
 	l := coldLine(t, dir)
+	t.Log(l)
 	for _, want := range []string{"PASS cold_vs_warm postgres xs cold start: restarted the PostgreSQL ", "(pg_ctl restart)", "file(s) evicted"} {
 		if !strings.Contains(l, want) {
 			t.Errorf("cold start line lacks %q: %s", want, l)

@@ -108,6 +108,7 @@ func TestCrossBackendDifferenceFails(t *testing.T) {
 		t.Fatalf("want exactly one FAIL, the cross-backend names check; got:\n%s", strings.Join(fail, "\n"))
 	}
 	f := fail[0]
+	t.Log(f)
 	for _, want := range []string{"FAIL point_lookup sqlite+duckdb xs names (cross-backend): duckdb differ(s) from sqlite",
 		"first differing row (#1, rows sorted): sqlite (", ` (duckdb)")`} {
 		if !strings.Contains(f, want) {
