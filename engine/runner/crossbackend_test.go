@@ -85,6 +85,16 @@ func TestCrossBackendAnswersAgree(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, ".cross-backend-*")); len(left) > 0 {
 		t.Errorf("answer files left behind: %v", left)
 	}
+	// A rerun into the same directory with one backend compares nothing
+	// with the first run's answers: no new line, no false FAIL.
+	o2, _ := apply(t, spec, runner.Options{ResultsDir: dir}, append(vars[:len(vars)-1:len(vars)-1],
+		config.VarArg{Name: "backends", Value: `["duckdb"]`})...)
+	if o2.Failed() {
+		t.Fatalf("rerun failed: %v %+v", o2.Failures, o2.Checks)
+	}
+	if again := crossLines(t, dir); len(again) != len(lines) {
+		t.Errorf("the one-backend rerun wrote cross-backend lines:\n%s", strings.Join(again[len(lines):], "\n"))
+	}
 }
 
 func TestCrossBackendDifferenceFails(t *testing.T) {
