@@ -82,6 +82,12 @@ variable "restart" {
   description = "Per backend, a command cold_vs_warm runs to restart the database instead of the driver's own restart (PostgreSQL: pg_ctl restart of the DSN's server when it is local; embedded stores are closed and reopened)."
 }
 
+variable "pg_server_restart" {
+  type        = string
+  default     = "auto"
+  description = "auto: cold_vs_warm restarts the PostgreSQL server the DSN points at when it runs on this machine (pg_ctl as the data directory's owner); off: never (the cold rows are then SKIP)."
+}
+
 variable "drop_caches" {
   type        = list(string)
   default     = []
@@ -271,6 +277,8 @@ backend "postgres" {
   dsn         = var.pg_dsn
   database    = "mentat_${scale.name}" # created by the run; never dropped unless it created it
   protocol    = "extended"
+  # cold_vs_warm restarts the DSN's own server unless this is "off".
+  server_restart = var.pg_server_restart
   settings = {
     work_mem                        = "64MB"
     random_page_cost                = "1.1"

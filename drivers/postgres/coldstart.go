@@ -34,6 +34,9 @@ func (b *Backend) ColdStart(ctx context.Context) (drivers.ColdStart, error) {
 		cs.NoRestart, cs.NoFiles = why, why
 		return cs, nil
 	}
+	if b.serverRestart == "off" {
+		return not("the backend's server_restart option is off")
+	}
 	host, port := b.connCfg.Host, b.connCfg.Port
 	if !isLocal(host) {
 		return not(fmt.Sprintf("the server runs on %s, not on this machine", host))

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/mentat-spec/mentat-spec/drivers"
 )
 
 // A server on another host is not restarted, and the reason says where it
@@ -45,5 +46,21 @@ func TestSamePostmaster(t *testing.T) {
 	}
 	if err := samePostmaster(dir, 5433); err != nil {
 		t.Errorf("the same server: %v", err)
+	}
+}
+
+// server_restart = "off" keeps a shared server running: no restart, and
+// the reason names the option. A value other than auto or off is refused.
+func TestColdStartServerRestartOff(t *testing.T) {
+	b := &Backend{serverRestart: "off"}
+	cs, err := b.ColdStart(context.Background())
+	if err != nil || len(cs.Restart) > 0 || !strings.Contains(cs.NoRestart, "server_restart option is off") {
+		t.Errorf("ColdStart = %+v, %v", cs, err)
+	}
+	for v, ok := range map[string]bool{"auto": true, "off": true, "yes": false} {
+		_, err := parseOptions(drivers.Config{Scale: "xs", Options: map[string]string{"dsn": "postgres://u@h/x", "server_restart": v}})
+		if (err == nil) != ok {
+			t.Errorf("server_restart = %q: %v", v, err)
+		}
 	}
 }
