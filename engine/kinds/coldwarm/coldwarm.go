@@ -110,10 +110,10 @@ func (p *point) Describe() string {
 	return fmt.Sprintf("restart, then 1 cold and %d warm call(s) of %s", p.def.WarmCalls, strings.Join(p.def.Mix, ", "))
 }
 
-// Estimate: at most the ceiling for each cold call and max_s for its warm
-// calls; the restart's time is the backend's.
+// Estimate: at most the ceiling for each cold and each warm call (warm
+// calls are counted, not timed); the restart's time is the backend's.
 func (p *point) Estimate() (lo, hi time.Duration) {
-	return 0, time.Duration(len(p.def.Mix)) * (p.samp.Probe + p.samp.MaxDuration)
+	return 0, time.Duration(len(p.def.Mix)*(1+p.def.WarmCalls)) * p.samp.Probe
 }
 
 func (p *point) Run(ctx context.Context, env kind.Env) error {
@@ -184,7 +184,7 @@ func (p *point) query(ctx context.Context, env kind.Env, q string, cold bool) er
 		emit(env, first, nil)
 	}
 	start := time.Now()
-	res := warmCalls(ctx, cl.Call, p.def.WarmCalls, p.samp.Probe, p.samp.MaxDuration, results.WarmOp(q))
+	res := warmCalls(ctx, cl.Call, p.def.WarmCalls, p.samp.Probe, results.WarmOp(q))
 	if n := res.Count + res.Errors; n < int64(p.def.WarmCalls) {
 		env.Logf("%s: %d of %d warm calls made: stopped by %s", q, n, p.def.WarmCalls, res.StoppedBy)
 	}
@@ -204,20 +204,16 @@ func (p *point) query(ctx context.Context, env kind.Env, q string, cold bool) er
 
 // warmCalls makes exactly n calls one after the other, each under the
 // probe ceiling (a context per call: n is small), and measures them: the
-// row's count plus its errors is n. A call cut at the ceiling ends them,
-// since each of the rest could wait as long; so do max_s (maxDur, when
-// set) and the caller's context.
-func warmCalls(ctx context.Context, call measure.Call, n int, probe, maxDur time.Duration, op string) measure.Result {
+// row's count plus its errors is n, however long they take (max_s does
+// not apply: warm_calls is a count). A call cut at the ceiling ends them,
+// since each of the rest could wait as long; so does the caller's context.
+func warmCalls(ctx context.Context, call measure.Call, n int, probe time.Duration, op string) measure.Result {
 	res := measure.Result{Op: op, Clients: 1, Hist: measure.NewHistogram(), StoppedBy: measure.StopMin}
 	var maxNs int64
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		if ctx.Err() != nil {
 			res.StoppedBy = measure.StopInterrupted
-			break
-		}
-		if maxDur > 0 && time.Since(start) >= maxDur {
-			res.StoppedBy = measure.StopMax
 			break
 		}
 		d, exceeded, err := measure.Probe(ctx, call, probe)
