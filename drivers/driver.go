@@ -275,3 +275,28 @@ func LeftoverCreating(path string) []string {
 	}
 	return out
 }
+
+// ColdStarter is implemented by backends that can say, while the store is
+// open, how to make its next opening cold: which server to restart (none
+// for a store living in this process, whose closing is its restart) and
+// which files hold the store, so the engine can evict them from the OS
+// page cache and check that they left it.
+type ColdStarter interface {
+	ColdStart(ctx context.Context) (ColdStart, error)
+}
+
+// ColdStart is what a backend reports for a cold start.
+type ColdStart struct {
+	// Restart restarts the database server (argv, run by the engine once
+	// the store is closed); empty when nothing runs outside this process.
+	Restart []string
+	// Server names what Restart restarts, for the results.
+	Server string
+	// NoRestart says why a server that needs restarting cannot be
+	// restarted from here (a remote host, no permission).
+	NoRestart string
+	// Files are the store's files and directories (walked), to evict from
+	// the OS page cache; NoFiles says why there are none.
+	Files   []string
+	NoFiles string
+}

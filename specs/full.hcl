@@ -98,14 +98,20 @@ variable "probe_s" {
 
 variable "restart" {
   type        = map(list(string))
-  default     = { postgres = ["scripts/pg.sh", "restart"] }
-  description = "Per backend, the command cold_vs_warm runs to restart the database (embedded stores are simply reopened)."
+  default     = {}
+  description = "Per backend, a command cold_vs_warm runs to restart the database instead of the driver's own restart (PostgreSQL: pg_ctl restart of the DSN's server when it is local; embedded stores are closed and reopened)."
+}
+
+variable "pg_server_restart" {
+  type        = string
+  default     = "auto"
+  description = "auto: cold_vs_warm restarts the PostgreSQL server the DSN points at when it runs on this machine (pg_ctl as the data directory's owner); off: never (the cold rows are then SKIP)."
 }
 
 variable "drop_caches" {
   type        = list(string)
   default     = []
-  description = "Command that drops the OS page cache before cold calls, e.g. [\"sh\", \"-c\", \"sync && echo 3 > /proc/sys/vm/drop_caches\"] (root)."
+  description = "Command that drops the OS page cache before cold calls, e.g. [\"sh\", \"-c\", \"sync && echo 3 > /proc/sys/vm/drop_caches\"] (root); empty: the store's files are evicted (posix_fadvise), checked with mincore."
 }
 
 # --- scenarios variable (issue 9; the writes issue may add the same) ---
@@ -294,6 +300,8 @@ backend "postgres" {
   dsn         = var.pg_dsn
   database    = "mentat_${scale.name}" # created by the run; never dropped unless it created it
   protocol    = "extended"
+  # cold_vs_warm restarts the DSN's own server unless this is "off".
+  server_restart = var.pg_server_restart
   settings = {
     work_mem                        = "64MB"
     random_page_cost                = "1.1"

@@ -47,7 +47,7 @@ backend "postgres" {
 	}
 	args := []string{fullSpec, override}
 	args = append(args, seedKnobs...)
-	args = append(args, "-var", "backends="+backends, "-var", "clients=[1,2]", "-var", "restart={}",
+	args = append(args, "-var", "backends="+backends, "-var", "clients=[1,2]", "-var", "restart={}", "-var", "pg_server_restart=off",
 		"-var", "data_dir="+filepath.Join(dir, "data"))
 	args = append(args, extra...)
 	if dsn := os.Getenv("MENTAT_SPEC_PG_DSN"); dsn != "" && strings.Contains(backends, "postgres") {

@@ -81,7 +81,9 @@ var (
 )
 
 // OptionNames lists the options Open accepts.
-func (pgDriver) OptionNames() []string { return []string{"database", "dsn", "io", "protocol"} }
+func (pgDriver) OptionNames() []string {
+	return []string{"database", "dsn", "io", "protocol", "server_restart"}
+}
 
 // Dialect is "postgres".
 func (pgDriver) Dialect() string { return "postgres" }
@@ -116,11 +118,12 @@ var cancelDeadlineDelay = 5 * time.Second
 
 // Backend is an open PostgreSQL database.
 type Backend struct {
-	database string // the benchmark database
-	adminDB  string // the DSN's own database
-	protocol string
-	created  bool
-	secrets  []string // strings to redact from errors
+	database      string // the benchmark database
+	serverRestart string // the server_restart option
+	adminDB       string // the DSN's own database
+	protocol      string
+	created       bool
+	secrets       []string // strings to redact from errors
 
 	adminCfg *pgx.ConnConfig // connects to adminDB
 	connCfg  *pgx.ConnConfig // connects to database with the settings
@@ -149,10 +152,13 @@ var (
 
 type options struct {
 	dsn, database, protocol, io string
+	// serverRestart: "auto" lets cold_warm restart the DSN's server
+	// (coldstart.go), "off" never does.
+	serverRestart string
 }
 
 func parseOptions(cfg drivers.Config) (options, error) {
-	o := options{protocol: ProtocolExtended, io: defaultIO()}
+	o := options{protocol: ProtocolExtended, io: defaultIO(), serverRestart: "auto"}
 	var unknown []string
 	for k, v := range cfg.Options {
 		switch k {
@@ -164,13 +170,15 @@ func parseOptions(cfg drivers.Config) (options, error) {
 			o.protocol = v
 		case "io":
 			o.io = v
+		case "server_restart":
+			o.serverRestart = v
 		default:
 			unknown = append(unknown, strconv.Quote(k))
 		}
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return o, fmt.Errorf("postgres: unknown option(s) %s (known: dsn, database, protocol, io)", strings.Join(unknown, ", "))
+		return o, fmt.Errorf("postgres: unknown option(s) %s (known: dsn, database, protocol, io, server_restart)", strings.Join(unknown, ", "))
 	}
 	if o.dsn == "" {
 		return o, errors.New(`postgres: option "dsn" is required`)
@@ -180,6 +188,9 @@ func parseOptions(cfg drivers.Config) (options, error) {
 	}
 	if o.io != IOPoller && o.io != IOBlocking && o.io != IOAuto && o.io != IORaw {
 		return o, fmt.Errorf("postgres: option io = %q: want %q, %q, %q or %q", o.io, IORaw, IOAuto, IOPoller, IOBlocking)
+	}
+	if o.serverRestart != "auto" && o.serverRestart != "off" {
+		return o, fmt.Errorf("postgres: option server_restart = %q: want \"auto\" or \"off\"", o.serverRestart)
 	}
 	if o.database == "" {
 		o.database = "mentat_" + sanitizeName(cfg.Scale)
@@ -224,11 +235,12 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 	}
 	setCancelHandler(&adminCfg.Config)
 	b := &Backend{
-		database: o.database,
-		adminDB:  adminCfg.Database,
-		protocol: o.protocol,
-		secrets:  secrets,
-		adminCfg: adminCfg,
+		database:      o.database,
+		adminDB:       adminCfg.Database,
+		protocol:      o.protocol,
+		secrets:       secrets,
+		adminCfg:      adminCfg,
+		serverRestart: o.serverRestart,
 	}
 
 	b.connCfg = adminCfg.Copy()

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
 )
 
 // adminQuery runs sql on the backend's own connection and calls fn for
@@ -163,4 +165,10 @@ func (b *backend) removeFiles() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// ColdStart implements drivers.ColdStarter: closing the store is its
+// restart; its files are the database and its WAL and shared memory.
+func (b *backend) ColdStart(context.Context) (drivers.ColdStart, error) {
+	return drivers.ColdStart{Files: []string{b.path, b.path + "-wal", b.path + "-shm"}}, nil
 }

@@ -144,18 +144,25 @@ type Env interface {
 	// LogErrors records a stream's failed calls (count, timeouts, first
 	// message) in logs/errors.log.
 	LogErrors(r measure.Result)
-	// Restart closes every connection and the store, runs the backend's
-	// restart and drop_caches commands, and reopens the store. It returns
-	// how long reopening took, and whether the commands ran (a backend
-	// may declare none).
+	// Restart closes every connection and the store, restarts what the
+	// backend declares (its restart command, else the server it names),
+	// empties the OS page cache of the store, and reopens the store. It
+	// returns how long reopening took and what was done, or why the next
+	// calls are not cold. An error means the store could not be reopened.
 	Restart(ctx context.Context) (RestartInfo, error)
 }
 
 // RestartInfo says what a Restart did.
 type RestartInfo struct {
 	Open          time.Duration // reopening the store and its first session
-	Restarted     bool          // a restart command ran
-	CachesDropped bool          // a drop_caches command ran
+	Restarted     bool          // a server was restarted (a command ran)
+	CachesDropped bool          // the OS page cache was emptied of the store
+	// Did says what was restarted and how the page cache was emptied.
+	Did string
+	// NotCold, when set, says why the next calls are not cold (nothing
+	// could restart the server or empty the page cache): a kind then
+	// measures no call as cold.
+	NotCold string
 }
 
 // Client is one client of a point: a session looping over its mix.

@@ -65,6 +65,7 @@ func SummaryMD(r *Run, w io.Writer) error {
 	if err := writeOpenLoop(&b, r.Dir); err != nil {
 		return err
 	}
+	writeColdStarts(&b, r.Checks)
 	writeChecks(&b, r.Checks)
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("results: summary: %w", err)

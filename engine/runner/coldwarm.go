@@ -3,10 +3,12 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
 
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 )
 
@@ -39,12 +41,36 @@ func lastLine(s string) string {
 	return s
 }
 
-// restart closes every connection and the backend, runs the restart and
-// drop_caches commands and reopens the store, timing the reopening. When
-// the store cannot be reopened the cell is broken: nothing more runs on it.
+// maxResident is the share of the store's pages that may still be in the
+// page cache after it was emptied: above it the next calls are not cold.
+const maxResident = 0.10
+
+// restart makes the store's next opening cold, then reopens it, timing
+// the reopening. While the store is still open the backend says what to
+// restart and which files hold it (drivers.ColdStarter). Once closed:
+//
+//   - the restart is the backend's restart command when the spec declares
+//     one, else the server the backend names (PostgreSQL: the DSN's own
+//     server), else nothing (an embedded store: closing it is its restart);
+//   - the page cache is emptied by the drop_caches command when declared,
+//     else by evicting the store's files (posix_fadvise DONTNEED: only
+//     those files, needing no privilege), else, as root, by dropping the
+//     whole page cache;
+//   - the store's files are then looked up with mincore: more than
+//     maxResident of their pages still cached means not cold.
+//
+// What could not be done is in info.NotCold (the cold calls are then not
+// measured as cold); a declared command that fails also fails the run.
+// When the store cannot be reopened the cell is broken: nothing more runs
+// on it.
 func (c *cell) restart(ctx context.Context, scenario string) (kind.RestartInfo, error) {
 	bc := c.pc.Backend
 	var info kind.RestartInfo
+	var cs drivers.ColdStart
+	csErr := fmt.Errorf("driver %q cannot say what to restart or which files hold the store", bc.Driver)
+	if st, ok := c.be.(drivers.ColdStarter); ok {
+		cs, csErr = st.ColdStart(ctx)
+	}
 	if c.admin != nil {
 		c.admin.Close()
 	}
@@ -52,12 +78,86 @@ func (c *cell) restart(ctx context.Context, scenario string) (kind.RestartInfo, 
 		c.be.Close()
 	}
 	c.be, c.admin = nil, nil
-	ran, hookErr := c.runHook(ctx, scenario, "restart", bc.Restart)
-	info.Restarted = ran && hookErr == nil
-	if hookErr == nil {
-		ran, hookErr = c.runHook(ctx, scenario, "drop_caches", bc.DropCaches)
-		info.CachesDropped = ran && hookErr == nil
+	var did []string
+	notCold := func(format string, args ...any) { info.NotCold = fmt.Sprintf(format, args...) }
+	switch {
+	case len(bc.Restart) > 0:
+		if _, err := c.runHook(ctx, scenario, "restart", bc.Restart); err != nil {
+			c.run.fail("%s %s: %v", c.name(), scenario, err)
+			notCold("the restart command failed: %v", err)
+		} else {
+			info.Restarted = true
+			did = append(did, "restart command "+strings.Join(bc.Restart, " ")+" ran")
+		}
+	case csErr != nil:
+		notCold("not restarted: %v", csErr)
+	case len(cs.Restart) > 0:
+		if _, err := c.runHook(ctx, scenario, "restart", cs.Restart); err != nil {
+			notCold("restarting %s failed: %v", cs.Server, err)
+		} else {
+			info.Restarted = true
+			did = append(did, "restarted "+cs.Server)
+		}
+	case cs.NoRestart != "":
+		notCold("the server was not restarted: %s", cs.NoRestart)
+	default:
+		did = append(did, "store closed and reopened")
 	}
+	var files []string
+	if info.NotCold == "" && len(cs.Files) > 0 {
+		var err error
+		if files, err = storeFiles(cs.Files); err != nil {
+			cs.NoFiles, files = err.Error(), nil
+		}
+	}
+	if info.NotCold == "" {
+		switch {
+		case len(bc.DropCaches) > 0:
+			if _, err := c.runHook(ctx, scenario, "drop_caches", bc.DropCaches); err != nil {
+				c.run.fail("%s %s: %v", c.name(), scenario, err)
+				notCold("the drop_caches command failed: %v", err)
+			} else {
+				did = append(did, "drop_caches command "+strings.Join(bc.DropCaches, " ")+" ran")
+			}
+		case len(files) > 0:
+			if err := evict(files); err != nil {
+				notCold("evicting the store's files from the page cache: %v", err)
+			} else {
+				did = append(did, fmt.Sprintf("page cache of its %d file(s) evicted (posix_fadvise DONTNEED)", len(files)))
+			}
+		case os.Geteuid() == 0:
+			if err := dropAllCaches(); err != nil {
+				notCold("dropping the OS page cache: %v", err)
+			} else {
+				did = append(did, "OS page cache dropped (/proc/sys/vm/drop_caches)")
+			}
+		default:
+			why := cs.NoFiles
+			if csErr != nil {
+				why = csErr.Error()
+			}
+			notCold("the OS page cache was not dropped: no drop_caches command, not root, and no store files to evict (%s)", why)
+		}
+	}
+	if info.NotCold == "" && len(files) > 0 {
+		pc, err := residency(files)
+		switch {
+		case err != nil:
+			did = append(did, fmt.Sprintf("page cache not verified: %v", err))
+		case pc.pages > 0 && float64(pc.resident) > maxResident*float64(pc.pages):
+			notCold("%d of the store's %d pages (%.0f%%) were still in the page cache after: %s", pc.resident, pc.pages,
+				100*float64(pc.resident)/float64(pc.pages), strings.Join(did, "; "))
+		default:
+			did = append(did, fmt.Sprintf("%d of %d pages left in the page cache", pc.resident, pc.pages))
+		}
+	}
+	info.CachesDropped = info.NotCold == ""
+	info.Did = strings.Join(did, "; ")
+	verdict := info.Did
+	if info.NotCold != "" {
+		verdict = "NOT COLD: " + info.NotCold
+	}
+	c.run.logTo("hooks", "%s %s %s cold start: %s\n", time.Now().UTC().Format(time.RFC3339), c.name(), scenario, verdict)
 	start := time.Now()
 	be, err := c.drv.Open(ctx, c.cfg)
 	if err == nil {
@@ -76,5 +176,5 @@ func (c *cell) restart(ctx context.Context, scenario string) (kind.RestartInfo, 
 		return info, c.broken
 	}
 	info.Open = time.Since(start)
-	return info, hookErr
+	return info, nil
 }

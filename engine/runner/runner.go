@@ -83,6 +83,9 @@ type run struct {
 	// stop ends the run when its results can no longer be written (a
 	// full disk): measuring on would lose every row.
 	stop context.CancelCauseFunc
+	// cross holds the running scale's answers for the cross-backend
+	// comparison (crossbackend.go).
+	cross *crossScale
 }
 
 // Run executes p. The results directory is complete (summary.md included)
@@ -270,6 +273,8 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 		return
 	}
 	r.logf("scale %s: %s datoms; truth computed in %s", sp.Name, plan.Thousands(sp.Stats.Datoms), time.Since(start).Round(time.Millisecond))
+	r.cross = &crossScale{scale: sp.Name, parent: r.opts.ResultsDir, checks: map[crossID]*crossCheck{}}
+	defer r.cross.close()
 	for _, pc := range cells {
 		if ctx.Err() != nil {
 			return
@@ -278,6 +283,9 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 		if err := c.execute(ctx); err != nil && !errors.Is(context.Cause(ctx), errResultsLost) {
 			r.fail("%s: %v", pc.Name(), err)
 		}
+	}
+	for _, l := range r.cross.lines() {
+		r.emit(l)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,9 +157,9 @@ func (c *cell) check(ctx context.Context, sc *plan.Scenario) {
 		alt = c.pc.Checks(sc, c.truthAlt)
 	}
 	for i, ck := range c.pc.Checks(sc, c.truth) {
-		line := c.checkLine(ctx, sc, ck)
+		line := c.checkLine(ctx, sc, ck, false)
 		if line.Status == string(checks.Fail) && i < len(alt) {
-			if l2 := c.checkLine(ctx, sc, alt[i]); l2.Status != string(checks.Fail) {
+			if l2 := c.checkLine(ctx, sc, alt[i], true); l2.Status != string(checks.Fail) {
 				line = l2
 				line.Detail += " (" + c.doubt + ": it committed)"
 			}
@@ -166,7 +168,7 @@ func (c *cell) check(ctx context.Context, sc *plan.Scenario) {
 	}
 }
 
-func (c *cell) checkLine(ctx context.Context, sc *plan.Scenario, ck plan.Check) results.CheckLine {
+func (c *cell) checkLine(ctx context.Context, sc *plan.Scenario, ck plan.Check, alt bool) results.CheckLine {
 	line := results.CheckLine{Scenario: sc.Name, Backend: c.pc.Backend.Name, Scale: c.pc.Scale.Name, Name: ck.Name}
 	if ck.Err != "" {
 		line.Status, line.Detail = string(checks.Fail), ck.Err
@@ -175,8 +177,15 @@ func (c *cell) checkLine(ctx context.Context, sc *plan.Scenario, ck plan.Check) 
 	q := c.queries[ck.Query]
 	passed, failed, skipped := 0, 0, 0
 	var firstFail, firstSkip string
-	for _, cc := range ck.Cases {
-		out := c.runCase(ctx, sc, q, cc)
+	state, comparable := c.writeState()
+	for i, cc := range ck.Cases {
+		out, ans := c.runCase(ctx, sc, q, cc)
+		if ans != nil && comparable && !alt && c.run.cross != nil {
+			id := fmt.Sprintf("%d\x00%s\x00%s\x00%s", i, cc.Key, ans.params, state)
+			if err := c.run.cross.record(c.pc.Backend.Name, crossID{sc.Name, ck.Name}, id, caseLabel(cc), ans.columns, ans.rows); err != nil {
+				c.run.fail("%s %s: %v", c.name(), sc.Name, err)
+			}
+		}
 		switch out.Status {
 		case checks.Pass:
 			passed++
@@ -213,9 +222,29 @@ func caseLabel(cc plan.CheckCase) string {
 	return "[" + cc.Key + "] "
 }
 
-func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc plan.CheckCase) checks.Outcome {
+// caseAnswer is what a check case's query answered, for the
+// cross-backend comparison.
+type caseAnswer struct {
+	params  string // name=value of each parameter, by name: dialects order markers differently
+	columns []string
+	rows    [][]any
+}
+
+// namedParams renders a call's parameters by name, sorted.
+func namedParams(names []string, args []any) string {
+	pairs := make([]string, 0, len(names))
+	for i, n := range names {
+		if i < len(args) {
+			pairs = append(pairs, fmt.Sprintf("%s=%v", n, args[i]))
+		}
+	}
+	slices.Sort(pairs)
+	return strings.Join(slices.Compact(pairs), " ")
+}
+
+func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc plan.CheckCase) (checks.Outcome, *caseAnswer) {
 	if q == nil {
-		return checks.Outcome{Status: checks.Fail, Detail: "the check's query is not declared"}
+		return checks.Outcome{Status: checks.Fail, Detail: "the check's query is not declared"}, nil
 	}
 	merged := make(map[string]params.Spec, len(q.params)+len(cc.Params))
 	for k, v := range q.params {
@@ -226,24 +255,41 @@ func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc
 	}
 	binder, err := params.New(c.pc.Scale.Gen, q.bound.Names, merged)
 	if err != nil {
-		return checks.Outcome{Status: checks.Fail, Detail: err.Error()}
+		return checks.Outcome{Status: checks.Fail, Detail: err.Error()}, nil
 	}
 	st, err := c.admin.Prepare(ctx, q.bound.SQL)
 	if err != nil {
-		return checks.Outcome{Status: checks.Fail, Detail: "preparing: " + err.Error()}
+		return checks.Outcome{Status: checks.Fail, Detail: "preparing: " + err.Error()}, nil
 	}
 	defer st.Close()
 	cctx, cancel := context.WithTimeout(ctx, sc.Sampling.Check)
 	defer cancel()
 	var rows [][]any
-	_, err = st.Query(cctx, binder.Client(c.pc.Scale.Gen.Seed, 0).Next(), &rows)
+	args := binder.Client(c.pc.Scale.Gen.Seed, 0).Next()
+	_, err = st.Query(cctx, args, &rows)
 	if err != nil {
 		if cctx.Err() != nil && ctx.Err() == nil {
-			return checks.Outcome{Status: checks.Skip, Detail: fmt.Sprintf("no answer within %s", sc.Sampling.Check)}
+			return checks.Outcome{Status: checks.Skip, Detail: fmt.Sprintf("no answer within %s", sc.Sampling.Check)}, nil
 		}
-		return checks.Outcome{Status: checks.Fail, Detail: "query failed: " + err.Error()}
+		return checks.Outcome{Status: checks.Fail, Detail: "query failed: " + err.Error()}, nil
 	}
-	return checks.Compare(columnsOf(st), rows, cc.Expect)
+	cols := columnsOf(st)
+	return checks.Compare(cols, rows, cc.Expect), &caseAnswer{params: namedParams(q.bound.Names, args), columns: cols, rows: rows}
+}
+
+// writeState names the writes committed to the store so far, so that
+// answers are compared across backends only between equal stores; a write
+// in doubt makes the store's state unknown (not comparable).
+func (c *cell) writeState() (string, bool) {
+	w := &c.writes
+	var sb strings.Builder
+	for _, g := range w.order {
+		if w.inDoubt[g] {
+			return "", false
+		}
+		fmt.Fprintf(&sb, "%s=%d;", g, w.n[g])
+	}
+	return sb.String(), true
 }
 
 // columnsOf returns the result's column names.

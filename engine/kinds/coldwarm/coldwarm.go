@@ -1,21 +1,26 @@
 // Package coldwarm is the cold_warm scenario kind: the store is closed,
-// the backend's restart and drop_caches commands run, the store is
-// reopened (op "open"), then each query's first call is timed
-// (cold_<query>) and the next warm_calls calls on the same connection
-// (warm_<query>).
+// the backend restarted and the OS page cache emptied of it (engine's
+// Env.Restart), the store reopened (op "open"), then each query's first
+// call is timed (cold_<query>) and exactly warm_calls more calls on the
+// same connection (warm_<query>). When the restart could not make the
+// store cold, checks.txt says SKIP with the reason and no cold_ row is
+// written: a warm cache is never measured as cold.
 package coldwarm
 
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/closedloop"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/stats"
 )
 
 // Name is the kind's name in HCL.
@@ -105,10 +110,10 @@ func (p *point) Describe() string {
 	return fmt.Sprintf("restart, then 1 cold and %d warm call(s) of %s", p.def.WarmCalls, strings.Join(p.def.Mix, ", "))
 }
 
-// Estimate: at most the ceiling for each cold call and max_s for its warm
-// calls; the restart command's time is the backend's.
+// Estimate: at most the ceiling for each cold and each warm call (warm
+// calls are counted, not timed); the restart's time is the backend's.
 func (p *point) Estimate() (lo, hi time.Duration) {
-	return 0, time.Duration(len(p.def.Mix)) * (p.samp.Probe + p.samp.MaxDuration)
+	return 0, time.Duration(len(p.def.Mix)*(1+p.def.WarmCalls)) * p.samp.Probe
 }
 
 func (p *point) Run(ctx context.Context, env kind.Env) error {
@@ -119,9 +124,18 @@ func (p *point) Run(ctx context.Context, env kind.Env) error {
 	open := results.CeilingRow(env.Row(), 1, info.Open)
 	open.Op = results.OpOpen
 	emit(env, open, nil)
+	// Whether the calls that follow are cold is said once per point, in
+	// checks.txt: what was restarted and emptied, or why nothing was.
+	base := env.Row()
+	line := results.CheckLine{Status: results.Pass, Scenario: base.Scenario, Backend: base.Backend, Scale: base.Scale,
+		Name: results.ColdStartCheck, Detail: info.Did}
+	if info.NotCold != "" {
+		line.Status, line.Detail = results.Skip, "cold calls not measured: "+info.NotCold
+	}
+	env.Emit(line)
 	var errs []string
 	for _, q := range p.def.Mix {
-		if err := p.query(ctx, env, q); err != nil {
+		if err := p.query(ctx, env, q, info.NotCold == ""); err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", q, err))
 		}
 	}
@@ -145,42 +159,110 @@ func emit(env kind.Env, row results.Row, h *results.Hist) {
 	env.Emit(*h)
 }
 
-func (p *point) query(ctx context.Context, env kind.Env, q string) error {
+// query times q's first call on a new connection (its cold call, written
+// only when cold) and then exactly warm_calls more on the same connection.
+func (p *point) query(ctx context.Context, env kind.Env, q string, cold bool) error {
 	cl, err := env.OpenClient(ctx, []string{q}, 0, env.Seed())
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
 	elapsed, exceeded, err := measure.Probe(ctx, cl.Call, p.samp.Probe)
-	cold := results.CeilingRow(env.Row(), 1, elapsed)
+	first := results.CeilingRow(env.Row(), 1, elapsed)
 	switch {
 	case exceeded:
-		emit(env, cold, nil)
+		emit(env, first, nil)
 		return nil
+	case err != nil && cold:
+		first.Op, first.Count, first.Errors = results.ColdOp(q), 0, 1
+		emit(env, first, nil)
+		return err
 	case err != nil:
-		cold.Op, cold.Count, cold.Errors = results.ColdOp(q), 0, 1
-		emit(env, cold, nil)
 		return err
+	case cold:
+		first.Op = results.ColdOp(q)
+		emit(env, first, nil)
 	}
-	cold.Op = results.ColdOp(q)
-	emit(env, cold, nil)
-	warm := p.samp
-	warm.Warmup, warm.MinDuration, warm.MinSamples = 0, 0, p.def.WarmCalls
 	start := time.Now()
-	res, err := measure.RunPoint(ctx, warm, []measure.Stream{{Op: results.WarmOp(q), Calls: []measure.Call{cl.Call}}})
-	if err != nil {
-		return err
+	res := warmCalls(ctx, cl.Call, p.def.WarmCalls, p.samp.Probe, results.WarmOp(q))
+	if n := res.Count + res.Errors; n < int64(p.def.WarmCalls) {
+		env.Logf("%s: %d of %d warm calls made: stopped by %s", q, n, p.def.WarmCalls, res.StoppedBy)
 	}
-	h := &results.Hist{Intervals: []results.Interval{{Start: start, End: start.Add(res[0].Elapsed), Hist: res[0].Hist}}}
-	if res[0].Hist == nil {
-		h = nil
+	var h *results.Hist
+	if res.Count > 0 {
+		h = &results.Hist{Intervals: []results.Interval{{Start: start, End: start.Add(res.Elapsed), Hist: res.Hist}}}
 	}
-	warmRow := results.FromResult(env.Row(), res[0])
+	warmRow := results.FromResult(env.Row(), res)
 	emit(env, warmRow, h)
 	warmRow.Rep = 1
-	env.Emit(results.PrecisionOf(warmRow, res[0]))
-	if res[0].Errors > 0 {
-		env.LogErrors(res[0])
+	env.Emit(results.PrecisionOf(warmRow, res))
+	if res.Errors > 0 {
+		env.LogErrors(res)
 	}
 	return nil
+}
+
+// warmCalls makes exactly n calls one after the other, each under the
+// probe ceiling (a context per call: n is small), and measures them: the
+// row's count plus its errors is n, however long they take (max_s does
+// not apply: warm_calls is a count). A call cut at the ceiling ends them,
+// since each of the rest could wait as long; so does the caller's context.
+func warmCalls(ctx context.Context, call measure.Call, n int, probe time.Duration, op string) measure.Result {
+	res := measure.Result{Op: op, Clients: 1, Hist: measure.NewHistogram(), StoppedBy: measure.StopMin}
+	var maxNs int64
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		if ctx.Err() != nil {
+			res.StoppedBy = measure.StopInterrupted
+			break
+		}
+		d, exceeded, err := measure.Probe(ctx, call, probe)
+		if err == nil && !exceeded {
+			res.Count++
+			maxNs = max(maxNs, int64(d))
+			_ = res.Hist.RecordValue(max(int64(d), 1))
+			continue
+		}
+		if ctx.Err() != nil {
+			res.StoppedBy = measure.StopInterrupted
+			break
+		}
+		res.Errors++
+		if res.FirstError == "" {
+			res.FirstError = fmt.Sprint(err)
+			if exceeded {
+				res.FirstError = fmt.Sprintf("%s of %s", measure.ErrCeiling, probe)
+			}
+		}
+		if exceeded {
+			res.Timeouts++
+			res.StoppedBy = measure.StopMax
+			break
+		}
+	}
+	res.Elapsed = time.Since(start)
+	if res.Count > 0 {
+		q := res.Hist.ValueAtPercentilesSlice([]float64{50, 95, 99})
+		res.P50, res.P95, res.P99 = time.Duration(min(q[0], maxNs)), time.Duration(min(q[1], maxNs)), time.Duration(min(q[2], maxNs))
+		res.Max = time.Duration(maxNs)
+	}
+	if res.Elapsed > 0 {
+		res.Throughput = float64(res.Count) / res.Elapsed.Seconds()
+	}
+	res.P50RelCI, res.P99RelCI = relCI(res.Hist, 0.5), relCI(res.Hist, 0.99)
+	return res
+}
+
+// relCI is the relative half-width of the 95% order-statistic interval of
+// h's q-quantile (+Inf when too few calls bracket it), as measure computes
+// it for sampled points.
+func relCI(h *hdrhistogram.Histogram, q float64) float64 {
+	n := h.TotalCount()
+	lo, hi, ok := stats.QuantileRanks(n, q, 0.95)
+	center := float64(h.ValueAtPercentile(100 * q))
+	if !ok || center <= 0 {
+		return math.Inf(1)
+	}
+	at := func(rank int64) float64 { return float64(h.ValueAtPercentile(100 * float64(rank) / float64(n))) }
+	return (at(hi) - at(lo)) / 2 / center
 }
