@@ -48,7 +48,7 @@ func New() drivers.Driver { return sqliteDriver{} }
 type sqliteDriver struct{}
 
 // OptionNames lists the options Open accepts.
-func (sqliteDriver) OptionNames() []string { return []string{"path"} }
+func (sqliteDriver) OptionNames() []string { return []string{"path", "stable_plans"} }
 
 // Dialect is "sqlite".
 func (sqliteDriver) Dialect() string { return "sqlite" }
@@ -104,7 +104,11 @@ func (sqliteDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backe
 	} else if err != nil {
 		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
 	}
-	b := &backend{name: name, path: path, created: created, pragmas: pragmas}
+	stable, err := stablePlansOption(cfg.Options)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
+	}
+	b := &backend{name: name, path: path, created: created, pragmas: pragmas, stablePlans: stable}
 	if created && len(cfg.Init) > 0 {
 		if err := b.createWith(ctx, cfg.Init); err != nil {
 			return nil, err
@@ -178,8 +182,10 @@ func dbPath(cfg drivers.Config, name string) (string, error) {
 		switch k {
 		case "path":
 			path = v
+		case "stable_plans":
+			// checked by stablePlansOption
 		default:
-			return "", fmt.Errorf("unknown option %q (known: path)", k)
+			return "", fmt.Errorf("unknown option %q (known: path, stable_plans)", k)
 		}
 	}
 	if path == "" {
@@ -251,6 +257,9 @@ type backend struct {
 	path    string
 	created bool
 	pragmas []pragma
+	// stablePlans keeps each statement's plan (see stablePlans); the
+	// stable_plans option, on by default.
+	stablePlans bool
 	// applied is false while the pragmas are held back on a file Open did
 	// not create; connections then get only readOnlyPragmas.
 	applied atomic.Bool
@@ -277,7 +286,7 @@ func (b *backend) connect(ctx context.Context) (*sqlite3.SQLiteConn, error) {
 		return nil, fmt.Errorf("sqlite backend %q: open %s: %w", b.name, b.path, err)
 	}
 	c := dc.(*sqlite3.SQLiteConn)
-	if db := dbHandle(c); db != nil {
+	if db := dbHandle(c); db != nil && b.stablePlans {
 		if err := stablePlans(db); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("sqlite backend %q: open %s: %w", b.name, b.path, err)

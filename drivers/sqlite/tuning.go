@@ -48,6 +48,20 @@ func init() {
 // plan it was prepared with, the plan EXPLAIN shows.
 func stablePlans(db unsafe.Pointer) error { return setStablePlans(db, true) }
 
+// stablePlansOption reads the stable_plans option: "on" (the default) or
+// "off", SQLite's own behaviour, for a spec that wants to measure the
+// recompilation an application without the guarantee pays.
+func stablePlansOption(opts map[string]string) (bool, error) {
+	switch v, ok := opts["stable_plans"]; {
+	case !ok || v == "on" || v == "true":
+		return true, nil
+	case v == "off" || v == "false":
+		return false, nil
+	default:
+		return false, fmt.Errorf("option stable_plans = %q: want \"on\" or \"off\"", v)
+	}
+}
+
 // setStablePlans sets the guarantee on or off (off: SQLite's default).
 func setStablePlans(db unsafe.Pointer, on bool) error {
 	v := C.int(0)

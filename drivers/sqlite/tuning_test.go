@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
@@ -44,6 +45,55 @@ func TestStatementsKeepTheirPlan(t *testing.T) {
 			}
 			if n := reprepares(st.(*stmt).st); n != 0 {
 				t.Errorf("compiled again %d times in 30 calls", n)
+			}
+		})
+	}
+}
+
+// TestStablePlansOption: stable_plans = "off" gives SQLite's own
+// behaviour back (the union is compiled again at every new value), and a
+// value other than on or off is refused.
+func TestStablePlansOption(t *testing.T) {
+	for _, tc := range []struct {
+		value   string
+		recomps bool
+		wantErr bool
+	}{
+		{"on", false, false},
+		{"off", true, false},
+		{"maybe", false, true},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			cfg := drivers.Config{DataDir: t.TempDir(), Options: map[string]string{"stable_plans": tc.value}}
+			b, err := New().Open(context.Background(), cfg)
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "stable_plans") {
+					b.Close()
+					t.Fatalf("want an error naming stable_plans, got %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			s := sessionT(t, b)
+			execT(t, s, `CREATE TABLE t1 (e INTEGER, a INTEGER, v TEXT)`)
+			execT(t, s, `CREATE TABLE t2 (e INTEGER, a INTEGER, v INTEGER)`)
+			execT(t, s, `CREATE INDEX t1_e ON t1 (e, a)`)
+			execT(t, s, `CREATE INDEX t2_e ON t2 (e, a)`)
+			st, err := s.Prepare(context.Background(), `SELECT d.a, d.v FROM (SELECT e, a, v FROM t1 UNION ALL SELECT e, a, CAST(v AS TEXT) FROM t2) d WHERE d.e = ? ORDER BY 1, 2`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			for i := 0; i < 10; i++ {
+				if _, err := st.Query(context.Background(), []any{int64(i)}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := reprepares(st.(*stmt).st); (n > 0) != tc.recomps {
+				t.Errorf("stable_plans = %s: compiled again %d times in 10 calls", tc.value, n)
 			}
 		})
 	}
