@@ -157,7 +157,7 @@ variable "data_dir" {
 # ---- write_mixed --------------------------------------------------------------
 variable "mixed_s" {
   type        = number
-  default     = 60
+  default     = 20
   description = "write_mixed: seconds of one writer plus the readers."
 }
 
