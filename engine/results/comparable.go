@@ -18,8 +18,10 @@ const absent = "(absent)"
 // comparableKey reports whether an env.txt key must be equal for two runs
 // to be compared: the spec's content, the dataset and scales, the
 // sampling, every variable, the engine's version, and each backend's
-// driver, version and settings in force. Machine facts (host, kernel) and
-// paths are left out: compare is for runs on the same kind of machine,
+// driver, version, settings in force and the driver options that change
+// what is measured (protocol, io, stable_plans, ...). Machine facts (host,
+// kernel) and the options that only say where the store lives (path, dsn,
+// database) are left out: compare is for runs on the same kind of machine,
 // which the reader vouches for.
 func comparableKey(k string) bool {
 	switch k {
@@ -32,10 +34,21 @@ func comparableKey(k string) bool {
 	if rest, ok := strings.CutPrefix(k, "backend."); ok {
 		// backend.<name>.<scale>.<field>...
 		f := strings.SplitN(rest, ".", 3)
-		return len(f) == 3 && (f[2] == "driver" || f[2] == "version" || strings.HasPrefix(f[2], "setting."))
+		if len(f) != 3 {
+			return false
+		}
+		if opt, ok := strings.CutPrefix(f[2], "option."); ok {
+			return !locationOptions[opt]
+		}
+		return f[2] == "driver" || f[2] == "version" || strings.HasPrefix(f[2], "setting.")
 	}
 	return false
 }
+
+// locationOptions are driver options that say where a store lives, not how
+// it is measured: two runs of the same spec in other directories or
+// databases still compare.
+var locationOptions = map[string]bool{"path": true, "dsn": true, "database": true}
 
 // backendPrefix returns "backend.<name>.<scale>." of a backend key.
 func backendPrefix(k string) (string, bool) {

@@ -47,6 +47,9 @@ func TestDifferences(t *testing.T) {
 		{"the engine", edit("mentat_spec_version: v1", "mentat_spec_version: v2"), []Difference{{"mentat_spec_version", "v1", "v2"}}},
 		{"a setting", edit("synchronous: 1", "synchronous: 2"), []Difference{{"backend.sqlite.xs.setting.synchronous", "1", "2"}}},
 		{"a backend version", edit("3.54.1", "3.55.0"), []Difference{{"backend.sqlite.xs.version", "3.54.1", "3.55.0"}}},
+		// An option that changes what is measured counts; where the store lives does not.
+		{"a measuring option", baseEnv + "backend.sqlite.xs.option.stable_plans: off\n", []Difference{{"backend.sqlite.xs.option.stable_plans", absent, "off"}}},
+		{"where the store lives", edit("backend.sqlite.xs.option.path: data/q.sqlite", "backend.sqlite.xs.option.database: other\nbackend.sqlite.xs.option.dsn: (redacted)"), nil},
 		{"a variable only NEW has", baseEnv + "var.extra: 1 (from default)\n", []Difference{{"var.extra", absent, "1"}}},
 		// A backend only one run has shows in var.backends; its entries are not listed one by one.
 		{"a backend only NEW ran", baseEnv + "backend.duckdb.xs.driver: duckdb\nbackend.duckdb.xs.setting.threads: 2\n", nil},
