@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 )
@@ -203,27 +204,8 @@ func planPoints(t *testing.T, args []string) []string {
 // pg_stat_statements.
 func preloaded(t *testing.T, dsn string) bool {
 	t.Helper()
-	drv, _ := drivers.Default.Lookup("postgres")
-	ctx := context.Background()
-	be, err := drv.Open(ctx, drivers.Config{Backend: "probe", Scale: "xs", Options: map[string]string{"dsn": dsn, "database": "postgres"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	s, err := be.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	st, err := s.Prepare(ctx, "SELECT current_setting('shared_preload_libraries')")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var rows [][]any
-	if _, err := st.Query(ctx, nil, &rows); err != nil {
-		t.Fatal(err)
-	}
+	rows := drivertest.QueryStore(t, "postgres", drivers.Config{Backend: "probe", Scale: "xs", Options: map[string]string{"dsn": dsn, "database": "postgres"}},
+		"SELECT current_setting('shared_preload_libraries')")
 	return strings.Contains(fmt.Sprint(rows[0][0]), "pg_stat_statements")
 }
 

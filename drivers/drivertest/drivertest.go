@@ -543,3 +543,25 @@ func testCapabilities(t *testing.T, b drivers.Backend, setting string) {
 		t.Skip("backend implements none of Sizer, Explainer, Versioner, SettingsReader")
 	}
 }
+
+// QueryStore opens the store cfg names through the registered driver,
+// runs sql collecting its rows, and closes everything: for tests that look
+// at a store from outside the run that made it.
+func QueryStore(t *testing.T, driver string, cfg drivers.Config, sql string, args ...any) [][]any {
+	t.Helper()
+	drv, ok := drivers.Default.Lookup(driver)
+	if !ok {
+		t.Fatalf("driver %q is not registered", driver)
+	}
+	b, err := drv.Open(ctxT(t), cfg)
+	if err != nil {
+		t.Fatalf("open %s store: %v", driver, err)
+	}
+	defer b.Close()
+	s, err := b.Session(ctxT(t))
+	if err != nil {
+		t.Fatalf("Session: %v", err)
+	}
+	defer s.Close()
+	return query(t, s, sql, args...)
+}

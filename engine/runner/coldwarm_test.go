@@ -1,7 +1,6 @@
 package runner_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
@@ -198,28 +198,9 @@ func TestColdVsWarmRestartsTheDSNsServer(t *testing.T) {
 	spec, data := tinyQuickstart(t, coldWarmScenario(`database   = "mentat_quickstart_${scale.name}"`, `database   = "`+db+`"`)...)
 	started := func() time.Time {
 		t.Helper()
-		drv, _ := drivers.Default.Lookup("postgres")
-		ctx := context.Background()
 		// The server's own database: the run's is created by the run.
-		be, err := drv.Open(ctx, drivers.Config{Backend: "postgres", Scale: "xs", Options: map[string]string{"dsn": dsn, "database": "postgres"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer be.Close()
-		s, err := be.Session(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		st, err := s.Prepare(ctx, "SELECT extract(epoch FROM pg_postmaster_start_time())::float8")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		var rows [][]any
-		if _, err := st.Query(ctx, nil, &rows); err != nil {
-			t.Fatal(err)
-		}
+		rows := drivertest.QueryStore(t, "postgres", drivers.Config{Backend: "postgres", Scale: "xs", Options: map[string]string{"dsn": dsn, "database": "postgres"}},
+			"SELECT extract(epoch FROM pg_postmaster_start_time())::float8")
 		return time.Unix(0, int64(rows[0][0].(float64)*1e9))
 	}
 	before := started()

@@ -1,7 +1,6 @@
 package runner_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
@@ -77,26 +77,7 @@ func datasetDatoms(t *testing.T, env string) int64 {
 // countStore counts the datoms of a SQLite store through the driver.
 func countStore(t *testing.T, path string) int64 {
 	t.Helper()
-	drv, _ := drivers.Default.Lookup("sqlite")
-	ctx := context.Background()
-	be, err := drv.Open(ctx, drivers.Config{Backend: "sqlite", Scale: "xs", Options: map[string]string{"path": path}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	s, err := be.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	st, err := s.Prepare(ctx, "SELECT (SELECT count(*) FROM log_text) + (SELECT count(*) FROM log_int) + (SELECT count(*) FROM log_real)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var rows [][]any
-	if _, err := st.Query(ctx, nil, &rows); err != nil {
-		t.Fatal(err)
-	}
+	rows := drivertest.QueryStore(t, "sqlite", drivers.Config{Backend: "sqlite", Scale: "xs", Options: map[string]string{"path": path}},
+		"SELECT (SELECT count(*) FROM log_text) + (SELECT count(*) FROM log_int) + (SELECT count(*) FROM log_real)")
 	return rows[0][0].(int64)
 }
