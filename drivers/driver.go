@@ -183,6 +183,23 @@ type ConfigValidator interface {
 	ValidateConfig(cfg Config) error
 }
 
+// ReaderSessions is implemented by backends that can open a cheaper
+// session for a client that only reads (SQLite's immutable readers, which
+// take no file locks). The engine asks for one only for the clients of a
+// point that does not write, writes nothing through it, and writes nothing
+// to the store while one is open. A backend without a cheaper way returns
+// an ordinary session.
+type ReaderSessions interface {
+	ReaderSession(ctx context.Context) (Session, error)
+}
+
+// ReadOnlyReaders is implemented by drivers whose options can make the
+// reader sessions of a backend unable to see writes (SQLite's immutable
+// readers): a scenario that writes cannot run there, and says why.
+type ReadOnlyReaders interface {
+	ReadersRefuseWrites(options map[string]string) (why string, refuse bool)
+}
+
 // Registry maps driver names to drivers. The zero value is not usable; use
 // NewRegistry. Default is filled by blank-importing drivers/all.
 type Registry struct {

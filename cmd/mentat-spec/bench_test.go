@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,27 +18,38 @@ import (
 // 32 clients, on SQLite and (with MENTAT_SPEC_PG_DSN) PostgreSQL. The
 // rounds are paired and interleaved: each round runs both models back to
 // back, in the order goroutine, process on odd rounds and the reverse on
-// even ones, so that a drift of the machine's load falls on both. It
+// even ones, so that a drift of the machine's load falls on both. SQLite
+// runs twice: as deployed (each process takes SQLite's file locks for
+// every read, the connections of one process share them) and with
+// immutable readers (no locks in either model), which isolates the
+// client models from that cost of the database. It
 // prints the BENCHMARKS.md table: medians over rounds of each model's p50
 // and throughput, the median of the per-round ratios process / goroutine,
 // the workers' start-up (out of the timed window) and the load average.
 //
 //	MENTAT_SPEC_BENCH_ROUNDS=3 go test ./cmd/mentat-spec -run '^$' -bench ClientModels -benchtime 1x -timeout 30m
+//
+// MENTAT_SPEC_BENCH_BACKENDS (comma-separated: sqlite, sqlite-immutable,
+// postgres) runs only those rows.
 func BenchmarkClientModels(b *testing.B) {
 	b.Setenv(asCLI, "1")
 	rounds := 3
 	if n, err := strconv.Atoi(os.Getenv("MENTAT_SPEC_BENCH_ROUNDS")); err == nil && n > 0 {
 		rounds = n
 	}
-	backends := []string{"sqlite"}
+	backends := []benchBackend{{"sqlite", "sqlite", "SQLite", nil},
+		{"sqlite-immutable", "sqlite", "SQLite, immutable readers", []string{"testdata/immutable_override.hcl"}}}
 	if os.Getenv("MENTAT_SPEC_PG_DSN") != "" {
-		backends = append(backends, "postgres")
+		backends = append(backends, benchBackend{"postgres", "postgres", "PostgreSQL", nil})
+	}
+	if only := os.Getenv("MENTAT_SPEC_BENCH_BACKENDS"); only != "" {
+		backends = slices.DeleteFunc(backends, func(be benchBackend) bool { return !slices.Contains(strings.Split(only, ","), be.key) })
 	}
 	clients := []string{"1", "8", "32"}
 	var table []string
 	for _, be := range backends {
 		for _, sc := range []string{"parity_q1", "concurrency_sweep"} {
-			b.Run(be+"/"+sc, func(b *testing.B) { table = append(table, benchClientModels(b, be, sc, rounds, clients)...) })
+			b.Run(be.key+"/"+sc, func(b *testing.B) { table = append(table, benchClientModels(b, be, sc, rounds, clients)...) })
 		}
 	}
 	fmt.Fprintf(os.Stderr, "\n%d rounds, min_s = max_s = 3, one rep per round:\n\n"+
@@ -45,17 +57,27 @@ func BenchmarkClientModels(b *testing.B) {
 		"| --- | ---: | ---: | ---: | ---: | ---: |\n%s\n", rounds, strings.Join(table, "\n"))
 }
 
-var benchNames = map[string]string{"sqlite": "SQLite", "postgres": "PostgreSQL", "parity_q1": "q1", "concurrency_sweep": "mix"}
+var benchNames = map[string]string{"parity_q1": "q1", "concurrency_sweep": "mix"}
+
+// benchBackend is a row group of the table: its key for
+// MENTAT_SPEC_BENCH_BACKENDS, the spec's backend, its label and the files
+// added to the spec for it.
+type benchBackend struct {
+	key, name, label string
+	files            []string
+}
 
 // benchClientModels runs the rounds of one backend and scenario and
 // returns its table rows.
-func benchClientModels(b *testing.B, be, scenario string, rounds int, clients []string) []string {
+func benchClientModels(b *testing.B, bb benchBackend, scenario string, rounds int, clients []string) []string {
+	be := bb.name
 	data := b.TempDir()
 	apply := func(model, clientList, minS string) string {
 		out := filepath.Join(b.TempDir(), "out")
-		args := []string{"apply", fullSpec, "testdata/parity.hcl", "-var", `scales=["xs"]`, "-var", `backends=["` + be + `"]`,
-			"-var", `scenarios=["` + scenario + `"]`, "-var", "clients=" + clientList, "-var", "client_model=" + model,
-			"-var", "data_dir=" + data, "-var", "min_s=" + minS, "-var", "max_s=" + minS, "-var", "reps=1", "-o", out, "-q"}
+		args := append([]string{"apply", fullSpec, "testdata/parity.hcl"}, bb.files...)
+		args = append(args, "-var", `scales=["xs"]`, "-var", `backends=["`+be+`"]`,
+			"-var", `scenarios=["`+scenario+`"]`, "-var", "clients="+clientList, "-var", "client_model="+model,
+			"-var", "data_dir="+data, "-var", "min_s="+minS, "-var", "max_s="+minS, "-var", "reps=1", "-o", out, "-q")
 		if code := run(args, devNull{}, os.Stderr); code != exitOK {
 			b.Fatalf("%s %s %s: exit %d", be, scenario, model, code)
 		}
@@ -98,7 +120,7 @@ func benchClientModels(b *testing.B, be, scenario string, rounds int, clients []
 		g, p := key{"goroutine", c}, key{"process", c}
 		p50Ratio, tpRatio := ratios(p50s[p], p50s[g]), ratios(tputs[p], tputs[g])
 		rows = append(rows, fmt.Sprintf("| %s, %s | %s | %s / %s (%.2f) | %s / %s (%.2f) | %.2f s | %.0f-%.0f |",
-			benchNames[be], benchNames[scenario], c, ms3(median(p50s[g])), ms3(median(p50s[p])), median(p50Ratio),
+			bb.label, benchNames[scenario], c, ms3(median(p50s[g])), ms3(median(p50s[p])), median(p50Ratio),
 			ops(median(tputs[g])), ops(median(tputs[p])), median(tpRatio), median(startup[c])/1000, loads[0], loads[len(loads)-1]))
 		b.ReportMetric(median(p50Ratio), "p50-ratio-c"+c)
 		b.ReportMetric(median(tpRatio), "tput-ratio-c"+c)

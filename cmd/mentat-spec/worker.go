@@ -130,7 +130,7 @@ func openAssigned(ctx context.Context, a *worker.Assign) (worker.Cell, error) {
 	if a.Point < 0 || a.Point >= len(sc.Points) || sc.Points[a.Point].Describe() != a.Describe {
 		return nil, fmt.Errorf("point %d of %s is not %q here: the worker's spec or variables differ from the coordinator's", a.Point, a.Scenario, a.Describe)
 	}
-	return runner.OpenWorkerCell(ctx, pc, drivers.Default, a.Spec.DataDir, a.ReadOnly)
+	return runner.OpenWorkerCell(ctx, pc, drivers.Default, a.Spec.DataDir, a.ReadOnly, !sc.Writes)
 }
 
 // workerLauncher starts workers as this executable's worker command, with

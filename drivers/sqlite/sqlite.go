@@ -48,7 +48,7 @@ func New() drivers.Driver { return sqliteDriver{} }
 type sqliteDriver struct{}
 
 // OptionNames lists the options Open accepts.
-func (sqliteDriver) OptionNames() []string { return []string{"path", "stable_plans"} }
+func (sqliteDriver) OptionNames() []string { return []string{"path", "readers", "stable_plans"} }
 
 // Dialect is "sqlite".
 func (sqliteDriver) Dialect() string { return "sqlite" }
@@ -69,6 +69,11 @@ var firstPragmas = []string{"busy_timeout", "page_size", "auto_vacuum"}
 // readOnlyPragmas change only the connection, never the file: the ones
 // applied before the store is known to be the engine's own.
 var readOnlyPragmas = map[string]bool{"busy_timeout": true}
+
+// filePragmas change the file, not the connection: a reader that opens
+// the file immutable (read-only) leaves them to the backend's own
+// connection.
+var filePragmas = map[string]bool{"journal_mode": true, "page_size": true, "auto_vacuum": true}
 
 // writeOnlyPragmas return no row when read, so Open cannot check them.
 var writeOnlyPragmas = map[string]bool{"case_sensitive_like": true}
@@ -108,7 +113,11 @@ func (sqliteDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backe
 	if err != nil {
 		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
 	}
-	b := &backend{name: name, path: path, created: created, pragmas: pragmas, stablePlans: stable}
+	immutable, err := readersOption(cfg.Options)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
+	}
+	b := &backend{name: name, path: path, created: created, pragmas: pragmas, stablePlans: stable, immutableReaders: immutable}
 	if created && len(cfg.Init) > 0 {
 		if err := b.createWith(ctx, cfg.Init); err != nil {
 			return nil, err
@@ -182,10 +191,10 @@ func dbPath(cfg drivers.Config, name string) (string, error) {
 		switch k {
 		case "path":
 			path = v
-		case "stable_plans":
-			// checked by stablePlansOption
+		case "stable_plans", "readers":
+			// checked by stablePlansOption and readersOption
 		default:
-			return "", fmt.Errorf("unknown option %q (known: path, stable_plans)", k)
+			return "", fmt.Errorf("unknown option %q (known: path, readers, stable_plans)", k)
 		}
 	}
 	if path == "" {
@@ -260,6 +269,9 @@ type backend struct {
 	// stablePlans keeps each statement's plan (see stablePlans); the
 	// stable_plans option, on by default.
 	stablePlans bool
+	// immutableReaders opens reader sessions immutable (the readers
+	// option, see readers.go).
+	immutableReaders bool
 	// applied is false while the pragmas are held back on a file Open did
 	// not create; connections then get only readOnlyPragmas.
 	applied atomic.Bool
@@ -278,10 +290,17 @@ func (b *backend) Created() bool          { return b.created }
 
 // connect opens a connection to the file and applies the pragmas.
 func (b *backend) connect(ctx context.Context) (*sqlite3.SQLiteConn, error) {
+	return b.connectTo(ctx, fileURI(b.path, ""), false)
+}
+
+// connectTo opens dsn (the file's path, or a file: URI naming it) and
+// applies the pragmas; a reader (an immutable connection) gets only
+// those of the connection, not those that would change the file.
+func (b *backend) connectTo(ctx context.Context, dsn string, reader bool) (*sqlite3.SQLiteConn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite backend %q: connect: %w", b.name, err)
 	}
-	dc, err := (&sqlite3.SQLiteDriver{}).Open(b.path)
+	dc, err := (&sqlite3.SQLiteDriver{}).Open(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite backend %q: open %s: %w", b.name, b.path, err)
 	}
@@ -294,7 +313,7 @@ func (b *backend) connect(ctx context.Context) (*sqlite3.SQLiteConn, error) {
 	}
 	applied := b.applied.Load()
 	for _, p := range b.pragmas {
-		if !applied && !readOnlyPragmas[p.name] {
+		if !applied && !readOnlyPragmas[p.name] || reader && filePragmas[p.name] {
 			continue
 		}
 		q := "PRAGMA " + p.name + " = " + p.value

@@ -75,7 +75,7 @@ func TestRegistered(t *testing.T) {
 	if !ok {
 		t.Fatalf("%q is not registered in drivers.Default", Name)
 	}
-	if names := d.OptionNames(); strings.Join(names, ",") != "path,stable_plans" {
+	if names := d.OptionNames(); strings.Join(names, ",") != "path,readers,stable_plans" {
 		t.Errorf("OptionNames: %v", names)
 	}
 	if d.Dialect() != Name {

@@ -229,6 +229,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 			s.CheckNames = append(s.CheckNames, ck.Name)
 		}
 		diags = append(diags, checkWriteGenerators(sp, sd)...)
+		diags = append(diags, checkReaders(drv, bc.Driver, bc.Name, bc.Options, s, sd)...)
 		c.Scenarios = append(c.Scenarios, s)
 	}
 	return c, diags

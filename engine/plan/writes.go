@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 )
@@ -41,6 +42,29 @@ func checkWriteGenerators(sp *ScalePlan, sd *config.Scenario) hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// checkReaders refuses a scenario that writes on a backend whose reader
+// sessions cannot see writes (drivers.ReadOnlyReaders).
+func checkReaders(drv config.Drivers, driver, backend string, opts map[string]string, s *Scenario, sd *config.Scenario) hcl.Diagnostics {
+	if !s.Writes {
+		return nil
+	}
+	d, ok := drv.Driver(driver)
+	if !ok {
+		return nil
+	}
+	rr, ok := d.(drivers.ReadOnlyReaders)
+	if !ok {
+		return nil
+	}
+	why, refuse := rr.ReadersRefuseWrites(opts)
+	if !refuse {
+		return nil
+	}
+	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Scenario writes on a read-only backend",
+		Detail:  fmt.Sprintf("Scenario %q writes to the store, and backend %q cannot run it: %s. Run it on another backend, or skip it there (skip_scenarios).", sd.Name, backend, why),
+		Subject: sd.DeclRange.Ptr()}}
 }
 
 // truthRefs lists the truth.NAME a check's attributes read.

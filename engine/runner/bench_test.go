@@ -927,7 +927,7 @@ func BenchmarkQ1SQLite(b *testing.B) {
 			probe = sc.Sampling.Probe
 		}
 	}
-	cl, err := c.openClient(ctx, []string{"q1"}, 0, c.pc.Scale.Gen.Seed)
+	cl, err := c.openClient(ctx, []string{"q1"}, 0, c.pc.Scale.Gen.Seed, true)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -1133,11 +1133,11 @@ func BenchmarkOverheadQ1(b *testing.B) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cl, err := c.openClient(ctx, []string{"q1"}, 0, sp.Gen.Seed)
+	cl, err := c.openClient(ctx, []string{"q1"}, 0, sp.Gen.Seed, true)
 	if err != nil {
 		b.Fatal(err)
 	}
-	cl2, err := c.openClient(ctx, []string{"q1"}, 1, sp.Gen.Seed)
+	cl2, err := c.openClient(ctx, []string{"q1"}, 1, sp.Gen.Seed, true)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -1199,7 +1199,7 @@ func BenchmarkQ1Postgres(b *testing.B) {
 		}
 		var calls []measure.Call
 		for i := 0; i < k; i++ {
-			cl, err := cc.openClient(ctx, []string{"q1"}, i, c.pc.Scale.Gen.Seed)
+			cl, err := cc.openClient(ctx, []string{"q1"}, i, c.pc.Scale.Gen.Seed, true)
 			if err != nil {
 				b.Fatal(err)
 			}

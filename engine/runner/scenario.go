@@ -62,11 +62,19 @@ func (cl *client) Call(ctx context.Context) error {
 	return err
 }
 
-func (c *cell) openClient(ctx context.Context, mix []string, index int, seed uint64) (*client, error) {
+// reader says the client belongs to a point that does not write: it gets
+// the backend's reader session where it has one (drivers.ReaderSessions).
+func (c *cell) openClient(ctx context.Context, mix []string, index int, seed uint64, reader bool) (*client, error) {
 	if c.be == nil {
 		return nil, fmt.Errorf("the store is closed")
 	}
-	s, err := c.be.Session(ctx)
+	var s drivers.Session
+	var err error
+	if rs, ok := c.be.(drivers.ReaderSessions); ok && reader {
+		s, err = rs.ReaderSession(ctx)
+	} else {
+		s, err = c.be.Session(ctx)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("client %d: connecting: %w", index, err)
 	}
@@ -119,7 +127,7 @@ func (e *pointEnv) Sampling() measure.Sampling { return e.sc.Sampling.Sampling }
 func (e *pointEnv) Seed() uint64 { return e.c.pc.Scale.Gen.Seed }
 
 func (e *pointEnv) OpenClient(ctx context.Context, mix []string, index int, seed uint64) (kind.Client, error) {
-	cl, err := e.c.openClient(ctx, mix, index, seed)
+	cl, err := e.c.openClient(ctx, mix, index, seed, !e.sc.Writes)
 	if err != nil {
 		return nil, err
 	}

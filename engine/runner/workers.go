@@ -132,13 +132,17 @@ func (c *cell) reopenStore(ctx context.Context) error {
 
 // WorkerCell is a cell as a worker process opens it: the store the
 // coordinator loaded, never loaded, created or dropped here.
-type WorkerCell struct{ c *cell }
+type WorkerCell struct {
+	c      *cell
+	reader bool // the point does not write: clients get reader sessions
+}
 
 // OpenWorkerCell opens the store of pc for a worker's clients. It refuses
 // a store that is missing, was not created by this tool or is not loaded
 // (the coordinator loads before it starts workers). readOnly opens it
-// read-only where the driver supports it (option access_mode).
-func OpenWorkerCell(ctx context.Context, pc *plan.Cell, reg *drivers.Registry, dataDir string, readOnly bool) (*WorkerCell, error) {
+// read-only where the driver supports it (option access_mode); reader
+// says the point does not write (see openClient).
+func OpenWorkerCell(ctx context.Context, pc *plan.Cell, reg *drivers.Registry, dataDir string, readOnly, reader bool) (*WorkerCell, error) {
 	bc := pc.Backend
 	drv, ok := reg.Lookup(bc.Driver)
 	if !ok {
@@ -182,12 +186,12 @@ func OpenWorkerCell(ctx context.Context, pc *plan.Cell, reg *drivers.Registry, d
 		c.closeStore()
 		return nil, err
 	}
-	return &WorkerCell{c: c}, nil
+	return &WorkerCell{c: c, reader: reader}, nil
 }
 
 // OpenClient opens one client, as the coordinator's goroutine model does.
 func (w *WorkerCell) OpenClient(ctx context.Context, mix []string, index int, seed uint64) (kind.Client, error) {
-	cl, err := w.c.openClient(ctx, mix, index, seed)
+	cl, err := w.c.openClient(ctx, mix, index, seed, w.reader)
 	if err != nil {
 		return nil, err
 	}
