@@ -16,20 +16,24 @@ type Gate interface {
 	// warm-up; the measurement begins when it returns. An error ends the
 	// point before it started.
 	Start(ctx context.Context) error
-	// Tick is called every poll interval while measuring with the calls
-	// finished so far in each stream (failed ones too); it returns true
-	// to stop the point.
+	// Tick is called every poll interval (a GateWaker: when it asks)
+	// while measuring with the calls finished so far in each stream
+	// (failed ones too); it returns true to stop the point.
 	Tick(calls []int64) bool
 }
 
-// GatePoller is a Gate that asks for its own poll interval: a worker
-// process, whose stop comes from its coordinator, polls less often than
-// the 2 ms a point that stops itself needs, so that many workers on few
-// cores do not spend their time waking up. The per-call ceiling is then
-// enforced to within that interval.
-type GatePoller interface {
+// GateWaker is a Gate that says when it next needs a Tick and wakes the
+// controller when news comes in between (a worker's stop from its
+// coordinator), so that the measuring process sleeps instead of polling:
+// 32 workers polling every 2 ms on two cores would spend their time
+// waking up. The per-call ceiling is watched as in RunPoint.
+type GateWaker interface {
 	Gate
-	PollInterval() time.Duration
+	// Wake registers f, which the gate calls (from any goroutine) when
+	// it has news for Tick. Called once, when the measurement begins.
+	Wake(f func())
+	// NextTick is when the gate next needs a Tick if no news comes.
+	NextTick() time.Time
 }
 
 // RunPointGated is RunPoint with the barrier and the stop conditions

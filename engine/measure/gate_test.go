@@ -53,39 +53,50 @@ func TestRunPointGated(t *testing.T) {
 	}
 }
 
-// pollGate stops after a wall-clock time and asks for its poll interval.
-type pollGate struct {
-	poll  time.Duration
-	until time.Time
+// wakeGate asks for a tick only every second and stops when its news
+// (set from another goroutine) comes.
+type wakeGate struct {
 	ticks int
+	stop  atomic.Bool
+	wake  func()
+	woken chan struct{}
 }
 
-func (g *pollGate) Start(ctx context.Context) error {
-	g.until = time.Now().Add(200 * time.Millisecond)
-	return nil
+func (g *wakeGate) Start(ctx context.Context) error { return nil }
+func (g *wakeGate) Tick([]int64) bool               { g.ticks++; return g.stop.Load() }
+func (g *wakeGate) NextTick() time.Time             { return time.Now().Add(time.Second) }
+func (g *wakeGate) Wake(f func()) {
+	g.wake = f
+	close(g.woken)
 }
-func (g *pollGate) Tick([]int64) bool           { g.ticks++; return time.Now().After(g.until) }
-func (g *pollGate) PollInterval() time.Duration { return g.poll }
 
-// A gate that asks for a longer poll interval is ticked that often, not
-// every 2 ms.
-func TestGatePollInterval(t *testing.T) {
+// A GateWaker is not polled: it is ticked when it asks (here after a
+// second) or when it wakes the controller, which then stops at once.
+func TestGateWaker(t *testing.T) {
 	call := func(ctx context.Context) error { time.Sleep(100 * time.Microsecond); return nil }
 	s := Sampling{MaxDuration: time.Hour}
-	for _, tc := range []struct {
-		poll     time.Duration
-		min, max int
-	}{
-		{20 * time.Millisecond, 5, 11}, // 200 ms / 20 ms, late ticks allowed
-		{0, 15, 101},                   // 0: the default 2 ms (fewer on a loaded machine)
-	} {
-		g := &pollGate{poll: tc.poll}
-		if _, err := RunPointGated(context.Background(), s, []Stream{{Op: "read", Calls: []Call{call}}}, g); err != nil {
-			t.Fatal(err)
-		}
-		if g.ticks < tc.min || g.ticks > tc.max {
-			t.Errorf("poll %s: %d ticks in 200 ms, want %d to %d", tc.poll, g.ticks, tc.min, tc.max)
-		}
+	g := &wakeGate{woken: make(chan struct{})}
+	go func() {
+		<-g.woken
+		time.Sleep(200 * time.Millisecond)
+		g.stop.Store(true)
+		g.wake()
+	}()
+	t0 := time.Now()
+	res, err := RunPointGated(context.Background(), s, []Stream{{Op: "read", Calls: []Call{call}}}, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(t0); el > 900*time.Millisecond {
+		t.Errorf("the point took %s: the news did not wake the controller", el)
+	}
+	// One tick 2 ms after the start, one at the news; a polling
+	// controller would have ticked about 100 times in 200 ms.
+	if g.ticks > 3 {
+		t.Errorf("%d ticks in 200 ms: the controller polled", g.ticks)
+	}
+	if res[0].Count == 0 {
+		t.Error("no calls measured")
 	}
 }
 

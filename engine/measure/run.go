@@ -259,12 +259,9 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var wake int64 // when to look again, in r.ns time; 0: at once
-	// A gate may ask for a coarser poll (workers: fewer wake-ups per
+	// A gate may say when it needs a tick (workers: fewer wake-ups per
 	// process when many run side by side).
-	gatePoll := pollInterval
-	if gp, ok := r.gate.(GatePoller); ok && gp.PollInterval() > 0 {
-		gatePoll = gp.PollInterval()
-	}
+	waker, _ := r.gate.(GateWaker)
 	for {
 		if wake != 0 {
 			timer.Reset(time.Duration(wake - r.ns(time.Now())))
@@ -316,6 +313,9 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 			}
 			begin = r.ns(time.Now())
 			close(r.start)
+			if waker != nil {
+				waker.Wake(r.poke)
+			}
 			if r.gate == nil {
 				wake = min(wake, begin+int64(min(minRun, s.MaxDuration)))
 			} else {
@@ -332,7 +332,11 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 				r.stopAt.Store(now)
 				return begin, false
 			}
-			wake = min(wake, now+int64(gatePoll))
+			if waker != nil {
+				wake = min(wake, max(now+1, r.ns(waker.NextTick())))
+			} else {
+				wake = min(wake, now+int64(pollInterval))
+			}
 			continue
 		}
 		el := time.Duration(now - begin)

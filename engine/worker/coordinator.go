@@ -14,9 +14,6 @@ import (
 )
 
 const (
-	// pollInterval is how often the coordinator checks the stop
-	// conditions against the workers' progress.
-	pollInterval = 2 * time.Millisecond
 	// startTimeout bounds a worker's start: process, spec, plan, clients.
 	startTimeout = 2 * time.Minute
 	// byeTimeout is how long workers get to exit after bye.
@@ -443,8 +440,12 @@ func (p *Pool) Rep(ctx context.Context) ([]measure.Result, error) {
 	t0 := time.Now()
 	calls := make([][]int64, len(p.procs))
 	var lost []error
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
+	// The stop conditions change only at the minimum and maximum time and
+	// with a worker's progress: the coordinator sleeps until one of them
+	// (a ticker here woke a process sharing the cores with the clients
+	// hundreds of times a second).
+	timer := time.NewTimer(min(p.samp.MinDuration, p.samp.MaxDuration))
+	defer timer.Stop()
 	results := map[*proc]Msg{}
 measuring:
 	for {
@@ -457,14 +458,23 @@ measuring:
 			switch ev.m.Type {
 			case TypeProgress:
 				calls[ev.w.index] = ev.m.Calls
+				if p.done(time.Since(t0), calls) {
+					break measuring
+				}
 			case TypeResult:
 				// A worker that stopped by itself (its ctx ended).
 				results[ev.w] = ev.m
 				break measuring
 			}
-		case <-tick.C:
-			if p.done(time.Since(t0), calls) {
+		case <-timer.C:
+			el := time.Since(t0)
+			if p.done(el, calls) {
 				break measuring
+			}
+			if el < p.samp.MinDuration {
+				timer.Reset(p.samp.MinDuration - el)
+			} else {
+				timer.Reset(p.samp.MaxDuration - el)
 			}
 		case <-ctx.Done():
 			break measuring

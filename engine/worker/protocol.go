@@ -22,6 +22,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -235,11 +236,20 @@ func (c *Conn) Close() error {
 type inbox struct {
 	ch  chan Msg
 	err error
+	// notify, when set, is called after each message and at the end:
+	// a measuring gate's wake-up (gate.Wake).
+	notify atomic.Pointer[func()]
 }
 
 func newInbox(c *Conn) *inbox {
 	in := &inbox{ch: make(chan Msg, 16)}
+	poke := func() {
+		if f := in.notify.Load(); f != nil {
+			(*f)()
+		}
+	}
 	go func() {
+		defer poke()
 		defer close(in.ch)
 		for {
 			m, err := c.Recv()
@@ -248,6 +258,7 @@ func newInbox(c *Conn) *inbox {
 				return
 			}
 			in.ch <- m
+			poke()
 		}
 	}()
 	return in

@@ -134,10 +134,8 @@ func (in *inbox) lost() error {
 
 // rep measures one repetition behind the coordinator's barrier.
 func rep(ctx context.Context, c *Conn, in *inbox, s measure.Sampling, streams []measure.Stream, n int) error {
-	g := &gate{c: c, in: in, rep: n, quiet: s.MinDuration - progressLead, poll: progressEvery}
-	if s.Probe > 0 {
-		g.poll = min(g.poll, s.Probe/4)
-	}
+	g := &gate{c: c, in: in, rep: n, quiet: s.MinDuration - progressLead}
+	defer in.notify.Store(nil)
 	res, runErr := measure.RunPointGated(ctx, s, streams, g)
 	if g.err != nil {
 		return g.err
@@ -170,16 +168,25 @@ type gate struct {
 	start time.Time
 	last  time.Time
 	err   error // the coordinator went away or broke the protocol
-	poll  time.Duration
 }
 
-// PollInterval implements measure.GatePoller: the worker looks for the
-// coordinator's stop, sends its progress and watches the ceiling every
-// poll (10 ms, or a quarter of a shorter ceiling), not every 2 ms: 32
-// workers at 2 ms would wake 16,000 times a second. The stop is then
-// seen at most one poll late, a window at most 0.3% longer than the
-// coordinator's at the default 3 s and less at longer ones.
-func (g *gate) PollInterval() time.Duration { return g.poll }
+// Wake implements measure.GateWaker: a message from the coordinator
+// (its stop) wakes the controller, which otherwise sleeps until the next
+// progress report is due (NextTick) or a call can reach the ceiling.
+func (g *gate) Wake(f func()) { g.in.notify.Store(&f) }
+
+// NextTick is when the next progress report is due: none before quiet,
+// then every progressEvery.
+func (g *gate) NextTick() time.Time {
+	return maxTime(g.start.Add(g.quiet), g.last.Add(progressEvery))
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
 
 func (g *gate) Start(ctx context.Context) error {
 	if err := g.c.Send(Msg{Type: TypeReady, Rep: g.rep}); err != nil {
