@@ -19,6 +19,14 @@ type WorkerEnv interface {
 	StartWorkers(ctx context.Context, index int, describe string, streams []WorkerStream) (Workers, error)
 }
 
+// WorkerRunner is implemented by the Definitions of kinds whose points
+// run their clients in worker processes when the backend's client model
+// asks for it. The points of other kinds run their clients as goroutines
+// of the coordinator whatever the model; plan says so.
+type WorkerRunner interface {
+	RunsInWorkers() bool
+}
+
 // WorkerStream is one stream of a point run by workers.
 type WorkerStream struct {
 	Op      string

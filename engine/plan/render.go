@@ -10,6 +10,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
 )
 
 // Load rates assumed by the estimate, in datoms per second: the slowest
@@ -156,6 +157,9 @@ func (p *Plan) Render(w io.Writer) error {
 			}
 			for i, s := range c.Scenarios {
 				fmt.Fprintf(&b, "    %d. %s (%s): estimated %s\n", i+1, s.Name, s.Kind, s.Estimate())
+				if wr, ok := s.def.Def.(kind.WorkerRunner); bc.ClientModel != config.ClientsGoroutine && !(ok && wr.RunsInWorkers()) {
+					fmt.Fprintf(&b, "       clients: goroutines of this process (%s points run no workers)\n", s.Kind)
+				}
 				if s.def.Sampling != p.spec.Sampling.Values {
 					fmt.Fprintf(&b, "       sampling: %s\n", samplingText(s.def.Sampling))
 				}

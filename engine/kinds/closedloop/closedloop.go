@@ -95,6 +95,10 @@ func (d *Definition) Queries() []string {
 }
 
 // Writes implements kind.Definition.
+// RunsInWorkers implements kind.WorkerRunner: with a process client
+// model each point's clients run in worker processes.
+func (d *Definition) RunsInWorkers() bool { return true }
+
 func (d *Definition) Writes() bool {
 	for _, st := range d.Streams {
 		if st.Op == results.OpWrite {

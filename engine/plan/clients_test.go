@@ -46,3 +46,35 @@ func TestImmutableReadersRefuseWrites(t *testing.T) {
 		})
 	}
 }
+
+// On a backend whose clients run in worker processes, plan says which
+// scenarios run theirs as goroutines of the coordinator anyway (the kinds
+// without workers), and no closed_loop scenario is among them.
+func TestPlanSaysWhereClientsRun(t *testing.T) {
+	out := string(render(t, []string{"../../specs/full.hcl"}, []config.VarArg{
+		{Name: "scales", Value: `["xs"]`}, {Name: "backends", Value: `["sqlite-ext"]`}}, 1))
+	if !strings.Contains(out, "clients: one worker process per client") {
+		t.Fatalf("no client model line:\n%s", out)
+	}
+	var inProcess []string
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "clients: goroutines of this process") {
+			inProcess = append(inProcess, strings.TrimSpace(lines[i-1]))
+		}
+	}
+	want := []string{"write_mixed (write_mixed)", "cold_vs_warm (cold_warm)", "sustained (sustained)"}
+	if len(inProcess) != len(want) {
+		t.Fatalf("scenarios said to run in the coordinator: %q, want %q", inProcess, want)
+	}
+	for i, w := range want {
+		if !strings.Contains(inProcess[i], w) {
+			t.Errorf("scenario %d in the coordinator: %q, want %q", i, inProcess[i], w)
+		}
+	}
+	goroutines := string(render(t, []string{"../../specs/full.hcl"}, []config.VarArg{
+		{Name: "scales", Value: `["xs"]`}, {Name: "backends", Value: `["sqlite"]`}}, 1))
+	if strings.Contains(goroutines, "goroutines of this process") {
+		t.Error("a goroutine backend says where its clients run: nothing to say there")
+	}
+}
