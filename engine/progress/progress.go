@@ -31,7 +31,9 @@ type Progress struct {
 	every   time.Duration
 	total   time.Duration // the plan's estimate
 	started time.Time
-	done    time.Duration // estimates of the finished tasks
+	done    time.Duration // estimates of the finished and skipped tasks
+	ranEst  time.Duration // estimates of the finished tasks that had one
+	ranTook time.Duration // what those tasks took
 	cur     *task
 	drawn   bool // tty: a status line is on screen
 	stop    chan struct{}
@@ -126,6 +128,10 @@ func (p *Progress) End() {
 	p.mu.Lock()
 	if p.cur != nil {
 		p.done += p.cur.est
+		if p.cur.est > 0 {
+			p.ranEst += p.cur.est
+			p.ranTook += p.now().Sub(p.cur.start)
+		}
 		p.cur = nil
 	}
 	p.mu.Unlock()
@@ -170,14 +176,32 @@ func (p *Progress) Line() string {
 	return p.line()
 }
 
+// slower is how much longer than their estimates the finished tasks
+// took: at least 1 (a task ending early, cut by a ceiling or an error,
+// says nothing of the others) and at most maxSlower.
+func (p *Progress) slower() float64 {
+	if p.ranEst <= 0 {
+		return 1
+	}
+	return min(max(float64(p.ranTook)/float64(p.ranEst), 1), maxSlower)
+}
+
+// maxSlower bounds the ETA's correction: full.hcl's adaptive reps take
+// between min_s and max_s, 20 times as long.
+const maxSlower = 20
+
 func (p *Progress) line() string {
 	now := p.now()
 	elapsed := now.Sub(p.started)
-	remaining := p.total - p.done
+	// The plan's estimate is a low one (every adaptive rep stopping at
+	// min_s): once tasks have finished, the rest is assumed to run as
+	// much slower than its estimate as they did.
+	slower := p.slower()
+	remaining := time.Duration(float64(p.total-p.done) * slower)
 	var b strings.Builder
 	if t := p.cur; t != nil {
 		te := now.Sub(t.start)
-		remaining -= min(te, t.est)
+		remaining -= min(te, time.Duration(float64(t.est)*slower))
 		n, errs := int64(0), int64(0)
 		if t.count != nil {
 			n, errs = t.count()

@@ -67,3 +67,38 @@ func TestTerminalLineIsCut(t *testing.T) {
 		t.Errorf("line of %d bytes: %q", len(line), line)
 	}
 }
+
+// Tasks that take longer than the plan's (low) estimate stretch the ETA
+// of the rest by as much; tasks ending early leave it as estimated.
+func TestETAFollowsFinishedTasks(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		took time.Duration // of a task estimated at 10 s
+		want string        // after it, with 90 s of estimate left
+	}{
+		{"as estimated", 10 * time.Second, "ETA 1m30s"},
+		{"three times slower", 30 * time.Second, "ETA 4m30s"},
+		{"early", 2 * time.Second, "ETA 1m30s"},
+		{"beyond the bound", 1000 * time.Second, "ETA 30m00s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			p := New(&bytes.Buffer{}, false, time.Hour, 100*time.Second)
+			p.now = func() time.Time { return now }
+			p.Begin("point 1", "ops", 10*time.Second, 0, nil)
+			now = now.Add(tc.took)
+			p.End()
+			if got := p.Line(); !strings.Contains(got, tc.want) {
+				t.Errorf("%q, want %s", got, tc.want)
+			}
+			// Within the next task the ETA counts its time down at the same pace.
+			p.Begin("point 2", "ops", 10*time.Second, 0, nil)
+			now = now.Add(5 * time.Second)
+			before := p.slower()
+			want := time.Duration(float64(90*time.Second)*before) - 5*time.Second
+			if got := p.Line(); !strings.Contains(got, "ETA "+short(want)) {
+				t.Errorf("during the next task: %q, want ETA %s", got, short(want))
+			}
+		})
+	}
+}
