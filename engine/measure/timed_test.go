@@ -42,14 +42,24 @@ func (r *recorder) call(ctx context.Context) error {
 	return nil
 }
 
+// schedSlack: see within.
+const schedSlack = 100 * time.Microsecond
+
 // nearestRank is the ground-truth percentile of sorted values.
 func nearestRank(sorted []time.Duration, p float64) time.Duration {
 	i := int(math.Ceil(p/100*float64(len(sorted)))) - 1
 	return sorted[max(i, 0)]
 }
 
+// within allows tol of want, and at least schedSlack: the recorder notes
+// a call's end just before it returns, the engine just after, and on a
+// loaded machine the thread can wait tens of microseconds in between.
+// Coordinated omission shows as milliseconds, far beyond it.
 func within(t *testing.T, what string, got, want time.Duration, tol float64) {
 	t.Helper()
+	if d := time.Duration(math.Abs(float64(got - want))); d <= schedSlack {
+		return
+	}
 	if diff := math.Abs(float64(got-want)) / float64(want); diff > tol {
 		t.Errorf("%s: got %s, ground truth %s (%.2f%% off, tolerance %.0f%%)", what, got, want, diff*100, tol*100)
 	}
