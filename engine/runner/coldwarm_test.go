@@ -74,7 +74,7 @@ func TestColdVsWarmIsColdAndMakesExactlyWarmCalls(t *testing.T) {
 			// Cold: the store's files left the page cache, and that was checked.
 			l := coldLine(t, dir)
 			for _, want := range []string{"PASS cold_vs_warm " + backend + " xs cold start: store closed and reopened; page cache of ",
-				"file(s) evicted (posix_fadvise DONTNEED); ", "pages left in the page cache"} {
+				"file(s) evicted (posix_fadvise DONTNEED); ", "pages left in the page cache", "(before each query's cold call: q1, pull)"} {
 				if !strings.Contains(l, want) {
 					t.Errorf("cold start line lacks %q: %s", want, l)
 				}
@@ -124,6 +124,11 @@ func TestColdVsWarmCatchesACacheThatStayedWarm(t *testing.T) {
 	hooks, err := os.ReadFile(filepath.Join(dir, "logs", "hooks.log"))
 	if err != nil || !strings.Contains(string(hooks), "restart-hook-ran") || !strings.Contains(string(hooks), "drop-caches-hook-ran") {
 		t.Errorf("logs/hooks.log lacks the hooks' output: %v %q", err, hooks)
+	}
+	// One restart before each query's cold call (q1, pull): a query must
+	// not find the pages the one before read back.
+	if n := strings.Count(string(hooks), "\nrestart-hook-ran\n"); n != 2 {
+		t.Errorf("the restart hook ran %d times, want once per query (2)", n)
 	}
 	l := coldLine(t, dir)
 	if !strings.HasPrefix(l, "SKIP cold_vs_warm sqlite xs cold start: cold calls not measured: ") || !strings.Contains(l, "were still in the page cache after") {
