@@ -286,10 +286,16 @@ func TestServeCoordinatorGone(t *testing.T) {
 	f.send(Msg{Type: TypeStart})
 	f.expect(TypeProgress)
 	f.conn.Close()
+	// The closed connection wakes the measuring worker: it stops at once,
+	// not at its next progress or at max_s (a minute here).
+	t0 := time.Now()
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "coordinator") {
 			t.Errorf("Serve returned %v", err)
+		}
+		if el := time.Since(t0); el > 2*time.Second {
+			t.Errorf("the worker stopped %s after losing its coordinator", el)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the worker kept measuring without its coordinator")
