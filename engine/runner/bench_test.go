@@ -807,7 +807,7 @@ func BenchmarkLoadPostgres(b *testing.B) {
 // loadedCell loads the quickstart at the bench scale into a store through
 // the runner (prepareStore: setup, bulk load, after_load, ANALYZE) and binds
 // its queries, as a run does before measuring.
-func loadedCell(b *testing.B, backend string, opts map[string]string) *cell {
+func loadedCell(b testing.TB, backend string, opts map[string]string) *cell {
 	b.Helper()
 	dir := b.TempDir()
 	p, sp, cp := benchPlan(b, backend, filepath.Join(dir, "data"))

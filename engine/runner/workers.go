@@ -182,6 +182,16 @@ func OpenWorkerCell(ctx context.Context, pc *plan.Cell, reg *drivers.Registry, d
 			return nil, errors.New("the store does not hold this spec's dataset: workers measure only a store the coordinator loaded")
 		}
 	}
+	// The store is the coordinator's, loaded by this tool (or used as it
+	// is by the spec's choice): the spec's settings apply to the worker's
+	// connections as to the coordinator's (SQLite holds back its pragmas
+	// on a file it did not create until told).
+	if sa, ok := be.(drivers.SettingsApplier); ok {
+		if err := sa.ApplySettings(ctx); err != nil {
+			c.closeStore()
+			return nil, fmt.Errorf("applying the settings: %w", err)
+		}
+	}
 	if err := c.bindQueries(); err != nil {
 		c.closeStore()
 		return nil, err
