@@ -36,6 +36,19 @@ type GateWaker interface {
 	NextTick() time.Time
 }
 
+// SnapshotGate is a Gate whose coordinator applies the adaptive stopping
+// rule (Precise) to the histograms of several processes: when it wants
+// one, the controller asks the first stream's clients for theirs (each
+// answers between two calls, when the sampling has a precision) and hands
+// the merge to Snapshot.
+type SnapshotGate interface {
+	Gate
+	// SnapshotWanted says a request came since the last call.
+	SnapshotWanted() bool
+	// Snapshot receives the first stream's histogram so far.
+	Snapshot(h *hdrhistogram.Histogram)
+}
+
 // RunPointGated is RunPoint with the barrier and the stop conditions
 // handed to g: s.MinDuration, s.MinSamples and s.MaxDuration are the
 // gate's to apply. Warm-up, the ceiling and the drain are as in RunPoint.

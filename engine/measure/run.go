@@ -332,6 +332,21 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 				r.stopAt.Store(now)
 				return begin, false
 			}
+			// A coordinator that stops adaptively asks for the first
+			// stream's histogram so far; the clients answer between calls.
+			if sg, ok := r.gate.(SnapshotGate); ok && first[0].wantSnap {
+				if !r.pending && sg.SnapshotWanted() {
+					r.snapReq.Add(1)
+					r.pending = true
+				}
+				if r.pending {
+					if h := r.collect(first); h != nil {
+						sg.Snapshot(h)
+					} else {
+						wake = min(wake, now+int64(pollInterval))
+					}
+				}
+			}
 			if waker != nil {
 				wake = min(wake, max(now+1, r.ns(waker.NextTick())))
 			} else {
@@ -398,12 +413,24 @@ func (r *run) precise(s Sampling, first []*client, el time.Duration) bool {
 		r.pending = true
 		return false
 	}
+	h := r.collect(first)
+	if h == nil {
+		return false
+	}
+	r.nextCheck = max(el+el/10, el+minCheckGap)
+	return Precise(h, s)
+}
+
+// collect returns the first stream's histogram merged from the clients'
+// snapshots once all have answered the pending request (nil before), and
+// ends the request.
+func (r *run) collect(first []*client) *hdrhistogram.Histogram {
 	req := r.snapReq.Load()
 	var counts []int64
 	var geo *hdrhistogram.Snapshot
 	for _, c := range first {
 		if sn := c.snapOut.Load(); sn == nil || sn.req != req {
-			return false
+			return nil
 		}
 	}
 	for _, c := range first {
@@ -416,12 +443,18 @@ func (r *run) precise(s Sampling, first []*client, el time.Duration) bool {
 		}
 	}
 	r.pending = false
-	r.nextCheck = max(el+el/10, el+minCheckGap)
-	h := hdrhistogram.Import(&hdrhistogram.Snapshot{
+	return hdrhistogram.Import(&hdrhistogram.Snapshot{
 		LowestTrackableValue: geo.LowestTrackableValue, HighestTrackableValue: geo.HighestTrackableValue,
 		SignificantFigures: geo.SignificantFigures, IntegerToDoubleConversionRatio: geo.IntegerToDoubleConversionRatio,
 		Counts: counts,
 	})
+}
+
+// Precise is the adaptive stopping rule: p50, and p99 where asked, known
+// within s's precision (the 95% order-statistic interval's half-width,
+// relative) from the calls in h. A coordinator of worker processes
+// applies it to their merged histograms.
+func Precise(h *hdrhistogram.Histogram, s Sampling) bool {
 	if relCI(h, 0.5) > s.Precision {
 		return false
 	}

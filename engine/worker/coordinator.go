@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"io"
 	"net"
 	"os/exec"
@@ -440,13 +441,25 @@ func (p *Pool) Rep(ctx context.Context) ([]measure.Result, error) {
 	t0 := time.Now()
 	calls := make([][]int64, len(p.procs))
 	var lost []error
-	// The stop conditions change only at the minimum and maximum time and
-	// with a worker's progress: the coordinator sleeps until one of them
-	// (a ticker here woke a process sharing the cores with the clients
-	// hundreds of times a second).
+	// The stop conditions change only at the minimum and maximum time,
+	// with a worker's progress and with the answers to a snapshot
+	// request: the coordinator sleeps until one of them (a ticker here
+	// woke a process sharing the cores with the clients hundreds of times
+	// a second).
+	ad := adaptive{samp: p.samp}
 	timer := time.NewTimer(min(p.samp.MinDuration, p.samp.MaxDuration))
 	defer timer.Stop()
 	results := map[*proc]Msg{}
+	// decide applies the stop conditions at el; when the point goes on it
+	// sets the timer for the next moment they can change by time alone.
+	decide := func(el time.Duration) bool {
+		wait := ad.decide(el, firstCalls(p.procs, calls), p)
+		if wait <= 0 {
+			return true
+		}
+		timer.Reset(wait)
+		return false
+	}
 measuring:
 	for {
 		select {
@@ -458,7 +471,17 @@ measuring:
 			switch ev.m.Type {
 			case TypeProgress:
 				calls[ev.w.index] = ev.m.Calls
-				if p.done(time.Since(t0), calls) {
+				if decide(time.Since(t0)) {
+					break measuring
+				}
+			case TypeSnapshot:
+				if ev.m.Rep != p.rep {
+					continue
+				}
+				switch complete, precise := ad.answer(ev.w, ev.m, p, time.Since(t0)); {
+				case precise:
+					break measuring
+				case complete && decide(time.Since(t0)):
 					break measuring
 				}
 			case TypeResult:
@@ -467,16 +490,11 @@ measuring:
 				break measuring
 			}
 		case <-timer.C:
-			el := time.Since(t0)
-			if p.done(el, calls) {
+			if decide(time.Since(t0)) {
 				break measuring
 			}
-			if el < p.samp.MinDuration {
-				timer.Reset(p.samp.MinDuration - el)
-			} else {
-				timer.Reset(p.samp.MaxDuration - el)
-			}
 		case <-ctx.Done():
+			ad.stoppedBy = measure.StopInterrupted
 			break measuring
 		}
 	}
@@ -507,6 +525,9 @@ measuring:
 	if err != nil {
 		lost = append(lost, err)
 	}
+	for i := range out {
+		out[i].StoppedBy = ad.stoppedBy
+	}
 	if ctx.Err() != nil {
 		lost = append(lost, fmt.Errorf("point interrupted: %w", context.Cause(ctx)))
 	}
@@ -528,24 +549,90 @@ func (p *Pool) failed(ev event) error {
 	return nil
 }
 
-// done applies the sampling's stop conditions to the whole point: the
-// first stream's calls are summed over the workers.
-func (p *Pool) done(el time.Duration, calls [][]int64) bool {
-	if el >= p.samp.MaxDuration {
-		return true
+// adaptive applies the sampling's stop conditions to the whole point, as
+// measure does in one process: min and max time, min_n on the first
+// stream's calls summed over the workers, and with a precision the
+// adaptive rule on the workers' merged histograms of the first stream,
+// asked for at the same times as measure asks its clients.
+type adaptive struct {
+	samp      measure.Sampling
+	stoppedBy string
+	nextCheck time.Duration
+	// snaps are the answers to the pending snapshot request (nil: none).
+	snaps map[*proc]*hdrhistogram.Histogram
+}
+
+// checkGap is the least time between two precision checks (measure's).
+const checkGap = 20 * time.Millisecond
+
+// decide returns how long the point may go on before the conditions can
+// change by time alone, or 0 to stop it now (stoppedBy says why).
+func (a *adaptive) decide(el time.Duration, first int64, p *Pool) time.Duration {
+	s := a.samp
+	switch {
+	case el >= s.MaxDuration:
+		a.stoppedBy = measure.StopMax
+		return 0
+	case el < s.MinDuration:
+		return s.MinDuration - el
+	case first < int64(s.MinSamples):
+		return s.MaxDuration - el // progress re-decides
+	case s.Precision == 0:
+		a.stoppedBy = measure.StopMin
+		return 0
+	case a.snaps != nil:
+		return s.MaxDuration - el // the answers re-decide
+	case el < a.nextCheck:
+		return min(a.nextCheck, s.MaxDuration) - el
 	}
-	if el < p.samp.MinDuration {
-		return false
+	a.snaps = map[*proc]*hdrhistogram.Histogram{}
+	p.sendAll(Msg{Type: TypeSnapshot, Rep: p.rep})
+	return s.MaxDuration - el
+}
+
+// answer takes a worker's snapshot; once every live worker answered
+// (complete) it merges them and applies the rule (precise: the point
+// stops, stoppedBy says so).
+func (a *adaptive) answer(w *proc, m Msg, p *Pool, el time.Duration) (complete, precise bool) {
+	if a.snaps == nil || len(m.Streams) != 1 {
+		return false, false
 	}
+	r, err := m.Streams[0].Decode()
+	if err != nil {
+		// Not a stop reason: the point goes on to max_s without it.
+		r.Hist = measure.NewHistogram()
+	}
+	a.snaps[w] = r.Hist
+	alive := p.alive()
+	for _, w := range alive {
+		if a.snaps[w] == nil {
+			return false, false
+		}
+	}
+	merged := measure.NewHistogram()
+	for _, w := range alive {
+		merged.Merge(a.snaps[w])
+	}
+	a.snaps = nil
+	a.nextCheck = max(el+el/10, el+checkGap)
+	if measure.Precise(merged, a.samp) {
+		a.stoppedBy = measure.StopPrecision
+		return true, true
+	}
+	return true, false
+}
+
+// firstCalls sums the first stream's calls over the workers' progress.
+func firstCalls(procs []*proc, calls [][]int64) int64 {
 	var first int64
-	for i, w := range p.procs {
+	for i, w := range procs {
 		for j, sh := range w.assign.Streams {
 			if sh.Stream == 0 && j < len(calls[i]) {
 				first += calls[i][j]
 			}
 		}
 	}
-	return first >= int64(p.samp.MinSamples)
+	return first
 }
 
 // merge combines the workers' results per stream; a dead worker's share

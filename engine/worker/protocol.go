@@ -32,7 +32,7 @@ import (
 // Version is the protocol version. A worker refuses an assignment of
 // another version, so coordinator and workers of different builds never
 // measure together.
-const Version = 1
+const Version = 2
 
 // Message types, in the order a point uses them. "w>" are sent by the
 // worker, "c>" by the coordinator.
@@ -44,6 +44,7 @@ const (
 	TypeReady    = "ready"    // w> warmed up, waiting at the barrier
 	TypeStart    = "start"    // c> the barrier opens: measure
 	TypeProgress = "progress" // w> calls so far per stream
+	TypeSnapshot = "snapshot" // c> send the first stream's histogram so far; w> here it is
 	TypeStop     = "stop"     // c> stop measuring
 	TypeResult   = "result"   // w> one repetition's histograms and counts
 	TypeBye      = "bye"      // c> close the clients and exit
@@ -60,7 +61,7 @@ type Msg struct {
 	Rep     int            `json:"rep,omitempty"`     // rep, ready, result
 	OpenNs  int64          `json:"open_ns,omitempty"` // opened: from the assignment to open clients
 	Calls   []int64        `json:"calls,omitempty"`   // progress
-	Streams []StreamResult `json:"streams,omitempty"` // result
+	Streams []StreamResult `json:"streams,omitempty"` // result; snapshot: the first stream's histogram
 	Error   string         `json:"error,omitempty"`   // error, result
 }
 
@@ -92,18 +93,23 @@ type Sampling struct {
 	MaxNs      int64 `json:"max_ns"`
 	Reps       int   `json:"reps"`
 	ProbeNs    int64 `json:"probe_ns"`
+	// Precision and PrecisionP99: the coordinator stops a repetition
+	// once the merged histogram's p50 (and p99) are known within them.
+	Precision    float64 `json:"precision,omitempty"`
+	PrecisionP99 float64 `json:"precision_p99,omitempty"`
 }
 
 // WireSampling is s on the wire.
 func WireSampling(s measure.Sampling) Sampling {
 	return Sampling{Warmup: s.Warmup, MinNs: int64(s.MinDuration), MinSamples: s.MinSamples,
-		MaxNs: int64(s.MaxDuration), Reps: s.Reps, ProbeNs: int64(s.Probe)}
+		MaxNs: int64(s.MaxDuration), Reps: s.Reps, ProbeNs: int64(s.Probe), Precision: s.Precision, PrecisionP99: s.PrecisionP99}
 }
 
 // Measure is the sampling as measure takes it.
 func (s Sampling) Measure() measure.Sampling {
 	return measure.Sampling{Warmup: s.Warmup, MinDuration: time.Duration(s.MinNs), MinSamples: s.MinSamples,
-		MaxDuration: time.Duration(s.MaxNs), Reps: s.Reps, Probe: time.Duration(s.ProbeNs)}
+		MaxDuration: time.Duration(s.MaxNs), Reps: s.Reps, Probe: time.Duration(s.ProbeNs),
+		Precision: s.Precision, PrecisionP99: s.PrecisionP99}
 }
 
 // SpecRef is how a worker loads the same spec as its coordinator.

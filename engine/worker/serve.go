@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 )
@@ -103,7 +104,7 @@ func Serve(ctx context.Context, c *Conn, open Opener) (err error) {
 		case TypeBye:
 			return nil
 		case TypeRep:
-			if err := rep(ctx, c, in, a.Sampling.Measure(), streams, m.Rep); err != nil {
+			if err := rep(ctx, c, in, a.Sampling.Measure(), streams, m.Rep, len(a.Streams) > 0 && a.Streams[0].Stream == 0); err != nil {
 				return err
 			}
 		default:
@@ -133,8 +134,14 @@ func (in *inbox) lost() error {
 }
 
 // rep measures one repetition behind the coordinator's barrier.
-func rep(ctx context.Context, c *Conn, in *inbox, s measure.Sampling, streams []measure.Stream, n int) error {
-	g := &gate{c: c, in: in, rep: n, quiet: s.MinDuration - progressLead}
+//
+// hasFirst says the worker runs clients of the point's first stream, the
+// one adaptive stopping looks at.
+func rep(ctx context.Context, c *Conn, in *inbox, s measure.Sampling, streams []measure.Stream, n int, hasFirst bool) error {
+	g := &gate{c: c, in: in, rep: n, quiet: s.MinDuration - progressLead, hasFirst: hasFirst}
+	if len(streams) > 0 {
+		g.op = streams[0].Op
+	}
 	defer in.notify.Store(nil)
 	res, runErr := measure.RunPointGated(ctx, s, streams, g)
 	if g.err != nil {
@@ -168,6 +175,33 @@ type gate struct {
 	start time.Time
 	last  time.Time
 	err   error // the coordinator went away or broke the protocol
+	// wanted: the coordinator asked for a snapshot (measure.SnapshotGate).
+	wanted   bool
+	op       string // the first stream's
+	hasFirst bool   // this worker runs clients of the point's first stream
+}
+
+// SnapshotWanted implements measure.SnapshotGate.
+func (g *gate) SnapshotWanted() bool {
+	w := g.wanted
+	g.wanted = false
+	return w
+}
+
+// Snapshot sends the first stream's histogram so far to the coordinator,
+// which merges the workers' and applies the adaptive stopping rule.
+func (g *gate) Snapshot(h *hdrhistogram.Histogram) {
+	if !g.hasFirst {
+		// This worker runs no client of the first stream: it adds nothing.
+		h = measure.NewHistogram()
+	}
+	sr, err := Encode(measure.Result{Op: g.op, Count: h.TotalCount(), Hist: h})
+	if err == nil {
+		err = g.c.Send(Msg{Type: TypeSnapshot, Rep: g.rep, Streams: []StreamResult{sr}})
+	}
+	if err != nil && g.err == nil {
+		g.err = err
+	}
 }
 
 // Wake implements measure.GateWaker: a message from the coordinator
@@ -207,16 +241,26 @@ func (g *gate) Start(ctx context.Context) error {
 }
 
 func (g *gate) Tick(calls []int64) bool {
-	select {
-	case m, ok := <-g.in.ch:
-		switch {
-		case !ok:
-			g.err = g.in.lost()
-		case m.Type != TypeStop:
-			g.err = fmt.Errorf("expected stop, got %q", m.Type)
-		}
+	if g.err != nil {
 		return true
-	default:
+	}
+	for done := false; !done; {
+		select {
+		case m, ok := <-g.in.ch:
+			switch {
+			case !ok:
+				g.err = g.in.lost()
+				return true
+			case m.Type == TypeSnapshot:
+				g.wanted = true
+				continue
+			case m.Type != TypeStop:
+				g.err = fmt.Errorf("expected stop or snapshot, got %q", m.Type)
+			}
+			return true
+		default:
+			done = true
+		}
 	}
 	if now := time.Now(); now.Sub(g.last) >= progressEvery && now.Sub(g.start) >= g.quiet {
 		g.last = now

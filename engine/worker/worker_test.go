@@ -431,3 +431,47 @@ func TestPoolWorkerLostBeforeBarrier(t *testing.T) {
 		t.Errorf("write stream (the surviving worker's) %+v", res[1])
 	}
 }
+
+// Adaptive stopping across workers: with a precision the coordinator asks
+// the workers for the first stream's histograms, merges them and stops
+// the repetition once p50 is known within it, long before max_s; without
+// one it stops at min_s; a precision nothing can reach runs to max_s.
+// Each result says why it stopped, as in one process.
+func TestPoolStopsAdaptively(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		precision float64
+		min, max  time.Duration
+		want      string
+		atMost    time.Duration
+	}{
+		{"precision", 0.05, 100 * time.Millisecond, 20 * time.Second, measure.StopPrecision, 5 * time.Second},
+		{"fixed", 0, 100 * time.Millisecond, 20 * time.Second, measure.StopMin, 2 * time.Second},
+		{"unreachable", 1e-9, 100 * time.Millisecond, 600 * time.Millisecond, measure.StopMax, 3 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := testLauncher(t, false)
+			as := testAssigns(3)
+			for i := range as {
+				as[i].Sampling = WireSampling(measure.Sampling{Warmup: 1, MinDuration: tc.min, MinSamples: 10, MaxDuration: tc.max, Precision: tc.precision})
+			}
+			p, err := l.Start(context.Background(), as)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			res, err := p.Rep(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res {
+				if r.StoppedBy != tc.want {
+					t.Errorf("%s stopped by %q, want %q", r.Op, r.StoppedBy, tc.want)
+				}
+			}
+			if el := res[0].Elapsed; el < tc.min || el > tc.atMost {
+				t.Errorf("the repetition took %s, want between %s and %s", el, tc.min, tc.atMost)
+			}
+		})
+	}
+}
