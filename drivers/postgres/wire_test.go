@@ -322,3 +322,61 @@ func TestCountedNotifications(t *testing.T) {
 		})
 	}
 }
+
+// loopReader serves the same stream again and again, one answer per Read
+// as a socket does after each query.
+type loopReader struct{ data []byte }
+
+func (r *loopReader) Read(p []byte) (int, error) { return copy(p, r.data), nil }
+
+// BenchmarkReceive: reading q1's answer (BindComplete, a DataRow,
+// CommandComplete, ReadyForQuery) from the socket's bytes, with pgx's
+// Frontend.Receive and with the counted path's reader, the read itself
+// excluded (an in-memory reader).
+func BenchmarkReceive(b *testing.B) {
+	var answer []byte
+	for _, m := range []pgproto3.BackendMessage{&pgproto3.BindComplete{},
+		&pgproto3.DataRow{Values: [][]byte{[]byte("\x00\x00\x00\x00\x00\x01\xe2\x40"), []byte("User 1234")}},
+		&pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")}, &pgproto3.ReadyForQuery{TxStatus: 'I'}} {
+		answer, _ = m.Encode(answer)
+	}
+	b.Run("frontend", func(b *testing.B) {
+		fe := pgproto3.NewFrontend(&loopReader{answer}, io.Discard)
+		for b.Loop() {
+			for {
+				msg, err := fe.Receive()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, ok := msg.(*pgproto3.ReadyForQuery); ok {
+					break
+				}
+			}
+		}
+	})
+	b.Run("wire", func(b *testing.B) {
+		var in wireIn
+		r := &loopReader{answer}
+		for b.Loop() {
+			for {
+				t, body, err := in.next(r)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if t == 'D' {
+					if err := in.m.dataRow.Decode(body); err != nil {
+						b.Fatal(err)
+					}
+					continue
+				}
+				if _, err := in.m.decode(t, body); err != nil {
+					b.Fatal(err)
+				}
+				if t == 'Z' {
+					break
+				}
+			}
+			in.settle()
+		}
+	})
+}
