@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -14,8 +15,8 @@ import (
 )
 
 // fastState is a session's reusable state for counted queries, which it
-// frames itself on the pgx connection's pgproto3.Frontend: no pgx rows,
-// result reader or context watcher per call, no allocation in steady state.
+// frames itself on the pgx connection's socket: no pgx rows, result
+// reader or context watcher per call, no allocation in steady state.
 type fastState struct {
 	eqb   pgx.ExtendedQueryBuilder
 	bind  pgproto3.Bind
@@ -23,6 +24,13 @@ type fastState struct {
 	sync  pgproto3.Sync
 	query pgproto3.Query
 	text  []byte // simple mode: the interpolated statement
+	out   []byte // the encoded messages of a call
+	in    wireIn
+
+	// syncedPC is the connection checked free of pgx's buffered or
+	// background reads, textPC the one whose settings allow the simple
+	// protocol's text; both nil again once pgx runs something (handOver).
+	syncedPC, textPC *pgconn.PgConn
 
 	// bindArgs' reusable parameters, and the result formats of the
 	// statement description they were computed for.
@@ -104,12 +112,13 @@ func (s *Session) end(g int64) {
 // queryCounted runs st and counts its rows without decoding them. ok is
 // false when pgx's own path must run the call instead (an argument this
 // path cannot encode: pgx reports the error; simple mode without
-// standard_conforming_strings or UTF8, which pgx refuses).
+// standard_conforming_strings or UTF8, which pgx refuses). The messages
+// are encoded by pgproto3 as pgx's Frontend encodes them and written and
+// read on the connection's socket itself (see wireIn).
 func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n int64, ok bool, err error) {
 	s := st.s
 	f := &s.fast
 	pc := c.PgConn()
-	fe := pc.Frontend()
 	if st.name != "" {
 		if !f.bindArgs(st, c.TypeMap(), args) {
 			if f.eqb.Build(c.TypeMap(), st.sd, args) != nil {
@@ -119,8 +128,16 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 				Parameters: f.eqb.ParamValues, ResultFormatCodes: f.eqb.ResultFormats}
 		}
 	} else {
-		if f.textOff || pc.ParameterStatus("standard_conforming_strings") != "on" || pc.ParameterStatus("client_encoding") != "UTF8" {
+		// The two settings pgx's simple protocol needs, looked up once
+		// per connection until pgx runs something on it (handOver).
+		if f.textOff {
 			return 0, false, nil
+		}
+		if f.textPC != pc {
+			if pc.ParameterStatus("standard_conforming_strings") != "on" || pc.ParameterStatus("client_encoding") != "UTF8" {
+				return 0, false, nil
+			}
+			f.textPC = pc
 		}
 		var good bool
 		if f.text, good = interpolate(f.text[:0], c.TypeMap(), st.parts, args); !good || len(f.text) == 0 {
@@ -130,57 +147,90 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 	if err := ctx.Err(); err != nil {
 		return 0, true, s.fail(ctx, "query "+short(st.sql), err)
 	}
+	if f.syncedPC != pc {
+		// Nothing of pgx's may be buffered or reading when the socket is
+		// read here: checked once per connection until pgx runs
+		// something on it. What pgx read past its last ReadyForQuery
+		// (the server's asynchronous messages) is handled first, so a
+		// stream of notifications cannot keep the buffer from emptying.
+		if err := s.takeOver(ctx, pc); err != nil {
+			return 0, true, err
+		}
+	}
+	out := f.out[:0]
+	var lost error
+	if st.name != "" {
+		out, lost = f.bind.Encode(out)
+		if lost == nil {
+			out, _ = f.exec.Encode(out)
+			out, _ = f.sync.Encode(out)
+		}
+	} else {
+		// The text is copied into out here and not kept.
+		f.query.String = unsafe.String(&f.text[0], len(f.text))
+		out, lost = f.query.Encode(out)
+		f.query.String = ""
+	}
+	f.out = out
+	conn := pc.Conn()
 	g := s.watch(ctx)
 	s.begin(g, pc)
 	if err := ctx.Err(); err != nil {
 		s.end(g)
 		return 0, true, s.fail(ctx, "query "+short(st.sql), err)
 	}
-	if st.name != "" {
-		fe.SendBind(&f.bind)
-		fe.SendExecute(&f.exec)
-		fe.SendSync(&f.sync)
-	} else {
-		// The text is copied into the send buffer here and not kept.
-		f.query.String = unsafe.String(&f.text[0], len(f.text))
-		fe.SendQuery(&f.query)
-		f.query.String = ""
-	}
 
 	var affected int64
-	var qerr, lost error
+	var qerr error
 	rows := st.name != "" && len(st.sd.Fields) > 0
-	if lost = fe.Flush(); lost == nil {
-	receive:
-		for {
-			msg, err := fe.Receive()
-			if err != nil {
-				lost = err
-				break
-			}
-			switch m := msg.(type) {
-			case *pgproto3.DataRow:
+	if lost == nil {
+		_, lost = conn.Write(out)
+	}
+	in := &f.in
+	for lost == nil {
+		t, body, err := in.next(conn)
+		if err != nil {
+			lost = err
+			break
+		}
+		// The usual messages first, then the rest through the table.
+		switch t {
+		case 'D':
+			if lost = in.m.dataRow.Decode(body); lost == nil {
 				n++
-			case *pgproto3.RowDescription:
-				rows = true
-			case *pgproto3.CommandComplete:
-				affected = rowsAffected(m.CommandTag)
-			case *pgproto3.ErrorResponse:
-				if qerr == nil {
-					qerr = pgconn.ErrorResponseToPgError(m)
-				}
-			case *pgproto3.ParameterStatus:
-				switch m.Name {
-				case "standard_conforming_strings", "client_encoding":
-					f.textOff = true
-				}
-			case *pgproto3.CopyInResponse:
-				fe.Send(&pgproto3.CopyFail{Message: "COPY FROM STDIN is not supported by a counted query"})
-				if lost = fe.Flush(); lost != nil {
-					break receive
-				}
-			case *pgproto3.ReadyForQuery:
-				break receive
+			}
+			continue
+		case '2':
+			lost = in.m.bindComplete.Decode(body)
+			continue
+		case 'C':
+			if lost = in.m.commandComplete.Decode(body); lost == nil {
+				affected = rowsAffected(in.m.commandComplete.CommandTag)
+			}
+			continue
+		case 'Z':
+			lost = in.m.readyForQuery.Decode(body)
+		}
+		if t == 'Z' {
+			break
+		}
+		msg, err := in.m.decode(t, body)
+		if err != nil {
+			lost = err
+			break
+		}
+		switch m := msg.(type) {
+		case *pgproto3.RowDescription:
+			rows = true
+		case *pgproto3.ErrorResponse:
+			if qerr == nil {
+				qerr = pgconn.ErrorResponseToPgError(m)
+			}
+		case *pgproto3.ParameterStatus:
+			f.noteStatus(m)
+		case *pgproto3.CopyInResponse:
+			if f.out, lost = (&pgproto3.CopyFail{Message: "COPY FROM STDIN is not supported by a counted query"}).Encode(f.out[:0]); lost == nil {
+				_, lost = conn.Write(f.out)
 			}
 		}
 	}
@@ -188,10 +238,12 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 	if lost != nil {
 		// The protocol state is unknown: drop the connection, the next
 		// call reconnects (as pgx does on a broken read).
+		in.reset()
 		closeQuietly(s.conn)
 		s.conn = nil
 		return n, true, s.b.redact(lostError("query "+short(st.sql), withCtx(ctx, lost)))
 	}
+	in.settle()
 	if qerr != nil {
 		return n, true, s.fail(ctx, "query "+short(st.sql), qerr)
 	}
@@ -199,6 +251,99 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 		n = affected
 	}
 	return n, true, nil
+}
+
+// noteStatus follows a ParameterStatus a counted call read, which pgx's
+// connection does not see: a change of standard_conforming_strings or
+// client_encoding sends the simple protocol's text to pgx from then on.
+func (f *fastState) noteStatus(m *pgproto3.ParameterStatus) {
+	switch m.Name {
+	case "standard_conforming_strings", "client_encoding":
+		f.textOff = true
+	}
+}
+
+// takeOver readies pc for counted calls after pgx used it: messages pgx
+// buffered after its last ReadyForQuery are handled as idle ones (see
+// idleMsg), then PgConn.SyncConn checks that no background read runs
+// (it returns at once when nothing is buffered and none does).
+func (s *Session) takeOver(ctx context.Context, pc *pgconn.PgConn) error {
+	fe := pc.Frontend()
+	var err error
+	for fe.ReadBufferLen() > 0 && err == nil {
+		var msg pgproto3.BackendMessage
+		if msg, err = fe.Receive(); err == nil {
+			err = s.idleMsg(msg)
+		}
+	}
+	if err == nil {
+		if err = pc.SyncConn(ctx); err == nil {
+			s.fast.syncedPC = pc
+			return nil
+		}
+	}
+	closeQuietly(s.conn)
+	s.conn = nil
+	return s.b.redact(lostError("read the server's messages", withCtx(ctx, err)))
+}
+
+// idleMsg handles a message the server sent while the session was idle,
+// as pgx's connection would: a ParameterStatus is noted (as a counted
+// call notes it), notices and notifications are dropped (the connection
+// has no handler for them); an error response (the server ending the
+// session) or anything else is an error that loses the connection.
+func (s *Session) idleMsg(msg pgproto3.BackendMessage) error {
+	switch m := msg.(type) {
+	case *pgproto3.ParameterStatus:
+		s.fast.noteStatus(m)
+	case *pgproto3.NoticeResponse, *pgproto3.NotificationResponse:
+	case *pgproto3.ErrorResponse:
+		return pgconn.ErrorResponseToPgError(m)
+	default:
+		return fmt.Errorf("unexpected message %T while idle", msg)
+	}
+	return nil
+}
+
+// handOver readies the session's connection for pgx after counted calls.
+// Asynchronous messages that arrived after a counted call's ReadyForQuery
+// are in the counted path's buffer, where pgx cannot see them; they are
+// handled here (see idleMsg). The connection is checked again before the
+// next counted call.
+func (s *Session) handOver() error {
+	f := &s.fast
+	f.syncedPC, f.textPC = nil, nil
+	in := &f.in
+	if in.r == in.w || s.conn == nil {
+		in.reset()
+		return nil
+	}
+	conn := s.conn.PgConn().Conn()
+	var err error
+	for in.r < in.w && err == nil {
+		t, body, need := in.buffered()
+		if need != 0 {
+			// The rest of a message the server has begun is on its way.
+			_ = conn.SetDeadline(time.Now().Add(cancelDeadlineDelay))
+			t, body, err = in.next(conn)
+			_ = conn.SetDeadline(time.Time{})
+			if err != nil {
+				err = fmt.Errorf("%w: %w", errCutShort, err)
+				break
+			}
+		}
+		var msg pgproto3.BackendMessage
+		if msg, err = in.m.decode(t, body); err == nil {
+			err = s.idleMsg(msg)
+		}
+	}
+	in.reset()
+	if err != nil {
+		closeQuietly(s.conn)
+		s.conn = nil
+		return s.b.redact(lostError("read the server's messages", err))
+	}
+	return nil
 }
 
 // bindArgs fills f.bind for the common arguments without pgx's type map

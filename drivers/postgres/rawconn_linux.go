@@ -120,7 +120,10 @@ func (c *rawConn) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	for {
-		n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		// recvfrom and sendto rather than read and write: the same on a
+		// connected socket, without the file layer (position lock, access
+		// checks, iterators) read(2) and write(2) pass through.
+		n, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), 0, 0, 0)
 		switch {
 		case e == syscall.EAGAIN || e == syscall.EINTR:
 			if err := c.pause("read"); err != nil {
@@ -145,7 +148,9 @@ func (c *rawConn) Read(p []byte) (int, error) {
 func (c *rawConn) Write(p []byte) (int, error) {
 	done := 0
 	for done < len(p) {
-		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(c.fd), uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done))
+		// MSG_NOSIGNAL: a closed peer fails the call with EPIPE and
+		// raises no SIGPIPE (which Go drops for a socket anyway).
+		n, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(c.fd), uintptr(unsafe.Pointer(&p[done])), uintptr(len(p)-done), syscall.MSG_NOSIGNAL, 0, 0)
 		switch {
 		case e == syscall.EAGAIN || e == syscall.EINTR:
 			if err := c.pause("write"); err != nil {

@@ -68,6 +68,7 @@ func (s *Session) ready(ctx context.Context) (*pgx.Conn, error) {
 	if s.stmts == nil {
 		return nil, errors.New("postgres: session is closed")
 	}
+	s.fast.in.reset()
 	c, err := s.b.connectSession(ctx)
 	if err != nil {
 		return nil, s.b.redact(fmt.Errorf("postgres: reconnect after a lost connection: %w: %w", drivers.ErrConnLost, withCtx(ctx, err)))
@@ -93,6 +94,19 @@ func (s *Session) ready(ctx context.Context) (*pgx.Conn, error) {
 	return c, nil
 }
 
+// pgxConn returns the connection for a call of pgx's own, after the
+// counted calls' leftovers (see handOver).
+func (s *Session) pgxConn(ctx context.Context) (*pgx.Conn, error) {
+	c, err := s.ready(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.handOver(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // fail wraps err of a call; when the connection died it is dropped, so the
 // next call reconnects, and the error says so.
 func (s *Session) fail(ctx context.Context, what string, err error) error {
@@ -112,7 +126,7 @@ func lostError(what string, err error) error {
 
 // Exec runs sql (possibly several statements) with the simple protocol.
 func (s *Session) Exec(ctx context.Context, sql string) error {
-	c, err := s.ready(ctx)
+	c, err := s.pgxConn(ctx)
 	if err != nil {
 		return err
 	}
@@ -141,7 +155,7 @@ func isSessionSet(sql string) bool {
 
 // Prepare readies sql for repeated calls.
 func (s *Session) Prepare(ctx context.Context, sql string) (drivers.Stmt, error) {
-	c, err := s.ready(ctx)
+	c, err := s.pgxConn(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +178,7 @@ func (s *Session) Prepare(ctx context.Context, sql string) (drivers.Stmt, error)
 // Close closes the connection.
 func (s *Session) Close() error {
 	s.unwatch()
+	s.fast.in.reset()
 	if s.conn != nil {
 		closeQuietly(s.conn)
 		s.conn = nil
@@ -190,6 +205,9 @@ func (st *Stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, err
 		if n, ok, err := st.queryCounted(ctx, c, args); ok {
 			return n, err
 		}
+	}
+	if err := st.s.handOver(); err != nil {
+		return 0, err
 	}
 	sql := st.sql
 	if st.name != "" {
@@ -244,6 +262,9 @@ func (st *Stmt) Close() error {
 	delete(s.stmts, st)
 	if st.name == "" || s.conn == nil {
 		return nil
+	}
+	if err := s.handOver(); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

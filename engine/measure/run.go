@@ -129,6 +129,10 @@ func (r *run) clientReady() {
 // ns turns a time into the clients' clock: ns since origin, always > 0.
 func (r *run) ns(t time.Time) int64 { return int64(t.Sub(r.origin)) + 1 }
 
+// now is r.ns(time.Now()) from the monotonic clock alone: time.Now reads
+// the wall clock too, a second clock read on every call of the loop.
+func (r *run) now() int64 { return int64(time.Since(r.origin)) + 1 }
+
 func (r *run) stopped() bool { return r.stopAt.Load() != 0 }
 
 // RunPoint measures one repetition of one point: every client of every
@@ -191,7 +195,7 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 					if !readied {
 						r.clientReady()
 					} else if !r.stopped() {
-						c.fail(r.ns(time.Now()), "panic: "+c.panicked)
+						c.fail(r.now(), "panic: "+c.panicked)
 					}
 				}
 			}()
@@ -264,7 +268,7 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 	waker, _ := r.gate.(GateWaker)
 	for {
 		if wake != 0 {
-			timer.Reset(time.Duration(wake - r.ns(time.Now())))
+			timer.Reset(time.Duration(wake - r.now()))
 			select {
 			case <-ctx.Done():
 				interrupted = true
@@ -272,7 +276,7 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 			case <-timer.C:
 			}
 		}
-		now := r.ns(time.Now())
+		now := r.now()
 		if interrupted {
 			r.stoppedBy = StopInterrupted
 			r.stopAt.Store(now)
@@ -306,12 +310,12 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 				// nothing to watch while the gate waits.
 				if err := r.gate.Start(ctx); err != nil {
 					r.gateErr = err
-					r.stopAt.Store(r.ns(time.Now()))
+					r.stopAt.Store(r.now())
 					close(r.start)
 					return 0, true
 				}
 			}
-			begin = r.ns(time.Now())
+			begin = r.now()
 			close(r.start)
 			if waker != nil {
 				waker.Wake(r.poke)
@@ -562,7 +566,7 @@ func (c *client) renew(r *run) {
 
 func (c *client) warmup(r *run, n int) {
 	for i := 0; i < n && !r.stopped(); i++ {
-		s := r.ns(time.Now())
+		s := r.now()
 		c.cur.Store(s)
 		if err := c.call(c.ctx); errors.Is(err, ErrClientLost) {
 			r.lose(err)
@@ -578,11 +582,11 @@ func (c *client) warmup(r *run, n int) {
 
 // measure is the hot loop: one time.Now per call, no locks, no channels.
 func (c *client) measure(r *run) {
-	ps := r.ns(time.Now())
+	ps := r.now()
 	c.cur.Store(ps)
 	for !r.stopped() {
 		err := c.call(c.ctx)
-		ns := r.ns(time.Now())
+		ns := r.now()
 		// Ends this call and publishes the next one's start in one step;
 		// it fails only when the watchdog claimed the call.
 		cut := !c.cur.CompareAndSwap(ps, ns)
@@ -627,7 +631,7 @@ func (c *client) measure(r *run) {
 				c.snapSeen = req
 				c.snapOut.Store(&snapshot{req: req, hist: c.hist.Export()})
 				// The copy is not part of the next call.
-				if now := r.ns(time.Now()); c.cur.CompareAndSwap(ns, now) {
+				if now := r.now(); c.cur.CompareAndSwap(ns, now) {
 					ns = now
 				}
 			}

@@ -506,3 +506,17 @@ func TestLostClientIsOneErrorAndEndsThePoint(t *testing.T) {
 		t.Errorf("first error %q", r.FirstError)
 	}
 }
+
+// TestRunNow: the loop's monotonic-only clock reads what r.ns(time.Now())
+// reads, on the same origin.
+func TestRunNow(t *testing.T) {
+	r := &run{origin: time.Now().Add(-time.Hour)}
+	for range 1000 {
+		before := r.ns(time.Now())
+		now := r.now()
+		after := r.ns(time.Now())
+		if now < before || now > after || now <= 0 {
+			t.Fatalf("now %d outside [%d, %d]", now, before, after)
+		}
+	}
+}

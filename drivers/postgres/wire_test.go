@@ -1,0 +1,382 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+)
+
+// chunked reads its data in pieces of the sizes it cycles through, as a
+// socket hands over what has arrived.
+type chunked struct {
+	data  []byte
+	sizes []int
+	i     int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), len(c.data), c.sizes[c.i%len(c.sizes)])
+	c.i++
+	copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}
+
+// backendStream encodes msgs as a server sends them.
+func backendStream(t *testing.T, msgs []pgproto3.BackendMessage) []byte {
+	t.Helper()
+	var b []byte
+	for _, m := range msgs {
+		var err error
+		if b, err = m.Encode(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+// TestWireInAsFrontend: the counted path's reader returns the messages
+// pgx's Frontend.Receive returns, decoded alike, however the stream is
+// cut into reads, and fails where it fails.
+func TestWireInAsFrontend(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), 3*wireBufSize)
+	msgs := []pgproto3.BackendMessage{
+		&pgproto3.ParseComplete{},
+		&pgproto3.BindComplete{},
+		&pgproto3.RowDescription{Fields: []pgproto3.FieldDescription{{Name: []byte("e"), DataTypeOID: 20, DataTypeSize: 8, Format: 1},
+			{Name: []byte("name"), DataTypeOID: 25, DataTypeSize: -1}}},
+		&pgproto3.DataRow{Values: [][]byte{[]byte("12345678"), []byte("User 7")}},
+		&pgproto3.DataRow{Values: [][]byte{nil, big}},
+		&pgproto3.NoticeResponse{Severity: "NOTICE", Code: "00000", Message: "a notice"},
+		&pgproto3.DataRow{Values: [][]byte{[]byte("1"), {}}},
+		&pgproto3.CommandComplete{CommandTag: []byte("SELECT 3")},
+		&pgproto3.ParameterStatus{Name: "client_encoding", Value: "UTF8"},
+		&pgproto3.NotificationResponse{PID: 7, Channel: "ch", Payload: "p"},
+		&pgproto3.ErrorResponse{Severity: "ERROR", Code: "22012", Message: "division by zero"},
+		&pgproto3.EmptyQueryResponse{},
+		&pgproto3.NoData{},
+		&pgproto3.CopyInResponse{OverallFormat: 0, ColumnFormatCodes: []uint16{0, 1}},
+		&pgproto3.ReadyForQuery{TxStatus: 'I'},
+	}
+	stream := backendStream(t, msgs)
+	for _, sizes := range [][]int{{1 << 20}, {1}, {5}, {3, 7, 2}, {wireBufSize - 1, 13}, {100, 4096}} {
+		t.Run(fmt.Sprint(sizes), func(t *testing.T) {
+			var in wireIn
+			r := &chunked{data: stream, sizes: sizes}
+			fe := pgproto3.NewFrontend(&chunked{data: stream, sizes: sizes}, io.Discard)
+			for i := range msgs {
+				want, err := fe.Receive()
+				if err != nil {
+					t.Fatal(err)
+				}
+				typ, body, err := in.next(r)
+				if err != nil {
+					t.Fatalf("message %d: %v", i, err)
+				}
+				got, err := in.m.decode(typ, body)
+				if err != nil {
+					t.Fatalf("message %d (%c): %v", i, typ, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("message %d:\n got %#v\nwant %#v", i, got, want)
+				}
+			}
+			if _, _, err := in.next(r); err != io.ErrUnexpectedEOF {
+				t.Errorf("after the stream: %v; want io.ErrUnexpectedEOF", err)
+			}
+			in.settle()
+			if len(in.buf) > 8*wireBufSize {
+				t.Errorf("buffer of %d bytes kept after the call", len(in.buf))
+			}
+		})
+	}
+
+	// Broken streams: what Frontend.Receive refuses is refused.
+	for _, tc := range []struct {
+		name   string
+		stream []byte
+	}{
+		{"length below 4", []byte{'Z', 0, 0, 0, 3, 'I'}},
+		{"cut short", stream[:len(stream)-1]},
+		{"unknown type", []byte{'!', 0, 0, 0, 4}},
+		{"bad body", []byte{'Z', 0, 0, 0, 6, 'I', 'I'}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fe := pgproto3.NewFrontend(bytes.NewReader(tc.stream), io.Discard)
+			want := 0
+			for ; ; want++ {
+				if _, err := fe.Receive(); err != nil {
+					break
+				}
+			}
+			var in wireIn
+			r := bytes.NewReader(tc.stream)
+			got := 0
+			for ; ; got++ {
+				typ, body, err := in.next(r)
+				if err == nil {
+					_, err = in.m.decode(typ, body)
+				}
+				if err != nil {
+					if tc.name == "cut short" && err != io.ErrUnexpectedEOF {
+						t.Errorf("%v; want io.ErrUnexpectedEOF", err)
+					}
+					break
+				}
+			}
+			if got != want {
+				t.Errorf("failed after %d messages; Frontend.Receive after %d", got, want)
+			}
+		})
+	}
+
+	// The one deliberate difference: an authentication message, which
+	// only the start-up has, ends a query's stream as a protocol error.
+	var in wireIn
+	typ, body, err := in.next(bytes.NewReader([]byte{'R', 0, 0, 0, 8, 0, 0, 0, 0}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.m.decode(typ, body); err == nil {
+		t.Error("an authentication message in a query's answer was accepted")
+	}
+}
+
+// leave puts msgs in s's counted-path buffer as if they had arrived right
+// after a counted call's ReadyForQuery.
+func leave(t *testing.T, s *Session, b []byte) {
+	t.Helper()
+	in := &s.fast.in
+	in.fit(len(b))
+	in.w += copy(in.buf[in.w:], b)
+}
+
+// TestHandOver: messages the server sent after a counted call's
+// ReadyForQuery are handled before pgx reads the connection again, as
+// pgx would have handled them, or read by the next counted call.
+func TestHandOver(t *testing.T) {
+	testDSN(t)
+	old := cancelDeadlineDelay
+	cancelDeadlineDelay = 300 * time.Millisecond
+	defer func() { cancelDeadlineDelay = old }()
+	for _, v := range rawVariants {
+		t.Run(v.String(), func(t *testing.T) {
+			b := openTest(t, v, nil)
+			ctx := testCtx(t)
+			ds, err := b.Session(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ds.Close()
+			s := ds.(*Session)
+			one, err := s.Prepare(ctx, "SELECT 1 WHERE $1::int > 0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			query := func(what string) {
+				t.Helper()
+				if n, err := one.Query(ctx, []any{int64(1)}, nil); err != nil || n != 1 {
+					t.Fatalf("%s: counted query: %d rows, %v", what, n, err)
+				}
+			}
+			query("first")
+			async := backendStream(t, []pgproto3.BackendMessage{
+				&pgproto3.NotificationResponse{PID: 1, Channel: "ch", Payload: "x"},
+				&pgproto3.NoticeResponse{Severity: "NOTICE", Code: "00000", Message: "n"},
+			})
+
+			// Read by the next counted call, ahead of its answer.
+			leave(t, s, async)
+			query("after a notification")
+
+			// Dropped before pgx's Exec, which then runs as usual.
+			leave(t, s, async)
+			if err := s.Exec(ctx, "SELECT 1"); err != nil {
+				t.Fatalf("Exec after a notification: %v", err)
+			}
+			if s.fast.in.r != s.fast.in.w {
+				t.Fatal("leftover bytes after Exec")
+			}
+			query("after Exec")
+
+			// A parameter change the simple text depends on is noted.
+			leave(t, s, backendStream(t, []pgproto3.BackendMessage{&pgproto3.ParameterStatus{Name: "client_encoding", Value: "UTF8"}}))
+			var rows [][]any
+			if n, err := one.Query(ctx, []any{int64(1)}, &rows); err != nil || n != 1 {
+				t.Fatalf("collected query after a ParameterStatus: %d rows, %v", n, err)
+			}
+			if !s.fast.textOff {
+				t.Error("a ParameterStatus of client_encoding was not noted")
+			}
+			s.fast.textOff = false
+			query("after a ParameterStatus")
+
+			// The server ending the session: pgx's call fails as lost,
+			// the next call reconnects.
+			pid := backendPID(t, s)
+			leave(t, s, backendStream(t, []pgproto3.BackendMessage{&pgproto3.ErrorResponse{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"}}))
+			if err := s.Exec(ctx, "SELECT 1"); !errors.Is(err, drivers.ErrConnLost) || !strings.Contains(err.Error(), "57P01") {
+				t.Errorf("Exec after a FATAL error: %v; want a lost connection with the server's error", err)
+			}
+			query("after a FATAL error")
+			if backendPID(t, s) == pid {
+				t.Error("same server process after a lost connection")
+			}
+
+			// A message whose rest never comes: lost once the wait ends.
+			leave(t, s, []byte{'A', 0, 0, 0, 40, 0, 0})
+			start := time.Now()
+			if err := s.Exec(ctx, "SELECT 1"); !errors.Is(err, drivers.ErrConnLost) {
+				t.Errorf("Exec after a cut message: %v; want a lost connection", err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("the cut message held Exec for %v", d)
+			}
+			query("after a cut message")
+		})
+	}
+}
+
+// TestCountedNotifications: notifications another connection sends while
+// the session runs counted calls, pgx calls and collected queries in
+// turn, arriving wherever they do, disturb none of them.
+func TestCountedNotifications(t *testing.T) {
+	testDSN(t)
+	for _, v := range variants {
+		t.Run(v.String(), func(t *testing.T) {
+			b := openTest(t, v, nil)
+			ctx := testCtx(t)
+			ds, err := b.Session(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ds.Close()
+			if err := ds.Exec(ctx, "LISTEN mentat_ch"); err != nil {
+				t.Fatal(err)
+			}
+			st, err := ds.Prepare(ctx, "SELECT generate_series(1, $1::int)")
+			if err != nil {
+				t.Fatal(err)
+			}
+			other, err := pgx.ConnectConfig(ctx, b.connCfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close(context.Background())
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			var sent int
+			wg.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if _, err := other.Exec(ctx, "SELECT pg_notify('mentat_ch', repeat('p', $1::int))", int64(sent%200)); err != nil {
+						t.Errorf("notify: %v", err)
+						return
+					}
+					sent++
+				}
+			})
+			for i := range 1500 {
+				want := int64(i%5 + 1)
+				switch i % 50 {
+				case 17:
+					if err := ds.Exec(ctx, "SELECT 1"); err != nil {
+						t.Fatalf("call %d: Exec: %v", i, err)
+					}
+				case 33:
+					var rows [][]any
+					if n, err := st.Query(ctx, []any{want}, &rows); err != nil || n != want {
+						t.Fatalf("call %d: collected: %d rows, %v; want %d", i, n, err, want)
+					}
+				default:
+					if n, err := st.Query(ctx, []any{want}, nil); err != nil || n != want {
+						t.Fatalf("call %d: counted: %d rows, %v; want %d", i, n, err, want)
+					}
+				}
+			}
+			close(stop)
+			wg.Wait()
+			if sent == 0 {
+				t.Fatal("no notification sent")
+			}
+			t.Logf("%d notifications sent during the calls", sent)
+		})
+	}
+}
+
+// loopReader serves the same stream again and again, one answer per Read
+// as a socket does after each query.
+type loopReader struct{ data []byte }
+
+func (r *loopReader) Read(p []byte) (int, error) { return copy(p, r.data), nil }
+
+// BenchmarkReceive: reading q1's answer (BindComplete, a DataRow,
+// CommandComplete, ReadyForQuery) from the socket's bytes, with pgx's
+// Frontend.Receive and with the counted path's reader, the read itself
+// excluded (an in-memory reader).
+func BenchmarkReceive(b *testing.B) {
+	var answer []byte
+	for _, m := range []pgproto3.BackendMessage{&pgproto3.BindComplete{},
+		&pgproto3.DataRow{Values: [][]byte{[]byte("\x00\x00\x00\x00\x00\x01\xe2\x40"), []byte("User 1234")}},
+		&pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")}, &pgproto3.ReadyForQuery{TxStatus: 'I'}} {
+		answer, _ = m.Encode(answer)
+	}
+	b.Run("frontend", func(b *testing.B) {
+		fe := pgproto3.NewFrontend(&loopReader{answer}, io.Discard)
+		for b.Loop() {
+			for {
+				msg, err := fe.Receive()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, ok := msg.(*pgproto3.ReadyForQuery); ok {
+					break
+				}
+			}
+		}
+	})
+	b.Run("wire", func(b *testing.B) {
+		var in wireIn
+		r := &loopReader{answer}
+		for b.Loop() {
+			for {
+				t, body, err := in.next(r)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if t == 'D' {
+					if err := in.m.dataRow.Decode(body); err != nil {
+						b.Fatal(err)
+					}
+					continue
+				}
+				if _, err := in.m.decode(t, body); err != nil {
+					b.Fatal(err)
+				}
+				if t == 'Z' {
+					break
+				}
+			}
+			in.settle()
+		}
+	})
+}
