@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 )
@@ -76,26 +77,43 @@ func (b *backend) ReaderSession(ctx context.Context) (drivers.Session, error) {
 }
 
 // checkpoint copies every committed page of the WAL into the file. It
-// does not wait for other connections (a wait could last the busy
-// timeout); it fails when one keeps a page from being copied, since an
-// immutable reader would then miss it.
+// does not wait on other connections' locks the way a blocking
+// checkpoint would (for the busy timeout), but another process's
+// checkpoint in progress (the other workers of a point open their readers
+// at the same moment) is waited for, up to checkpointWait; a connection
+// that keeps pages from being copied for that long fails it, since an
+// immutable reader would then miss them.
 func (b *backend) checkpoint(ctx context.Context) error {
 	const q = "PRAGMA wal_checkpoint(PASSIVE)"
-	row := []int64{-1, -1, -1} // busy, frames in the WAL, frames copied
-	err := b.adminQuery(ctx, "checkpoint for immutable readers", q, nil, func(v []driver.Value) error {
-		for i := range min(len(v), len(row)) {
-			row[i], _ = v[i].(int64)
+	deadline := time.Now().Add(checkpointWait)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		row := []int64{-1, -1, -1} // busy, frames in the WAL, frames copied
+		err := b.adminQuery(ctx, "checkpoint for immutable readers", q, nil, func(v []driver.Value) error {
+			for i := range min(len(v), len(row)) {
+				row[i], _ = v[i].(int64)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return nil
-	})
-	if err != nil {
-		return err
+		if row[0] == 0 && row[1] == row[2] {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("sqlite backend %q: %s copied %d of %d WAL frames (busy %d) for %s: another connection holds the WAL, and immutable readers would miss committed pages", b.name, q, row[2], row[1], row[0], checkpointWait)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("sqlite backend %q: checkpoint for immutable readers: %w", b.name, ctx.Err())
+		case <-time.After(pause):
+		}
 	}
-	if row[0] != 0 || row[1] != row[2] {
-		return fmt.Errorf("sqlite backend %q: %s copied %d of %d WAL frames (busy %d): another connection holds the WAL, and immutable readers would miss committed pages", b.name, q, row[2], row[1], row[0])
-	}
-	return nil
 }
+
+// checkpointWait bounds the wait for a checkpoint another connection is
+// running or holding up.
+const checkpointWait = 10 * time.Second
 
 // fileURI names path as a SQLite URI with the query parameters query. The
 // path is escaped, so that '?', '#' and '%' in it stay part of the name

@@ -98,3 +98,50 @@ func count(t *testing.T, s drivers.Session) int64 {
 	n, _ := rows[0][0].(int64)
 	return n
 }
+
+// The workers of a point open their immutable readers at the same moment,
+// each checkpointing through its own connection: a checkpoint that finds
+// another in progress waits for it instead of failing the point.
+func TestImmutableReadersOpenTogether(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	opts := map[string]string{"readers": "immutable"}
+	first := openT(t, drivers.Config{DataDir: dir, Options: opts})
+	w := sessionT(t, first)
+	execT(t, w, `CREATE TABLE t (x INTEGER)`)
+	for i := 0; i < 50; i++ {
+		execT(t, w, `INSERT INTO t VALUES (1), (2), (3)`) // frames in the WAL
+	}
+	const workers = 16
+	type opened struct {
+		b   drivers.Backend
+		r   drivers.Session
+		err error
+	}
+	out := make(chan opened, workers)
+	for i := 0; i < workers; i++ {
+		go func() {
+			b, err := New().Open(ctx, drivers.Config{Backend: "test", DataDir: dir, Options: opts})
+			if err != nil {
+				out <- opened{err: err}
+				return
+			}
+			r, err := b.(*backend).ReaderSession(ctx)
+			out <- opened{b, r, err}
+		}()
+	}
+	for i := 0; i < workers; i++ {
+		o := <-out
+		if o.b != nil {
+			t.Cleanup(func() { o.b.Close() })
+		}
+		if o.err != nil {
+			t.Error(o.err)
+			continue
+		}
+		if n := count(t, o.r); n != 150 {
+			t.Errorf("a reader sees %d rows, want 150", n)
+		}
+		o.r.Close()
+	}
+}
