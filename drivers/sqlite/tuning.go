@@ -48,6 +48,18 @@ func init() {
 // plan it was prepared with, the plan EXPLAIN shows.
 func stablePlans(db unsafe.Pointer) error { return setStablePlans(db, true) }
 
+// StablePlans turns on the query planner stability guarantee on c, as
+// the driver does on every connection it opens (unless stable_plans is
+// "off"): a hand-written go-sqlite3 loop that a benchmark compares with
+// the engine gets the same plans, not a compilation per new value.
+func StablePlans(c *sqlite3.SQLiteConn) error {
+	db := dbHandle(c)
+	if db == nil {
+		return fmt.Errorf("sqlite: the go-sqlite3 connection has no database handle")
+	}
+	return stablePlans(db)
+}
+
 // stablePlansOption reads the stable_plans option: "on" (the default) or
 // "off", SQLite's own behaviour, for a spec that wants to measure the
 // recompilation an application without the guarantee pays.

@@ -27,6 +27,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	_ "github.com/mentat-spec/mentat-spec/drivers/all"
+	sqlitedrv "github.com/mentat-spec/mentat-spec/drivers/sqlite"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
@@ -405,6 +406,11 @@ func rawConn(b testing.TB, path string, settings map[string]string) *sqlite3.SQL
 		b.Fatal(err)
 	}
 	c := dc.(*sqlite3.SQLiteConn)
+	// The engine's connections keep their plans (drivers/sqlite
+	// stable_plans): so does the hand-written loop it is compared with.
+	if err := sqlitedrv.StablePlans(c); err != nil {
+		b.Fatal(err)
+	}
 	prag := map[string]string{"busy_timeout": "10000"}
 	maps.Copy(prag, settings)
 	for _, k := range slices.Sorted(maps.Keys(prag)) {
@@ -975,6 +981,14 @@ func BenchmarkQ1SQLite(b *testing.B) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
+	sqlConn, err := db.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := sqlConn.Raw(func(dc any) error { return sqlitedrv.StablePlans(dc.(*sqlite3.SQLiteConn)) }); err != nil {
+		b.Fatal(err)
+	}
+	sqlConn.Close() // back to the pool of one: the prepared statement below uses it
 	pst, err := db.Prepare(q.bound.SQL)
 	if err != nil {
 		b.Fatal(err)
