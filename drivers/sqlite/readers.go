@@ -68,12 +68,7 @@ func (b *backend) ReaderSession(ctx context.Context) (drivers.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{b: b, conn: c, stmts: map[*stmt]struct{}{}}
-	if err := b.track(s); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return s, nil
+	return b.newSession(c)
 }
 
 // checkpoint copies every committed page of the WAL into the file. It

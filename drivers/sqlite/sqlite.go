@@ -376,6 +376,11 @@ func (b *backend) Session(ctx context.Context) (drivers.Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return b.newSession(c)
+}
+
+// newSession makes c a session the backend closes with itself.
+func (b *backend) newSession(c *sqlite3.SQLiteConn) (drivers.Session, error) {
 	s := &session{b: b, conn: c, stmts: map[*stmt]struct{}{}}
 	if err := b.track(s); err != nil {
 		c.Close()

@@ -1,40 +1,14 @@
 package runner_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
-	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
-
-// applyFiles runs several spec files (a spec and its override files) as
-// one spec into a fresh results directory.
-func applyFiles(t *testing.T, paths []string, vars ...config.VarArg) (*runner.Outcome, string) {
-	t.Helper()
-	spec, diags := config.Load(paths, config.Options{Vars: vars})
-	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
-	}
-	if diags.HasErrors() {
-		t.Fatalf("spec: %s", diags.Error())
-	}
-	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
-	if diags.HasErrors() {
-		t.Fatalf("plan: %s", diags.Error())
-	}
-	dir := filepath.Join(t.TempDir(), "results")
-	o, err := runner.Run(context.Background(), p, runner.Options{ResultsDir: dir, Registry: drivers.Default, Workers: 2})
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	return o, dir
-}
 
 // crossLines returns checks.txt's cross-backend lines.
 func crossLines(t *testing.T, dir string) []string {

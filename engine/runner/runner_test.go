@@ -84,7 +84,19 @@ func quickstartText(t testing.TB, writes bool, edits ...string) (specPath, dataD
 // apply loads, validates, plans and runs a spec into a fresh results dir.
 func apply(t testing.TB, specPath string, opts runner.Options, vars ...config.VarArg) (*runner.Outcome, string) {
 	t.Helper()
-	spec, diags := config.Load([]string{specPath}, config.Options{Vars: vars})
+	return applyPaths(t, []string{specPath}, opts, vars...)
+}
+
+// applyFiles runs several spec files (a spec and its override files) as
+// one spec into a fresh results directory.
+func applyFiles(t testing.TB, paths []string, vars ...config.VarArg) (*runner.Outcome, string) {
+	t.Helper()
+	return applyPaths(t, paths, runner.Options{}, vars...)
+}
+
+func applyPaths(t testing.TB, paths []string, opts runner.Options, vars ...config.VarArg) (*runner.Outcome, string) {
+	t.Helper()
+	spec, diags := config.Load(paths, config.Options{Vars: vars})
 	if !diags.HasErrors() {
 		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
 	}
