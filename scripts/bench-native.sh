@@ -13,8 +13,9 @@
 #   4. runs pgbench (-M simple and -M prepared, -c 1, 2 and 8, -j = -c) and
 #      the engine's point_lookup (q1 at 1, 2 and 8 clients; extended
 #      protocol and the driver's default io as the quickstart, simple
-#      protocol, and extended with io=auto) in turns against the
-#      engine-loaded PostgreSQL database, each run timed for its CPU;
+#      protocol, and extended with io=auto) in turns (pgbench first in odd
+#      rounds, the engine in even ones) against the engine-loaded
+#      PostgreSQL database, with each client's CPU per query;
 #   5. prints a table of medians over the rounds.
 #
 # Environment (defaults in brackets):
@@ -182,16 +183,12 @@ users=$(psql -X -At -d "$url" -c "SELECT count(*) FROM cur_text WHERE a = (SELEC
 	sed "s/:email/('user' || :uid || '@example.com')/" specs/mentat/sql/q1.sql
 	echo ";"
 } >"$tmp/q1.pgbench"
-# The client's CPU per query (user + system, from /usr/bin/time): for
-# pgbench over the transactions it reports; for the engine, whose process
-# also starts up, opens and prepares, the difference between a run of
-# BENCH_SECONDS and one of 1 s over the difference of their calls (warm-up
-# included), which leaves that fixed cost out (about 0.3 s of CPU: the
-# truth, connections, prepares, checks) and keeps what each second of a
-# point costs (the measurement's own wake-ups, the runtime, GC); no figure
-# for a round whose short run made as many calls. pgbench's own fixed cost
-# (start-up and connections, -t 1) is under the 10 ms resolution of the
-# clock, at most 0.1 to 0.3 µs per query over a 5 s run.
+# The client's CPU per query: for pgbench, its process's user + system time
+# (/usr/bin/time) over the transactions it reports, start-up and
+# connections included (under the clock's 10 ms resolution over a 5 s
+# run); for the engine, client_cpu_us of precision.csv: the process's CPU
+# during the measured window over its calls (the runtime, the controller
+# and GC included; start-up, truth and checks are outside the window).
 timed() { /usr/bin/time -f '%U %S' -o "$tmp/time" "$@"; }
 cpu_s() { awk '{print $1 + $2}' "$tmp/time"; }
 pgbench_run() { # MODE CLIENTS: "tps cpu-µs/query"
@@ -200,12 +197,12 @@ pgbench_run() { # MODE CLIENTS: "tps cpu-µs/query"
 	awk -v cpu="$(cpu_s)" '/^number of transactions actually processed: / {n = $6} /^tps = / {tps = $3}
 		END {if (n > 0) printf "%s %.1f\n", tps, cpu * 1e6 / n}' "$tmp/pgbench.out"
 }
-engine_run() { # PROTOCOL IO CLIENTS SECONDS OUTDIR: "ops/s cpu-s calls"
-	timed $bin apply "$spec" -var "scales=[\"$scale\"]" -var 'backends=["postgres"]' -var "pg_database=$engine_var" \
+engine_run() { # PROTOCOL IO CLIENTS SECONDS OUTDIR: "ops/s cpu-µs/query"
+	$bin apply "$spec" -var "scales=[\"$scale\"]" -var 'backends=["postgres"]' -var "pg_database=$engine_var" \
 		-var "protocol=$1" -var "io=$2" -var "clients=[$3]" -var "min_s=$4" -var "data_dir=$tmp/data" \
 		-phase bench -q -o "$5" >&2 || die "apply -phase bench ($1, io=$2, $3 clients) failed (see $5)"
-	awk -F, -v cpu="$(cpu_s)" -v warm="$((100 * $3))" 'NR > 1 && $1 == "point_lookup" && $6 == "read" {
-		print $12, cpu, $7 + warm}' "$5/timings.csv"
+	paste -d' ' <(csvcol "$5/timings.csv" throughput_ops_s scenario point_lookup op read) \
+		<(csvcol "$5/precision.csv" client_cpu_us scenario point_lookup op read)
 }
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (the time package)"
 clients="1 2 8"
@@ -220,15 +217,18 @@ for ((r = 1; r <= rounds; r++)); do
 		auto) proto=extended io=auto name=auto ;;
 		esac
 		for c in $clients; do
-			if [[ $mode != auto ]]; then
-				read -r ops cpu < <(pgbench_run "$mode" "$c")
-				echo "$ops" >>"$tmp/pgbench-$mode-$c" && echo "$cpu" >>"$tmp/pgbench-$mode-cpu-$c"
-			fi
-			read -r ops cpu calls < <(engine_run "$proto" "$io" "$c" "$secs" "$tmp/results/q1-$name-$c-$r")
-			read -r _ cpu1 calls1 < <(engine_run "$proto" "$io" "$c" 1 "$tmp/results/q1-$name-$c-$r-short")
-			echo "$ops" >>"$tmp/engine-$name-$c"
-			awk -v a="$cpu" -v b="$cpu1" -v n="$calls" -v m="$calls1" \
-				'BEGIN {if (n > m) printf "%.1f\n", (a - b) * 1e6 / (n - m)}' >>"$tmp/engine-$name-cpu-$c"
+			# pgbench first in odd rounds, the engine first in even ones:
+			# neither always runs on the server the other just warmed.
+			for who in $( ((r % 2)) && echo pgbench engine || echo engine pgbench); do
+				if [[ $who == pgbench && $mode != auto ]]; then
+					read -r ops cpu < <(pgbench_run "$mode" "$c")
+					echo "$ops" >>"$tmp/pgbench-$mode-$c" && echo "$cpu" >>"$tmp/pgbench-$mode-cpu-$c"
+				elif [[ $who == engine ]]; then
+					read -r ops cpu < <(engine_run "$proto" "$io" "$c" "$secs" "$tmp/results/q1-$name-$c-$r")
+					echo "$ops" >>"$tmp/engine-$name-$c"
+					[[ -n $cpu ]] && echo "$cpu" >>"$tmp/engine-$name-cpu-$c"
+				fi
+			done
 		done
 	done
 done

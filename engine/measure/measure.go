@@ -137,6 +137,12 @@ type Result struct {
 	// and the intended calls never started.
 	Rate          float64
 	Late, Dropped int64
+	// ClientCPU is the CPU time (user and system) the clients' process
+	// used during the measured window, runtime, controller and every
+	// stream included: the same for every stream of the point, 0 when
+	// unknown. With workers it is their sum. Divided by the point's calls
+	// it says what the load generator itself spends per call.
+	ClientCPU time.Duration
 }
 
 // Probe runs one call with the ceiling and reports how long it took and

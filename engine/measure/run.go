@@ -100,6 +100,7 @@ type run struct {
 	pending   bool          // snapshots asked for and not yet all answered
 	nextCheck time.Duration // elapsed time of the next precision check
 	stoppedBy string
+	cpuBegin  time.Duration // processCPU when the barrier opened
 }
 
 // lose records that a client lost its connection; the controller then
@@ -210,6 +211,10 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	begin, interrupted := r.control(ctx, s, all, clients)
+	var cpu time.Duration
+	if begin != 0 && r.cpuBegin != 0 {
+		cpu = processCPU() - r.cpuBegin
+	}
 	if interrupted {
 		stopCalls(errStopped)
 	}
@@ -226,6 +231,7 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 	for i, st := range streams {
 		results[i] = merge(st.Op, clients[i], elapsed)
 		results[i].StoppedBy = r.stoppedBy
+		results[i].ClientCPU = cpu
 		for j, c := range clients[i] {
 			if c.panicked != "" {
 				errs = append(errs, fmt.Errorf("measure: stream %d (%q) client %d panicked: %s", i, st.Op, j, c.panicked))
@@ -316,6 +322,7 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 				}
 			}
 			begin = r.now()
+			r.cpuBegin = processCPU()
 			close(r.start)
 			if waker != nil {
 				waker.Wake(r.poke)

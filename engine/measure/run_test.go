@@ -520,3 +520,38 @@ func TestRunNow(t *testing.T) {
 		}
 	}
 }
+
+// The process's CPU during the window is measured: a client spinning on
+// the CPU uses about the window, one sleeping next to nothing.
+func TestRunPointClientCPU(t *testing.T) {
+	spin := func(context.Context) error {
+		for t0 := time.Now(); time.Since(t0) < 200*time.Microsecond; {
+		}
+		return nil
+	}
+	s := Sampling{MinDuration: 300 * time.Millisecond, MaxDuration: time.Second, MinSamples: 1, Reps: 1}
+	for _, tc := range []struct {
+		name     string
+		call     Call
+		min, max float64 // bounds of CPU over elapsed
+	}{
+		// One-sided where load could move it: a busy machine gives the
+		// spinner less, never more than every core.
+		{"spinning", spin, 0.1, 64},
+		{"sleeping", sleeper(5 * time.Millisecond), 0, 0.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := RunPoint(context.Background(), s, []Stream{{Op: "read", Calls: []Call{tc.call}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := res[0]
+			if r.ClientCPU <= 0 {
+				t.Fatalf("client CPU %s", r.ClientCPU)
+			}
+			if f := float64(r.ClientCPU) / float64(r.Elapsed); f < tc.min || f > tc.max {
+				t.Errorf("client CPU %s over %s elapsed: %.2f, want %.2f to %.2f", r.ClientCPU, r.Elapsed, f, tc.min, tc.max)
+			}
+		})
+	}
+}

@@ -665,9 +665,21 @@ func (p *Pool) merge(elapsed time.Duration, results map[*proc]Msg) ([]measure.Re
 			errs = append(errs, fmt.Errorf("worker %d: %s", w.index, m.Error))
 		}
 	}
+	// The clients' CPU is the workers' sum, known only when every worker
+	// measured and said.
+	var cpu time.Duration
+	for _, w := range p.procs {
+		m, ok := results[w]
+		if !ok || m.CPUNs <= 0 {
+			cpu = 0
+			break
+		}
+		cpu += time.Duration(m.CPUNs)
+	}
 	out := make([]measure.Result, p.streams)
 	for i := range out {
 		out[i] = measure.Combine(ops[i], elapsed, parts[i])
+		out[i].ClientCPU = cpu
 	}
 	return out, errors.Join(errs...)
 }

@@ -63,6 +63,9 @@ type Msg struct {
 	Calls   []int64        `json:"calls,omitempty"`   // progress
 	Streams []StreamResult `json:"streams,omitempty"` // result; snapshot: the first stream's histogram
 	Error   string         `json:"error,omitempty"`   // error, result
+	// CPUNs is the worker process's CPU time during its measured window
+	// (result; absent when its system does not say).
+	CPUNs int64 `json:"cpu_ns,omitempty"`
 }
 
 // Assign is what one worker runs.

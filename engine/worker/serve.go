@@ -155,6 +155,9 @@ func rep(ctx context.Context, c *Conn, in *inbox, s measure.Sampling, streams []
 		// A panicking client: its calls are counted, the rest is reported.
 		out.Error = runErr.Error()
 	}
+	if len(res) > 0 {
+		out.CPUNs = int64(res[0].ClientCPU)
+	}
 	for _, r := range res {
 		sr, err := Encode(r)
 		if err != nil {

@@ -344,6 +344,10 @@ func TestPool(t *testing.T) {
 				if res[0].Elapsed < 100*time.Millisecond || res[0].Elapsed > 2*time.Second || res[0].Hist.TotalCount() != res[0].Count {
 					t.Errorf("rep %d: elapsed %s, hist %d of %d", rep, res[0].Elapsed, res[0].Hist.TotalCount(), res[0].Count)
 				}
+				// The workers' CPU during the window, summed, on every stream.
+				if res[0].ClientCPU <= 0 || res[1].ClientCPU != res[0].ClientCPU {
+					t.Errorf("rep %d: client CPU %s and %s", rep, res[0].ClientCPU, res[1].ClientCPU)
+				}
 			}
 			if err := p.Close(); err != nil {
 				t.Fatal(err)

@@ -331,11 +331,14 @@ func (a *reps) measure(ctx context.Context, env kind.Env, n int, rep func(contex
 		a.rows = append(a.rows, nil)
 		a.hists = append(a.hists, nil)
 	}
+	cpu := results.ClientCPUPerCall(res)
 	for i, r := range res {
 		row := results.FromResult(env.Row(), r)
 		row.Rep = n
 		env.Emit(results.Raw(row))
-		env.Emit(results.PrecisionOf(row, r))
+		pr := results.PrecisionOf(row, r)
+		pr.ClientCPUUs = cpu
+		env.Emit(pr)
 		a.rows[i] = append(a.rows[i], row)
 		if r.Hist != nil {
 			a.hists[i] = append(a.hists[i], results.Interval{Start: start, End: start.Add(r.Elapsed), Hist: r.Hist})
