@@ -284,3 +284,79 @@ func TestApplyRemoteWorkers(t *testing.T) {
 		}
 	}
 }
+
+// write_mixed on a process backend: the readers run in worker processes
+// and the writer in the coordinator, in one window, as the seed ran one
+// writer next to reader processes; the checks after the writes see what
+// the writer committed. DuckDB takes one writing process: there every
+// client stays in the coordinator and the reads are checked as they run.
+func TestApplyWriteMixedReaderProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	t.Setenv(asCLI, "1")
+	for _, tc := range []struct {
+		backend     string
+		workers     int    // reader processes seen at once
+		concurrent  string // the concurrent_reads check's status
+		readersHere bool
+	}{
+		{"sqlite-ext", 3, "SKIP", false},
+		{"duckdb-readers", 0, "PASS", true},
+	} {
+		t.Run(tc.backend, func(t *testing.T) {
+			dir := t.TempDir()
+			stop := make(chan struct{})
+			most := watchWorkers(t, stop, nil)
+			code, stdout, stderr := runT(t, "apply", fullSpec, "-var", `scales=["xs"]`, "-var", `backends=["`+tc.backend+`"]`,
+				"-var", `scenarios=["write_mixed"]`, "-var", "mixed_s=1", "-var", "mixed_readers=3",
+				"-var", "data_dir="+filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"))
+			close(stop)
+			if code != exitOK {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			if n := <-most; n != tc.workers {
+				t.Errorf("at most %d worker processes seen at once, want %d", n, tc.workers)
+			}
+			rows := readCSV(t, filepath.Join(dir, "out", "timings.csv"))
+			ops := map[string]map[string]string{}
+			for _, r := range rows {
+				if r["scenario"] == "write_mixed" {
+					ops[r["op"]] = r
+				}
+			}
+			w, r := ops["write"], ops["read"]
+			if w == nil || r == nil || w["count"] == "0" || r["count"] == "0" || w["errors"] != "0" || r["errors"] != "0" || r["clients"] != "3" {
+				t.Fatalf("write_mixed rows: write %v, read %v", w, r)
+			}
+			checks, err := os.ReadFile(filepath.Join(dir, "out", "checks.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var concurrent string
+			passAfter := 0
+			for _, l := range strings.Split(string(checks), "\n") {
+				f := strings.Fields(l)
+				switch {
+				case len(f) > 4 && f[4] == "concurrent_reads:":
+					concurrent = f[0]
+				case len(f) > 4 && f[0] == "PASS" && f[1] == "write_mixed":
+					passAfter++
+				case len(f) > 0 && f[0] == "FAIL":
+					t.Errorf("check failed: %s", l)
+				}
+			}
+			if concurrent != tc.concurrent || passAfter == 0 {
+				t.Errorf("concurrent_reads %q (want %s), %d checks after the writes passed:\n%s", concurrent, tc.concurrent, passAfter, checks)
+			}
+			log, _ := os.ReadFile(filepath.Join(dir, "out", "logs", "workers.log"))
+			inLog := strings.Contains(string(log), "write_mixed "+tc.backend+" xs point=0 workers=3")
+			if inLog == tc.readersHere {
+				t.Errorf("workers.log (readers in this process: %v):\n%s", tc.readersHere, log)
+			}
+			if tc.readersHere && !strings.Contains(stdout+stderr, "readers run in this process") {
+				t.Errorf("no word that the readers stay in this process:\n%s%s", stdout, stderr)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package kind
 
 import (
 	"context"
+	"errors"
 
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 )
@@ -15,9 +16,18 @@ type WorkerEnv interface {
 	// StartWorkers starts the workers of point number index (in the
 	// scenario's order, as describe says it), opens their share of the
 	// streams' clients and warms nothing up yet: each Rep does. The
-	// spawn and connection time stays out of every measured window.
-	StartWorkers(ctx context.Context, index int, describe string, streams []WorkerStream) (Workers, error)
+	// spawn and connection time stays out of every measured window. samp
+	// is how the point samples (write_mixed: its fixed duration).
+	//
+	// A backend whose database takes one writing process (DuckDB) refuses
+	// the workers of a scenario that writes with ErrOneWritingProcess.
+	StartWorkers(ctx context.Context, index int, describe string, samp measure.Sampling, streams []WorkerStream) (Workers, error)
 }
+
+// ErrOneWritingProcess is StartWorkers' refusal on a database that takes
+// one writing process while the scenario writes: its clients then run
+// in this process.
+var ErrOneWritingProcess = errors.New("the database allows one writing process: a scenario that writes runs its clients in this process")
 
 // WorkerRunner is implemented by the Definitions of kinds whose points
 // run their clients in worker processes when the backend's client model
@@ -25,6 +35,12 @@ type WorkerEnv interface {
 // of the coordinator whatever the model; plan says so.
 type WorkerRunner interface {
 	RunsInWorkers() bool
+}
+
+// WorkerNoter is implemented by WorkerRunners that run only some of
+// their clients in workers: plan prints the note under the scenario.
+type WorkerNoter interface {
+	WorkersNote() string
 }
 
 // WorkerStream is one stream of a point run by workers.
@@ -42,5 +58,18 @@ type Workers interface {
 	// mid-repetition returns the results with its share counted as an
 	// error, and an error; no further Rep is possible.
 	Rep(ctx context.Context) ([]measure.Result, error)
+	// RepAlong is Rep with clients of this process measured in the same
+	// window (write_mixed's writer next to reader processes).
+	RepAlong(ctx context.Context, along Along) ([]measure.Result, error)
 	Close() error
+}
+
+// Along ties clients of this process to a repetition of the workers:
+// the workers start once Ready is closed (this process's clients are
+// warmed up too), Started is called when they start measuring and
+// Stopping when the coordinator stops them. Zero fields are skipped.
+type Along struct {
+	Ready    <-chan struct{}
+	Started  func()
+	Stopping func()
 }

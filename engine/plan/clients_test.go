@@ -63,13 +63,19 @@ func TestPlanSaysWhereClientsRun(t *testing.T) {
 			inProcess = append(inProcess, strings.TrimSpace(lines[i-1]))
 		}
 	}
-	want := []string{"write_mixed (write_mixed)", "cold_vs_warm (cold_warm)", "sustained (sustained)"}
+	want := []string{"cold_vs_warm (cold_warm)", "sustained (sustained)"}
 	if len(inProcess) != len(want) {
 		t.Fatalf("scenarios said to run in the coordinator: %q, want %q", inProcess, want)
 	}
 	for i, w := range want {
 		if !strings.Contains(inProcess[i], w) {
 			t.Errorf("scenario %d in the coordinator: %q, want %q", i, inProcess[i], w)
+		}
+	}
+	// write_mixed's readers run in workers, its writer here.
+	for i, l := range lines {
+		if strings.Contains(l, "write_mixed (write_mixed)") && !strings.Contains(lines[i+1], "clients: readers in worker processes, the writer in this process") {
+			t.Errorf("write_mixed's line is followed by %q", lines[i+1])
 		}
 	}
 	goroutines := string(render(t, []string{"../../specs/full.hcl"}, []config.VarArg{

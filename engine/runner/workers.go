@@ -9,6 +9,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
@@ -35,7 +36,7 @@ type workerEnv struct{ *pointEnv }
 var _ kind.WorkerEnv = (*workerEnv)(nil)
 
 // StartWorkers implements kind.WorkerEnv.
-func (e *workerEnv) StartWorkers(ctx context.Context, index int, describe string, streams []kind.WorkerStream) (kind.Workers, error) {
+func (e *workerEnv) StartWorkers(ctx context.Context, index int, describe string, samp measure.Sampling, streams []kind.WorkerStream) (kind.Workers, error) {
 	c, bc := e.c, e.c.pc.Backend
 	l := c.run.opts.Launcher
 	if l == nil {
@@ -56,11 +57,11 @@ func (e *workerEnv) StartWorkers(ctx context.Context, index int, describe string
 	var assigns []worker.Assign
 	for _, sh := range worker.Split(ws, n) {
 		assigns = append(assigns, worker.Assign{Scale: c.pc.Scale.Name, Backend: bc.Name, Scenario: e.sc.Name,
-			Point: index, Describe: describe, ReadOnly: release && !e.sc.Writes, Sampling: worker.WireSampling(e.sc.Sampling.Sampling), Streams: sh})
+			Point: index, Describe: describe, ReadOnly: release && !e.sc.Writes, Sampling: worker.WireSampling(samp), Streams: sh})
 	}
 	if release {
 		if e.sc.Writes {
-			return nil, fmt.Errorf("driver %q allows one writing process: a scenario that writes cannot run in worker processes", bc.Driver)
+			return nil, fmt.Errorf("driver %q: %w", bc.Driver, kind.ErrOneWritingProcess)
 		}
 		// The database takes readers in other processes only once this
 		// one's read-write handle is closed.

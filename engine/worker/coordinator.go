@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 )
 
@@ -414,6 +415,13 @@ func (p *Pool) sendAll(m Msg) {
 // carrying why, next to the other workers' measurements; the error is
 // also returned, and the pool is done.
 func (p *Pool) Rep(ctx context.Context) ([]measure.Result, error) {
+	return p.RepAlong(ctx, kind.Along{})
+}
+
+// RepAlong is Rep with clients of the coordinator's own process in the
+// same window: the barrier opens once along.Ready is closed as well, and
+// along's callbacks say when the workers start and are stopped.
+func (p *Pool) RepAlong(ctx context.Context, along kind.Along) ([]measure.Result, error) {
 	for _, w := range p.procs {
 		if w.dead != nil {
 			return nil, w.dead
@@ -437,8 +445,18 @@ func (p *Pool) Rep(ctx context.Context) ([]measure.Result, error) {
 			return nil, ctx.Err()
 		}
 	}
+	if along.Ready != nil {
+		select {
+		case <-along.Ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	p.sendAll(Msg{Type: TypeStart})
 	t0 := time.Now()
+	if along.Started != nil {
+		along.Started()
+	}
 	calls := make([][]int64, len(p.procs))
 	var lost []error
 	// The stop conditions change only at the minimum and maximum time,
@@ -500,6 +518,9 @@ measuring:
 	}
 	elapsed := time.Since(t0)
 	p.sendAll(Msg{Type: TypeStop})
+	if along.Stopping != nil {
+		along.Stopping()
+	}
 	grace := time.NewTimer(2*max(p.samp.Probe, 5*time.Second) + 5*time.Second)
 	defer grace.Stop()
 	for len(results) < len(p.alive()) {

@@ -291,7 +291,7 @@ func (p *Point) startWorkers(ctx context.Context, env kind.WorkerEnv) (kind.Work
 	for si, st := range p.def.Streams {
 		streams = append(streams, kind.WorkerStream{Op: st.Op, Mix: st.Mix, Seed: seed + uint64(si)*7919, Clients: p.StreamClients(st)})
 	}
-	ws, err := env.StartWorkers(ctx, p.index, p.Describe(), streams)
+	ws, err := env.StartWorkers(ctx, p.index, p.Describe(), p.samp, streams)
 	if err != nil {
 		return nil, fmt.Errorf("at %d clients: starting workers: %w", p.clients, err)
 	}
@@ -309,6 +309,20 @@ func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, strea
 		if err := acc.measure(ctx, env, n, func(ctx context.Context) ([]measure.Result, error) {
 			return measure.RunPoint(ctx, samp, streams)
 		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// MeasureRepsWith is MeasureReps with each rep measured by rep: streams
+// whose clients run in other processes too (write_mixed's readers in
+// workers next to its writer).
+func MeasureRepsWith(ctx context.Context, env kind.Env, count int, rep func(context.Context) ([]measure.Result, error)) error {
+	var acc reps
+	defer acc.finish(env)
+	for n := 1; n <= max(count, 1); n++ {
+		if err := acc.measure(ctx, env, n, rep); err != nil {
 			return err
 		}
 	}

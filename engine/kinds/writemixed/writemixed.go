@@ -155,6 +155,16 @@ func (d *Definition) Queries() []string {
 // Writes implements kind.Definition.
 func (d *Definition) Writes() bool { return true }
 
+// RunsInWorkers implements kind.WorkerRunner: with a process client
+// model the readers run in worker processes and the writer in the
+// coordinator, as the seed ran one writer next to reader processes.
+func (d *Definition) RunsInWorkers() bool { return d.HasReads }
+
+// WorkersNote implements kind.WorkerNoter.
+func (d *Definition) WorkersNote() string {
+	return "readers in worker processes, the writer in this process (a database with one writing process: all in this process)"
+}
+
 // WriteGenerators implements kind.WriteGenerators.
 func (d *Definition) WriteGenerators() []string { return []string{d.Generator} }
 
@@ -215,7 +225,14 @@ func (p *Point) Run(ctx context.Context, env kind.Env) error {
 			r.close()
 		}
 	}()
-	if p.def.HasReads {
+	workers, err := p.startReaders(ctx, env)
+	if err != nil {
+		return err
+	}
+	if workers != nil {
+		defer workers.Close()
+	}
+	if p.def.HasReads && workers == nil {
 		rs := measure.Stream{Op: results.OpRead}
 		for i := 0; i < p.def.Reads.Clients; i++ {
 			r, err := newReader(ctx, wenv, p.def, log, i)
@@ -227,7 +244,12 @@ func (p *Point) Run(ctx context.Context, env kind.Env) error {
 		}
 		streams = append(streams, rs)
 	}
-	runErr := closedloop.MeasureReps(ctx, env, p.sampling(), streams)
+	var runErr error
+	if workers != nil {
+		runErr = p.measureAlong(ctx, env, streams, workers)
+	} else {
+		runErr = closedloop.MeasureReps(ctx, env, p.sampling(), streams)
+	}
 	// What committed is recorded whatever happened: the checks after the
 	// scenario compare with the truth those writes lead to.
 	n, inDoubt := wr.committed()
@@ -241,8 +263,15 @@ func (p *Point) Run(ctx context.Context, env kind.Env) error {
 		}
 		wenv.Log("contention", "%s op=read clients=%d %s retries=0\n", rowKey(env), len(readers), c.String())
 	}
+	if workers != nil {
+		wenv.Log("contention", "%s op=read clients=%d in worker processes: their errors are in the read row, not classified here\n", rowKey(env), p.def.Reads.Clients)
+	}
 	if p.def.Verify != "" {
-		env.Emit(verdict(env, p.def, readers))
+		if workers != nil {
+			env.Emit(verdictInWorkers(env, p.def))
+		} else {
+			env.Emit(verdict(env, p.def, readers))
+		}
 	}
 	return runErr
 }
