@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -10,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // BenchmarkClientModels measures the same points with goroutine clients
@@ -46,15 +52,23 @@ func BenchmarkClientModels(b *testing.B) {
 		backends = slices.DeleteFunc(backends, func(be benchBackend) bool { return !slices.Contains(strings.Split(only, ","), be.key) })
 	}
 	clients := []string{"1", "8", "32"}
-	var table []string
+	var table, native []string
 	for _, be := range backends {
 		for _, sc := range []string{"parity_q1", "concurrency_sweep"} {
 			b.Run(be.key+"/"+sc, func(b *testing.B) { table = append(table, benchClientModels(b, be, sc, rounds, clients)...) })
 		}
+		if be.key == "postgres" {
+			b.Run("pgbench", func(b *testing.B) { native = benchPgbenchProcesses(b, rounds, clients) })
+		}
 	}
 	fmt.Fprintf(os.Stderr, "\n%d rounds, min_s = max_s = 3, one rep per round:\n\n"+
-		"| backend, scenario | clients | p50 ms goroutine / process (ratio) | ops/s goroutine / process (ratio) | workers' start-up | load average |\n"+
-		"| --- | ---: | ---: | ---: | ---: | ---: |\n%s\n", rounds, strings.Join(table, "\n"))
+		"| backend, scenario | clients | p50 ms goroutine / process (ratio) | ops/s goroutine / process (ratio) | client CPU µs/call goroutine / process (ratio) | workers' start-up | load average |\n"+
+		"| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n%s\n", rounds, strings.Join(table, "\n"))
+	if native != nil {
+		fmt.Fprintf(os.Stderr, "\nThe same q1 through pgbench -M prepared, %d paired rounds of 3 s: one process (-c N -j N, threads) against N processes of -c 1:\n\n"+
+			"| clients | tps one process / N processes (ratio) | client CPU µs/tx one process / N processes (ratio) | load average |\n"+
+			"| ---: | ---: | ---: | ---: |\n%s\n", rounds, strings.Join(native, "\n"))
+	}
 }
 
 var benchNames = map[string]string{"parity_q1": "q1", "concurrency_sweep": "mix"}
@@ -86,7 +100,7 @@ func benchClientModels(b *testing.B, bb benchBackend, scenario string, rounds in
 	// Load the store first, so that no round's first point follows a load.
 	apply("goroutine", "[1]", "0.2")
 	type key struct{ model, clients string }
-	p50s, tputs := map[key][]float64{}, map[key][]float64{}
+	p50s, tputs, cpus := map[key][]float64{}, map[key][]float64{}, map[key][]float64{}
 	startup := map[string][]float64{}
 	var loads []float64
 	for r := 0; r < rounds; r++ {
@@ -104,6 +118,11 @@ func benchClientModels(b *testing.B, bb benchBackend, scenario string, rounds in
 				p50s[k] = append(p50s[k], p50)
 				tputs[k] = append(tputs[k], tp)
 			}
+			for _, row := range readCSV(b, filepath.Join(out, "precision.csv")) {
+				k := key{model, row["clients"]}
+				cpu, _ := strconv.ParseFloat(row["client_cpu_us"], 64)
+				cpus[k] = append(cpus[k], cpu)
+			}
 			if model == "process" {
 				log, _ := os.ReadFile(filepath.Join(out, "logs", "workers.log"))
 				for _, m := range regexp.MustCompile(`workers=(\d+) startup_ms=([0-9.]+)`).FindAllStringSubmatch(string(log), -1) {
@@ -118,10 +137,12 @@ func benchClientModels(b *testing.B, bb benchBackend, scenario string, rounds in
 	var rows []string
 	for _, c := range clients {
 		g, p := key{"goroutine", c}, key{"process", c}
-		p50Ratio, tpRatio := ratios(p50s[p], p50s[g]), ratios(tputs[p], tputs[g])
-		rows = append(rows, fmt.Sprintf("| %s, %s | %s | %s / %s (%.2f) | %s / %s (%.2f) | %.2f s | %.0f-%.0f |",
+		p50Ratio, tpRatio, cpuRatio := ratios(p50s[p], p50s[g]), ratios(tputs[p], tputs[g]), ratios(cpus[p], cpus[g])
+		rows = append(rows, fmt.Sprintf("| %s, %s | %s | %s / %s (%.2f) | %s / %s (%.2f) | %.1f / %.1f (%.2f) | %.2f s | %.0f-%.0f |",
 			bb.label, benchNames[scenario], c, ms3(median(p50s[g])), ms3(median(p50s[p])), median(p50Ratio),
-			ops(median(tputs[g])), ops(median(tputs[p])), median(tpRatio), median(startup[c])/1000, loads[0], loads[len(loads)-1]))
+			ops(median(tputs[g])), ops(median(tputs[p])), median(tpRatio),
+			median(cpus[g]), median(cpus[p]), median(cpuRatio), median(startup[c])/1000, loads[0], loads[len(loads)-1]))
+		b.ReportMetric(median(cpuRatio), "cpu-ratio-c"+c)
 		b.ReportMetric(median(p50Ratio), "p50-ratio-c"+c)
 		b.ReportMetric(median(tpRatio), "tput-ratio-c"+c)
 		b.ReportMetric(median(startup[c]), "startup-ms-c"+c)
@@ -178,4 +199,106 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// benchPgbenchProcesses is the native control of the PostgreSQL rows:
+// pgbench running the same q1 on the database the rows ran on, with its
+// clients as threads of one process (-c N -j N) and as N processes of one
+// client each, in paired rounds. What N processes cost beyond N threads
+// here is the operating system's, whatever the client.
+func benchPgbenchProcesses(b *testing.B, rounds int, clients []string) []string {
+	pgbench := os.Getenv("PGBENCH")
+	if pgbench == "" {
+		pgbench = "/usr/lib/postgresql/15/bin/pgbench"
+	}
+	if _, err := os.Stat(pgbench); err != nil {
+		b.Skipf("no pgbench at %s (set PGBENCH)", pgbench)
+	}
+	dsn := os.Getenv("MENTAT_SPEC_PG_DSN")
+	u, err := url.Parse(dsn)
+	if err != nil {
+		b.Fatalf("MENTAT_SPEC_PG_DSN: %v", err)
+	}
+	u.Path = "/mentat_xs" // specs/full.hcl's database at scale xs, loaded by the rows above
+	db := u.String()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var users int64
+	err = conn.QueryRow(ctx, "SELECT count(*) FROM cur_text WHERE a = (SELECT a FROM attrs WHERE ident = 'user/email')").Scan(&users)
+	conn.Close(ctx)
+	if err != nil || users == 0 {
+		b.Fatalf("users in mentat_xs: %d, %v", users, err)
+	}
+	q1, err := os.ReadFile("../../specs/mentat/sql/q1.sql")
+	if err != nil {
+		b.Fatal(err)
+	}
+	script := filepath.Join(b.TempDir(), "q1.pgbench")
+	text := fmt.Sprintf("\\set uid random(0, %d)\n%s;\n", users-1, strings.Replace(string(q1), ":email", "('user' || :uid || '@example.com')", 1))
+	if err := os.WriteFile(script, []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	// run starts procs pgbench processes of n/procs clients each and
+	// returns their transactions per second and CPU per transaction.
+	run := func(n, procs int) (tps, cpuUs float64) {
+		cmds := make([]*exec.Cmd, procs)
+		outs := make([]*strings.Builder, procs)
+		for i := range cmds {
+			c := strconv.Itoa(n / procs)
+			outs[i] = &strings.Builder{}
+			cmds[i] = exec.Command(pgbench, "-n", "-M", "prepared", "-c", c, "-j", c, "-T", "3", "-f", script, db)
+			cmds[i].Stdout = outs[i]
+			if err := cmds[i].Start(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var txs int64
+		var cpu time.Duration
+		for i, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				b.Fatalf("pgbench: %v\n%s", err, outs[i])
+			}
+			cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			m := regexp.MustCompile(`actually processed: (\d+)`).FindStringSubmatch(outs[i].String())
+			if m == nil {
+				b.Fatalf("pgbench printed no count:\n%s", outs[i])
+			}
+			v, _ := strconv.ParseInt(m[1], 10, 64)
+			txs += v
+		}
+		if txs == 0 {
+			b.Fatal("pgbench made no transaction")
+		}
+		return float64(txs) / 3, float64(cpu) / float64(time.Microsecond) / float64(txs)
+	}
+	var rows []string
+	for _, c := range clients {
+		n, _ := strconv.Atoi(c)
+		var one, many, oneCPU, manyCPU, loads []float64
+		for r := 0; r < rounds; r++ {
+			loads = append(loads, loadAverage())
+			order := []bool{true, false} // one process first
+			if r%2 == 1 {
+				order = []bool{false, true}
+			}
+			for _, threads := range order {
+				if threads {
+					tps, cpu := run(n, 1)
+					one, oneCPU = append(one, tps), append(oneCPU, cpu)
+				} else {
+					tps, cpu := run(n, n)
+					many, manyCPU = append(many, tps), append(manyCPU, cpu)
+				}
+			}
+		}
+		sort.Float64s(loads)
+		rows = append(rows, fmt.Sprintf("| %d | %s / %s (%.2f) | %.1f / %.1f (%.2f) | %.0f-%.0f |", n,
+			ops(median(one)), ops(median(many)), median(ratios(many, one)),
+			median(oneCPU), median(manyCPU), median(ratios(manyCPU, oneCPU)), loads[0], loads[len(loads)-1]))
+		b.ReportMetric(median(ratios(manyCPU, oneCPU)), "pgbench-cpu-ratio-c"+c)
+	}
+	return rows
 }
