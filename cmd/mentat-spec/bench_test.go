@@ -31,7 +31,12 @@ import (
 // client models from that cost of the database. It
 // prints the BENCHMARKS.md table: medians over rounds of each model's p50
 // and throughput, the median of the per-round ratios process / goroutine,
-// the workers' start-up (out of the timed window) and the load average.
+// the clients' CPU per call (precision.csv's client_cpu_us: the engine
+// process, or the sum of the workers), the workers' start-up (out of the
+// timed window) and the load average. With PostgreSQL it then runs the
+// native control: the same q1 through pgbench as one process of N
+// threads and as N processes, which shows what N processes cost the
+// operating system beyond N threads whatever the client.
 //
 //	MENTAT_SPEC_BENCH_ROUNDS=3 go test ./cmd/mentat-spec -run '^$' -bench ClientModels -benchtime 1x -timeout 30m
 //
