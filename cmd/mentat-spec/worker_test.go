@@ -360,3 +360,59 @@ func TestApplyWriteMixedReaderProcesses(t *testing.T) {
 		})
 	}
 }
+
+// A reader process of write_mixed killed during the writes: the read row
+// carries the error next to the other readers' calls, the writer stops
+// with the workers and its writes are recorded, so the checks after the
+// writes still compare with what committed.
+func TestApplyWriteMixedReaderKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	t.Setenv(asCLI, "1")
+	dir := t.TempDir()
+	stop := make(chan struct{})
+	var once sync.Once
+	var victim int
+	workersLog := filepath.Join(dir, "out", "logs", "workers.log")
+	most := watchWorkers(t, stop, func(pids []int) {
+		if len(pids) < 3 {
+			return
+		}
+		if b, _ := os.ReadFile(workersLog); !strings.Contains(string(b), "write_mixed sqlite-ext xs point=0 workers=3") {
+			return
+		}
+		once.Do(func() {
+			time.Sleep(1500 * time.Millisecond) // into the window of 4 s
+			victim = pids[1]
+			if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+				t.Errorf("kill %d: %v", victim, err)
+			}
+		})
+	})
+	code, stdout, stderr := runT(t, "apply", fullSpec, "-var", `scales=["xs"]`, "-var", `backends=["sqlite-ext"]`,
+		"-var", `scenarios=["write_mixed"]`, "-var", "mixed_s=4", "-var", "mixed_readers=3",
+		"-var", "data_dir="+filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"))
+	close(stop)
+	<-most
+	if victim == 0 {
+		t.Fatalf("no worker was killed\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	if code != exitFailed || !strings.Contains(stdout+stderr, "killed") {
+		t.Errorf("exit %d, want %d with the killed worker reported\nstdout:\n%s\nstderr:\n%s", code, exitFailed, stdout, stderr)
+	}
+	ops := map[string]map[string]string{}
+	for _, r := range readCSV(t, filepath.Join(dir, "out", "timings.csv")) {
+		ops[r["op"]] = r
+	}
+	w, r := ops["write"], ops["read"]
+	if w == nil || w["count"] == "0" || w["errors"] != "0" {
+		t.Errorf("the writer's row: %v", w)
+	}
+	if r == nil || r["count"] == "0" || r["errors"] == "0" {
+		t.Errorf("the readers' row must carry the error next to the other readers' calls: %v", r)
+	}
+	if !strings.Contains(stdout, "write(s) of state_change committed") || !strings.Contains(stdout, "PASS xs/sqlite-ext write_mixed point_lookup") {
+		t.Errorf("the writes were not recorded or not checked after the kill:\n%s", stdout)
+	}
+}
