@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -287,9 +288,10 @@ func TestApplyRemoteWorkers(t *testing.T) {
 
 // write_mixed on a process backend: the readers run in worker processes
 // and the writer in the coordinator, in one window, as the seed ran one
-// writer next to reader processes; the checks after the writes see what
-// the writer committed. DuckDB takes one writing process: there every
-// client stays in the coordinator and the reads are checked as they run.
+// writer next to reader processes; a verifier next to the writer checks
+// reads during the writes, and the checks after the writes see what the
+// writer committed. DuckDB takes one writing process: there every client
+// stays in the coordinator and the readers' own reads are checked.
 func TestApplyWriteMixedReaderProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs worker processes")
@@ -301,7 +303,7 @@ func TestApplyWriteMixedReaderProcesses(t *testing.T) {
 		concurrent  string // the concurrent_reads check's status
 		readersHere bool
 	}{
-		{"sqlite-ext", 3, "SKIP", false},
+		{"sqlite-ext", 3, "PASS", false},
 		{"duckdb-readers", 0, "PASS", true},
 	} {
 		t.Run(tc.backend, func(t *testing.T) {
@@ -340,6 +342,9 @@ func TestApplyWriteMixedReaderProcesses(t *testing.T) {
 				switch {
 				case len(f) > 4 && f[4] == "concurrent_reads:":
 					concurrent = f[0]
+					if byVerifier := strings.Contains(l, "by a verifier in the writer's process"); byVerifier == tc.readersHere {
+						t.Errorf("concurrent_reads (readers in this process: %v): %s", tc.readersHere, l)
+					}
 				case len(f) > 4 && f[0] == "PASS" && f[1] == "write_mixed":
 					passAfter++
 				case len(f) > 0 && f[0] == "FAIL":
@@ -414,5 +419,39 @@ func TestApplyWriteMixedReaderKilled(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "write(s) of state_change committed") || !strings.Contains(stdout, "PASS xs/sqlite-ext write_mixed point_lookup") {
 		t.Errorf("the writes were not recorded or not checked after the kill:\n%s", stdout)
+	}
+}
+
+// The verifier next to the writer can fail: a write split in two
+// transactions (the log first, the current state later) exposes a state
+// that never existed to reads in between, and with the readers in worker
+// processes the verifier of the writer's process reports it, naming the
+// write, and apply fails.
+func TestApplyWriteMixedVerifierCatchesASplitWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	t.Setenv(asCLI, "1")
+	dir := t.TempDir()
+	split, err := filepath.Abs("../../engine/runner/testdata/writes/write_state_split.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	override := filepath.Join(dir, "split_override.hcl")
+	text := fmt.Sprintf("query \"write_state\" {\n  sql = file(%q)\n}\n", filepath.ToSlash(split))
+	if err := os.WriteFile(override, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runT(t, "apply", fullSpec, override, "-var", `scales=["xs"]`, "-var", `backends=["sqlite-ext"]`,
+		"-var", `scenarios=["write_mixed"]`, "-var", "mixed_s=2", "-var", "mixed_readers=2",
+		"-var", "data_dir="+filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"))
+	var line string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.Contains(l, "concurrent_reads:") {
+			line = l
+		}
+	}
+	if code != exitFailed || !strings.HasPrefix(line, "FAIL") || !strings.Contains(line, "never existed") || !strings.Contains(line, "contradicts write") {
+		t.Errorf("exit %d, concurrent_reads %q\nstdout:\n%s\nstderr:\n%s", code, line, stdout, stderr)
 	}
 }

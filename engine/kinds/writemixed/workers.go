@@ -35,7 +35,9 @@ func (p *Point) startReaders(ctx context.Context, env kind.Env) (kind.Workers, e
 // measureAlong measures the writer (streams, this process) and the
 // readers (workers) in one window: the workers start once the writer is
 // warmed up, and the writer stops when the coordinator stops them.
-func (p *Point) measureAlong(ctx context.Context, env kind.Env, streams []measure.Stream, ws kind.Workers) error {
+//
+// A verifier, when given, makes its verify reads during the window.
+func (p *Point) measureAlong(ctx context.Context, env kind.Env, streams []measure.Stream, ws kind.Workers, verifier *reader) error {
 	return closedloop.MeasureRepsWith(ctx, env, 1, func(ctx context.Context) ([]measure.Result, error) {
 		g := newAlongGate()
 		wctx, cancel := context.WithCancel(ctx)
@@ -50,12 +52,25 @@ func (p *Point) measureAlong(ctx context.Context, env kind.Env, streams []measur
 			g.setReady() // the workers never wait for a writer that gave up
 			done <- outcome{res, err}
 		}()
+		verified := make(chan struct{})
+		go func() {
+			defer close(verified)
+			if verifier == nil {
+				return
+			}
+			select {
+			case <-g.started:
+				verifier.verifyUntil(wctx, g.stopping)
+			case <-wctx.Done():
+			}
+		}()
 		reads, readErr := ws.RepAlong(ctx, kind.Along{Ready: g.ready, Started: g.start, Stopping: g.stop})
 		g.stop()
 		if !g.hasStarted() {
 			cancel() // the workers never started: neither does the writer
 		}
 		w := <-done
+		<-verified
 		res := append(w.res, reads...)
 		// One window: the coordinator's stop ends both, and the clients'
 		// CPU is this process's and the workers' together.
