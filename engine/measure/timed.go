@@ -28,6 +28,10 @@ type Timed struct {
 	// Grace is how long calls still running at the end may go on before
 	// they are cancelled; 0 means 5 s.
 	Grace time.Duration
+	// Barrier, when set, is called once every client is warmed up and
+	// before the clock starts: a worker process waits there for its
+	// coordinator's start. An error ends the run before it measured.
+	Barrier func(context.Context) error
 }
 
 // TimedStream is one stream of a timed run.
@@ -196,8 +200,19 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 		}
 	}
 	ready.Wait()
+	if t.Barrier != nil {
+		if err := t.Barrier(runCtx); err != nil {
+			// Nobody measured: release the clients, which see the run
+			// cancelled and return.
+			cancel(errStopped)
+			close(start)
+			wg.Wait()
+			return nil, fmt.Errorf("measure: timed run: before the start: %w", err)
+		}
+	}
 	begin = now()
 	end = begin + int64(t.Duration)
+	cpuBegin := processCPU()
 	if timedBegan != nil {
 		timedBegan(origin.Add(time.Duration(begin - 1)))
 	}
@@ -237,6 +252,10 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 			interrupted = context.Cause(ctx)
 		}
 	}
+	var cpu time.Duration
+	if cpuBegin != 0 {
+		cpu = processCPU() - cpuBegin
+	}
 	if interrupted != nil {
 		cancel(errStopped)
 	}
@@ -267,6 +286,7 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 			r.Dropped = max(due-started, 0)
 		}
 		fill(&r, st.total, elapsed)
+		r.ClientCPU = cpu
 		out[i] = r
 	}
 	for _, p := range panics {

@@ -2,9 +2,11 @@ package measure
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -223,4 +225,29 @@ func BenchmarkCallOverhead(b *testing.B) {
 		}
 		b.ReportMetric(float64(res[0].Elapsed)/float64(res[0].Count), "ns/call")
 	})
+}
+
+// The barrier runs after every client's warm-up and before the clock:
+// its wait is not measured, and its refusal ends the run unmeasured.
+func TestRunTimedBarrier(t *testing.T) {
+	var warmed atomic.Int64
+	call := func(ctx context.Context) error { warmed.Add(1); time.Sleep(time.Millisecond); return nil }
+	tm := Timed{Warmup: 3, Duration: 100 * time.Millisecond, Barrier: func(context.Context) error {
+		if n := warmed.Load(); n != 6 {
+			t.Errorf("barrier after %d calls, want the 6 warm-up calls", n)
+		}
+		time.Sleep(200 * time.Millisecond)
+		return nil
+	}}
+	res, err := RunTimed(context.Background(), tm, []TimedStream{{Op: "read", Calls: []Call{call, call}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Elapsed != 100*time.Millisecond || res[0].Count == 0 || res[0].Count > 2*100 {
+		t.Errorf("elapsed %s, %d calls: the barrier's wait must stay out of the window", res[0].Elapsed, res[0].Count)
+	}
+	tm.Barrier = func(context.Context) error { return errors.New("no start") }
+	if res, err := RunTimed(context.Background(), tm, []TimedStream{{Op: "read", Calls: []Call{call}}}, nil); err == nil || res != nil {
+		t.Errorf("a refused barrier: %v, %v", res, err)
+	}
 }
