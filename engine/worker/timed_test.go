@@ -215,3 +215,51 @@ func TestSplitRate(t *testing.T) {
 		}
 	}
 }
+
+// The worker's side of a timed assignment: after start it sends each
+// window as it closes and then its totals, with no stop; a stop that
+// crosses the end is ignored.
+func TestServeTimedWithFakeCoordinator(t *testing.T) {
+	f, done := startServe(t)
+	f.expect(TypeHello)
+	a := testAssign()
+	a.Timed = WireTimed(measure.Timed{Warmup: 1, Duration: 300 * time.Millisecond, Window: 100 * time.Millisecond, Grace: time.Second})
+	a.Streams[1].Mix, a.Streams[1].Rate = []string{"w"}, 200
+	f.send(Msg{Type: TypeAssign, Assign: a})
+	f.expect(TypeOpened)
+	f.send(Msg{Type: TypeRep, Rep: 1})
+	f.expect(TypeReady)
+	f.send(Msg{Type: TypeStart})
+	var sums [2]int64
+	for k := 0; k < 3; k++ {
+		m := f.expect(TypeWindow)
+		if m.Rep != 1 || m.Index != k || m.EndNs-m.StartNs != int64(100*time.Millisecond) || len(m.Streams) != 2 {
+			t.Fatalf("window %d: %+v", k, m)
+		}
+		for s, sr := range m.Streams {
+			r, err := sr.Decode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sums[s] += r.Count
+		}
+	}
+	res := f.expect(TypeResult)
+	if res.ElapsedNs != int64(300*time.Millisecond) || len(res.Streams) != 2 || res.Error != "" {
+		t.Fatalf("result %+v", res)
+	}
+	for s, sr := range res.Streams {
+		if sr.Count != sums[s] || sr.Count == 0 {
+			t.Errorf("stream %d: totals %d, windows %d", s, sr.Count, sums[s])
+		}
+	}
+	// 200/s for 0.3 s: 60 intended calls of the open-loop stream.
+	if w := res.Streams[1]; w.Count+w.Dropped != 60 || w.Clients != 1 {
+		t.Errorf("open-loop stream %+v: want 60 intended calls", w)
+	}
+	f.send(Msg{Type: TypeStop})
+	f.send(Msg{Type: TypeBye})
+	if err := <-done; err != nil {
+		t.Fatalf("Serve after bye: %v", err)
+	}
+}
