@@ -176,6 +176,9 @@ type Shard struct {
 	// Rate (timed runs, open loop) is this shard's calls per second: the
 	// stream's rate in proportion to the shard's share of its clients.
 	Rate float64 `json:"rate,omitempty"`
+	// OffsetNs delays the shard's schedule of intended starts so that
+	// the shards' calls interleave as one process's would.
+	OffsetNs int64 `json:"offset_ns,omitempty"`
 }
 
 // Clients is the shard's client count.

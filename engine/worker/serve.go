@@ -294,7 +294,7 @@ var errCoordinatorStop = errors.New("stopped by the coordinator")
 func timedRep(ctx context.Context, c *Conn, in *inbox, t measure.Timed, shards []Shard, streams []measure.Stream, n int) error {
 	ts := make([]measure.TimedStream, len(streams))
 	for i, st := range streams {
-		ts[i] = measure.TimedStream{Op: st.Op, Calls: st.Calls, Rate: shards[i].Rate}
+		ts[i] = measure.TimedStream{Op: st.Op, Calls: st.Calls, Rate: shards[i].Rate, Offset: time.Duration(shards[i].OffsetNs)}
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

@@ -35,7 +35,11 @@ func Split(streams []Stream, n int) [][]Shard {
 			take := min(left, st.Clients-i)
 			sh := Shard{Stream: si, Op: st.Op, Mix: st.Mix, Seed: st.Seed, From: i, To: i + take}
 			if st.Rate > 0 {
+				// Shard k of n equal ones calls at Rate/n from k/Rate on:
+				// together the calls are due every 1/Rate, as in one
+				// process (i/Rate for the shard starting at client i).
 				sh.Rate = st.Rate * float64(take) / float64(st.Clients)
+				sh.OffsetNs = int64(float64(i) / float64(take) / st.Rate * 1e9)
 			}
 			out[w] = append(out[w], sh)
 			i += take

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"math"
 	"strings"
 	"sync"
 	"syscall"
@@ -197,6 +198,7 @@ func TestSplitRate(t *testing.T) {
 	streams := []Stream{{Op: "read", Clients: 3}, {Op: "write", Clients: 5, Rate: 1000}}
 	for n := 1; n <= 8; n++ {
 		var sum float64
+		var due int64
 		for _, w := range Split(streams, n) {
 			for _, sh := range w {
 				if sh.Stream == 0 && sh.Rate != 0 {
@@ -206,12 +208,19 @@ func TestSplitRate(t *testing.T) {
 					if want := 1000 * float64(sh.Clients()) / 5; sh.Rate != want {
 						t.Errorf("n=%d: shard of %d clients at %v/s, want %v", n, sh.Clients(), sh.Rate, want)
 					}
+					// Due within a second: the shards' calls add up to the
+					// stream's 1000, each shard starting within its first
+					// interval.
+					if float64(sh.OffsetNs) >= 1e9/sh.Rate {
+						t.Errorf("n=%d: shard from %d offset %d ns, past its interval", n, sh.From, sh.OffsetNs)
+					}
+					due += int64(math.Ceil((1e9 - float64(sh.OffsetNs)) / (1e9 / sh.Rate)))
 					sum += sh.Rate
 				}
 			}
 		}
-		if sum < 999.999 || sum > 1000.001 {
-			t.Errorf("n=%d: shards offer %v/s, want 1000", n, sum)
+		if sum < 999.999 || sum > 1000.001 || due != 1000 {
+			t.Errorf("n=%d: shards offer %v/s, %d calls due in a second, want 1000", n, sum, due)
 		}
 	}
 }
