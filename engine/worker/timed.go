@@ -52,6 +52,11 @@ func (p *Pool) RunTimed(ctx context.Context, rates []float64, onWindow func([]me
 		}
 	}
 	if out, err := p.barrier(ctx, nil); err != nil {
+		for s := range out {
+			if s < len(rates) {
+				out[s].Rate = rates[s] // the rows name the declared rate
+			}
+		}
 		return out, err
 	}
 	p.sendAll(Msg{Type: TypeStart})

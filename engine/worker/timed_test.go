@@ -272,3 +272,26 @@ func TestServeTimedWithFakeCoordinator(t *testing.T) {
 		t.Fatalf("Serve after bye: %v", err)
 	}
 }
+
+// A worker lost before the barrier of a timed run: nobody measured, the
+// rows name the lost worker and the open-loop stream's declared rate.
+func TestPoolTimedWorkerLostBeforeBarrier(t *testing.T) {
+	l := testLauncher(t, false)
+	p, err := l.Start(context.Background(), timedAssigns(2, time.Second, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	victim := p.PIDs()[1]
+	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	windows := 0
+	res, err := p.RunTimed(context.Background(), []float64{0, 400}, func([]measure.Window) { windows++ })
+	if err == nil || !strings.Contains(err.Error(), "before the barrier") {
+		t.Fatalf("RunTimed error %v", err)
+	}
+	if windows != 0 || len(res) != 2 || res[1].Rate != 400 || res[1].Count != 0 || res[1].Errors != 1 || !strings.Contains(res[1].FirstError, "killed") {
+		t.Errorf("%d windows, rows %+v", windows, res)
+	}
+}
