@@ -5,7 +5,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A sustained point on a backend with one process per client: its
@@ -110,4 +113,60 @@ func atoi(t *testing.T, s string) int64 {
 		t.Fatalf("%q: %v", s, err)
 	}
 	return n
+}
+
+// A worker killed during the first phase of an open_loop scenario: that
+// phase's rows keep the other worker's calls and carry the error, the
+// next phase runs with fresh workers, and apply reports the failure.
+func TestApplyOpenLoopWorkerKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	t.Setenv(asCLI, "1")
+	dir := t.TempDir()
+	stop := make(chan struct{})
+	var once sync.Once
+	var victim int
+	workersLog := filepath.Join(dir, "out", "logs", "workers.log")
+	most := watchWorkers(t, stop, func(pids []int) {
+		if len(pids) < 2 {
+			return
+		}
+		if b, _ := os.ReadFile(workersLog); !strings.Contains(string(b), "point=0 workers=2") {
+			return
+		}
+		once.Do(func() {
+			time.Sleep(time.Second) // into the 3 s run
+			victim = pids[1]
+			if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+				t.Errorf("kill %d: %v", victim, err)
+			}
+		})
+	})
+	code, stdout, stderr := runT(t, "apply", "../../examples/open-loop.hcl", "testdata/processes_override.hcl",
+		"-var", "rate=[200,100]", "-var", "duration_s=3",
+		"-var", "data_dir="+filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"))
+	close(stop)
+	<-most
+	if victim == 0 {
+		t.Fatalf("no worker was killed\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	if code != exitFailed || !strings.Contains(stderr, "killed") {
+		t.Errorf("exit %d, want %d with the killed worker reported\nstderr:\n%s", code, exitFailed, stderr)
+	}
+	rows := readCSV(t, filepath.Join(dir, "out", "openloop.csv"))
+	if len(rows) != 2 {
+		t.Fatalf("openloop.csv: %v", rows)
+	}
+	killed, next := rows[0], rows[1]
+	if killed["op"] != "read@200" || killed["errors"] == "0" || atoi(t, killed["count"]) < 200 {
+		t.Errorf("the killed phase must keep the surviving worker's calls (3 s at 100/s) and carry the error: %v", killed)
+	}
+	if next["op"] != "read@100" || next["errors"] != "0" || next["count"] == "0" {
+		t.Errorf("the phase after the kill: %v", next)
+	}
+	errLog, _ := os.ReadFile(filepath.Join(dir, "out", "logs", "errors.log"))
+	if !strings.Contains(string(errLog), "pid "+strconv.Itoa(victim)) || !strings.Contains(string(errLog), "killed") {
+		t.Errorf("errors.log does not say which worker died and how:\n%s", errLog)
+	}
 }
