@@ -22,6 +22,24 @@ type WorkerEnv interface {
 	// A backend whose database takes one writing process (DuckDB) refuses
 	// the workers of a scenario that writes with ErrOneWritingProcess.
 	StartWorkers(ctx context.Context, index int, describe string, samp measure.Sampling, streams []WorkerStream) (Workers, error)
+	// StartTimedWorkers starts the workers of a timed point (sustained,
+	// open_loop) as StartWorkers does: each will run t over its shard,
+	// an open-loop stream's Rate split over the workers in proportion to
+	// their share of its clients. It refuses as StartWorkers does.
+	StartTimedWorkers(ctx context.Context, index int, describe string, t measure.Timed, streams []WorkerStream) (TimedWorkers, error)
+}
+
+// TimedWorkers are the started workers of one timed point.
+type TimedWorkers interface {
+	// Run measures the point: every worker warms up, they start
+	// together and each stops by itself at the duration. onWindow gets
+	// window k merged over the workers (histograms merged, counts
+	// summed, the streams' declared rates) as soon as every live worker
+	// closed it; Run returns the totals per stream. A worker lost mid-run
+	// leaves the others running; its share of the windows from then on
+	// and of the totals is an error, and Run returns an error as well.
+	Run(ctx context.Context, onWindow func([]measure.Window)) ([]measure.Result, error)
+	Close() error
 }
 
 // ErrOneWritingProcess is StartWorkers' refusal on a database that takes
@@ -49,6 +67,9 @@ type WorkerStream struct {
 	Mix     []string
 	Seed    uint64 // the stream's seed, as OpenClient takes it
 	Clients int
+	// Rate (timed points, open loop): the stream's declared calls per
+	// second over all its clients; 0 is closed loop.
+	Rate float64
 }
 
 // Workers are the started workers of one point.

@@ -28,6 +28,10 @@ type Timed struct {
 	// Grace is how long calls still running at the end may go on before
 	// they are cancelled; 0 means 5 s.
 	Grace time.Duration
+	// Barrier, when set, is called once every client is warmed up and
+	// before the clock starts: a worker process waits there for its
+	// coordinator's start. An error ends the run before it measured.
+	Barrier func(context.Context) error
 }
 
 // TimedStream is one stream of a timed run.
@@ -37,6 +41,10 @@ type TimedStream struct {
 	// Rate > 0 makes the stream open loop: calls per second over all its
 	// clients, each call's latency measured from its intended start.
 	Rate float64
+	// Offset (open loop) delays the whole schedule: call i is due at
+	// Offset + i/Rate. Worker processes sharing a stream offset theirs
+	// so that their calls interleave as one process's would.
+	Offset time.Duration
 }
 
 // Window is one stream's measurement over one interval of a timed run.
@@ -140,11 +148,14 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 		if s.Rate < 0 || math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0) {
 			return nil, fmt.Errorf("measure: stream %d (%q): rate %v", i, s.Op, s.Rate)
 		}
+		if s.Offset < 0 {
+			return nil, fmt.Errorf("measure: stream %d (%q): offset %s", i, s.Op, s.Offset)
+		}
 		st := &tstream{TimedStream: s, total: newHist()}
 		st.sum = Result{Op: s.Op, Clients: len(s.Calls), Rate: s.Rate}
 		if s.Rate > 0 {
 			st.interval = 1e9 / s.Rate
-			st.slots = int64(math.Ceil(float64(t.Duration) / st.interval))
+			st.slots = max(int64(math.Ceil(float64(t.Duration-s.Offset)/st.interval)), 0)
 		}
 		for j, call := range s.Calls {
 			if call == nil {
@@ -196,8 +207,19 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 		}
 	}
 	ready.Wait()
+	if t.Barrier != nil {
+		if err := t.Barrier(runCtx); err != nil {
+			// Nobody measured: release the clients, which see the run
+			// cancelled and return.
+			cancel(errStopped)
+			close(start)
+			wg.Wait()
+			return nil, fmt.Errorf("measure: timed run: before the start: %w", err)
+		}
+	}
 	begin = now()
 	end = begin + int64(t.Duration)
+	cpuBegin := processCPU()
 	if timedBegan != nil {
 		timedBegan(origin.Add(time.Duration(begin - 1)))
 	}
@@ -237,6 +259,10 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 			interrupted = context.Cause(ctx)
 		}
 	}
+	var cpu time.Duration
+	if cpuBegin != 0 {
+		cpu = processCPU() - cpuBegin
+	}
 	if interrupted != nil {
 		cancel(errStopped)
 	}
@@ -262,11 +288,12 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 			}
 			due := st.slots
 			if interrupted != nil {
-				due = min(st.slots, int64(math.Ceil(float64(elapsed)/st.interval)))
+				due = min(st.slots, max(int64(math.Ceil(float64(elapsed-st.Offset)/st.interval)), 0))
 			}
 			r.Dropped = max(due-started, 0)
 		}
 		fill(&r, st.total, elapsed)
+		r.ClientCPU = cpu
 		out[i] = r
 	}
 	for _, p := range panics {
@@ -304,7 +331,7 @@ func openLoop(ctx context.Context, st *tstream, c *tclient, begin, end, lateBoun
 		if i >= st.slots {
 			return
 		}
-		intended := begin + int64(float64(i)*st.interval)
+		intended := begin + int64(st.Offset) + int64(float64(i)*st.interval)
 		n := now()
 		if n > end+grace {
 			return

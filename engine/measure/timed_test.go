@@ -2,9 +2,11 @@ package measure
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -223,4 +225,65 @@ func BenchmarkCallOverhead(b *testing.B) {
 		}
 		b.ReportMetric(float64(res[0].Elapsed)/float64(res[0].Count), "ns/call")
 	})
+}
+
+// The barrier runs after every client's warm-up and before the clock:
+// its wait is not measured, and its refusal ends the run unmeasured.
+func TestRunTimedBarrier(t *testing.T) {
+	var warmed atomic.Int64
+	call := func(ctx context.Context) error { warmed.Add(1); time.Sleep(time.Millisecond); return nil }
+	tm := Timed{Warmup: 3, Duration: 100 * time.Millisecond, Barrier: func(context.Context) error {
+		if n := warmed.Load(); n != 6 {
+			t.Errorf("barrier after %d calls, want the 6 warm-up calls", n)
+		}
+		time.Sleep(200 * time.Millisecond)
+		return nil
+	}}
+	res, err := RunTimed(context.Background(), tm, []TimedStream{{Op: "read", Calls: []Call{call, call}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Elapsed != 100*time.Millisecond || res[0].Count == 0 || res[0].Count > 2*100 {
+		t.Errorf("elapsed %s, %d calls: the barrier's wait must stay out of the window", res[0].Elapsed, res[0].Count)
+	}
+	tm.Barrier = func(context.Context) error { return errors.New("no start") }
+	if res, err := RunTimed(context.Background(), tm, []TimedStream{{Op: "read", Calls: []Call{call}}}, nil); err == nil || res != nil {
+		t.Errorf("a refused barrier: %v, %v", res, err)
+	}
+}
+
+// An offset delays an open-loop stream's schedule: two streams at half
+// the rate, the second offset by half their interval, are due as one
+// stream at the whole rate (worker processes sharing a stream).
+func TestRunTimedOffset(t *testing.T) {
+	var began time.Time
+	timedBegan = func(t time.Time) { began = t }
+	defer func() { timedBegan = nil }()
+	var mu sync.Mutex
+	var starts []time.Duration
+	call := func(context.Context) error {
+		mu.Lock()
+		starts = append(starts, time.Since(began))
+		mu.Unlock()
+		return nil
+	}
+	res, err := RunTimed(context.Background(), Timed{Duration: 200 * time.Millisecond},
+		[]TimedStream{{Op: "a", Calls: []Call{call}, Rate: 50}, {Op: "b", Calls: []Call{call}, Rate: 50, Offset: 10 * time.Millisecond}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Count != 10 || res[1].Count != 10 || res[0].Dropped+res[1].Dropped != 0 {
+		t.Fatalf("calls %d and %d, dropped %d and %d: want 10 and 10", res[0].Count, res[1].Count, res[0].Dropped, res[1].Dropped)
+	}
+	slices.Sort(starts)
+	for i, s := range starts {
+		// Due every 10 ms; a timer fires late, never early.
+		if due := time.Duration(i) * 10 * time.Millisecond; s < due {
+			t.Errorf("call %d started at %s, due at %s", i, s, due)
+		}
+	}
+	if _, err := RunTimed(context.Background(), Timed{Duration: time.Second},
+		[]TimedStream{{Op: "a", Calls: []Call{call}, Rate: 1, Offset: -time.Millisecond}}, nil); err == nil {
+		t.Error("a negative offset must be refused")
+	}
 }

@@ -37,6 +37,31 @@ var _ kind.WorkerEnv = (*workerEnv)(nil)
 
 // StartWorkers implements kind.WorkerEnv.
 func (e *workerEnv) StartWorkers(ctx context.Context, index int, describe string, samp measure.Sampling, streams []kind.WorkerStream) (kind.Workers, error) {
+	wp, err := e.start(ctx, index, describe, samp, nil, streams)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return wp, nil
+}
+
+// StartTimedWorkers implements kind.WorkerEnv.
+func (e *workerEnv) StartTimedWorkers(ctx context.Context, index int, describe string, t measure.Timed, streams []kind.WorkerStream) (kind.TimedWorkers, error) {
+	// Sampling carries the warm-up and the per-call ceiling, as for a
+	// sampled point; the timed run carries the rest.
+	samp := measure.Sampling{Warmup: t.Warmup, MinDuration: t.Duration, MaxDuration: t.Duration, Reps: 1, Probe: t.Grace}
+	wp, err := e.start(ctx, index, describe, samp, worker.WireTimed(t), streams)
+	if err != nil {
+		return nil, err
+	}
+	rates := make([]float64, len(streams))
+	for i, st := range streams {
+		rates[i] = st.Rate
+	}
+	return &timedPool{workerPool: wp, rates: rates}, nil
+}
+
+// start starts the workers of one point, sampled or (timed set) timed.
+func (e *workerEnv) start(ctx context.Context, index int, describe string, samp measure.Sampling, timed *worker.Timed, streams []kind.WorkerStream) (*workerPool, error) {
 	c, bc := e.c, e.c.pc.Backend
 	l := c.run.opts.Launcher
 	if l == nil {
@@ -45,7 +70,7 @@ func (e *workerEnv) StartWorkers(ctx context.Context, index int, describe string
 	var ws []worker.Stream
 	total := 0
 	for _, st := range streams {
-		ws = append(ws, worker.Stream{Op: st.Op, Mix: st.Mix, Seed: st.Seed, Clients: st.Clients})
+		ws = append(ws, worker.Stream{Op: st.Op, Mix: st.Mix, Seed: st.Seed, Clients: st.Clients, Rate: st.Rate})
 		total += st.Clients
 	}
 	n := total
@@ -57,7 +82,8 @@ func (e *workerEnv) StartWorkers(ctx context.Context, index int, describe string
 	var assigns []worker.Assign
 	for _, sh := range worker.Split(ws, n) {
 		assigns = append(assigns, worker.Assign{Scale: c.pc.Scale.Name, Backend: bc.Name, Scenario: e.sc.Name,
-			Point: index, Describe: describe, ReadOnly: release && !e.sc.Writes, Sampling: worker.WireSampling(samp), Streams: sh})
+			Point: index, Describe: describe, ReadOnly: release && !e.sc.Writes, Sampling: worker.WireSampling(samp),
+			Timed: timed, Streams: sh})
 	}
 	if release {
 		if e.sc.Writes {
@@ -85,6 +111,18 @@ func (e *workerEnv) StartWorkers(ctx context.Context, index int, describe string
 		time.Now().UTC().Format(time.RFC3339), e.sc.Name, bc.Name, c.pc.Scale.Name, index, st.Workers,
 		ms(st.Total), ms(st.Spawn), ms(st.Open), strings.Join(pids, ","))
 	return &workerPool{Pool: pool, c: c, release: release}, nil
+}
+
+// timedPool runs a timed point's workers with its streams' declared
+// rates.
+type timedPool struct {
+	*workerPool
+	rates []float64
+}
+
+// Run implements kind.TimedWorkers.
+func (t *timedPool) Run(ctx context.Context, onWindow func([]measure.Window)) ([]measure.Result, error) {
+	return t.Pool.RunTimed(ctx, t.rates, onWindow)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -107,6 +107,7 @@ type Pool struct {
 	procs   []*proc
 	events  chan event
 	samp    measure.Sampling
+	timed   *Timed // a timed assignment (RunTimed), nil for sampled points
 	streams int
 	rep     int
 	ln      net.Listener
@@ -140,7 +141,7 @@ func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err er
 	if len(assigns) == 0 {
 		return nil, errors.New("no worker to start")
 	}
-	p := &Pool{events: make(chan event, 64*len(assigns)), samp: assigns[0].Sampling.Measure()}
+	p := &Pool{events: make(chan event, 64*len(assigns)), samp: assigns[0].Sampling.Measure(), timed: assigns[0].Timed}
 	for _, a := range assigns {
 		for _, sh := range a.Streams {
 			p.streams = max(p.streams, sh.Stream+1)
@@ -427,30 +428,8 @@ func (p *Pool) RepAlong(ctx context.Context, along kind.Along) ([]measure.Result
 			return nil, w.dead
 		}
 	}
-	p.rep++
-	p.sendAll(Msg{Type: TypeRep, Rep: p.rep})
-	ready := 0
-	for ready < len(p.procs) {
-		select {
-		case ev := <-p.events:
-			if err := p.failed(ev); err != nil {
-				// Nobody measured: the rows carry the lost worker's error.
-				out, _ := p.merge(0, nil)
-				return out, fmt.Errorf("before the barrier: %w", err)
-			}
-			if ev.m.Type == TypeReady && ev.m.Rep == p.rep {
-				ready++
-			}
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	if along.Ready != nil {
-		select {
-		case <-along.Ready:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	if out, err := p.barrier(ctx, along.Ready); err != nil {
+		return out, err
 	}
 	p.sendAll(Msg{Type: TypeStart})
 	t0 := time.Now()
@@ -553,6 +532,38 @@ measuring:
 		lost = append(lost, fmt.Errorf("point interrupted: %w", context.Cause(ctx)))
 	}
 	return out, errors.Join(lost...)
+}
+
+// barrier starts the next repetition and waits until every worker (and
+// ready, when not nil) is warmed up; the caller then sends start. A
+// worker lost before that leaves rows with no calls and its error.
+func (p *Pool) barrier(ctx context.Context, ready <-chan struct{}) ([]measure.Result, error) {
+	p.rep++
+	p.sendAll(Msg{Type: TypeRep, Rep: p.rep})
+	n := 0
+	for n < len(p.procs) {
+		select {
+		case ev := <-p.events:
+			if err := p.failed(ev); err != nil {
+				// Nobody measured: the rows carry the lost worker's error.
+				out, _ := p.merge(0, nil)
+				return out, fmt.Errorf("before the barrier: %w", err)
+			}
+			if ev.m.Type == TypeReady && ev.m.Rep == p.rep {
+				n++
+			}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if ready != nil {
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return nil, nil
 }
 
 // failed marks a worker dead on a closed connection or an error message.

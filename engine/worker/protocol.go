@@ -31,8 +31,9 @@ import (
 
 // Version is the protocol version. A worker refuses an assignment of
 // another version, so coordinator and workers of different builds never
-// measure together.
-const Version = 2
+// measure together. Version 3 added timed assignments: a version 2
+// worker would have run one as a sampled closed-loop point.
+const Version = 3
 
 // Message types, in the order a point uses them. "w>" are sent by the
 // worker, "c>" by the coordinator.
@@ -46,6 +47,7 @@ const (
 	TypeProgress = "progress" // w> calls so far per stream
 	TypeSnapshot = "snapshot" // c> send the first stream's histogram so far; w> here it is
 	TypeStop     = "stop"     // c> stop measuring
+	TypeWindow   = "window"   // w> timed: one closed window's histograms and counts
 	TypeResult   = "result"   // w> one repetition's histograms and counts
 	TypeBye      = "bye"      // c> close the clients and exit
 	TypeError    = "error"    // w> the worker cannot go on
@@ -58,7 +60,7 @@ type Msg struct {
 	PID     int            `json:"pid,omitempty"`     // hello
 	Host    string         `json:"host,omitempty"`    // hello
 	Assign  *Assign        `json:"assign,omitempty"`  // assign
-	Rep     int            `json:"rep,omitempty"`     // rep, ready, result
+	Rep     int            `json:"rep,omitempty"`     // rep, ready, result, window
 	OpenNs  int64          `json:"open_ns,omitempty"` // opened: from the assignment to open clients
 	Calls   []int64        `json:"calls,omitempty"`   // progress
 	Streams []StreamResult `json:"streams,omitempty"` // result; snapshot: the first stream's histogram
@@ -66,6 +68,12 @@ type Msg struct {
 	// CPUNs is the worker process's CPU time during its measured window
 	// (result; absent when its system does not say).
 	CPUNs int64 `json:"cpu_ns,omitempty"`
+	// Timed runs: a window's index (from 0) and bounds since the worker's
+	// start (window), and the measured time of the whole run (result).
+	Index     int   `json:"index,omitempty"`
+	StartNs   int64 `json:"start_ns,omitempty"`
+	EndNs     int64 `json:"end_ns,omitempty"`
+	ElapsedNs int64 `json:"elapsed_ns,omitempty"`
 }
 
 // Assign is what one worker runs.
@@ -85,7 +93,32 @@ type Assign struct {
 	// does not write and the database allows one writing process).
 	ReadOnly bool     `json:"read_only,omitempty"`
 	Sampling Sampling `json:"sampling"`
-	Streams  []Shard  `json:"streams"`
+	// Timed, when set, makes the assignment a timed run (sustained and
+	// open-loop points): one repetition of a fixed duration that the
+	// worker ends by itself, streaming its windows as they close.
+	Timed   *Timed  `json:"timed,omitempty"`
+	Streams []Shard `json:"streams"`
+}
+
+// Timed is measure.Timed on the wire, durations in ns.
+type Timed struct {
+	Warmup     int   `json:"warmup"`
+	DurationNs int64 `json:"duration_ns"`
+	WindowNs   int64 `json:"window_ns,omitempty"` // 0: one window, the whole run
+	LateNs     int64 `json:"late_ns,omitempty"`
+	GraceNs    int64 `json:"grace_ns,omitempty"`
+}
+
+// WireTimed is t on the wire.
+func WireTimed(t measure.Timed) *Timed {
+	return &Timed{Warmup: t.Warmup, DurationNs: int64(t.Duration), WindowNs: int64(t.Window),
+		LateNs: int64(t.LateBound), GraceNs: int64(t.Grace)}
+}
+
+// Measure is the timed run as measure takes it.
+func (t Timed) Measure() measure.Timed {
+	return measure.Timed{Warmup: t.Warmup, Duration: time.Duration(t.DurationNs), Window: time.Duration(t.WindowNs),
+		LateBound: time.Duration(t.LateNs), Grace: time.Duration(t.GraceNs)}
 }
 
 // Sampling is measure.Sampling on the wire, durations in ns.
@@ -140,6 +173,12 @@ type Shard struct {
 	Seed   uint64   `json:"seed"`
 	From   int      `json:"from"`
 	To     int      `json:"to"`
+	// Rate (timed runs, open loop) is this shard's calls per second: the
+	// stream's rate in proportion to the shard's share of its clients.
+	Rate float64 `json:"rate,omitempty"`
+	// OffsetNs delays the shard's schedule of intended starts so that
+	// the shards' calls interleave as one process's would.
+	OffsetNs int64 `json:"offset_ns,omitempty"`
 }
 
 // Clients is the shard's client count.
@@ -154,6 +193,10 @@ type StreamResult struct {
 	Timeouts   int64  `json:"timeouts"`
 	MaxNs      int64  `json:"max_ns"`
 	FirstError string `json:"first_error,omitempty"`
+	// Late and Dropped (open loop): calls started past the late bound,
+	// and intended calls never started (result only).
+	Late    int64 `json:"late,omitempty"`
+	Dropped int64 `json:"dropped,omitempty"`
 	// Hist is the HdrHistogram compressed encoding (V2, base64 in JSON) of
 	// the successful calls' latencies in ns.
 	Hist []byte `json:"hist"`
@@ -170,7 +213,7 @@ func Encode(r measure.Result) (StreamResult, error) {
 		return StreamResult{}, fmt.Errorf("encoding the %s histogram: %w", r.Op, err)
 	}
 	return StreamResult{Op: r.Op, Clients: r.Clients, Count: r.Count, Errors: r.Errors, Timeouts: r.Timeouts,
-		MaxNs: int64(r.Max), FirstError: r.FirstError, Hist: b}, nil
+		MaxNs: int64(r.Max), FirstError: r.FirstError, Late: r.Late, Dropped: r.Dropped, Hist: b}, nil
 }
 
 // Decode turns a stream's wire form back into a result whose histogram
@@ -184,7 +227,7 @@ func (s StreamResult) Decode() (measure.Result, error) {
 		return measure.Result{}, fmt.Errorf("the %s histogram holds %d values, the count says %d", s.Op, h.TotalCount(), s.Count)
 	}
 	return measure.Result{Op: s.Op, Clients: s.Clients, Count: s.Count, Errors: s.Errors, Timeouts: s.Timeouts,
-		Max: time.Duration(s.MaxNs), FirstError: s.FirstError, Hist: h}, nil
+		Max: time.Duration(s.MaxNs), FirstError: s.FirstError, Late: s.Late, Dropped: s.Dropped, Hist: h}, nil
 }
 
 // Conn is one end of the protocol: JSON lines, sends safe for concurrent

@@ -103,7 +103,15 @@ func Serve(ctx context.Context, c *Conn, open Opener) (err error) {
 		switch m.Type {
 		case TypeBye:
 			return nil
+		case TypeStop:
+			// A stop that crossed a timed run's own end: nothing to stop.
 		case TypeRep:
+			if a.Timed != nil {
+				if err := timedRep(ctx, c, in, a.Timed.Measure(), a.Streams, streams, m.Rep); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := rep(ctx, c, in, a.Sampling.Measure(), streams, m.Rep, len(a.Streams) > 0 && a.Streams[0].Stream == 0); err != nil {
 				return err
 			}
@@ -273,4 +281,102 @@ func (g *gate) Tick(calls []int64) bool {
 		}
 	}
 	return false
+}
+
+// errCoordinatorStop is why a timed run ends early when the coordinator
+// sends stop (its run was interrupted).
+var errCoordinatorStop = errors.New("stopped by the coordinator")
+
+// timedRep runs a timed assignment behind the coordinator's barrier: the
+// worker ends it by itself at the duration, sends each window as it
+// closes and then its totals. The coordinator's stop (an interruption)
+// or its loss ends it early.
+func timedRep(ctx context.Context, c *Conn, in *inbox, t measure.Timed, shards []Shard, streams []measure.Stream, n int) error {
+	ts := make([]measure.TimedStream, len(streams))
+	for i, st := range streams {
+		ts[i] = measure.TimedStream{Op: st.Op, Calls: st.Calls, Rate: shards[i].Rate, Offset: time.Duration(shards[i].OffsetNs)}
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	// lost is set by the watcher before it cancels the run: the
+	// coordinator went away or broke the protocol.
+	var lost error
+	stopped := false
+	watching, stopWatch, watchDone := false, make(chan struct{}), make(chan struct{})
+	t.Barrier = func(bctx context.Context) error {
+		if err := c.Send(Msg{Type: TypeReady, Rep: n}); err != nil {
+			lost = err
+			return err
+		}
+		m, err := in.next(bctx)
+		if err == nil && m.Type != TypeStart {
+			err = fmt.Errorf("expected start, got %q", m.Type)
+		}
+		if err != nil {
+			lost = err
+			return err
+		}
+		watching = true
+		go func() {
+			defer close(watchDone)
+			select {
+			case m, ok := <-in.ch:
+				switch {
+				case !ok:
+					lost = in.lost()
+					cancel(lost)
+				case m.Type == TypeStop:
+					stopped = true
+					cancel(errCoordinatorStop)
+				default:
+					lost = fmt.Errorf("expected stop, got %q", m.Type)
+					cancel(lost)
+				}
+			case <-stopWatch:
+			}
+		}()
+		return nil
+	}
+	var sendErr error
+	onWindow := func(ws []measure.Window) {
+		if sendErr != nil || len(ws) == 0 {
+			return
+		}
+		m := Msg{Type: TypeWindow, Rep: n, Index: ws[0].Index, StartNs: int64(ws[0].Start), EndNs: int64(ws[0].End)}
+		for _, w := range ws {
+			sr, err := Encode(w.Result)
+			if err != nil {
+				sendErr = err
+				return
+			}
+			m.Streams = append(m.Streams, sr)
+		}
+		sendErr = c.Send(m)
+	}
+	res, runErr := measure.RunTimed(runCtx, t, ts, onWindow)
+	close(stopWatch)
+	if watching {
+		<-watchDone
+	}
+	switch {
+	case lost != nil:
+		return lost
+	case sendErr != nil:
+		return sendErr
+	case res == nil:
+		return runErr
+	}
+	out := Msg{Type: TypeResult, Rep: n, ElapsedNs: int64(res[0].Elapsed), CPUNs: int64(res[0].ClientCPU)}
+	if runErr != nil && !(stopped && errors.Is(runErr, errCoordinatorStop)) {
+		// A panicking client: its calls are counted, the rest is reported.
+		out.Error = runErr.Error()
+	}
+	for _, r := range res {
+		sr, err := Encode(r)
+		if err != nil {
+			return err
+		}
+		out.Streams = append(out.Streams, sr)
+	}
+	return c.Send(out)
 }

@@ -80,6 +80,12 @@ func (d *Definition) Queries() []string { return timed.Queries(d.Streams) }
 // Writes implements kind.Definition.
 func (d *Definition) Writes() bool { return timed.Writes(d.Streams) }
 
+// RunsInWorkers implements kind.WorkerRunner: with a process client
+// model every stream's clients run in worker processes, each worker
+// calling at its share of the stream's rate (a writing point on a
+// database with one writing process keeps them in this process).
+func (d *Definition) RunsInWorkers() bool { return true }
+
 // Points implements kind.Definition: one per rate phase.
 func (d *Definition) Points(s measure.Sampling) []kind.Point {
 	dur := d.Duration
@@ -97,15 +103,20 @@ func (d *Definition) Points(s measure.Sampling) []kind.Point {
 			r.Clients = append(r.Clients, n)
 			r.Rates = append(r.Rates, st.RateAt(ph))
 		}
-		out = append(out, &point{r})
+		out = append(out, &point{r: r, index: ph})
 	}
 	return out
 }
 
-type point struct{ r *timed.Run }
+type point struct {
+	r     *timed.Run
+	index int // the phase: the point's index in its scenario
+}
 
 func (p *point) Describe() string { return "open loop " + p.r.Describe() }
 
 func (p *point) Estimate() (lo, hi time.Duration) { return p.r.Duration, p.r.Duration + 5*time.Second }
 
-func (p *point) Run(ctx context.Context, env kind.Env) error { return p.r.Execute(ctx, env) }
+func (p *point) Run(ctx context.Context, env kind.Env) error {
+	return p.r.Execute(ctx, env, p.index, p.Describe())
+}

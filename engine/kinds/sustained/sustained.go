@@ -82,6 +82,12 @@ func (d *Definition) Queries() []string { return timed.Queries(d.Streams) }
 // Writes implements kind.Definition.
 func (d *Definition) Writes() bool { return timed.Writes(d.Streams) }
 
+// RunsInWorkers implements kind.WorkerRunner: with a process client
+// model every stream's clients run in worker processes (a writing point
+// on a database with one writing process keeps them in this process);
+// the samplers stay in this process.
+func (d *Definition) RunsInWorkers() bool { return true }
+
 // Sampled implements kind.Sampled: samplers run during sustained runs.
 func (d *Definition) Sampled() bool { return true }
 
@@ -125,4 +131,6 @@ func (p *point) Describe() string {
 // Estimate: the duration, and the warm-up and the end's grace at most.
 func (p *point) Estimate() (lo, hi time.Duration) { return p.r.Duration, p.r.Duration + 5*time.Second }
 
-func (p *point) Run(ctx context.Context, env kind.Env) error { return p.r.Execute(ctx, env) }
+func (p *point) Run(ctx context.Context, env kind.Env) error {
+	return p.r.Execute(ctx, env, 0, p.Describe())
+}

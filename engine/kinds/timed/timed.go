@@ -6,6 +6,7 @@ package timed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -150,34 +151,21 @@ func (r *Run) Describe() string {
 	return fmt.Sprintf("%s: %s", r.Duration, strings.Join(parts, "; "))
 }
 
-// Execute opens the clients, runs the point and emits its rows: a raw
-// and a timing row per stream with its HDR log (an interval per window),
-// a windows.csv row per stream and window when windows are on, and an
-// openloop.csv row per open-loop stream.
-func (r *Run) Execute(ctx context.Context, env kind.Env) error {
-	var clients []kind.Client
-	defer func() {
-		for _, cl := range clients {
-			cl.Close()
-		}
-	}()
-	seed := env.Seed()
-	var streams []measure.TimedStream
-	for si, st := range r.Streams {
-		ts := measure.TimedStream{Op: st.Op, Rate: r.Rates[si]}
-		for i := 0; i < r.Clients[si]; i++ {
-			cl, err := env.OpenClient(ctx, st.Mix, i, seed+uint64(si)*7919)
-			if err != nil {
-				return err
-			}
-			clients = append(clients, cl)
-			ts.Calls = append(ts.Calls, cl.Call)
-		}
-		streams = append(streams, ts)
-	}
-	intervals := make([][]results.Interval, len(streams))
+// Execute runs the point, number index of its scenario describing itself
+// as describe, and emits its rows: a raw and a timing row per stream with
+// its HDR log (an interval per window), a windows.csv row per stream and
+// window when windows are on, and an openloop.csv row per open-loop
+// stream. With a process client model (env is a kind.WorkerEnv) the
+// clients run in worker processes, whose windows arrive merged while the
+// run goes on; on a database with one writing process a writing point
+// keeps them here.
+func (r *Run) Execute(ctx context.Context, env kind.Env, index int, describe string) error {
+	intervals := make([][]results.Interval, len(r.Streams))
 	var began time.Time
 	onWindow := func(ws []measure.Window) {
+		if len(ws) == 0 {
+			return
+		}
 		if began.IsZero() {
 			began = time.Now().Add(-ws[0].End)
 		}
@@ -192,7 +180,7 @@ func (r *Run) Execute(ctx context.Context, env kind.Env) error {
 			}
 		}
 	}
-	res, err := measure.RunTimed(ctx, measure.Timed{Warmup: r.Warmup, Duration: r.Duration, Window: r.Window, LateBound: r.LateBound, Grace: r.Grace}, streams, onWindow)
+	res, err := r.measure(ctx, env, index, describe, onWindow)
 	for i, rr := range res {
 		row := results.FromResult(env.Row(), rr)
 		row.Rep, row.Reps = 1, 1
@@ -212,4 +200,62 @@ func (r *Run) Execute(ctx context.Context, env kind.Env) error {
 		}
 	}
 	return err
+}
+
+// timed is the run as measure takes it.
+func (r *Run) timed() measure.Timed {
+	return measure.Timed{Warmup: r.Warmup, Duration: r.Duration, Window: r.Window, LateBound: r.LateBound, Grace: r.Grace}
+}
+
+// measure runs the point in worker processes when env has them, here
+// otherwise.
+func (r *Run) measure(ctx context.Context, env kind.Env, index int, describe string, onWindow func([]measure.Window)) ([]measure.Result, error) {
+	we, ok := env.(kind.WorkerEnv)
+	if !ok {
+		return r.measureHere(ctx, env, onWindow)
+	}
+	seed := env.Seed()
+	var streams []kind.WorkerStream
+	for si, st := range r.Streams {
+		streams = append(streams, kind.WorkerStream{Op: st.Op, Mix: st.Mix, Seed: seed + uint64(si)*7919, Clients: r.Clients[si], Rate: r.Rates[si]})
+	}
+	ws, err := we.StartTimedWorkers(ctx, index, describe, r.timed(), streams)
+	switch {
+	case errors.Is(err, kind.ErrOneWritingProcess):
+		env.Logf("clients run in this process: %v", err)
+		return r.measureHere(ctx, env, onWindow)
+	case err != nil:
+		return nil, fmt.Errorf("starting workers: %w", err)
+	}
+	res, err := ws.Run(ctx, onWindow)
+	if cerr := ws.Close(); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
+	return res, err
+}
+
+// measureHere opens the clients as goroutines of this process and runs
+// the point.
+func (r *Run) measureHere(ctx context.Context, env kind.Env, onWindow func([]measure.Window)) ([]measure.Result, error) {
+	var clients []kind.Client
+	defer func() {
+		for _, cl := range clients {
+			cl.Close()
+		}
+	}()
+	seed := env.Seed()
+	var streams []measure.TimedStream
+	for si, st := range r.Streams {
+		ts := measure.TimedStream{Op: st.Op, Rate: r.Rates[si]}
+		for i := 0; i < r.Clients[si]; i++ {
+			cl, err := env.OpenClient(ctx, st.Mix, i, seed+uint64(si)*7919)
+			if err != nil {
+				return nil, err
+			}
+			clients = append(clients, cl)
+			ts.Calls = append(ts.Calls, cl.Call)
+		}
+		streams = append(streams, ts)
+	}
+	return measure.RunTimed(ctx, r.timed(), streams, onWindow)
 }
