@@ -7,7 +7,8 @@ import (
 )
 
 // BenchmarkNextPick is what a q1 call spends on its parameter: a random
-// user's email, computed from the generator (no table of values is kept).
+// user's email, computed from the generator the first time an id is drawn
+// and kept after (pickCache).
 func BenchmarkNextPick(b *testing.B) {
 	ds := &datagen.Dataset{
 		Name: "d", Seed: 3, TxSize: 10,

@@ -139,3 +139,41 @@ func TestClientsAreDeterministic(t *testing.T) {
 		t.Errorf("two clients drew the same 50 values")
 	}
 }
+
+// A pick keeps the values it computed: a statement whose cache is warm
+// draws exactly what a cold one draws from the same seed, and the
+// values are the generator's.
+func TestPickCacheDrawsTheSame(t *testing.T) {
+	ds := dataset(t)
+	spec := map[string]Spec{"email": {Kind: Pick, Entity: "user", Attr: "user/email"}}
+	warm, err := New(ds, []string{"email"}, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := warm.Client(7, 0)
+	for i := 0; i < 1000; i++ { // every one of the 30 users, many times
+		c.Next()
+	}
+	cold, err := New(ds, []string{"email"}, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vf, err := ds.ValueFunc("user", "user/email")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emails := map[any]bool{}
+	for id := int64(0); id < 30; id++ {
+		emails[vf(id, -1, nil)[0].Any()] = true
+	}
+	a, b := warm.Client(9, 1), cold.Client(9, 1)
+	for i := 0; i < 500; i++ {
+		x, y := a.Next()[0], b.Next()[0]
+		if x != y || !emails[x] {
+			t.Fatalf("call %d: warm %v, cold %v (an email of the generator: %v)", i, x, y, emails[x])
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { a.Next() }); n != 0 {
+		t.Errorf("a warm pick allocates %v times per call", n)
+	}
+}
