@@ -697,17 +697,7 @@ func (p *Pool) merge(elapsed time.Duration, results map[*proc]Msg) ([]measure.Re
 			errs = append(errs, fmt.Errorf("worker %d: %s", w.index, m.Error))
 		}
 	}
-	// The clients' CPU is the workers' sum, known only when every worker
-	// measured and said.
-	var cpu time.Duration
-	for _, w := range p.procs {
-		m, ok := results[w]
-		if !ok || m.CPUNs <= 0 {
-			cpu = 0
-			break
-		}
-		cpu += time.Duration(m.CPUNs)
-	}
+	cpu := p.workersCPU(results)
 	out := make([]measure.Result, p.streams)
 	for i := range out {
 		out[i] = measure.Combine(ops[i], elapsed, parts[i])
@@ -764,4 +754,18 @@ func (p *Pool) kill() {
 	if p.ln != nil {
 		p.ln.Close()
 	}
+}
+
+// workersCPU is the clients' CPU of a repetition: the workers' sum, known
+// (non-zero) only when every worker measured and said.
+func (p *Pool) workersCPU(results map[*proc]Msg) time.Duration {
+	var cpu time.Duration
+	for _, w := range p.procs {
+		m, ok := results[w]
+		if !ok || m.CPUNs <= 0 {
+			return 0
+		}
+		cpu += time.Duration(m.CPUNs)
+	}
+	return cpu
 }

@@ -256,17 +256,7 @@ func (tr *timedRun) totals(results map[*proc]Msg, since time.Duration) []measure
 			parts[sh.Stream] = append(parts[sh.Stream], r)
 		}
 	}
-	// The clients' CPU is the workers' sum, known only when every worker
-	// measured and said.
-	var cpu time.Duration
-	for _, w := range p.procs {
-		m, ok := results[w]
-		if !ok || m.CPUNs <= 0 {
-			cpu = 0
-			break
-		}
-		cpu += time.Duration(m.CPUNs)
-	}
+	cpu := p.workersCPU(results)
 	out := make([]measure.Result, p.streams)
 	for s := range out {
 		out[s] = combine(ops[s], elapsed, parts[s])
