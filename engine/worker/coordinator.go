@@ -677,19 +677,15 @@ func (p *Pool) merge(elapsed time.Duration, results map[*proc]Msg) ([]measure.Re
 		m, ok := results[w]
 		for j, sh := range w.assign.Streams {
 			ops[sh.Stream] = sh.Op
+			r, has, err := share(m, ok, j, sh)
 			switch {
-			case (!ok || j >= len(m.Streams)) && w.dead != nil:
-				parts[sh.Stream] = append(parts[sh.Stream], measure.Result{Op: sh.Op, Clients: sh.Clients(), Errors: 1, FirstError: w.dead.Error()})
-				continue
-			case !ok || j >= len(m.Streams):
-				// Alive but unmeasured: another worker was lost first.
-				parts[sh.Stream] = append(parts[sh.Stream], measure.Result{Op: sh.Op, Clients: sh.Clients()})
-				continue
-			}
-			r, err := m.Streams[j].Decode()
-			if err != nil {
+			case err != nil:
 				errs = append(errs, fmt.Errorf("worker %d: %w", w.index, err))
-				r = measure.Result{Op: sh.Op, Clients: sh.Clients(), Errors: 1, FirstError: err.Error()}
+			case !has && w.dead != nil:
+				r = failedShare(sh, w.dead)
+			case !has:
+				// Alive but unmeasured: another worker was lost first.
+				r = measure.Result{Op: sh.Op, Clients: sh.Clients()}
 			}
 			parts[sh.Stream] = append(parts[sh.Stream], r)
 		}
@@ -768,4 +764,23 @@ func (p *Pool) workersCPU(results map[*proc]Msg) time.Duration {
 		cpu += time.Duration(m.CPUNs)
 	}
 	return cpu
+}
+
+// share is a worker's measurement of its j-th shard sh in m (got: m
+// arrived). has is false when m holds none; a histogram that does not
+// decode is returned as err, with the share counted as one failed call.
+func share(m Msg, got bool, j int, sh Shard) (r measure.Result, has bool, err error) {
+	if !got || j >= len(m.Streams) {
+		return measure.Result{}, false, nil
+	}
+	if r, err = m.Streams[j].Decode(); err != nil {
+		return failedShare(sh, err), true, err
+	}
+	return r, true, nil
+}
+
+// failedShare is a shard whose measurement was lost: one failed call
+// saying why.
+func failedShare(sh Shard, err error) measure.Result {
+	return measure.Result{Op: sh.Op, Clients: sh.Clients(), Errors: 1, FirstError: err.Error()}
 }

@@ -183,18 +183,16 @@ func (tr *timedRun) merge(index int, got map[*proc]Msg) []measure.Window {
 		m, ok := got[w]
 		for j, sh := range w.assign.Streams {
 			ops[sh.Stream] = sh.Op
-			var r measure.Result
+			r, has, err := share(m, ok, j, sh)
+			if err != nil {
+				tr.errs = append(tr.errs, fmt.Errorf("worker %d, window %d: %w", w.index, index, err))
+			}
 			switch {
-			case ok && j < len(m.Streams):
-				var err error
-				if r, err = m.Streams[j].Decode(); err != nil {
-					tr.errs = append(tr.errs, fmt.Errorf("worker %d, window %d: %w", w.index, index, err))
-					r = measure.Result{Op: sh.Op, Clients: sh.Clients(), Errors: 1, FirstError: err.Error()}
-				}
+			case has:
 				k := shareKey{w, j}
 				tr.seen[k] = append(tr.seen[k], r)
 			case w.dead != nil:
-				r = measure.Result{Op: sh.Op, Clients: sh.Clients(), Errors: 1, FirstError: w.dead.Error()}
+				r = failedShare(sh, w.dead)
 				tr.lostIn[shareKey{w, j}]++
 			default:
 				r = measure.Result{Op: sh.Op, Clients: sh.Clients()}
@@ -236,14 +234,12 @@ func (tr *timedRun) totals(results map[*proc]Msg, since time.Duration) []measure
 		m, ok := results[w]
 		for j, sh := range w.assign.Streams {
 			ops[sh.Stream] = sh.Op
-			var r measure.Result
+			r, has, err := share(m, ok, j, sh)
+			if err != nil {
+				tr.errs = append(tr.errs, fmt.Errorf("worker %d: %w", w.index, err))
+			}
 			switch {
-			case ok && j < len(m.Streams):
-				var err error
-				if r, err = m.Streams[j].Decode(); err != nil {
-					tr.errs = append(tr.errs, fmt.Errorf("worker %d: %w", w.index, err))
-					r = measure.Result{Op: sh.Op, Clients: sh.Clients(), Errors: 1, FirstError: err.Error()}
-				}
+			case has: // measured to the end
 			case w.dead != nil:
 				k := shareKey{w, j}
 				r = combine(sh.Op, elapsed, tr.seen[k])
