@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -124,30 +122,11 @@ func TestApplyOpenLoopWorkerKilled(t *testing.T) {
 	}
 	t.Setenv(asCLI, "1")
 	dir := t.TempDir()
-	stop := make(chan struct{})
-	var once sync.Once
-	var victim int
-	workersLog := filepath.Join(dir, "out", "logs", "workers.log")
-	most := watchWorkers(t, stop, func(pids []int) {
-		if len(pids) < 2 {
-			return
-		}
-		if b, _ := os.ReadFile(workersLog); !strings.Contains(string(b), "point=0 workers=2") {
-			return
-		}
-		once.Do(func() {
-			time.Sleep(time.Second) // into the 3 s run
-			victim = pids[1]
-			if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
-				t.Errorf("kill %d: %v", victim, err)
-			}
-		})
-	})
+	watch := killWorkerOnce(t, dir, 2, "point=0 workers=2", time.Second, 1) // 1 s into the 3 s run
 	code, stdout, stderr := runT(t, "apply", "../../examples/open-loop.hcl", "testdata/processes_override.hcl",
 		"-var", "rate=[200,100]", "-var", "duration_s=3",
 		"-var", "data_dir="+filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"))
-	close(stop)
-	<-most
+	victim := watch()
 	if victim == 0 {
 		t.Fatalf("no worker was killed\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}

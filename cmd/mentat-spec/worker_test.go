@@ -86,6 +86,39 @@ func watchWorkers(t *testing.T, stop <-chan struct{}, seen func([]int)) <-chan i
 	return most
 }
 
+// killWorkerOnce watches this process's worker children while apply
+// runs into dir/out: once n of them run and workers.log holds pool (the
+// pool of the point to hit is up), it waits delay (into the measured
+// window) and kills the pick-th of them with SIGKILL. done ends the watch
+// and returns the killed pid (0: none was killed).
+func killWorkerOnce(t *testing.T, dir string, n int, pool string, delay time.Duration, pick int) (done func() int) {
+	t.Helper()
+	stop := make(chan struct{})
+	var once sync.Once
+	var victim int
+	workersLog := filepath.Join(dir, "out", "logs", "workers.log")
+	most := watchWorkers(t, stop, func(pids []int) {
+		if len(pids) < n {
+			return
+		}
+		if b, _ := os.ReadFile(workersLog); !strings.Contains(string(b), pool) {
+			return
+		}
+		once.Do(func() {
+			time.Sleep(delay)
+			victim = pids[pick]
+			if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+				t.Errorf("kill %d: %v", victim, err)
+			}
+		})
+	})
+	return func() int {
+		close(stop)
+		<-most // the watcher has returned: victim is settled
+		return victim
+	}
+}
+
 func readCSV(t testing.TB, path string) []map[string]string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -177,31 +210,12 @@ func TestApplyWorkerKilled(t *testing.T) {
 	}
 	t.Setenv(asCLI, "1")
 	dir := t.TempDir()
-	stop := make(chan struct{})
-	var once sync.Once
-	var victim int
-	workersLog := filepath.Join(dir, "out", "logs", "workers.log")
-	most := watchWorkers(t, stop, func(pids []int) {
-		if len(pids) < 4 {
-			return
-		}
-		// The pool of the 4-client point is up once workers.log says so;
-		// then rep 1 measures for 4 s.
-		if b, _ := os.ReadFile(workersLog); !strings.Contains(string(b), "point=0 workers=4") {
-			return
-		}
-		once.Do(func() {
-			time.Sleep(1500 * time.Millisecond) // into rep 1's window
-			victim = pids[2]
-			if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
-				t.Errorf("kill %d: %v", victim, err)
-			}
-		})
-	})
+	// The pool of the 4-client point is up once workers.log says so; then
+	// rep 1 measures for 4 s.
+	watch := killWorkerOnce(t, dir, 4, "point=0 workers=4", 1500*time.Millisecond, 2)
 	args := append(sweepArgs(dir, "sqlite", "[4,2]"), "-var", "min_s=4", "-var", "max_s=4", "-var", "reps=2")
 	code, stdout, stderr := runT(t, args...)
-	close(stop)
-	<-most
+	victim := watch()
 	if victim == 0 {
 		t.Fatalf("no worker was killed\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
@@ -376,30 +390,12 @@ func TestApplyWriteMixedReaderKilled(t *testing.T) {
 	}
 	t.Setenv(asCLI, "1")
 	dir := t.TempDir()
-	stop := make(chan struct{})
-	var once sync.Once
-	var victim int
-	workersLog := filepath.Join(dir, "out", "logs", "workers.log")
-	most := watchWorkers(t, stop, func(pids []int) {
-		if len(pids) < 3 {
-			return
-		}
-		if b, _ := os.ReadFile(workersLog); !strings.Contains(string(b), "write_mixed sqlite-ext xs point=0 workers=3") {
-			return
-		}
-		once.Do(func() {
-			time.Sleep(1500 * time.Millisecond) // into the window of 4 s
-			victim = pids[1]
-			if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
-				t.Errorf("kill %d: %v", victim, err)
-			}
-		})
-	})
+	// 1.5 s into the window of 4 s.
+	watch := killWorkerOnce(t, dir, 3, "write_mixed sqlite-ext xs point=0 workers=3", 1500*time.Millisecond, 1)
 	code, stdout, stderr := runT(t, "apply", fullSpec, "-var", `scales=["xs"]`, "-var", `backends=["sqlite-ext"]`,
 		"-var", `scenarios=["write_mixed"]`, "-var", "mixed_s=4", "-var", "mixed_readers=3",
 		"-var", "data_dir="+filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"))
-	close(stop)
-	<-most
+	victim := watch()
 	if victim == 0 {
 		t.Fatalf("no worker was killed\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
