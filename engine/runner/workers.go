@@ -46,8 +46,9 @@ func (e *workerEnv) StartWorkers(ctx context.Context, index int, describe string
 
 // StartTimedWorkers implements kind.WorkerEnv.
 func (e *workerEnv) StartTimedWorkers(ctx context.Context, index int, describe string, t measure.Timed, streams []kind.WorkerStream) (kind.TimedWorkers, error) {
-	// Sampling carries the warm-up and the per-call ceiling, as for a
-	// sampled point; the timed run carries the rest.
+	// Workers run a timed assignment from its Timed alone; the sampling
+	// only describes the point (a fixed duration, one rep; a timed run's
+	// calls still running at the end are cut after its grace).
 	samp := measure.Sampling{Warmup: t.Warmup, MinDuration: t.Duration, MaxDuration: t.Duration, Reps: 1, Probe: t.Grace}
 	wp, err := e.start(ctx, index, describe, samp, worker.WireTimed(t), streams)
 	if err != nil {

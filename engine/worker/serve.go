@@ -166,12 +166,9 @@ func rep(ctx context.Context, c *Conn, in *inbox, s measure.Sampling, streams []
 	if len(res) > 0 {
 		out.CPUNs = int64(res[0].ClientCPU)
 	}
-	for _, r := range res {
-		sr, err := Encode(r)
-		if err != nil {
-			return err
-		}
-		out.Streams = append(out.Streams, sr)
+	var err error
+	if out.Streams, err = encodeAll(res); err != nil {
+		return err
 	}
 	return c.Send(out)
 }
@@ -343,15 +340,13 @@ func timedRep(ctx context.Context, c *Conn, in *inbox, t measure.Timed, shards [
 			return
 		}
 		m := Msg{Type: TypeWindow, Rep: n, Index: ws[0].Index, StartNs: int64(ws[0].Start), EndNs: int64(ws[0].End)}
-		for _, w := range ws {
-			sr, err := Encode(w.Result)
-			if err != nil {
-				sendErr = err
-				return
-			}
-			m.Streams = append(m.Streams, sr)
+		rs := make([]measure.Result, len(ws))
+		for i, w := range ws {
+			rs[i] = w.Result
 		}
-		sendErr = c.Send(m)
+		if m.Streams, sendErr = encodeAll(rs); sendErr == nil {
+			sendErr = c.Send(m)
+		}
 	}
 	res, runErr := measure.RunTimed(runCtx, t, ts, onWindow)
 	close(stopWatch)
@@ -371,12 +366,22 @@ func timedRep(ctx context.Context, c *Conn, in *inbox, t measure.Timed, shards [
 		// A panicking client: its calls are counted, the rest is reported.
 		out.Error = runErr.Error()
 	}
-	for _, r := range res {
-		sr, err := Encode(r)
-		if err != nil {
-			return err
-		}
-		out.Streams = append(out.Streams, sr)
+	var err error
+	if out.Streams, err = encodeAll(res); err != nil {
+		return err
 	}
 	return c.Send(out)
+}
+
+// encodeAll is the wire form of measured streams, in order.
+func encodeAll(rs []measure.Result) ([]StreamResult, error) {
+	out := make([]StreamResult, 0, len(rs))
+	for _, r := range rs {
+		sr, err := Encode(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sr)
+	}
+	return out, nil
 }
