@@ -303,16 +303,9 @@ func (p *Point) startWorkers(ctx context.Context, env kind.WorkerEnv) (kind.Work
 // its HDR log: one interval per rep. A rep that returns rows with an
 // error (a client lost) has its rows emitted, and ends the reps.
 func MeasureReps(ctx context.Context, env kind.Env, samp measure.Sampling, streams []measure.Stream) error {
-	var acc reps
-	defer acc.finish(env)
-	for n := 1; n <= max(samp.Reps, 1); n++ {
-		if err := acc.measure(ctx, env, n, func(ctx context.Context) ([]measure.Result, error) {
-			return measure.RunPoint(ctx, samp, streams)
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return MeasureRepsWith(ctx, env, samp.Reps, func(ctx context.Context) ([]measure.Result, error) {
+		return measure.RunPoint(ctx, samp, streams)
+	})
 }
 
 // MeasureRepsWith is MeasureReps with each rep measured by rep: streams
