@@ -16,7 +16,8 @@
 #      protocol, and extended with io=auto) in turns (pgbench first in odd
 #      rounds, the engine in even ones) against the engine-loaded
 #      PostgreSQL database, with each client's CPU per query;
-#   5. prints a table of medians over the rounds.
+#   5. prints a table of medians over the rounds, and the engine's client
+#      CPU per query over pgbench's as a median of per-round ratios.
 #
 # Environment (defaults in brackets):
 #   BENCH_SCALE    the scale [s: 991,248 datoms]
@@ -85,11 +86,11 @@ trap 'exit 143' TERM INT
 log() { echo "== $*" >&2; }
 
 # median: the middle of the numbers on stdin.
-median() { sort -g | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]}'; }
+median() { { grep -E '^[0-9.eE+-]*[0-9]$' || true; } | sort -g | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]}'; }
 # pratio A B: the median over rounds of A's figure over B's in the same
 # round (files of one figure per round), to two decimals.
 pratio() {
-	paste -d' ' "$tmp/$1" "$tmp/$2" | awk 'NF == 2 && $2 > 0 {print $1 / $2}' | median |
+	paste -d' ' "$tmp/$1" "$tmp/$2" | awk 'NF == 2 && $1 + 0 > 0 && $2 + 0 > 0 {print $1 / $2}' | median |
 		awk '{printf "%.2f", $1} END {if (!NR) print "-"}'
 }
 # csvcol FILE COLUMN [FILTER-COLUMN VALUE]...: the COLUMN values of FILE's rows.
@@ -226,7 +227,7 @@ for ((r = 1; r <= rounds; r++)); do
 				elif [[ $who == engine ]]; then
 					read -r ops cpu < <(engine_run "$proto" "$io" "$c" "$secs" "$tmp/results/q1-$name-$c-$r")
 					echo "$ops" >>"$tmp/engine-$name-$c"
-					[[ -n $cpu ]] && echo "$cpu" >>"$tmp/engine-$name-cpu-$c"
+					echo "${cpu:--}" >>"$tmp/engine-$name-cpu-$c" # "-": one line a round, for pratio
 				fi
 			done
 		done
@@ -273,6 +274,18 @@ for c in $clients; do
 		"$(pratio "engine-extended-$c" "pgbench-prepared-$c") | $(fmt "$ea") | $(c1 "$(m "engine-auto-cpu-$c")") |" \
 		"$(pratio "engine-auto-$c" "pgbench-prepared-$c") | $(fmt "$es") | $(c1 "$(m "engine-simple-cpu-$c")") | $(fmt "$ps") |" \
 		"$(c1 "$(m "pgbench-simple-cpu-$c")") | $(pratio "engine-simple-$c" "pgbench-simple-$c") |"
+done
+# The CPU columns above are medians of each client's own rounds; the
+# per-round pairs below compare the two on the same server state, as the
+# ops/s ratios do.
+cat <<EOF
+
+Client CPU per query, engine / pgbench, medians of per-round ratios (below 1: the engine spends less)
+| clients | extended / -M prepared | simple / -M simple |
+| ---: | ---: | ---: |
+EOF
+for c in $clients; do
+	echo "| $c | $(pratio "engine-extended-cpu-$c" "pgbench-prepared-cpu-$c") | $(pratio "engine-simple-cpu-$c" "pgbench-simple-cpu-$c") |"
 done
 echo
 echo "Per round: $(for f in pg-engine pg-engine-1tx pg-copy sqlite-engine duckdb-engine; do printf '%s=%s ' "$f" "$(paste -sd/ "$tmp/$f")"; done)"
