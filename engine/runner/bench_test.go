@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"os/exec"
@@ -857,16 +858,21 @@ func loadedCell(b testing.TB, backend string, opts map[string]string) *cell {
 }
 
 // runBlocks is the lookup benchmarks' loop: per b.Loop iteration, rounds
-// rounds of one block per variant, in a rotating order.
+// rounds of one block per variant, each round in a new random order (a
+// fixed seed). A rotating order kept each variant behind the same one,
+// whose connection and cache footprint it inherited at every block.
 func runBlocks(b *testing.B, vs []*variant, rounds int) {
-	i := 0
+	rng := rand.New(rand.NewPCG(1, 2))
+	order := make([]int, len(vs))
+	for i := range order {
+		order[i] = i
+	}
 	for b.Loop() {
 		for r := 0; r < rounds; r++ {
-			for j := range vs {
-				v := vs[(i+j)%len(vs)]
-				v.samples = append(v.samples, v.run())
+			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			for _, k := range order {
+				vs[k].samples = append(vs[k].samples, vs[k].run())
 			}
-			i++
 		}
 	}
 }
