@@ -126,13 +126,13 @@ func sourceFor(gen *datagen.Dataset, pg Spec) (source, error) {
 			// Retry an entity without a value (cardinality many, empty).
 			for try := 0; try < 16; try++ {
 				id := r.Int64N(count)
-				if v := cache.get(count, id); v != nil {
-					return *v, s
+				if v, ok := cache.get(count, id); ok {
+					return v, s
 				}
 				s = vf(id, -1, s[:0])
 				if len(s) > 0 {
 					v := s[0].Any()
-					cache.put(id, &v)
+					cache.put(id, v)
 					return v, s
 				}
 			}
@@ -228,27 +228,53 @@ func appendJSONString(buf []byte, s string) []byte {
 	return append(buf, '"')
 }
 
-// pickCacheMax bounds the entities whose values a pick keeps: 2 MiB of
-// pointers per parameter at most, allocated on first use.
+// pickCacheMax bounds the entities whose values a pick keeps: 6 MiB of
+// entries per parameter at most, allocated on first use.
 const pickCacheMax = 1 << 18
 
-// pickCache holds the boxed values of a pick's entities by id; safe for
-// the concurrent clients of one statement. A nil cache keeps nothing.
+// pickCache holds the values of a pick's entities by id, side by side, so
+// that a measured call reads its parameter from one entry rather than
+// through a pointer to a box of its own; safe for the concurrent clients
+// of one statement. A nil cache keeps nothing.
 type pickCache struct {
-	once sync.Once
-	vals []atomic.Pointer[any]
+	once    sync.Once
+	entries []pickEntry
 }
 
-func (c *pickCache) get(count, id int64) *any {
+// pickEntry is one entity's value; state says whether v is written:
+// entryEmpty, entryWriting (claimed by the client that fills it) or
+// entryReady (v is set and never written again).
+type pickEntry struct {
+	state atomic.Uint32
+	v     any
+}
+
+const (
+	entryEmpty = iota
+	entryWriting
+	entryReady
+)
+
+func (c *pickCache) get(count, id int64) (any, bool) {
 	if c == nil {
-		return nil
+		return nil, false
 	}
-	c.once.Do(func() { c.vals = make([]atomic.Pointer[any], count) })
-	return c.vals[id].Load()
+	c.once.Do(func() { c.entries = make([]pickEntry, count) })
+	e := &c.entries[id]
+	if e.state.Load() != entryReady {
+		return nil, false
+	}
+	return e.v, true
 }
 
-func (c *pickCache) put(id int64, v *any) {
-	if c != nil {
-		c.vals[id].Store(v)
+// put keeps v for id unless another client is already keeping it.
+func (c *pickCache) put(id int64, v any) {
+	if c == nil {
+		return
+	}
+	e := &c.entries[id]
+	if e.state.CompareAndSwap(entryEmpty, entryWriting) {
+		e.v = v
+		e.state.Store(entryReady)
 	}
 }
