@@ -18,16 +18,10 @@ func TestApplySustainedProcesses(t *testing.T) {
 	}
 	t.Setenv(asCLI, "1")
 	dir := t.TempDir()
-	stop := make(chan struct{})
-	most := watchWorkers(t, stop, nil)
-	code, stdout, stderr := runT(t, "apply", fullSpec, "-var", `scales=["xs"]`, "-var", `backends=["sqlite-ext"]`,
+	_, _, n := applyWatched(t, "apply", fullSpec, "-var", `scales=["xs"]`, "-var", `backends=["sqlite-ext"]`,
 		"-var", `scenarios=["sustained"]`, "-var", "sustained_s=2", "-var", "sustained_clients=3",
 		"-var", "data_dir="+filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"))
-	close(stop)
-	if code != exitOK {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	if n := <-most; n != 3 {
+	if n != 3 {
 		t.Errorf("at most %d worker processes seen at once, want 3", n)
 	}
 	timings := readCSV(t, filepath.Join(dir, "out", "timings.csv"))
@@ -64,16 +58,10 @@ func TestApplyOpenLoopProcesses(t *testing.T) {
 	}
 	t.Setenv(asCLI, "1")
 	dir := t.TempDir()
-	stop := make(chan struct{})
-	most := watchWorkers(t, stop, nil)
-	code, stdout, stderr := runT(t, "apply", "../../examples/open-loop.hcl", "testdata/processes_override.hcl",
+	stdout, _, n := applyWatched(t, "apply", "../../examples/open-loop.hcl", "testdata/processes_override.hcl",
 		"-var", "rate=[100,300]", "-var", "duration_s=2",
 		"-var", "data_dir="+filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"))
-	close(stop)
-	if code != exitOK {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	if n := <-most; n != 2 {
+	if n != 2 {
 		t.Errorf("at most %d worker processes seen at once, want 2", n)
 	}
 	rows := readCSV(t, filepath.Join(dir, "out", "openloop.csv"))

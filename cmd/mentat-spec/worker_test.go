@@ -63,6 +63,21 @@ func workerChildren(t *testing.T) []int {
 	return out
 }
 
+// applyWatched runs mentat-spec with args while watching the worker
+// children, fails the test unless it exits 0, and returns its output and
+// the most workers seen at once.
+func applyWatched(t *testing.T, args ...string) (stdout, stderr string, most int) {
+	t.Helper()
+	stop := make(chan struct{})
+	seen := watchWorkers(t, stop, nil)
+	code, stdout, stderr := runT(t, args...)
+	close(stop)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	return stdout, stderr, <-seen
+}
+
 // watchWorkers samples the worker children until stop is closed and
 // returns the most seen at once.
 func watchWorkers(t *testing.T, stop <-chan struct{}, seen func([]int)) <-chan int {
@@ -167,15 +182,9 @@ func TestApplyProcessModel(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			stop := make(chan struct{})
-			most := watchWorkers(t, stop, nil)
 			args := append(sweepArgs(dir, tc.backend, "[1,4]", tc.extra...), "-var", "min_s=0.5", "-var", "max_s=1", "-var", "reps=2")
-			code, stdout, stderr := runT(t, args...)
-			close(stop)
-			if code != exitOK {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-			}
-			if n := <-most; n < 4 {
+			stdout, _, n := applyWatched(t, args...)
+			if n < 4 {
 				t.Errorf("at most %d worker processes seen at once, want 4 at the 4-client point", n)
 			}
 			if !strings.Contains(stdout, "0 FAIL") {
@@ -322,16 +331,10 @@ func TestApplyWriteMixedReaderProcesses(t *testing.T) {
 	} {
 		t.Run(tc.backend, func(t *testing.T) {
 			dir := t.TempDir()
-			stop := make(chan struct{})
-			most := watchWorkers(t, stop, nil)
-			code, stdout, stderr := runT(t, "apply", fullSpec, "-var", `scales=["xs"]`, "-var", `backends=["`+tc.backend+`"]`,
+			stdout, stderr, n := applyWatched(t, "apply", fullSpec, "-var", `scales=["xs"]`, "-var", `backends=["`+tc.backend+`"]`,
 				"-var", `scenarios=["write_mixed"]`, "-var", "mixed_s=1", "-var", "mixed_readers=3",
 				"-var", "data_dir="+filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"))
-			close(stop)
-			if code != exitOK {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-			}
-			if n := <-most; n != tc.workers {
+			if n != tc.workers {
 				t.Errorf("at most %d worker processes seen at once, want %d", n, tc.workers)
 			}
 			rows := readCSV(t, filepath.Join(dir, "out", "timings.csv"))
