@@ -115,15 +115,17 @@ variable "drop_caches" {
 }
 
 # --- scenarios variable (issue 9; the writes issue may add the same) ---
-# How clients run (issue 11): goroutines of this process, or one worker
-# process per client as the seed's sqlite-ext and DuckDB readers did.
+# How clients run (issue 11): goroutines of this process, one worker
+# process per client as the seed's sqlite-ext and DuckDB readers did, or
+# N worker processes sharing the clients (a number: -var client_model=2).
 variable "client_model" {
   type        = any # so that both -var client_model=process and -var 'client_model="process"' work
   default     = "goroutine"
-  description = "How clients run: goroutine (one engine process) or process (one worker process per client)."
+  description = "How clients run: goroutine (one engine process), process (one worker process per client) or a whole number N (N worker processes sharing the clients, as pgbench -j N)."
   validation {
-    condition     = contains(["goroutine", "process"], var.client_model)
-    error_message = "client_model is goroutine or process."
+    condition = try(contains(["goroutine", "process"], var.client_model), false) || try(
+      tonumber(var.client_model) >= 1 && floor(tonumber(var.client_model)) == tonumber(var.client_model), false)
+    error_message = "client_model is goroutine, process or a whole number of worker processes (at least 1)."
   }
 }
 
@@ -213,6 +215,10 @@ locals {
   # per dialect where the text differs from the shared default (see
   # mentat/README.md).
   sql = "mentat"
+  # var.client_model as a backend's two attributes: clients = "goroutine"
+  # or "process", or processes = N for a number (null counts as not set).
+  client_kind      = can(tonumber(var.client_model)) ? null : var.client_model
+  client_processes = can(tonumber(var.client_model)) ? tonumber(var.client_model) : null
 }
 
 matrix {
@@ -256,7 +262,8 @@ include "writes" {
 # ---------------------------------------------------------------------------
 
 backend "sqlite" {
-  clients        = var.client_model # issue 11
+  clients        = local.client_kind # issue 11: var.client_model
+  processes      = local.client_processes
   restart        = lookup(var.restart, "sqlite", [])
   drop_caches    = var.drop_caches
   driver         = "sqlite"
@@ -277,7 +284,8 @@ backend "sqlite" {
 }
 
 backend "duckdb" {
-  clients        = var.client_model # issue 11
+  clients        = local.client_kind # issue 11: var.client_model
+  processes      = local.client_processes
   restart        = lookup(var.restart, "duckdb", [])
   drop_caches    = var.drop_caches
   driver         = "duckdb"
@@ -293,7 +301,8 @@ backend "duckdb" {
 }
 
 backend "postgres" {
-  clients     = var.client_model # issue 11
+  clients     = local.client_kind # issue 11: var.client_model
+  processes   = local.client_processes
   restart     = lookup(var.restart, "postgres", [])
   drop_caches = var.drop_caches
   driver      = "postgres"

@@ -67,8 +67,8 @@ func BenchmarkClientModels(b *testing.B) {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "\n%d rounds, min_s = max_s = 3, one rep per round:\n\n"+
-		"| backend, scenario | clients | p50 ms goroutine / process (ratio) | ops/s goroutine / process (ratio) | client CPU µs/call goroutine / process (ratio) | workers' start-up | load average |\n"+
-		"| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n%s\n", rounds, strings.Join(table, "\n"))
+		"| backend, scenario | model | clients | p50 ms goroutine / model (ratio) | ops/s goroutine / model (ratio) | client CPU µs/call goroutine / model (ratio) | workers' start-up | load average |\n"+
+		"| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n%s\n", rounds, strings.Join(table, "\n"))
 	if native != nil {
 		fmt.Fprintf(os.Stderr, "\nThe same q1 through pgbench -M prepared, %d paired rounds of 3 s: one process (-c N -j N, threads) against N processes of -c 1:\n\n"+
 			"| clients | tps one process / N processes (ratio) | client CPU µs/tx one process / N processes (ratio) | load average |\n"+
@@ -106,12 +106,13 @@ func benchClientModels(b *testing.B, bb benchBackend, scenario string, rounds in
 	apply("goroutine", "[1]", "0.2")
 	type key struct{ model, clients string }
 	p50s, tputs, cpus := map[key][]float64{}, map[key][]float64{}, map[key][]float64{}
-	startup := map[string][]float64{}
+	startup := map[key][]float64{} // by model and number of workers
 	var loads []float64
+	others := benchModels()
 	for r := 0; r < rounds; r++ {
-		models := []string{"goroutine", "process"}
+		models := append([]string{"goroutine"}, others...)
 		if r%2 == 1 {
-			models[0], models[1] = models[1], models[0]
+			slices.Reverse(models)
 		}
 		for _, model := range models {
 			loads = append(loads, loadAverage())
@@ -128,11 +129,11 @@ func benchClientModels(b *testing.B, bb benchBackend, scenario string, rounds in
 				cpu, _ := strconv.ParseFloat(row["client_cpu_us"], 64)
 				cpus[k] = append(cpus[k], cpu)
 			}
-			if model == "process" {
+			if model != "goroutine" {
 				log, _ := os.ReadFile(filepath.Join(out, "logs", "workers.log"))
 				for _, m := range regexp.MustCompile(`workers=(\d+) startup_ms=([0-9.]+)`).FindAllStringSubmatch(string(log), -1) {
 					v, _ := strconv.ParseFloat(m[2], 64)
-					startup[m[1]] = append(startup[m[1]], v)
+					startup[key{model, m[1]}] = append(startup[key{model, m[1]}], v)
 				}
 			}
 		}
@@ -140,19 +141,49 @@ func benchClientModels(b *testing.B, bb benchBackend, scenario string, rounds in
 	loads = append(loads, loadAverage())
 	sort.Float64s(loads)
 	var rows []string
-	for _, c := range clients {
-		g, p := key{"goroutine", c}, key{"process", c}
-		p50Ratio, tpRatio, cpuRatio := ratios(p50s[p], p50s[g]), ratios(tputs[p], tputs[g]), ratios(cpus[p], cpus[g])
-		rows = append(rows, fmt.Sprintf("| %s, %s | %s | %s / %s (%.2f) | %s / %s (%.2f) | %.1f / %.1f (%.2f) | %.2f s | %.0f-%.0f |",
-			bb.label, benchNames[scenario], c, ms3(median(p50s[g])), ms3(median(p50s[p])), median(p50Ratio),
-			ops(median(tputs[g])), ops(median(tputs[p])), median(tpRatio),
-			median(cpus[g]), median(cpus[p]), median(cpuRatio), median(startup[c])/1000, loads[0], loads[len(loads)-1]))
-		b.ReportMetric(median(cpuRatio), "cpu-ratio-c"+c)
-		b.ReportMetric(median(p50Ratio), "p50-ratio-c"+c)
-		b.ReportMetric(median(tpRatio), "tput-ratio-c"+c)
-		b.ReportMetric(median(startup[c]), "startup-ms-c"+c)
+	for _, model := range others {
+		for _, c := range clients {
+			g, p := key{"goroutine", c}, key{model, c}
+			workers := c // a worker per client, at most the model's N
+			if n, err := strconv.Atoi(model); err == nil {
+				cn, _ := strconv.Atoi(c)
+				workers = strconv.Itoa(min(n, cn))
+			}
+			p50Ratio, tpRatio, cpuRatio := ratios(p50s[p], p50s[g]), ratios(tputs[p], tputs[g]), ratios(cpus[p], cpus[g])
+			rows = append(rows, fmt.Sprintf("| %s, %s | %s | %s | %s / %s (%.2f) | %s / %s (%.2f) | %.1f / %.1f (%.2f) | %.2f s | %.0f-%.0f |",
+				bb.label, benchNames[scenario], modelLabel(model), c, ms3(median(p50s[g])), ms3(median(p50s[p])), median(p50Ratio),
+				ops(median(tputs[g])), ops(median(tputs[p])), median(tpRatio),
+				median(cpus[g]), median(cpus[p]), median(cpuRatio), median(startup[key{model, workers}])/1000, loads[0], loads[len(loads)-1]))
+			suffix := "-c" + c
+			if model != "process" {
+				suffix = "-p" + model + suffix
+			}
+			b.ReportMetric(median(cpuRatio), "cpu-ratio"+suffix)
+			b.ReportMetric(median(p50Ratio), "p50-ratio"+suffix)
+			b.ReportMetric(median(tpRatio), "tput-ratio"+suffix)
+			b.ReportMetric(median(startup[key{model, workers}]), "startup-ms"+suffix)
+		}
 	}
 	return rows
+}
+
+// benchModels are the client models measured against goroutines:
+// MENTAT_SPEC_BENCH_MODELS, comma-separated ("process" or a number N of
+// worker processes sharing the clients); by default one process per
+// client and 2 processes, as pgbench -j 2 on two cores.
+func benchModels() []string {
+	if v := os.Getenv("MENTAT_SPEC_BENCH_MODELS"); v != "" {
+		return strings.Split(v, ",")
+	}
+	return []string{"process", "2"}
+}
+
+// modelLabel names a model in the table.
+func modelLabel(model string) string {
+	if model == "process" {
+		return "one process per client"
+	}
+	return "processes = " + model
 }
 
 // loadAverage is the one-minute load average, or 0 where unknown.

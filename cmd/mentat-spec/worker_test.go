@@ -211,6 +211,54 @@ func TestApplyProcessModel(t *testing.T) {
 	}
 }
 
+// client_model as a number: that many worker processes share the
+// clients (processes = N, as pgbench -j N). specs/full.hcl: four clients
+// on two workers; the quickstart: write_mixed's two readers on two
+// workers. Two processes at most, both seen, every check PASS, no error.
+func TestApplyClientModelProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	t.Setenv(asCLI, "1")
+	for _, tc := range []struct {
+		name, spec string
+		vars       []string
+		rows       int
+	}{
+		{"full", fullSpec, []string{`scenarios=["concurrency_sweep"]`, "clients=[1,4]", "min_s=0.5", "max_s=1", "reps=1"}, 2},
+		{"quickstart", "../../examples/quickstart.hcl", []string{`scenarios=["point_lookup","write_mixed"]`, "mixed_s=1"}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"apply", tc.spec, "-var", `scales=["xs"]`, "-var", `backends=["sqlite"]`, "-var", "client_model=2",
+				"-var", "data_dir=" + filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"), "-q"}
+			for _, v := range tc.vars {
+				args = append(args, "-var", v)
+			}
+			stdout, _, n := applyWatched(t, args...)
+			if n != 2 {
+				t.Errorf("at most %d worker processes seen at once, want 2 (client_model=2)", n)
+			}
+			if !strings.Contains(stdout, "0 FAIL") {
+				t.Errorf("checks: %s", stdout)
+			}
+			rows := readCSV(t, filepath.Join(dir, "out", "timings.csv"))
+			if len(rows) != tc.rows {
+				t.Fatalf("timings.csv has %d rows, want %d: %v", len(rows), tc.rows, rows)
+			}
+			for i, r := range rows {
+				if r["errors"] != "0" || r["count"] == "0" {
+					t.Errorf("row %d: %v", i, r)
+				}
+			}
+			log, err := os.ReadFile(filepath.Join(dir, "out", "logs", "workers.log"))
+			if err != nil || !strings.Contains(string(log), "workers=2") {
+				t.Errorf("workers.log: %v\n%s", err, log)
+			}
+		})
+	}
+}
+
 // A worker killed mid-point: that point's row carries the error, the next
 // point still runs, and the rows written before stay.
 func TestApplyWorkerKilled(t *testing.T) {

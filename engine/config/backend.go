@@ -236,11 +236,13 @@ func driverOptions(body, remain hcl.Body) (hcl.Attributes, hcl.Diagnostics) {
 
 // resolveClients reads `clients` ("goroutine", its old name "threads", or
 // "process") and `processes = N`, which alone means N worker processes
-// sharing the clients.
+// sharing the clients. Either set to null counts as not set, so that one
+// variable can choose between them (specs/full.hcl's client_model).
 func (b *Backend) resolveClients(ctx *hcl.EvalContext, bc *BackendConfig) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	bc.ClientModel = ClientsGoroutine
 	ce, hasClients := b.Attrs["clients"]
+	hasClients = hasClients && !isNull(ce, ctx)
 	if hasClients {
 		s, d := evalString(ce, ctx, "clients")
 		diags = append(diags, d...)
@@ -254,7 +256,7 @@ func (b *Backend) resolveClients(ctx *hcl.EvalContext, bc *BackendConfig) hcl.Di
 				fmt.Sprintf("clients = %q: the models are \"goroutine\" (one engine process; \"threads\" is the same), \"process\" (one worker process per client), or processes = N (N worker processes sharing the clients).", s)))
 		}
 	}
-	if pe, ok := b.Attrs["processes"]; ok {
+	if pe, ok := b.Attrs["processes"]; ok && !isNull(pe, ctx) {
 		n, d := evalInt(pe, ctx, "processes")
 		diags = append(diags, d...)
 		switch {
@@ -269,6 +271,13 @@ func (b *Backend) resolveClients(ctx *hcl.EvalContext, bc *BackendConfig) hcl.Di
 		}
 	}
 	return diags
+}
+
+// isNull reports whether expr evaluates to null. An expression that does
+// not evaluate is not null: its own evaluation reports the error.
+func isNull(expr hcl.Expression, ctx *hcl.EvalContext) bool {
+	v, diags := expr.Value(ctx)
+	return !diags.HasErrors() && v.IsNull()
 }
 
 // CheckSkips reports skip_scenarios names that are no declared scenario.

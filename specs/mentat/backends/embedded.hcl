@@ -5,11 +5,15 @@
 #   var.avet      whether after_load builds the AVET (value) indexes
 #   local.store   the files' name prefix, so specs do not share stores
 #                 (<data_dir>/<store>-<scale>.sqlite)
-#   var.client_model (optional) goroutine or process: how clients run
+#   var.client_model (optional) how clients run: "goroutine", "process"
+#                 (one worker process per client) or a number N (N worker
+#                 processes sharing the clients, as pgbench -j N)
 
 backend "sqlite" {
   driver  = "sqlite"
-  clients = try(var.client_model, "goroutine")
+  # A number N becomes processes = N; a null attribute counts as not set.
+  clients   = can(tonumber(var.client_model)) ? null : try(var.client_model, "goroutine")
+  processes = can(tonumber(var.client_model)) ? tonumber(var.client_model) : null
   path    = "${var.data_dir}/${local.store}-${scale.name}.sqlite"
   settings = {
     journal_mode = "WAL"
@@ -27,7 +31,8 @@ backend "sqlite" {
 
 backend "duckdb" {
   driver     = "duckdb"
-  clients    = try(var.client_model, "goroutine")
+  clients    = can(tonumber(var.client_model)) ? null : try(var.client_model, "goroutine")
+  processes  = can(tonumber(var.client_model)) ? tonumber(var.client_model) : null
   path       = "${var.data_dir}/${local.store}-${scale.name}.duckdb"
   settings   = { dynamic_or_filter_threshold = 1000 } # lets input_bindings' 100 emails use the index
   setup      = [file("../sql/schema.sql")]
