@@ -7,7 +7,10 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"io"
 	"net"
+	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -167,10 +170,12 @@ func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err er
 	}
 	t0 := time.Now()
 	byPID := map[int]*proc{}
+	env := workerEnviron(len(assigns))
 	for i, a := range assigns {
 		a.Version, a.Worker, a.Spec = Version, i, l.Spec
 		w := &proc{index: i, assign: a, exited: make(chan struct{})}
 		w.cmd = exec.Command(argv[0], argv[1:]...)
+		w.cmd.Env = env
 		if l.Stderr != nil {
 			w.cmd.Stderr = lockedWriter{mu: &l.mu, w: l.Stderr}
 		}
@@ -204,6 +209,21 @@ func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err er
 		return nil, err
 	}
 	return p, nil
+}
+
+// workerEnviron is the environment of n local workers: this process's, with
+// GOMAXPROCS set to each worker's share of the CPUs unless it is set
+// already. A worker sized for the whole machine runs up to as many
+// threads as there are CPUs: n of them oversubscribe the CPUs n times,
+// and the kernel then preempts clients mid-call, which one process of
+// goroutines (or pgbench -j n, n threads in all) never does.
+func workerEnviron(n int) []string {
+	env := os.Environ()
+	if _, set := os.LookupEnv("GOMAXPROCS"); set {
+		return env
+	}
+	share := (runtime.NumCPU() + n - 1) / n
+	return append(env, "GOMAXPROCS="+strconv.Itoa(max(share, 1)))
 }
 
 // open sends each worker its assignment once it said hello and waits
