@@ -19,23 +19,24 @@ import (
 )
 
 // BenchmarkClientModels measures the same points with goroutine clients
-// and with one worker process per client: q1 alone (parity_q1,
-// testdata/parity.hcl) and the concurrency sweep's read mix, at 1, 8 and
-// 32 clients, on SQLite and (with MENTAT_SPEC_PG_DSN) PostgreSQL. The
-// rounds are paired and interleaved: each round runs both models back to
-// back, in the order goroutine, process on odd rounds and the reverse on
-// even ones, so that a drift of the machine's load falls on both. SQLite
-// runs twice: as deployed (each process takes SQLite's file locks for
-// every read, the connections of one process share them) and with
-// immutable readers (no locks in either model), which isolates the
-// client models from that cost of the database. It
-// prints the BENCHMARKS.md table: medians over rounds of each model's p50
-// and throughput, the median of the per-round ratios process / goroutine,
-// the clients' CPU per call (precision.csv's client_cpu_us: the engine
-// process, or the sum of the workers), the workers' start-up (out of the
-// timed window) and the load average. With PostgreSQL it then runs the
-// native control: the same q1 through pgbench as one process of N
-// threads and as N processes, which shows what N processes cost the
+// and with worker processes (one per client, and 2 sharing the clients:
+// MENTAT_SPEC_BENCH_MODELS, see benchModels), next to an A/A row that runs
+// goroutines twice: q1 alone (parity_q1, testdata/parity.hcl) and the
+// concurrency sweep's read mix, at 1, 8 and 32 clients, on SQLite and
+// (with MENTAT_SPEC_PG_DSN) PostgreSQL. The rounds are paired and
+// interleaved: each round runs every model back to back, in one order on
+// odd rounds and the reverse on even ones, so that a drift of the
+// machine's load falls on all. SQLite runs twice: as deployed (each
+// process takes SQLite's file locks for every read, the connections of
+// one process share them) and with immutable readers (no locks in either
+// model), which isolates the client models from that cost of the
+// database. It prints the BENCHMARKS.md table: medians over rounds of each
+// model's p50 and throughput, the median of the per-round ratios model /
+// goroutine, the clients' CPU per call (precision.csv's client_cpu_us:
+// the engine process, or the sum of the workers), the workers' start-up
+// (out of the timed window) and the load average. With PostgreSQL it then
+// runs the native control: the same q1 through pgbench as one process of
+// N threads and as N processes, which shows what N processes cost the
 // operating system beyond N threads whatever the client.
 //
 //	MENTAT_SPEC_BENCH_ROUNDS=3 go test ./cmd/mentat-spec -run '^$' -bench ClientModels -benchtime 1x -timeout 30m
@@ -116,7 +117,7 @@ func benchClientModels(b *testing.B, bb benchBackend, scenario string, rounds in
 		}
 		for _, model := range models {
 			loads = append(loads, loadAverage())
-			out := apply(model, "["+strings.Join(clients, ",")+"]", "3")
+			out := apply(clientModel(model), "["+strings.Join(clients, ",")+"]", "3")
 			for _, row := range readCSV(b, filepath.Join(out, "timings.csv")) {
 				k := key{model, row["clients"]}
 				p50, _ := strconv.ParseFloat(row["p50_ms"], 64)
@@ -129,7 +130,7 @@ func benchClientModels(b *testing.B, bb benchBackend, scenario string, rounds in
 				cpu, _ := strconv.ParseFloat(row["client_cpu_us"], 64)
 				cpus[k] = append(cpus[k], cpu)
 			}
-			if model != "goroutine" {
+			if clientModel(model) != "goroutine" {
 				log, _ := os.ReadFile(filepath.Join(out, "logs", "workers.log"))
 				for _, m := range regexp.MustCompile(`workers=(\d+) startup_ms=([0-9.]+)`).FindAllStringSubmatch(string(log), -1) {
 					v, _ := strconv.ParseFloat(m[2], 64)
@@ -155,7 +156,10 @@ func benchClientModels(b *testing.B, bb benchBackend, scenario string, rounds in
 				ops(median(tputs[g])), ops(median(tputs[p])), median(tpRatio),
 				median(cpus[g]), median(cpus[p]), median(cpuRatio), median(startup[key{model, workers}])/1000, loads[0], loads[len(loads)-1]))
 			suffix := "-c" + c
-			if model != "process" {
+			switch {
+			case model == "aa":
+				suffix = "-aa" + suffix
+			case model != "process":
 				suffix = "-p" + model + suffix
 			}
 			b.ReportMetric(median(cpuRatio), "cpu-ratio"+suffix)
@@ -168,19 +172,32 @@ func benchClientModels(b *testing.B, bb benchBackend, scenario string, rounds in
 }
 
 // benchModels are the client models measured against goroutines:
-// MENTAT_SPEC_BENCH_MODELS, comma-separated ("process" or a number N of
-// worker processes sharing the clients); by default one process per
-// client and 2 processes, as pgbench -j 2 on two cores.
+// MENTAT_SPEC_BENCH_MODELS, comma-separated: "process", a number N of
+// worker processes sharing the clients, or "aa", goroutines again (an
+// A/A row: how far two runs of the same model differ, the noise the
+// other rows are read against). By default the A/A row, one process per
+// client and 2 processes (as pgbench -j 2 on two cores).
 func benchModels() []string {
 	if v := os.Getenv("MENTAT_SPEC_BENCH_MODELS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	return []string{"process", "2"}
+	return []string{"aa", "process", "2"}
+}
+
+// clientModel is the client_model a benchmark model runs with.
+func clientModel(model string) string {
+	if model == "aa" {
+		return "goroutine"
+	}
+	return model
 }
 
 // modelLabel names a model in the table.
 func modelLabel(model string) string {
-	if model == "process" {
+	switch {
+	case model == "aa":
+		return "goroutines again (A/A)"
+	case model == "process":
 		return "one process per client"
 	}
 	return "processes = " + model
