@@ -59,6 +59,9 @@ func (s *session) Prepare(ctx context.Context, sql string) (drivers.Stmt, error)
 		return nil, s.b.wrap("prepare", sql, err)
 	}
 	st := &stmt{sess: s, st: ds.(*sqlite3.SQLiteStmt), sql: sql, nin: ds.NumInput()}
+	if s.interruptible() {
+		st.cnt = newCounter(st.st, s.w.db, st.nin)
+	}
 	s.mu.Lock()
 	s.stmts[st] = struct{}{}
 	s.mu.Unlock()
@@ -74,7 +77,7 @@ func (s *session) Close() error {
 	}
 	var errs []error
 	for st := range s.stmts {
-		if err := st.st.Close(); err != nil {
+		if err := st.finalize(); err != nil {
 			errs = append(errs, s.b.wrap("close statement", st.sql, err))
 		}
 	}
@@ -124,6 +127,29 @@ type stmt struct {
 	args []driver.NamedValue
 	vals []driver.Value
 	cols []string // column names of the last collected result
+
+	// cnt runs counted queries in one cgo call (nil: go-sqlite3's path
+	// only). run keeps Close from finalizing the statement under it, as
+	// go-sqlite3's own lock does on its path.
+	run sync.Mutex
+	cnt *counter
+}
+
+// finalize closes go-sqlite3's statement and frees the counter's memory
+// once no counted query runs.
+func (s *stmt) finalize() error {
+	s.run.Lock()
+	defer s.run.Unlock()
+	if s.st == nil {
+		return nil
+	}
+	err := s.st.Close()
+	s.st = nil
+	if s.cnt != nil {
+		s.cnt.free()
+		s.cnt = nil
+	}
+	return err
 }
 
 // Columns returns the column names of the last Query that collected rows.
@@ -135,9 +161,6 @@ func (s *stmt) Columns() []string { return s.cols }
 const maxRowChunk = 64
 
 func (s *stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, error) {
-	if s.st == nil {
-		return 0, s.sess.b.wrap("query", s.sql, errors.New("statement is closed"))
-	}
 	if len(args) != s.nin {
 		return 0, s.sess.b.wrap("query", s.sql, fmt.Errorf("got %d parameters, the statement has %d", len(args), s.nin))
 	}
@@ -157,6 +180,26 @@ func (s *stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, erro
 		s.sess.begin(ctx)
 		defer s.sess.end()
 		qctx = context.Background()
+	}
+	// Released before end: a Close waiting for it holds the session's lock.
+	s.run.Lock()
+	n, err := s.run1(ctx, qctx, dst)
+	s.run.Unlock()
+	return n, err
+}
+
+// run1 runs the statement with s.args bound; s.run is held.
+func (s *stmt) run1(ctx, qctx context.Context, dst *[][]any) (int64, error) {
+	if s.st == nil { // closed with its session meanwhile
+		return 0, s.sess.b.wrap("query", s.sql, errors.New("statement is closed"))
+	}
+	if dst == nil && s.cnt != nil {
+		if n, err, ok := s.cnt.count(s.args); ok {
+			if err != nil {
+				return n, s.sess.b.wrap("query", s.sql, ctxErr(ctx, err))
+			}
+			return n, nil
+		}
 	}
 	rows, err := s.st.QueryContext(qctx, s.args)
 	if err != nil {
@@ -233,19 +276,14 @@ func ctxErr(ctx context.Context, err error) error {
 }
 
 func (s *stmt) Close() error {
-	if s.st == nil {
-		return nil
-	}
 	sess := s.sess
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
 	if sess.stmts == nil { // the session closed it already
-		s.st = nil
 		return nil
 	}
 	delete(sess.stmts, s)
-	err := s.st.Close()
-	s.st = nil
+	err := s.finalize()
 	if err != nil {
 		return sess.b.wrap("close statement", s.sql, err)
 	}

@@ -491,7 +491,7 @@ func TestCountAllocs(t *testing.T) {
 		}
 	})
 	t.Logf("allocs per counted query: %.1f", allocs)
-	if allocs > 6 {
-		t.Errorf("counted query allocates %.1f times, want <= 6", allocs)
+	if allocs > 0 { // the counter's one cgo call allocates nothing
+		t.Errorf("counted query allocates %.1f times, want none", allocs)
 	}
 }

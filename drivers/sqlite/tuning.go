@@ -18,7 +18,6 @@ import "C"
 
 import (
 	"fmt"
-	"reflect"
 	"unsafe"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -90,9 +89,9 @@ func setStablePlans(db unsafe.Pointer, on bool) error {
 // was prepared (SQLITE_STMTSTATUS_REPREPARE), or -1 if go-sqlite3's
 // statement no longer has the handle.
 func reprepares(st *sqlite3.SQLiteStmt) int {
-	v := reflect.ValueOf(st).Elem().FieldByName("s")
-	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
+	h := stmtHandle(st)
+	if h == nil {
 		return -1
 	}
-	return int(C.sqlite3_stmt_status((*C.struct_sqlite3_stmt)(v.UnsafePointer()), 5, 0))
+	return int(C.sqlite3_stmt_status((*C.struct_sqlite3_stmt)(h), 5, 0))
 }
