@@ -424,7 +424,9 @@ func (p *Pool) alive() []*proc {
 func (p *Pool) sendAll(m Msg) {
 	for _, w := range p.alive() {
 		if err := w.conn.Send(m); err != nil && w.dead == nil {
-			w.dead = fmt.Errorf("worker %d (pid %d): %w", w.index, w.pid, err)
+			// A send fails once the worker's pipe is closed, which may be
+			// before its exit was seen: say how it ended (killed, ...).
+			w.dead = w.death(err)
 		}
 	}
 }
