@@ -123,8 +123,7 @@ variable "client_model" {
   default     = "goroutine"
   description = "How clients run: goroutine (one engine process), process (one worker process per client) or a whole number N (N worker processes sharing the clients, as pgbench -j N)."
   validation {
-    condition = try(contains(["goroutine", "process"], var.client_model), false) || try(
-      tonumber(var.client_model) >= 1 && floor(tonumber(var.client_model)) == tonumber(var.client_model), false)
+    condition     = can(regex("^(goroutine|process|[1-9][0-9]*)$", tostring(var.client_model)))
     error_message = "client_model is goroutine, process or a whole number of worker processes (at least 1)."
   }
 }

@@ -10,11 +10,11 @@
 #                 processes sharing the clients, as pgbench -j N)
 
 backend "sqlite" {
-  driver  = "sqlite"
+  driver = "sqlite"
   # A number N becomes processes = N; a null attribute counts as not set.
   clients   = can(tonumber(var.client_model)) ? null : try(var.client_model, "goroutine")
   processes = can(tonumber(var.client_model)) ? tonumber(var.client_model) : null
-  path    = "${var.data_dir}/${local.store}-${scale.name}.sqlite"
+  path      = "${var.data_dir}/${local.store}-${scale.name}.sqlite"
   settings = {
     journal_mode = "WAL"
     synchronous  = "NORMAL"
