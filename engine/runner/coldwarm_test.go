@@ -114,7 +114,7 @@ func TestColdVsWarmIsColdAndMakesExactlyWarmCalls(t *testing.T) {
 // A drop_caches command that drops nothing is caught: the store's pages
 // are still cached, so the cold calls are not measured as cold.
 func TestColdVsWarmCatchesACacheThatStayedWarm(t *testing.T) {
-	spec, data := tinyQuickstart(t, coldWarmScenario(`driver  = "sqlite"`, `driver  = "sqlite"
+	spec, data := tinyQuickstart(t, coldWarmScenario(`driver = "sqlite"`, `driver = "sqlite"
   restart     = ["sh", "-c", "echo restart-hook-ran"]
   drop_caches = ["sh", "-c", "echo drop-caches-hook-ran"]`)...)
 	o, dir := apply(t, spec, runner.Options{}, config.VarArg{Name: "data_dir", Value: data})
@@ -152,7 +152,7 @@ func TestColdVsWarmCatchesACacheThatStayedWarm(t *testing.T) {
 // A declared restart command that fails fails the run, and nothing is
 // measured as cold.
 func TestColdVsWarmFailingRestartCommand(t *testing.T) {
-	spec, data := tinyQuickstart(t, coldWarmScenario(`driver  = "sqlite"`, `driver  = "sqlite"
+	spec, data := tinyQuickstart(t, coldWarmScenario(`driver = "sqlite"`, `driver = "sqlite"
   restart = ["sh", "-c", "echo cannot restart >&2; exit 3"]`)...)
 	o, dir := apply(t, spec, runner.Options{}, config.VarArg{Name: "data_dir", Value: data})
 	if !o.Failed() || len(o.Failures) == 0 || !strings.Contains(o.Failures[0], "cannot restart") {
