@@ -2,7 +2,6 @@ package sqlite
 
 /*
 #include <stdlib.h>
-#include <string.h>
 
 struct sqlite3;
 struct sqlite3_stmt;
