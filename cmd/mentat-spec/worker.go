@@ -31,6 +31,9 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	// A worker runs only clients: drivers may give them the whole process
+	// (PostgreSQL's raw sessions then keep no spare P).
+	drivers.SetClientProcess(true)
 	ctx, cancel := signalContext()
 	defer cancel()
 	if *loop {

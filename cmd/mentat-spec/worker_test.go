@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"net"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // The test binary is also the CLI when this variable is set, so that
@@ -501,4 +504,72 @@ func TestApplyWriteMixedVerifierCatchesASplitWrite(t *testing.T) {
 	if code != exitFailed || !strings.HasPrefix(line, "FAIL") || !strings.Contains(line, "never existed") || !strings.Contains(line, "contradicts write") {
 		t.Errorf("exit %d, concurrent_reads %q\nstdout:\n%s\nstderr:\n%s", code, line, stdout, stderr)
 	}
+}
+
+// A query that turns stuck inside worker processes, whose raw PostgreSQL
+// sessions hold every P there is (no spare one in a worker): each stuck
+// call is cut at the 0.3 s ceiling and the same session goes on, so every
+// client is cut again and again within the 2 s window (at least twice
+// each, which a session taking 1 s past the ceiling to come back would
+// not reach), the point's row carries the cuts and nothing is left
+// running on the server.
+func TestApplyWorkerCeiling(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	dsn := os.Getenv("MENTAT_SPEC_PG_DSN")
+	if dsn == "" {
+		t.Skip("MENTAT_SPEC_PG_DSN is unset: run `make test`, which starts a throwaway PostgreSQL")
+	}
+	t.Setenv(asCLI, "1")
+	dir := t.TempDir()
+	db := fmt.Sprintf("mentat_wceil_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9)
+	t.Cleanup(func() { dropDatabase(t, dsn, db) })
+	const clients, fastCalls = 2, 20
+	start := time.Now()
+	stdout, _, n := applyWatched(t, "apply", "testdata/worker_ceiling.hcl", "-var", "database="+db,
+		"-var", "fast_calls="+strconv.Itoa(fastCalls), "-var", "data_dir="+filepath.Join(dir, "data"),
+		"-o", filepath.Join(dir, "out"), "-q")
+	took := time.Since(start)
+	if n != clients {
+		t.Errorf("at most %d worker processes seen at once, want %d", n, clients)
+	}
+	rows := readCSV(t, filepath.Join(dir, "out", "timings.csv"))
+	if len(rows) != 1 {
+		t.Fatalf("timings.csv: %v", rows)
+	}
+	r := rows[0]
+	count, _ := strconv.Atoi(r["count"])
+	cuts, _ := strconv.Atoi(r["errors"])
+	// The probe's call and each client's warm-up call come first.
+	if count != fastCalls-1-clients {
+		t.Errorf("%d measured calls returned, want the %d fast ones after the probe and warm-up: %v", count, fastCalls-1-clients, r)
+	}
+	if cuts < 2*clients {
+		t.Errorf("%d calls cut at the ceiling in the 2 s window, want at least %d (%d clients cut and reused within 1 s, twice each): %v\n%s", cuts, 2*clients, clients, r, stdout)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, "out", "logs", "errors.log"))
+	if want := fmt.Sprintf("errors=%d timeouts=%d first: call exceeded the probe ceiling of 300ms", cuts, cuts); err != nil || !strings.Contains(string(log), want) {
+		t.Errorf("errors.log: want %q\n%s %v", want, log, err)
+	}
+	t.Logf("%d calls cut at the ceiling by 2 workers in a 2 s window; apply took %v", cuts, took.Round(time.Millisecond))
+	if left := stuckQueries(t, dsn, db); left != 0 {
+		t.Errorf("%d stuck queries still running on the server after apply", left)
+	}
+}
+
+// stuckQueries counts the queries still sleeping in database db.
+func stuckQueries(t *testing.T, dsn, db string) int {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query LIKE '%pg_sleep%'", db).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -16,7 +16,8 @@
 //	          query, the goroutine keeping its thread and P while the kernel
 //	          waits, as pgbench's threads do; while such sessions are open
 //	          GOMAXPROCS is raised to their number plus 2 (restored when the
-//	          last closes), and socket timeouts of 10 ms let a stop-the-world
+//	          last closes; in a worker process, to their number: see
+//	          drivers.SetClientProcess), and socket timeouts of 10 ms let a stop-the-world
 //	          GC, a deadline or a Close through. Loaders and the backend's
 //	          own connection use "auto" then. "auto" (the default elsewhere)
 //	          waits in the kernel (ppoll, then read) while the backend has

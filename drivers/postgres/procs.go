@@ -3,14 +3,20 @@ package postgres
 import (
 	"runtime"
 	"sync"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
 )
 
 // rawProcs keeps GOMAXPROCS above the number of open io = raw sessions:
 // each holds a P while it waits for the server, and the process needs two
 // more for everything else (the runner's watchdog and timers, cancel
-// requests, the garbage collector). The first session saves GOMAXPROCS,
-// each raises it as needed, and the last one to close restores it, unless
-// someone else changed it meanwhile.
+// requests, the garbage collector). In a client process (a worker, see
+// drivers.SetClientProcess) it keeps none: there everything else can wait
+// for a session's next preemption, and an idle P would make each
+// preemption wake a second thread (at 32 workers on 2 cores, twice the
+// client CPU per call of one process). The first session saves
+// GOMAXPROCS, each raises it as needed, and the last one to close
+// restores it, unless someone else changed it meanwhile.
 var rawProcs struct {
 	sync.Mutex
 	open  int
@@ -21,6 +27,14 @@ var rawProcs struct {
 // rawSpare is how many Ps beyond the raw sessions the process keeps.
 const rawSpare = 2
 
+// spareProcs is rawSpare, or none in a client process.
+func spareProcs() int {
+	if drivers.ClientProcess() {
+		return 0
+	}
+	return rawSpare
+}
+
 func rawSessionOpened() {
 	p := &rawProcs
 	p.Lock()
@@ -30,7 +44,7 @@ func rawSessionOpened() {
 		p.saved, p.set = cur, 0
 	}
 	p.open++
-	if want := p.open + rawSpare; want > cur {
+	if want := p.open + spareProcs(); want > cur {
 		runtime.GOMAXPROCS(want)
 		p.set = want
 	}

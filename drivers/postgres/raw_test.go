@@ -19,6 +19,28 @@ import (
 
 var rawVariants = []variant{{ProtocolExtended, IORaw}, {ProtocolSimple, IORaw}}
 
+// processKinds are the two ways a process holds raw sessions: apply's own
+// (two spare Ps) and a worker's (drivers.SetClientProcess: no spare P).
+var processKinds = []struct {
+	name   string
+	client bool
+}{{"engine process", false}, {"worker process", true}}
+
+// asProcess makes this test process one of kind client for the test: a
+// worker process also starts with GOMAXPROCS 1 (its share of two CPUs at
+// two workers or more), so its raw sessions hold every P there is.
+func asProcess(t *testing.T, client bool) {
+	if !client {
+		return
+	}
+	procs := runtime.GOMAXPROCS(1)
+	drivers.SetClientProcess(true)
+	t.Cleanup(func() {
+		drivers.SetClientProcess(false)
+		runtime.GOMAXPROCS(procs)
+	})
+}
+
 // counted runs sql on s with the rows counted: the measured path.
 func counted(t *testing.T, ctx context.Context, s drivers.Session, sql string, args ...any) (int64, error) {
 	t.Helper()
@@ -37,56 +59,63 @@ func counted(t *testing.T, ctx context.Context, s drivers.Session, sql string, a
 func TestRawCeiling(t *testing.T) {
 	testDSN(t)
 	const ceiling = 300 * time.Millisecond
-	for _, v := range rawVariants {
-		t.Run(v.String(), func(t *testing.T) {
-			b := openTest(t, v, nil)
-			s, err := b.Session(testCtx(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			pid := backendPID(t, s)
-			slow, err := s.Prepare(testCtx(t), "SELECT pg_sleep(30)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			one, err := s.Prepare(testCtx(t), "SELECT 1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			for round := range 3 { // the registration of a new context each time, and its reuse
-				ctx, cancel := context.WithCancelCause(context.Background())
-				start := time.Now()
-				timer := time.AfterFunc(ceiling, func() { cancel(errors.New("ceiling")) })
-				_, qerr := slow.Query(ctx, nil, nil)
-				returned := time.Since(start)
-				n, err := one.Query(ctx, nil, nil) // the cut context: fails at once
-				if err == nil {
-					t.Errorf("round %d: a query on the cancelled context succeeded", round)
-				}
-				n, err = one.Query(context.Background(), nil, nil)
-				reused := time.Since(start)
-				timer.Stop()
-				cancel(nil)
-				if qerr == nil || !errors.Is(qerr, context.Canceled) {
-					t.Fatalf("round %d: stuck query: %v; want a cancelled context's error", round, qerr)
-				}
-				var pgErr *pgconn.PgError
-				if !errors.As(qerr, &pgErr) || pgErr.Code != "57014" {
-					t.Errorf("round %d: stuck query: %v; want the server's query_canceled (57014)", round, qerr)
-				}
-				if err != nil || n != 1 {
-					t.Fatalf("round %d: next query: %d rows, %v", round, n, err)
-				}
-				t.Logf("round %d: returned %v, session answered again %v after the start (ceiling %v)", round, returned, reused, ceiling)
-				if reused > ceiling+time.Second {
-					t.Errorf("round %d: the session answered again %v after the ceiling, want within 1s", round, reused-ceiling)
-				}
-			}
-			if got := backendPID(t, s); got != pid {
-				t.Errorf("server process %d after the cuts, was %d: the session reconnected instead of being reused", got, pid)
-			}
-		})
+	for _, pk := range processKinds {
+		for _, v := range rawVariants {
+			t.Run(pk.name+"/"+v.String(), func(t *testing.T) {
+				asProcess(t, pk.client)
+				rawCeiling(t, v, ceiling)
+			})
+		}
+	}
+}
+
+func rawCeiling(t *testing.T, v variant, ceiling time.Duration) {
+	b := openTest(t, v, nil)
+	s, err := b.Session(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	pid := backendPID(t, s)
+	slow, err := s.Prepare(testCtx(t), "SELECT pg_sleep(30)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := s.Prepare(testCtx(t), "SELECT 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 3 { // the registration of a new context each time, and its reuse
+		ctx, cancel := context.WithCancelCause(context.Background())
+		start := time.Now()
+		timer := time.AfterFunc(ceiling, func() { cancel(errors.New("ceiling")) })
+		_, qerr := slow.Query(ctx, nil, nil)
+		returned := time.Since(start)
+		n, err := one.Query(ctx, nil, nil) // the cut context: fails at once
+		if err == nil {
+			t.Errorf("round %d: a query on the cancelled context succeeded", round)
+		}
+		n, err = one.Query(context.Background(), nil, nil)
+		reused := time.Since(start)
+		timer.Stop()
+		cancel(nil)
+		if qerr == nil || !errors.Is(qerr, context.Canceled) {
+			t.Fatalf("round %d: stuck query: %v; want a cancelled context's error", round, qerr)
+		}
+		var pgErr *pgconn.PgError
+		if !errors.As(qerr, &pgErr) || pgErr.Code != "57014" {
+			t.Errorf("round %d: stuck query: %v; want the server's query_canceled (57014)", round, qerr)
+		}
+		if err != nil || n != 1 {
+			t.Fatalf("round %d: next query: %d rows, %v", round, n, err)
+		}
+		t.Logf("round %d: returned %v, session answered again %v after the start (ceiling %v)", round, returned, reused, ceiling)
+		if reused > ceiling+time.Second {
+			t.Errorf("round %d: the session answered again %v after the ceiling, want within 1s", round, reused-ceiling)
+		}
+	}
+	if got := backendPID(t, s); got != pid {
+		t.Errorf("server process %d after the cuts, was %d: the session reconnected instead of being reused", got, pid)
 	}
 }
 
@@ -111,6 +140,16 @@ func TestRawGC(t *testing.T) {
 			}
 		})
 	}
+	for _, pk := range processKinds {
+		t.Run(pk.name, func(t *testing.T) {
+			asProcess(t, pk.client)
+			rawGC(t)
+		})
+	}
+}
+
+// rawGC blocks three sessions in pg_sleep and runs a GC cycle meanwhile.
+func rawGC(t *testing.T) {
 	b := openTest(t, rawVariants[0], nil)
 	const sessions, sleep = 3, 3 * time.Second
 	ctx := testCtx(t)
@@ -166,16 +205,30 @@ func TestRawGC(t *testing.T) {
 	for i := before.NumGC; i < after.NumGC; i++ {
 		maxPause = max(maxPause, time.Duration(after.PauseNs[i%256]))
 	}
-	t.Logf("runtime.GC took %v, longest pause %v, with %d sessions blocked in raw reads", took, maxPause, sessions)
+	t.Logf("runtime.GC took %v, longest pause %v, with %d sessions blocked in raw reads (GOMAXPROCS %d)", took, maxPause, sessions, runtime.GOMAXPROCS(0))
 	if took > time.Second {
 		t.Errorf("runtime.GC took %v while sessions were blocked in reads, want well under the %v they block", took, sleep)
 	}
 }
 
-// TestRawProcs checks that raw sessions raise GOMAXPROCS above their
-// number and that closing the last one restores it.
+// TestRawProcs checks that raw sessions raise GOMAXPROCS to their number
+// plus the spare Ps (none in a worker process) and that closing the last
+// one restores it.
 func TestRawProcs(t *testing.T) {
 	testDSN(t)
+	for _, pk := range processKinds {
+		t.Run(pk.name, func(t *testing.T) {
+			asProcess(t, pk.client)
+			spare := rawSpare
+			if pk.client {
+				spare = 0
+			}
+			rawProcsRaised(t, spare)
+		})
+	}
+}
+
+func rawProcsRaised(t *testing.T, spare int) {
 	b := openTest(t, rawVariants[0], nil)
 	before := runtime.GOMAXPROCS(0)
 	ctx := testCtx(t)
@@ -187,7 +240,7 @@ func TestRawProcs(t *testing.T) {
 		}
 		ss = append(ss, s)
 	}
-	if got, want := runtime.GOMAXPROCS(0), len(ss)+rawSpare; got != want {
+	if got, want := runtime.GOMAXPROCS(0), len(ss)+spare; got != want {
 		t.Errorf("GOMAXPROCS with %d raw sessions = %d, want %d", len(ss), got, want)
 	}
 	for _, s := range ss {
