@@ -10,8 +10,8 @@
 #      loads with go-sqlite3 prepared-insert loops and DuckDB's COPY FROM of
 #      the same CSV files (there is no DuckDB CLI), and times
 #      `apply -phase load` on SQLite and DuckDB too;
-#   4. runs pgbench (-M simple and -M prepared, -c 1, 2 and 8, -j = -c) and
-#      the engine's point_lookup (q1 at 1, 2 and 8 clients; extended
+#   4. runs pgbench (-M simple and -M prepared, -c 1, 2, 8 and 32, -j = -c)
+#      and the engine's point_lookup (q1 at the same client counts; extended
 #      protocol and the driver's default io as the quickstart, simple
 #      protocol, and extended with io=auto) in turns (pgbench first in odd
 #      rounds, the engine in even ones) against the engine-loaded
@@ -26,6 +26,7 @@
 #   BENCH_TIMEOUT  bound on the whole script, seconds [3600]
 #   BENCH_PARTS    all, or q1: only the q1 table (one engine load of the
 #                  database, no load comparisons) [all]
+#   BENCH_CLIENTS  the q1 table's client counts [1 2 8 32]
 #   PGBENCH        pgbench binary [/usr/lib/postgresql/15/bin/pgbench]
 #
 # PostgreSQL is the throwaway cluster of scripts/pg.sh (started if needed,
@@ -51,6 +52,7 @@ scale=${BENCH_SCALE:-s}
 rounds=${BENCH_ROUNDS:-3}
 secs=${BENCH_SECONDS:-5}
 parts=${BENCH_PARTS:-all}
+clients=${BENCH_CLIENTS:-1 2 8 32}
 full=1 # the load comparisons too
 [[ $parts == q1 ]] && full=0
 pgbench=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
@@ -59,6 +61,7 @@ bin=bin/mentat-spec
 [[ $scale =~ ^[a-z0-9]+$ ]] || die "BENCH_SCALE=$scale: not a scale name"
 [[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS and BENCH_SECONDS must be positive integers"
 [[ $parts == all || $parts == q1 ]] || die "BENCH_PARTS=$parts: all or q1"
+[[ $clients =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] || die "BENCH_CLIENTS=$clients: client counts separated by spaces"
 [[ -x $pgbench ]] || die "no pgbench at $pgbench (set PGBENCH)"
 command -v psql >/dev/null || die "psql not found"
 
@@ -206,7 +209,6 @@ engine_run() { # PROTOCOL IO CLIENTS SECONDS OUTDIR: "ops/s cpu-µs/query"
 		<(csvcol "$5/precision.csv" client_cpu_us scenario point_lookup op read)
 }
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (the time package)"
-clients="1 2 8"
 variants="pgbench-prepared pgbench-simple engine-extended engine-simple engine-auto"
 for c in $clients; do for v in $variants; do : >"$tmp/$v-$c" && : >"$tmp/$v-cpu-$c"; done; done
 for ((r = 1; r <= rounds; r++)); do
