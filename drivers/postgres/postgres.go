@@ -17,13 +17,14 @@
 //	          waits, as pgbench's threads do; while such sessions are open
 //	          GOMAXPROCS is raised to their number plus 2 (restored when the
 //	          last closes; in a worker process, to their number: see
-//	          drivers.SetClientProcess), and socket timeouts of 10 ms let a stop-the-world
-//	          GC, a deadline or a Close through. Loaders and the backend's
-//	          own connection use "auto" then. "auto" (the default elsewhere)
-//	          waits in the kernel (ppoll, then read) while the backend has
-//	          no more open sessions than GOMAXPROCS and through Go's network
-//	          poller beyond; "poller" always uses the poller; "blocking"
-//	          makes plain blocking reads and writes that hand the P over.
+//	          drivers.SetClientProcess), and socket timeouts of 10 ms let a
+//	          stop-the-world GC, a deadline or a Close through. Loaders and
+//	          the backend's own connection use "auto" then. "auto" (the
+//	          default elsewhere) waits in the kernel (ppoll, then read) while
+//	          the backend has no more open sessions than GOMAXPROCS and
+//	          through Go's network poller beyond; "poller" always uses the
+//	          poller; "blocking" makes plain blocking reads and writes that
+//	          hand the P over.
 //	          BENCHMARKS.md compares them against pgbench.
 //
 // Counted queries (the measured path: Stmt.Query with no destination) are
