@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,8 +94,9 @@ func TestWriteMixedPassesOnEachBackend(t *testing.T) {
 }
 
 // A write that skips the current-state update leaves cur_text behind the
-// log: the aggregate after the writes no longer matches the truth the
-// committed writes lead to, and apply fails naming the check.
+// log: the answers after the writes no longer match the truth the
+// committed writes lead to, and apply fails naming the checks that read
+// the current state.
 func TestWriteMixedCatchesAWriteThatSkipsTheCurrentState(t *testing.T) {
 	wrong := filepath.ToSlash(filepath.Join(repoRoot(t), "engine", "runner", "testdata", "writes", "write_state_no_cur.sql"))
 	for _, be := range writeBackends() {
@@ -105,9 +107,28 @@ func TestWriteMixedCatchesAWriteThatSkipsTheCurrentState(t *testing.T) {
 				t.Fatalf("a wrong write passed: %+v", o.Checks)
 			}
 			st := checkStatus(t, dir)
-			if !strings.HasPrefix(st["aggregate"], "FAIL") {
-				t.Errorf("aggregate: %q, want FAIL", st["aggregate"])
+			// Which of them sees it depends on the writes that committed:
+			// the count of issues by state misses it when their changes
+			// cancel out (one issue open to closed, another closed to
+			// open), as a handful of writes in a second on a loaded machine
+			// can; the assigned issues' states or a read of the issue
+			// written last then do.
+			readState := map[string]bool{"aggregate": true, "assigned": true, "concurrent_reads": true}
+			var caught []string
+			for name, line := range st {
+				if !strings.HasPrefix(line, "FAIL") {
+					continue
+				}
+				if !readState[name] {
+					t.Errorf("check %s, which reads no written state, failed: %q", name, line)
+				}
+				caught = append(caught, name)
 			}
+			if len(caught) == 0 {
+				t.Errorf("no check after the writes failed: %v", st)
+			}
+			slices.Sort(caught)
+			t.Logf("caught by %v", caught)
 			if !strings.HasPrefix(st["point_lookup"], "PASS") {
 				t.Errorf("point_lookup, which no write touches: %q", st["point_lookup"])
 			}
