@@ -9,9 +9,9 @@ var clientProcess atomic.Bool
 // coordinator keeps the run's clock. A driver whose sessions keep their
 // thread while the server answers may then give the sessions the whole
 // process: the worker's controller, its coordinator's messages and the
-// garbage collector run when a session is next preempted (every 10 ms at
-// most), instead of on spare processors whose idle presence makes each of
-// those preemptions wake a second thread to take the session over.
+// garbage collector run when a session next yields or is preempted (every
+// few ms), instead of on spare processors whose idle presence makes each
+// of those yields wake a second thread to take the session over.
 func SetClientProcess(on bool) { clientProcess.Store(on) }
 
 // ClientProcess reports what SetClientProcess said; false by default.

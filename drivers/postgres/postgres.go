@@ -17,8 +17,10 @@
 //	          waits, as pgbench's threads do; while such sessions are open
 //	          GOMAXPROCS is raised to their number plus 2 (restored when the
 //	          last closes; in a worker process, to their number: see
-//	          drivers.SetClientProcess), and socket timeouts of 10 ms let a
-//	          stop-the-world GC, a deadline or a Close through. Loaders and
+//	          drivers.SetClientProcess); each session yields to the
+//	          scheduler every 4 ms, before Go's sysmon would signal it, and
+//	          socket timeouts of 4 ms let a stop-the-world GC, a deadline or
+//	          a Close through. Loaders and
 //	          the backend's own connection use "auto" then. "auto" (the
 //	          default elsewhere) waits in the kernel (ppoll, then read) while
 //	          the backend has no more open sessions than GOMAXPROCS and

@@ -12,9 +12,9 @@ import (
 // more for everything else (the runner's watchdog and timers, cancel
 // requests, the garbage collector). In a client process (a worker, see
 // drivers.SetClientProcess) it keeps none: there everything else can wait
-// for a session's next preemption, and an idle P would make each
-// preemption wake a second thread (at 32 workers on 2 cores, twice the
-// client CPU per call of one process). The first session saves
+// for a session's next yield (rawYieldEvery), and an idle P would make
+// each yield or preemption wake a second thread (at 32 workers on 2 cores,
+// twice the client CPU per call of one process). The first session saves
 // GOMAXPROCS, each raises it as needed, and the last one to close
 // restores it, unless someone else changed it meanwhile.
 var rawProcs struct {
