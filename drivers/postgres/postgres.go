@@ -20,13 +20,12 @@
 //	          drivers.SetClientProcess); each session yields to the
 //	          scheduler every 4 ms, before Go's sysmon would signal it, and
 //	          socket timeouts of 4 ms let a stop-the-world GC, a deadline or
-//	          a Close through. Loaders and
-//	          the backend's own connection use "auto" then. "auto" (the
-//	          default elsewhere) waits in the kernel (ppoll, then read) while
-//	          the backend has no more open sessions than GOMAXPROCS and
-//	          through Go's network poller beyond; "poller" always uses the
-//	          poller; "blocking" makes plain blocking reads and writes that
-//	          hand the P over.
+//	          a Close through. Loaders and the backend's own connection use
+//	          "auto" then. "auto" (the default elsewhere) waits in the
+//	          kernel (ppoll, then read) while the backend has no more open
+//	          sessions than GOMAXPROCS and through Go's network poller
+//	          beyond; "poller" always uses the poller; "blocking" makes
+//	          plain blocking reads and writes that hand the P over.
 //	          BENCHMARKS.md compares them against pgbench.
 //
 // Counted queries (the measured path: Stmt.Query with no destination) are

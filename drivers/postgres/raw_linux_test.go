@@ -24,9 +24,9 @@ func TestRawYield(t *testing.T) {
 			asProcess(t, pk.client)
 			yielding := rawSignalsDuring(t, window)
 			old := rawYieldEvery
+			t.Cleanup(func() { rawYieldEvery = old })
 			rawYieldEvery = time.Hour
 			control := rawSignalsDuring(t, window)
-			rawYieldEvery = old
 			t.Logf("preemption signals in %v: %d with the yield, %d without", window, yielding, control)
 			if control < 20 {
 				t.Fatalf("the control without the yield saw %d signals in %v, want about %d: the test measures nothing here", control, window, 2*window/(10*time.Millisecond))
@@ -47,7 +47,7 @@ func rawSignalsDuring(t *testing.T, window time.Duration) int {
 		sql  string
 		args []any
 	}{{"SELECT $1::int", []any{int64(1)}}, {"SELECT pg_sleep($1)", []any{0.05}}}
-	var ready, wg sync.WaitGroup
+	var wg sync.WaitGroup
 	start := make(chan struct{})
 	errs := make(chan error, len(queries))
 	for _, q := range queries {
@@ -60,11 +60,9 @@ func rawSignalsDuring(t *testing.T, window time.Duration) int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ready.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ready.Done()
 			<-start
 			for end := time.Now().Add(window); time.Now().Before(end); {
 				if _, err := st.Query(context.Background(), q.args, nil); err != nil {
@@ -74,7 +72,6 @@ func rawSignalsDuring(t *testing.T, window time.Duration) int {
 			}
 		}()
 	}
-	ready.Wait()
 	// The runtime passes its own SIGURGs on to a program that asks for
 	// them; the buffer holds far more than a window's worth.
 	sigs := make(chan os.Signal, 100_000)
