@@ -18,19 +18,24 @@ var StreamBlocks = []hcl.BlockHeaderSchema{{Type: ReadBlock}, {Type: WriteBlock}
 // StreamBlock is a decoded read or write block: clients each calling a
 // mix of queries. Extra holds the attributes a kind adds to the block.
 type StreamBlock struct {
-	Op      string
-	Mix     []string
+	Op  string
+	Mix []string
+	// Ops, when set, are the stream's operations (Mix is then empty).
+	Ops     []Operation
 	Clients int // 0: the scenario's client count
 	Range   hcl.Range
 	Extra   map[string]*hcl.Attribute
 }
 
 // DecodeStreams decodes the read and write blocks of content: `query =
-// query.NAME` or `mix = [...]`, and `clients` (a write block has one
-// writer unless it says otherwise, as the seed). extra names attributes
-// the kind accepts besides; they come back unevaluated in Extra.
+// query.NAME`, `mix = [...]` or operation blocks, and `clients` (a write
+// block has one writer unless it says otherwise, as the seed). extra
+// names attributes the kind accepts besides; they come back unevaluated
+// in Extra.
 func DecodeStreams(content *hcl.BodyContent, ctx *hcl.EvalContext, extra ...string) ([]StreamBlock, hcl.Diagnostics) {
-	schema := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "query"}, {Name: "mix"}, {Name: "clients"}}}
+	schema := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "query"}, {Name: "mix"}, {Name: "clients"}},
+		Blocks: []hcl.BlockHeaderSchema{{Type: OperationBlock, LabelNames: []string{"name"}}}}
+	opNames := map[string]hcl.Range{}
 	for _, n := range extra {
 		schema.Attributes = append(schema.Attributes, hcl.AttributeSchema{Name: n})
 	}
@@ -55,10 +60,19 @@ func DecodeStreams(content *hcl.BodyContent, ctx *hcl.EvalContext, extra ...stri
 		st := StreamBlock{Op: blk.Type, Range: blk.DefRange, Extra: map[string]*hcl.Attribute{}}
 		q, hasQ := c.Attributes["query"]
 		m, hasM := c.Attributes["mix"]
+		hasOps := len(c.Blocks) > 0
 		switch {
+		case hasOps && (hasQ || hasM):
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + blk.Type + " block",
+				Detail: "A stream is a query, a mix or operation blocks: operations name their own queries, so drop query and mix here.", Subject: blk.DefRange.Ptr()})
+			continue
+		case hasOps:
+			ops, d := decodeOperations(c.Blocks, ctx, opNames)
+			diags = append(diags, d...)
+			st.Ops = ops
 		case hasQ == hasM:
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid " + blk.Type + " block",
-				Detail: "Set exactly one of query = query.NAME and mix = [query.A, query.B, ...].", Subject: blk.DefRange.Ptr()})
+				Detail: "Set exactly one of query = query.NAME, mix = [query.A, query.B, ...] and operation \"NAME\" { weight = N query = query.NAME } blocks.", Subject: blk.DefRange.Ptr()})
 			continue
 		case hasQ:
 			n, d := String(q.Expr, ctx, "query")

@@ -65,7 +65,8 @@ type WorkerNoter interface {
 type WorkerStream struct {
 	Op      string
 	Mix     []string
-	Seed    uint64 // the stream's seed, as OpenClient takes it
+	Ops     []Operation // a stream of operations (reads only in workers)
+	Seed    uint64      // the stream's seed, as OpenClient takes it
 	Clients int
 	// Rate (timed points, open loop): the stream's declared calls per
 	// second over all its clients; 0 is closed loop.

@@ -76,6 +76,8 @@ func Combine(op string, elapsed time.Duration, parts []Result) Result {
 		res.Count += p.Count
 		res.Errors += p.Errors
 		res.Timeouts += p.Timeouts
+		res.Late += p.Late
+		res.Dropped += p.Dropped
 		maxNs = max(maxNs, int64(p.Max))
 		if res.FirstError == "" {
 			res.FirstError = p.FirstError
@@ -85,5 +87,27 @@ func Combine(op string, elapsed time.Duration, parts []Result) Result {
 		}
 	}
 	res.summarize(maxNs)
+	// A stream of operations: each operation combined alike, by position
+	// (every part runs the same operations in the same order).
+	// A part without operations (a worker's share lost before it
+	// measured) counts in the total only.
+	var shape []Result
+	for _, p := range parts {
+		if len(p.Ops) > 0 {
+			shape = p.Ops
+			break
+		}
+	}
+	if len(shape) > 0 {
+		for i, o := range shape {
+			var ops []Result
+			for _, p := range parts {
+				if i < len(p.Ops) {
+					ops = append(ops, p.Ops[i])
+				}
+			}
+			res.Ops = append(res.Ops, Combine(o.Op, elapsed, ops))
+		}
+	}
 	return res
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -126,7 +127,7 @@ func TestCombineIsExact(t *testing.T) {
 		t.Fatal("merged histogram differs from the one recorded directly")
 	}
 	got.Hist, want.Hist = nil, nil
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Combine:\n got %+v\nwant %+v", got, want)
 	}
 	// Averaging the parts' medians is not the merged median.

@@ -97,10 +97,72 @@ func (s Sampling) Validate() error {
 // Call is one operation of one client. It must return when ctx is done.
 type Call func(ctx context.Context) error
 
+// OpCall is one call of a client of a stream of operations: it runs the
+// operation it draws and says which (an index into the stream's Ops).
+type OpCall func(ctx context.Context) (op int, err error)
+
 // Stream is one kind of operation run by a set of clients.
 type Stream struct {
 	Op    string // "read", "write", ...
 	Calls []Call // one per client; len(Calls) is the client count
+	// Ops, when set, names the operations the clients draw from: OpCalls
+	// replaces Calls (one per client), and the stream's Result holds one
+	// Result per operation in Ops besides the stream's total.
+	Ops     []string
+	OpCalls []OpCall
+}
+
+// clients is the stream's client count.
+func (s Stream) clients() int {
+	if len(s.Ops) > 0 {
+		return len(s.OpCalls)
+	}
+	return len(s.Calls)
+}
+
+// opCall returns client i's call as an OpCall.
+func (s Stream) opCall(i int) OpCall {
+	if len(s.Ops) > 0 {
+		return s.OpCalls[i]
+	}
+	return plainCall(s.Calls[i])
+}
+
+// plainCall is a Call as the only operation of its stream.
+func plainCall(c Call) OpCall {
+	if c == nil {
+		return nil
+	}
+	return func(ctx context.Context) (int, error) { return 0, c(ctx) }
+}
+
+// OpTotal is the op of a stream's total when its operations have rows of
+// their own.
+const OpTotal = "total"
+
+// Expand lists results with each stream of operations replaced by its
+// operations' results followed by its total (Op = OpTotal): the rows a
+// point emits, one per operation. Other results are kept as they are.
+func Expand(rs []Result) []Result {
+	n := 0
+	for _, r := range rs {
+		n += 1 + len(r.Ops)
+	}
+	if n == len(rs) {
+		return rs
+	}
+	out := make([]Result, 0, n)
+	for _, r := range rs {
+		if len(r.Ops) == 0 {
+			out = append(out, r)
+			continue
+		}
+		out = append(out, r.Ops...)
+		t := r
+		t.Op, t.Ops = OpTotal, nil
+		out = append(out, t)
+	}
+	return out
 }
 
 // Result is the measurement of one stream over one point.
@@ -137,6 +199,10 @@ type Result struct {
 	// and the intended calls never started.
 	Rate          float64
 	Late, Dropped int64
+	// Ops holds a stream of operations' results, one per operation in
+	// the stream's order (Op = the operation's name); the Result itself
+	// is their total. Empty for a stream of one query or a mix.
+	Ops []Result
 	// ClientCPU is the CPU time (user and system) the clients' process
 	// used during the measured window, runtime, controller and every
 	// stream included: the same for every stream of the point, 0 when

@@ -51,25 +51,52 @@ type client struct {
 	calls atomic.Int64 // measured calls finished, successful or not
 	_     [48]byte
 
-	call Call
+	call OpCall
 	ctx  context.Context // only the client goroutine reads and replaces it
 
 	mu     sync.Mutex // orders the watchdog's cancel with renew; off the hot path
 	cancel context.CancelCauseFunc
 
-	// Owned by the client goroutine; read after it exits.
-	hist              *hdrhistogram.Histogram
-	ok, errs, timeout int64
-	max               int64
-	firstErr          string
-	firstErrAt        int64
-	panicked          string
+	// Owned by the client goroutine; read after it exits. One entry per
+	// operation of the stream (one for a stream without operations).
+	ops      []opStats
+	panicked string
 
 	// Adaptive stopping: clients of the first stream hand a copy of their
 	// histogram to the controller when it asks (run.snapReq moves on).
 	wantSnap bool
 	snapSeen int64                    // last request answered; client-owned
 	snapOut  atomic.Pointer[snapshot] // the answer, read by the controller
+}
+
+// opStats is what one client measured of one operation.
+type opStats struct {
+	hist              *hdrhistogram.Histogram
+	ok, errs, timeout int64
+	max               int64
+	firstErr          string
+	firstErrAt        int64
+}
+
+// newOpStats returns a client's counters for n operations (at least one).
+func newOpStats(n int) []opStats {
+	out := make([]opStats, max(n, 1))
+	for i := range out {
+		out[i].hist = hdrhistogram.New(histLowest, histHighest, histDigits)
+	}
+	return out
+}
+
+// histCopy is the client's histogram over all its operations, exported.
+func (c *client) histCopy() *hdrhistogram.Snapshot {
+	if len(c.ops) == 1 {
+		return c.ops[0].hist.Export()
+	}
+	h := hdrhistogram.New(histLowest, histHighest, histDigits)
+	for i := range c.ops {
+		h.Merge(c.ops[i].hist)
+	}
+	return h.Export()
 }
 
 // snapshot is a client's histogram at the controller's request req.
@@ -156,11 +183,11 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 		return nil, errors.New("measure: no streams")
 	}
 	for i, st := range streams {
-		if len(st.Calls) == 0 {
+		if st.clients() == 0 {
 			return nil, fmt.Errorf("measure: stream %d (%q) has no clients", i, st.Op)
 		}
-		for j, c := range st.Calls {
-			if c == nil {
+		for j := 0; j < st.clients(); j++ {
+			if st.opCall(j) == nil {
 				return nil, fmt.Errorf("measure: stream %d (%q) client %d: nil call", i, st.Op, j)
 			}
 		}
@@ -173,8 +200,8 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 	clients := make([][]*client, len(streams))
 	var all []*client
 	for i, st := range streams {
-		for _, call := range st.Calls {
-			c := &client{call: call, hist: hdrhistogram.New(histLowest, histHighest, histDigits), wantSnap: i == 0 && s.Precision > 0}
+		for j := 0; j < st.clients(); j++ {
+			c := &client{call: st.opCall(j), ops: newOpStats(len(st.Ops)), wantSnap: i == 0 && s.Precision > 0}
 			c.ctx, c.cancel = context.WithCancelCause(runCtx)
 			clients[i] = append(clients[i], c)
 			all = append(all, c)
@@ -196,7 +223,7 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 					if !readied {
 						r.clientReady()
 					} else if !r.stopped() {
-						c.fail(r.now(), "panic: "+c.panicked)
+						c.ops[0].fail(r.now(), "panic: "+c.panicked)
 					}
 				}
 			}()
@@ -229,7 +256,7 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 	results := make([]Result, len(streams))
 	var errs []error
 	for i, st := range streams {
-		results[i] = merge(st.Op, clients[i], elapsed)
+		results[i] = merge(st.Op, st.Ops, clients[i], elapsed)
 		results[i].StoppedBy = r.stoppedBy
 		results[i].ClientCPU = cpu
 		for j, c := range clients[i] {
@@ -575,7 +602,7 @@ func (c *client) warmup(r *run, n int) {
 	for i := 0; i < n && !r.stopped(); i++ {
 		s := r.now()
 		c.cur.Store(s)
-		if err := c.call(c.ctx); errors.Is(err, ErrClientLost) {
+		if _, err := c.call(c.ctx); errors.Is(err, ErrClientLost) {
 			r.lose(err)
 			c.cur.CompareAndSwap(s, idle)
 			return
@@ -592,8 +619,9 @@ func (c *client) measure(r *run) {
 	ps := r.now()
 	c.cur.Store(ps)
 	for !r.stopped() {
-		err := c.call(c.ctx)
+		op, err := c.call(c.ctx)
 		ns := r.now()
+		o := &c.ops[op]
 		// Ends this call and publishes the next one's start in one step;
 		// it fails only when the watchdog claimed the call.
 		cut := !c.cur.CompareAndSwap(ps, ns)
@@ -602,8 +630,8 @@ func (c *client) measure(r *run) {
 		}
 		switch {
 		case cut:
-			c.timeout++
-			c.fail(ns, fmt.Sprintf("%s of %s", ErrCeiling, time.Duration(r.probe)))
+			o.timeout++
+			o.fail(ns, fmt.Sprintf("%s of %s", ErrCeiling, time.Duration(r.probe)))
 			c.renew(r)
 			c.cur.Store(ns)
 		case err != nil:
@@ -613,7 +641,7 @@ func (c *client) measure(r *run) {
 				c.cur.Store(idle)
 				return
 			}
-			c.fail(ns, err.Error())
+			o.fail(ns, err.Error())
 			if errors.Is(err, ErrClientLost) {
 				// One error for the client, not one per call: it stops,
 				// and the controller ends the point with the reason.
@@ -624,19 +652,19 @@ func (c *client) measure(r *run) {
 			}
 		default:
 			d := ns - ps
-			if d > c.max {
-				c.max = d
+			if d > o.max {
+				o.max = d
 			}
-			if c.hist.RecordValue(d) != nil {
-				_ = c.hist.RecordValue(histHighest)
+			if o.hist.RecordValue(d) != nil {
+				_ = o.hist.RecordValue(histHighest)
 			}
-			c.ok++
+			o.ok++
 		}
 		c.calls.Add(1)
 		if c.wantSnap {
 			if req := r.snapReq.Load(); req != c.snapSeen {
 				c.snapSeen = req
-				c.snapOut.Store(&snapshot{req: req, hist: c.hist.Export()})
+				c.snapOut.Store(&snapshot{req: req, hist: c.histCopy()})
 				// The copy is not part of the next call.
 				if now := r.now(); c.cur.CompareAndSwap(ns, now) {
 					ns = now
@@ -648,29 +676,55 @@ func (c *client) measure(r *run) {
 	c.cur.Store(idle)
 }
 
-func (c *client) fail(at int64, msg string) {
-	if c.errs == 0 {
-		c.firstErr, c.firstErrAt = msg, at
+func (o *opStats) fail(at int64, msg string) {
+	if o.errs == 0 {
+		o.firstErr, o.firstErrAt = msg, at
 	}
-	c.errs++
+	o.errs++
 }
 
-// merge folds the clients of one stream into its Result.
-func merge(op string, cs []*client, elapsed time.Duration) Result {
-	res := Result{Op: op, Clients: len(cs), Elapsed: elapsed}
-	h := cs[0].hist
-	res.Hist = h
+// merge folds the clients of one stream into its Result: with operations,
+// one Result per operation and their total.
+func merge(op string, ops []string, cs []*client, elapsed time.Duration) Result {
+	if len(ops) == 0 {
+		return mergeOp(op, cs, 0, elapsed)
+	}
+	total := Result{Op: op, Clients: len(cs), Elapsed: elapsed, Hist: hdrhistogram.New(histLowest, histHighest, histDigits)}
 	var maxNs, firstAt int64
-	for i, c := range cs {
-		if i > 0 {
-			h.Merge(c.hist)
+	for i, name := range ops {
+		r := mergeOp(name, cs, i, elapsed)
+		total.Hist.Merge(r.Hist)
+		total.Count += r.Count
+		total.Errors += r.Errors
+		total.Timeouts += r.Timeouts
+		maxNs = max(maxNs, int64(r.Max))
+		for _, c := range cs {
+			if o := &c.ops[i]; o.errs > 0 && (total.FirstError == "" || o.firstErrAt < firstAt) {
+				total.FirstError, firstAt = name+": "+o.firstErr, o.firstErrAt
+			}
 		}
-		res.Count += c.ok
-		res.Errors += c.errs
-		res.Timeouts += c.timeout
-		maxNs = max(maxNs, c.max)
-		if c.errs > 0 && (res.FirstError == "" || c.firstErrAt < firstAt) {
-			res.FirstError, firstAt = c.firstErr, c.firstErrAt
+		total.Ops = append(total.Ops, r)
+	}
+	total.summarize(maxNs)
+	return total
+}
+
+// mergeOp folds operation i of the clients of one stream into a Result.
+func mergeOp(op string, cs []*client, i int, elapsed time.Duration) Result {
+	res := Result{Op: op, Clients: len(cs), Elapsed: elapsed}
+	h := cs[0].ops[i].hist
+	var maxNs, firstAt int64
+	for j, c := range cs {
+		o := &c.ops[i]
+		if j > 0 {
+			h.Merge(o.hist)
+		}
+		res.Count += o.ok
+		res.Errors += o.errs
+		res.Timeouts += o.timeout
+		maxNs = max(maxNs, o.max)
+		if o.errs > 0 && (res.FirstError == "" || o.firstErrAt < firstAt) {
+			res.FirstError, firstAt = o.firstErr, o.firstErrAt
 		}
 	}
 	res.Hist = h

@@ -45,6 +45,14 @@ type TimedStream struct {
 	// Offset + i/Rate. Worker processes sharing a stream offset theirs
 	// so that their calls interleave as one process's would.
 	Offset time.Duration
+	// Ops and OpCalls: a stream of operations, as in Stream; every
+	// Window and Result then holds one Result per operation in Ops.
+	Ops     []string
+	OpCalls []OpCall
+}
+
+func (s TimedStream) stream() Stream {
+	return Stream{Op: s.Op, Calls: s.Calls, Ops: s.Ops, OpCalls: s.OpCalls}
 }
 
 // Window is one stream's measurement over one interval of a timed run.
@@ -60,11 +68,17 @@ type Window struct {
 // so the window collector can swap them without stopping the client; the
 // lock is uncontended except once per window.
 type tclient struct {
-	call Call
+	call    OpCall
+	mu      sync.Mutex
+	ops     []tstats // one per operation (one for a stream without)
+	started int64    // open loop: calls started (never reset)
+}
+
+// tstats is one client's counters of one operation in the current window.
+type tstats struct {
 	// spare is the collector's: swapped in for hist at each window, so
 	// windows allocate nothing per client.
 	spare *hdrhistogram.Histogram
-	mu    sync.Mutex
 	hist  *hdrhistogram.Histogram
 	ok    int64
 	errs  int64
@@ -73,28 +87,36 @@ type tclient struct {
 	// first error, kept until the end
 	firstErr   string
 	firstErrAt int64
-	started    int64 // open loop: calls started (never reset)
 }
 
-func (c *tclient) record(lat int64, err error, late bool, at int64) {
+func newTStats(n int) []tstats {
+	out := make([]tstats, max(n, 1))
+	for i := range out {
+		out[i].hist, out[i].spare = newHist(), newHist()
+	}
+	return out
+}
+
+func (c *tclient) record(op int, lat int64, err error, late bool, at int64) {
 	c.mu.Lock()
+	o := &c.ops[op]
 	switch {
 	case err != nil:
-		if c.firstErr == "" {
-			c.firstErr, c.firstErrAt = err.Error(), at
+		if o.firstErr == "" {
+			o.firstErr, o.firstErrAt = err.Error(), at
 		}
-		c.errs++
+		o.errs++
 	default:
-		if lat > c.max {
-			c.max = lat
+		if lat > o.max {
+			o.max = lat
 		}
-		if c.hist.RecordValue(lat) != nil {
-			_ = c.hist.RecordValue(histHighest)
+		if o.hist.RecordValue(lat) != nil {
+			_ = o.hist.RecordValue(histHighest)
 		}
-		c.ok++
+		o.ok++
 	}
 	if late {
-		c.late++
+		o.late++
 	}
 	c.mu.Unlock()
 }
@@ -103,11 +125,11 @@ func (c *tclient) record(lat int64, err error, late bool, at int64) {
 type tstream struct {
 	TimedStream
 	clients  []*tclient
-	next     atomic.Int64 // open loop: the next slot to start
-	interval float64      // open loop: ns between intended starts
-	slots    int64        // open loop: intended calls in the run
-	total    *hdrhistogram.Histogram
-	sum      Result // running totals over the windows
+	next     atomic.Int64              // open loop: the next slot to start
+	interval float64                   // open loop: ns between intended starts
+	slots    int64                     // open loop: intended calls in the run
+	total    []*hdrhistogram.Histogram // per operation
+	sum      []Result                  // per operation: running totals over the windows
 }
 
 // timedBegan, when set (by tests), learns when measurement began: the
@@ -142,7 +164,8 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 	sts := make([]*tstream, len(streams))
 	nclients := 0
 	for i, s := range streams {
-		if len(s.Calls) == 0 {
+		ms := s.stream()
+		if ms.clients() == 0 {
 			return nil, fmt.Errorf("measure: stream %d (%q) has no clients", i, s.Op)
 		}
 		if s.Rate < 0 || math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0) {
@@ -151,19 +174,23 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 		if s.Offset < 0 {
 			return nil, fmt.Errorf("measure: stream %d (%q): offset %s", i, s.Op, s.Offset)
 		}
-		st := &tstream{TimedStream: s, total: newHist()}
-		st.sum = Result{Op: s.Op, Clients: len(s.Calls), Rate: s.Rate}
+		st := &tstream{TimedStream: s}
+		for _, name := range opNames(s) {
+			st.total = append(st.total, newHist())
+			st.sum = append(st.sum, Result{Op: name, Clients: ms.clients(), Rate: s.Rate})
+		}
 		if s.Rate > 0 {
 			st.interval = 1e9 / s.Rate
 			st.slots = max(int64(math.Ceil(float64(t.Duration-s.Offset)/st.interval)), 0)
 		}
-		for j, call := range s.Calls {
+		for j := 0; j < ms.clients(); j++ {
+			call := ms.opCall(j)
 			if call == nil {
 				return nil, fmt.Errorf("measure: stream %d (%q) client %d: nil call", i, s.Op, j)
 			}
-			st.clients = append(st.clients, &tclient{call: call, hist: newHist(), spare: newHist()})
+			st.clients = append(st.clients, &tclient{call: call, ops: newTStats(len(s.Ops))})
 		}
-		nclients += len(s.Calls)
+		nclients += ms.clients()
 		sts[i] = st
 	}
 
@@ -193,7 +220,7 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 					}
 				}()
 				for i := 0; i < t.Warmup && runCtx.Err() == nil; i++ {
-					_ = c.call(runCtx)
+					_, _ = c.call(runCtx)
 				}
 				readied = true
 				ready.Done()
@@ -279,8 +306,7 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 	out := make([]Result, len(sts))
 	var errs []error
 	for i, st := range sts {
-		r := st.sum
-		r.Elapsed = elapsed
+		var dropped int64
 		if st.Rate > 0 {
 			var started int64
 			for _, c := range st.clients {
@@ -290,10 +316,23 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 			if interrupted != nil {
 				due = min(st.slots, max(int64(math.Ceil(float64(elapsed-st.Offset)/st.interval)), 0))
 			}
-			r.Dropped = max(due-started, 0)
+			dropped = max(due-started, 0)
 		}
-		fill(&r, st.total, elapsed)
-		r.ClientCPU = cpu
+		rs := make([]Result, len(st.sum))
+		for j := range st.sum {
+			rs[j] = st.sum[j]
+			rs[j].Elapsed = elapsed
+			fill(&rs[j], st.total[j], elapsed)
+			rs[j].ClientCPU = cpu
+		}
+		r := rs[0]
+		if len(st.Ops) > 0 {
+			r = totalOf(st.Op, rs, elapsed)
+			r.Rate, r.ClientCPU = st.Rate, cpu
+		}
+		// The intended calls never started are the stream's: no operation
+		// was drawn for them.
+		r.Dropped = dropped
 		out[i] = r
 	}
 	for _, p := range panics {
@@ -309,7 +348,7 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 func closedLoop(ctx context.Context, c *tclient, end int64, now func() int64) {
 	ps := now()
 	for ps < end && ctx.Err() == nil {
-		err := c.call(ctx)
+		op, err := c.call(ctx)
 		ns := now()
 		if ns >= end {
 			return
@@ -317,7 +356,7 @@ func closedLoop(ctx context.Context, c *tclient, end int64, now func() int64) {
 		if err != nil && ctx.Err() != nil {
 			return
 		}
-		c.record(ns-ps, err, false, ns)
+		c.record(op, ns-ps, err, false, ns)
 		ps = ns
 	}
 }
@@ -349,12 +388,12 @@ func openLoop(ctx context.Context, st *tstream, c *tclient, begin, end, lateBoun
 		c.mu.Lock()
 		c.started++
 		c.mu.Unlock()
-		err := c.call(ctx)
+		op, err := c.call(ctx)
 		ns := now()
 		if err != nil && ctx.Err() != nil {
 			return
 		}
-		c.record(ns-intended, err, started-intended > lateBound, ns)
+		c.record(op, ns-intended, err, started-intended > lateBound, ns)
 	}
 }
 
@@ -384,41 +423,91 @@ func collect(sts []*tstream, index int, from, to int64, onWindow func([]Window))
 	ws := make([]Window, len(sts))
 	for i, st := range sts {
 		w := Window{Stream: i, Index: index, Start: time.Duration(from), End: time.Duration(to)}
-		w.Op, w.Clients, w.Rate = st.Op, len(st.clients), st.Rate
-		h := newHist()
-		var maxNs, firstAt int64
-		for _, c := range st.clients {
-			c.mu.Lock()
-			old := c.hist
-			c.hist = c.spare
-			ok, errs, late, mx := c.ok, c.errs, c.late, c.max
-			c.ok, c.errs, c.late, c.max = 0, 0, 0, 0
-			fe, fa := c.firstErr, c.firstErrAt
-			c.mu.Unlock()
-			h.Merge(old)
-			old.Reset()
-			c.spare = old
-			w.Count += ok
-			w.Errors += errs
-			w.Late += late
-			maxNs = max(maxNs, mx)
-			if fe != "" && (st.sum.FirstError == "" || fa < firstAt) {
-				st.sum.FirstError, firstAt = fe, fa
-			}
+		rs := make([]Result, len(st.sum))
+		for j := range st.sum {
+			rs[j] = collectOp(st, j, time.Duration(to-from))
 		}
-		w.Max = time.Duration(maxNs)
-		fill(&w.Result, h, time.Duration(to-from))
-		st.total.Merge(h)
-		st.sum.Count += w.Count
-		st.sum.Errors += w.Errors
-		st.sum.Late += w.Late
-		st.sum.Max = max(st.sum.Max, w.Max)
-		w.FirstError = st.sum.FirstError
+		if len(st.Ops) == 0 {
+			w.Result = rs[0]
+		} else {
+			w.Result = totalOf(st.Op, rs, time.Duration(to-from))
+			w.Rate = st.Rate
+		}
 		ws[i] = w
 	}
 	if onWindow != nil {
 		onWindow(ws)
 	}
+}
+
+// collectOp swaps the counters of operation j of every client of st and
+// returns the window's Result for it, adding it to the stream's totals.
+func collectOp(st *tstream, j int, elapsed time.Duration) Result {
+	sum := &st.sum[j]
+	w := Result{Op: sum.Op, Clients: len(st.clients), Rate: st.Rate}
+	h := newHist()
+	var maxNs, firstAt int64
+	for _, c := range st.clients {
+		c.mu.Lock()
+		o := &c.ops[j]
+		old := o.hist
+		o.hist = o.spare
+		ok, errs, late, mx := o.ok, o.errs, o.late, o.max
+		o.ok, o.errs, o.late, o.max = 0, 0, 0, 0
+		fe, fa := o.firstErr, o.firstErrAt
+		c.mu.Unlock()
+		h.Merge(old)
+		old.Reset()
+		o.spare = old // the collector's alone: the client swaps nothing
+		w.Count += ok
+		w.Errors += errs
+		w.Late += late
+		maxNs = max(maxNs, mx)
+		if fe != "" && (sum.FirstError == "" || fa < firstAt) {
+			sum.FirstError, firstAt = fe, fa
+		}
+	}
+	w.Max = time.Duration(maxNs)
+	fill(&w, h, elapsed)
+	st.total[j].Merge(h)
+	sum.Count += w.Count
+	sum.Errors += w.Errors
+	sum.Late += w.Late
+	sum.Max = max(sum.Max, w.Max)
+	w.FirstError = sum.FirstError
+	return w
+}
+
+// totalOf is a stream's total over its operations' results rs, which it
+// keeps as its Ops.
+func totalOf(op string, rs []Result, elapsed time.Duration) Result {
+	t := Result{Op: op, Elapsed: elapsed, Hist: newHist()}
+	for _, r := range rs {
+		t.Clients = r.Clients
+		t.Count += r.Count
+		t.Errors += r.Errors
+		t.Timeouts += r.Timeouts
+		t.Late += r.Late
+		t.Max = max(t.Max, r.Max)
+		if t.FirstError == "" && r.FirstError != "" {
+			t.FirstError = r.Op + ": " + r.FirstError
+		}
+		if r.Hist != nil {
+			t.Hist.Merge(r.Hist)
+		}
+	}
+	fill(&t, t.Hist, elapsed)
+	t.Ops = rs
+	return t
+}
+
+// opNames are the names of a stream's per-operation counters: its
+// operations, or the stream itself.
+func opNames(s TimedStream) []string {
+	if len(s.Ops) > 0 {
+		return s.Ops
+	}
+	return []string{s.Op}
 }
 
 // fill sets r's percentiles (never above its exact Max), histogram and

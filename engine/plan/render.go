@@ -157,10 +157,17 @@ func (p *Plan) Render(w io.Writer) error {
 			}
 			for i, s := range c.Scenarios {
 				fmt.Fprintf(&b, "    %d. %s (%s): estimated %s\n", i+1, s.Name, s.Kind, s.Estimate())
+				note := ""
+				if n, ok := s.def.Def.(kind.WorkerNoter); ok {
+					note = n.WorkersNote()
+				}
 				if wr, ok := s.def.Def.(kind.WorkerRunner); bc.ClientModel != config.ClientsGoroutine && !(ok && wr.RunsInWorkers()) {
-					fmt.Fprintf(&b, "       clients: goroutines of this process (%s points run no workers)\n", s.Kind)
-				} else if n, ok := s.def.Def.(kind.WorkerNoter); ok && bc.ClientModel != config.ClientsGoroutine {
-					fmt.Fprintf(&b, "       clients: %s\n", n.WorkersNote())
+					if note == "" {
+						note = fmt.Sprintf("goroutines of this process (%s points run no workers)", s.Kind)
+					}
+					fmt.Fprintf(&b, "       clients: %s\n", note)
+				} else if note != "" && bc.ClientModel != config.ClientsGoroutine {
+					fmt.Fprintf(&b, "       clients: %s\n", note)
 				}
 				if s.def.Sampling != p.spec.Sampling.Values {
 					fmt.Fprintf(&b, "       sampling: %s\n", samplingText(s.def.Sampling))

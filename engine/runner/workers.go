@@ -71,7 +71,7 @@ func (e *workerEnv) start(ctx context.Context, index int, describe string, samp 
 	var ws []worker.Stream
 	total := 0
 	for _, st := range streams {
-		ws = append(ws, worker.Stream{Op: st.Op, Mix: st.Mix, Seed: st.Seed, Clients: st.Clients, Rate: st.Rate})
+		ws = append(ws, worker.Stream{Op: st.Op, Mix: st.Mix, Ops: st.Ops, Seed: st.Seed, Clients: st.Clients, Rate: st.Rate})
 		total += st.Clients
 	}
 	n := total

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 )
 
@@ -170,9 +171,11 @@ type Shard struct {
 	Stream int      `json:"stream"`
 	Op     string   `json:"op"`
 	Mix    []string `json:"mix"`
-	Seed   uint64   `json:"seed"`
-	From   int      `json:"from"`
-	To     int      `json:"to"`
+	// Ops: a stream of operations (reads: writes run in the coordinator).
+	Ops  []kind.Operation `json:"ops,omitempty"`
+	Seed uint64           `json:"seed"`
+	From int              `json:"from"`
+	To   int              `json:"to"`
 	// Rate (timed runs, open loop) is this shard's calls per second: the
 	// stream's rate in proportion to the shard's share of its clients.
 	Rate float64 `json:"rate,omitempty"`
@@ -200,6 +203,9 @@ type StreamResult struct {
 	// Hist is the HdrHistogram compressed encoding (V2, base64 in JSON) of
 	// the successful calls' latencies in ns.
 	Hist []byte `json:"hist"`
+	// Ops: a stream of operations, one result per operation (the stream
+	// itself is their total).
+	Ops []StreamResult `json:"ops,omitempty"`
 }
 
 // Encode turns a measured stream into its wire form.
@@ -212,8 +218,16 @@ func Encode(r measure.Result) (StreamResult, error) {
 	if err != nil {
 		return StreamResult{}, fmt.Errorf("encoding the %s histogram: %w", r.Op, err)
 	}
-	return StreamResult{Op: r.Op, Clients: r.Clients, Count: r.Count, Errors: r.Errors, Timeouts: r.Timeouts,
-		MaxNs: int64(r.Max), FirstError: r.FirstError, Late: r.Late, Dropped: r.Dropped, Hist: b}, nil
+	out := StreamResult{Op: r.Op, Clients: r.Clients, Count: r.Count, Errors: r.Errors, Timeouts: r.Timeouts,
+		MaxNs: int64(r.Max), FirstError: r.FirstError, Late: r.Late, Dropped: r.Dropped, Hist: b}
+	for _, o := range r.Ops {
+		so, err := Encode(o)
+		if err != nil {
+			return StreamResult{}, err
+		}
+		out.Ops = append(out.Ops, so)
+	}
+	return out, nil
 }
 
 // Decode turns a stream's wire form back into a result whose histogram
@@ -226,8 +240,16 @@ func (s StreamResult) Decode() (measure.Result, error) {
 	if h.TotalCount() != s.Count {
 		return measure.Result{}, fmt.Errorf("the %s histogram holds %d values, the count says %d", s.Op, h.TotalCount(), s.Count)
 	}
-	return measure.Result{Op: s.Op, Clients: s.Clients, Count: s.Count, Errors: s.Errors, Timeouts: s.Timeouts,
-		Max: time.Duration(s.MaxNs), FirstError: s.FirstError, Late: s.Late, Dropped: s.Dropped, Hist: h}, nil
+	out := measure.Result{Op: s.Op, Clients: s.Clients, Count: s.Count, Errors: s.Errors, Timeouts: s.Timeouts,
+		Max: time.Duration(s.MaxNs), FirstError: s.FirstError, Late: s.Late, Dropped: s.Dropped, Hist: h}
+	for _, so := range s.Ops {
+		o, err := so.Decode()
+		if err != nil {
+			return measure.Result{}, err
+		}
+		out.Ops = append(out.Ops, o)
+	}
+	return out, nil
 }
 
 // Conn is one end of the protocol: JSON lines, sends safe for concurrent

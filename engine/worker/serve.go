@@ -70,7 +70,7 @@ func Serve(ctx context.Context, c *Conn, open Opener) (err error) {
 		return err
 	}
 	defer cell.Close()
-	var clients []kind.Client
+	var clients []kind.Closer
 	defer func() {
 		for _, cl := range clients {
 			cl.Close()
@@ -81,15 +81,11 @@ func Serve(ctx context.Context, c *Conn, open Opener) (err error) {
 		if sh.Clients() < 1 {
 			return fmt.Errorf("stream %s: shard [%d,%d) has no client", sh.Op, sh.From, sh.To)
 		}
-		st := measure.Stream{Op: sh.Op}
-		for i := sh.From; i < sh.To; i++ {
-			cl, err := cell.OpenClient(ctx, sh.Mix, i, sh.Seed)
-			if err != nil {
-				return err
-			}
-			clients = append(clients, cl)
-			st.Calls = append(st.Calls, cl.Call)
+		st, cls, err := kind.OpenStream(ctx, cell, sh.Op, sh.Mix, sh.Ops, sh.From, sh.To, sh.Seed)
+		if err != nil {
+			return err
 		}
+		clients = append(clients, cls...)
 		streams = append(streams, st)
 	}
 	if err := c.Send(Msg{Type: TypeOpened, OpenNs: int64(time.Since(t0))}); err != nil {
@@ -291,7 +287,7 @@ var errCoordinatorStop = errors.New("stopped by the coordinator")
 func timedRep(ctx context.Context, c *Conn, in *inbox, t measure.Timed, shards []Shard, streams []measure.Stream, n int) error {
 	ts := make([]measure.TimedStream, len(streams))
 	for i, st := range streams {
-		ts[i] = measure.TimedStream{Op: st.Op, Calls: st.Calls, Rate: shards[i].Rate, Offset: time.Duration(shards[i].OffsetNs)}
+		ts[i] = measure.TimedStream{Op: st.Op, Calls: st.Calls, Ops: st.Ops, OpCalls: st.OpCalls, Rate: shards[i].Rate, Offset: time.Duration(shards[i].OffsetNs)}
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

@@ -1,9 +1,12 @@
 package worker
 
+import "github.com/mentat-spec/mentat-spec/engine/kind"
+
 // Stream is one stream of a point as the coordinator sees it.
 type Stream struct {
 	Op      string
 	Mix     []string
+	Ops     []kind.Operation
 	Seed    uint64
 	Clients int
 	// Rate (open loop): the stream's calls per second, split over the
@@ -33,7 +36,7 @@ func Split(streams []Stream, n int) [][]Shard {
 		i := 0
 		for i < st.Clients {
 			take := min(left, st.Clients-i)
-			sh := Shard{Stream: si, Op: st.Op, Mix: st.Mix, Seed: st.Seed, From: i, To: i + take}
+			sh := Shard{Stream: si, Op: st.Op, Mix: st.Mix, Ops: st.Ops, Seed: st.Seed, From: i, To: i + take}
 			if st.Rate > 0 {
 				// Shard k of n equal ones calls at Rate/n from k/Rate on:
 				// together the calls are due every 1/Rate, as in one

@@ -262,12 +262,7 @@ func (tr *timedRun) totals(results map[*proc]Msg, since time.Duration) []measure
 	return out
 }
 
-// combine is measure.Combine with the open-loop counts summed too.
+// combine is measure.Combine, which sums the open-loop counts too.
 func combine(op string, elapsed time.Duration, parts []measure.Result) measure.Result {
-	r := measure.Combine(op, elapsed, parts)
-	for _, p := range parts {
-		r.Late += p.Late
-		r.Dropped += p.Dropped
-	}
-	return r
+	return measure.Combine(op, elapsed, parts)
 }

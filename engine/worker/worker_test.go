@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -131,7 +132,7 @@ func TestEncodeDecode(t *testing.T) {
 		t.Error("the histogram changed on the wire")
 	}
 	got.Hist, r.Hist = nil, nil
-	if got != r {
+	if !reflect.DeepEqual(got, r) {
 		t.Errorf("got %+v, want %+v", got, r)
 	}
 	back.Count++

@@ -38,10 +38,12 @@ func (Kind) Schema() *hcl.BodySchema {
 // StreamBlocks are the read and write blocks of a scenario.
 var StreamBlocks = kind.StreamBlocks
 
-// Stream is a read or write block: clients each looping over a mix.
+// Stream is a read or write block: clients each looping over a mix, or
+// drawing one of its operations per call.
 type Stream struct {
 	Op  string
 	Mix []string
+	Ops []kind.Operation
 	// Clients is a fixed client count; 0 means the scenario's count.
 	Clients int
 }
@@ -51,7 +53,7 @@ func Streams(content *hcl.BodyContent, ctx *hcl.EvalContext) ([]Stream, hcl.Diag
 	blocks, diags := kind.DecodeStreams(content, ctx)
 	out := make([]Stream, 0, len(blocks))
 	for _, b := range blocks {
-		out = append(out, Stream{Op: b.Op, Mix: b.Mix, Clients: b.Clients})
+		out = append(out, Stream{Op: b.Op, Mix: b.Mix, Ops: b.Ops, Clients: b.Clients})
 	}
 	return out, diags
 }
@@ -84,7 +86,7 @@ func (d *Definition) Queries() []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, st := range d.Streams {
-		for _, q := range st.Mix {
+		for _, q := range kind.StreamQueries(st.Mix, st.Ops) {
 			if !seen[q] {
 				seen[q] = true
 				out = append(out, q)
@@ -94,18 +96,65 @@ func (d *Definition) Queries() []string {
 	return out
 }
 
-// Writes implements kind.Definition.
 // RunsInWorkers implements kind.WorkerRunner: with a process client
-// model each point's clients run in worker processes.
-func (d *Definition) RunsInWorkers() bool { return true }
+// model each point's clients run in worker processes, unless an
+// operation writes: the writes' numbering and the commits the truth
+// follows live in this process.
+func (d *Definition) RunsInWorkers() bool { return !d.writesOps() }
 
-func (d *Definition) Writes() bool {
+// WorkersNote implements kind.WorkerNoter.
+func (d *Definition) WorkersNote() string {
+	if d.writesOps() {
+		return "write operations: every client in this process (the writes' numbering and the commits the truth follows live here)"
+	}
+	return ""
+}
+
+func (d *Definition) writesOps() bool {
 	for _, st := range d.Streams {
-		if st.Op == results.OpWrite {
+		if kind.OpsWrite(st.Ops) {
 			return true
 		}
 	}
 	return false
+}
+
+// Writes implements kind.Definition.
+func (d *Definition) Writes() bool {
+	for _, st := range d.Streams {
+		if st.Op == results.OpWrite || kind.OpsWrite(st.Ops) {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteGenerators implements kind.WriteGenerators: the generators of the
+// write operations.
+func (d *Definition) WriteGenerators() []string {
+	var out []string
+	for _, st := range d.Streams {
+		out = append(out, kind.OpGenerators(st.Ops)...)
+	}
+	return out
+}
+
+// WriteQueries lists the queries the write operations run.
+func (d *Definition) WriteQueries() []string {
+	var out []string
+	for _, st := range d.Streams {
+		out = append(out, kind.WriteQueries(st.Ops)...)
+	}
+	return out
+}
+
+// Operations lists the streams' operations.
+func (d *Definition) Operations() []kind.Operation {
+	var out []kind.Operation
+	for _, st := range d.Streams {
+		out = append(out, st.Ops...)
+	}
+	return out
 }
 
 // Points implements kind.Definition: one point per client count. The
@@ -155,7 +204,7 @@ func (p *Point) Clients() int {
 func (p *Point) Describe() string {
 	var streams []string
 	for _, st := range p.def.Streams {
-		streams = append(streams, fmt.Sprintf("%s %s x%d", st.Op, strings.Join(st.Mix, "+"), p.StreamClients(st)))
+		streams = append(streams, fmt.Sprintf("%s %s x%d", st.Op, kind.DescribeStream(st.Mix, st.Ops), p.StreamClients(st)))
 	}
 	return fmt.Sprintf("clients %-4d %s", p.clients, strings.Join(streams, "; "))
 }
@@ -187,7 +236,7 @@ type repRun struct {
 	env kind.Env
 	acc reps
 
-	clients []kind.Client
+	clients []kind.Closer
 	streams []measure.Stream // over clients
 	workers kind.Workers
 }
@@ -243,16 +292,12 @@ func (r *repRun) open(ctx context.Context) error {
 	seed := r.env.Seed()
 	var streams []measure.Stream
 	for si, st := range p.def.Streams {
-		ms := measure.Stream{Op: st.Op}
-		for i := 0; i < p.StreamClients(st); i++ {
-			cl, err := r.env.OpenClient(ctx, st.Mix, i, seed+uint64(si)*7919)
-			if err != nil {
-				r.Release()
-				return fmt.Errorf("at %d clients: %w", p.clients, err)
-			}
-			r.clients = append(r.clients, cl)
-			ms.Calls = append(ms.Calls, cl.Call)
+		ms, cls, err := kind.OpenStream(ctx, r.env, st.Op, st.Mix, st.Ops, 0, p.StreamClients(st), kind.StreamSeed(seed, si))
+		if err != nil {
+			r.Release()
+			return fmt.Errorf("at %d clients: %w", p.clients, err)
 		}
+		r.clients = append(r.clients, cls...)
 		streams = append(streams, ms)
 	}
 	r.streams = streams
@@ -289,7 +334,7 @@ func (p *Point) startWorkers(ctx context.Context, env kind.WorkerEnv) (kind.Work
 	seed := env.Seed()
 	var streams []kind.WorkerStream
 	for si, st := range p.def.Streams {
-		streams = append(streams, kind.WorkerStream{Op: st.Op, Mix: st.Mix, Seed: seed + uint64(si)*7919, Clients: p.StreamClients(st)})
+		streams = append(streams, kind.WorkerStream{Op: st.Op, Mix: st.Mix, Ops: st.Ops, Seed: kind.StreamSeed(seed, si), Clients: p.StreamClients(st)})
 	}
 	ws, err := env.StartWorkers(ctx, p.index, p.Describe(), p.samp, streams)
 	if err != nil {
@@ -334,11 +379,12 @@ type reps struct {
 func (a *reps) measure(ctx context.Context, env kind.Env, n int, rep func(context.Context) ([]measure.Result, error)) error {
 	start := time.Now()
 	res, err := rep(ctx)
+	cpu := results.ClientCPUPerCall(res)
+	res = measure.Expand(res) // a row per operation, then the stream's total
 	for len(a.rows) < len(res) {
 		a.rows = append(a.rows, nil)
 		a.hists = append(a.hists, nil)
 	}
-	cpu := results.ClientCPUPerCall(res)
 	for i, r := range res {
 		row := results.FromResult(env.Row(), r)
 		row.Rep = n

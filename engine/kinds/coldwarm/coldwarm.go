@@ -61,6 +61,10 @@ func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definit
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid clients",
 				Detail: "A cold_warm scenario times one client's first and next calls: its read block takes no clients.", Subject: content.MissingItemRange.Ptr()})
 		}
+		if len(st.Ops) > 0 {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Operations in a cold_warm scenario",
+				Detail: "A cold_warm scenario times the first call of each query after a restart: name them with mix = [query.A, ...], not operation blocks.", Subject: content.MissingItemRange.Ptr()})
+		}
 		for _, q := range st.Mix {
 			if !contains(def.Mix, q) {
 				def.Mix = append(def.Mix, q)

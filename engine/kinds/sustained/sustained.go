@@ -86,7 +86,19 @@ func (d *Definition) Writes() bool { return timed.Writes(d.Streams) }
 // model every stream's clients run in worker processes (a writing point
 // on a database with one writing process keeps them in this process);
 // the samplers stay in this process.
-func (d *Definition) RunsInWorkers() bool { return true }
+func (d *Definition) RunsInWorkers() bool { return !timed.WritesOps(d.Streams) }
+
+// WorkersNote implements kind.WorkerNoter.
+func (d *Definition) WorkersNote() string {
+	if timed.WritesOps(d.Streams) {
+		return "write operations: every client in this process (the writes' numbering and the commits the truth follows live here)"
+	}
+	return ""
+}
+
+// WriteGenerators implements kind.WriteGenerators: the generators of the
+// write operations.
+func (d *Definition) WriteGenerators() []string { return timed.Generators(d.Streams) }
 
 // Sampled implements kind.Sampled: samplers run during sustained runs.
 func (d *Definition) Sampled() bool { return true }

@@ -25,6 +25,7 @@ var StreamBlocks = kind.StreamBlocks
 type Stream struct {
 	Op      string
 	Mix     []string
+	Ops     []kind.Operation
 	Clients int       // 0: the scenario's count
 	Rates   []float64 // open loop: calls per second, one per phase; nil: closed loop
 	Range   hcl.Range // the block, for diagnostics
@@ -47,7 +48,7 @@ func DecodeStreams(content *hcl.BodyContent, ctx *hcl.EvalContext) ([]Stream, hc
 	blocks, diags := kind.DecodeStreams(content, ctx, "rate")
 	var out []Stream
 	for _, b := range blocks {
-		st := Stream{Op: b.Op, Mix: b.Mix, Clients: b.Clients, Range: b.Range}
+		st := Stream{Op: b.Op, Mix: b.Mix, Ops: b.Ops, Clients: b.Clients, Range: b.Range}
 		if a, ok := b.Extra["rate"]; ok {
 			r, d := rates(a.Expr, ctx)
 			diags = append(diags, d...)
@@ -105,7 +106,7 @@ func Queries(streams []Stream) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, st := range streams {
-		for _, q := range st.Mix {
+		for _, q := range kind.StreamQueries(st.Mix, st.Ops) {
 			if !seen[q] {
 				seen[q] = true
 				out = append(out, q)
@@ -118,11 +119,32 @@ func Queries(streams []Stream) []string {
 // Writes reports whether a stream writes.
 func Writes(streams []Stream) bool {
 	for _, st := range streams {
-		if st.Op == results.OpWrite {
+		if st.Op == results.OpWrite || kind.OpsWrite(st.Ops) {
 			return true
 		}
 	}
 	return false
+}
+
+// WritesOps reports whether an operation of a stream writes: its
+// clients then run in this process, where the writes are numbered and
+// their commits recorded for the truth.
+func WritesOps(streams []Stream) bool {
+	for _, st := range streams {
+		if kind.OpsWrite(st.Ops) {
+			return true
+		}
+	}
+	return false
+}
+
+// Generators lists the write generators of the streams' operations.
+func Generators(streams []Stream) []string {
+	var out []string
+	for _, st := range streams {
+		out = append(out, kind.OpGenerators(st.Ops)...)
+	}
+	return out
 }
 
 // Run is one timed point: streams at their client counts and the rates of
@@ -142,7 +164,7 @@ type Run struct {
 func (r *Run) Describe() string {
 	var parts []string
 	for i, st := range r.Streams {
-		s := fmt.Sprintf("%s %s x%d", st.Op, strings.Join(st.Mix, "+"), r.Clients[i])
+		s := fmt.Sprintf("%s %s x%d", st.Op, kind.DescribeStream(st.Mix, st.Ops), r.Clients[i])
 		if r.Rates[i] > 0 {
 			s += fmt.Sprintf(" at %g/s", r.Rates[i])
 		}
@@ -160,7 +182,9 @@ func (r *Run) Describe() string {
 // run goes on; on a database with one writing process a writing point
 // keeps them here.
 func (r *Run) Execute(ctx context.Context, env kind.Env, index int, describe string) error {
-	intervals := make([][]results.Interval, len(r.Streams))
+	// The HDR log of each row (an operation's, a stream's total or the
+	// stream's own), by the row's position in the expanded results.
+	var intervals [][]results.Interval
 	var began time.Time
 	onWindow := func(ws []measure.Window) {
 		if len(ws) == 0 {
@@ -169,18 +193,28 @@ func (r *Run) Execute(ctx context.Context, env kind.Env, index int, describe str
 		if began.IsZero() {
 			began = time.Now().Add(-ws[0].End)
 		}
+		slot := 0
 		for _, w := range ws {
-			intervals[w.Stream] = append(intervals[w.Stream], results.Interval{Start: began.Add(w.Start), End: began.Add(w.End), Hist: w.Hist})
-			if r.Window > 0 {
-				wr := results.WindowRowOf(env.Row(), w)
-				if w.Rate > 0 {
-					wr.Op = results.RateOp(w.Op, w.Rate)
+			for _, part := range measure.Expand([]measure.Result{w.Result}) {
+				pw := w
+				pw.Result = part
+				for len(intervals) <= slot {
+					intervals = append(intervals, nil)
 				}
-				env.Emit(wr)
+				intervals[slot] = append(intervals[slot], results.Interval{Start: began.Add(w.Start), End: began.Add(w.End), Hist: part.Hist})
+				slot++
+				if r.Window > 0 {
+					wr := results.WindowRowOf(env.Row(), pw)
+					if pw.Rate > 0 {
+						wr.Op = results.RateOp(pw.Op, pw.Rate)
+					}
+					env.Emit(wr)
+				}
 			}
 		}
 	}
 	res, err := r.measure(ctx, env, index, describe, onWindow)
+	res = measure.Expand(res)
 	for i, rr := range res {
 		row := results.FromResult(env.Row(), rr)
 		row.Rep, row.Reps = 1, 1
@@ -189,7 +223,7 @@ func (r *Run) Execute(ctx context.Context, env kind.Env, index int, describe str
 		}
 		env.Emit(results.Raw(row))
 		env.Emit(results.Timing(row))
-		if len(intervals[i]) > 0 {
+		if i < len(intervals) && len(intervals[i]) > 0 {
 			env.Emit(results.Hist{Row: row, Intervals: intervals[i]})
 		}
 		if rr.Rate > 0 {
@@ -211,13 +245,13 @@ func (r *Run) timed() measure.Timed {
 // otherwise.
 func (r *Run) measure(ctx context.Context, env kind.Env, index int, describe string, onWindow func([]measure.Window)) ([]measure.Result, error) {
 	we, ok := env.(kind.WorkerEnv)
-	if !ok {
+	if !ok || WritesOps(r.Streams) {
 		return r.measureHere(ctx, env, onWindow)
 	}
 	seed := env.Seed()
 	var streams []kind.WorkerStream
 	for si, st := range r.Streams {
-		streams = append(streams, kind.WorkerStream{Op: st.Op, Mix: st.Mix, Seed: seed + uint64(si)*7919, Clients: r.Clients[si], Rate: r.Rates[si]})
+		streams = append(streams, kind.WorkerStream{Op: st.Op, Mix: st.Mix, Ops: st.Ops, Seed: kind.StreamSeed(seed, si), Clients: r.Clients[si], Rate: r.Rates[si]})
 	}
 	ws, err := we.StartTimedWorkers(ctx, index, describe, r.timed(), streams)
 	switch {
@@ -237,7 +271,7 @@ func (r *Run) measure(ctx context.Context, env kind.Env, index int, describe str
 // measureHere opens the clients as goroutines of this process and runs
 // the point.
 func (r *Run) measureHere(ctx context.Context, env kind.Env, onWindow func([]measure.Window)) ([]measure.Result, error) {
-	var clients []kind.Client
+	var clients []kind.Closer
 	defer func() {
 		for _, cl := range clients {
 			cl.Close()
@@ -246,16 +280,12 @@ func (r *Run) measureHere(ctx context.Context, env kind.Env, onWindow func([]mea
 	seed := env.Seed()
 	var streams []measure.TimedStream
 	for si, st := range r.Streams {
-		ts := measure.TimedStream{Op: st.Op, Rate: r.Rates[si]}
-		for i := 0; i < r.Clients[si]; i++ {
-			cl, err := env.OpenClient(ctx, st.Mix, i, seed+uint64(si)*7919)
-			if err != nil {
-				return nil, err
-			}
-			clients = append(clients, cl)
-			ts.Calls = append(ts.Calls, cl.Call)
+		ms, cls, err := kind.OpenStream(ctx, env, st.Op, st.Mix, st.Ops, 0, r.Clients[si], kind.StreamSeed(seed, si))
+		if err != nil {
+			return nil, err
 		}
-		streams = append(streams, ts)
+		clients = append(clients, cls...)
+		streams = append(streams, measure.TimedStream{Op: st.Op, Rate: r.Rates[si], Calls: ms.Calls, Ops: ms.Ops, OpCalls: ms.OpCalls})
 	}
 	return measure.RunTimed(ctx, r.timed(), streams, onWindow)
 }
