@@ -72,6 +72,18 @@ func Compare(columns []string, rows [][]any, e Expect) Outcome {
 			fails = append(fails, compareSet(idx, rows, e.Set.Rows)...)
 		}
 	}
+	if e.List != nil {
+		idx := make([]int, 0, len(e.List.Columns))
+		ok := true
+		for _, c := range e.List.Columns {
+			i, found := col(c)
+			ok = ok && found
+			idx = append(idx, i)
+		}
+		if ok {
+			fails = append(fails, compareList(idx, rows, e.List.Rows)...)
+		}
+	}
 	if e.Map != nil {
 		ki, ok1 := col(e.Map.Key)
 		vi, ok2 := col(e.Map.Value)
@@ -134,6 +146,32 @@ func Compare(columns []string, rows [][]any, e Expect) Outcome {
 		return Outcome{Status: Fail, Detail: strings.Join(fails, "; ") + more}
 	}
 	return Outcome{Status: Pass, Detail: fmt.Sprintf("%d rows as expected", len(rows))}
+}
+
+// compareList compares the projected rows with want, row by row in
+// order, and shows the first position where they differ.
+func compareList(idx []int, rows [][]any, want [][]any) []string {
+	for r := 0; r < max(len(rows), len(want)); r++ {
+		var got []any
+		if r < len(rows) {
+			got = make([]any, len(idx))
+			for j, i := range idx {
+				got[j] = rows[r][i]
+			}
+		}
+		switch {
+		case r >= len(rows):
+			return []string{fmt.Sprintf("got %d rows, want %d: row %d missing, want %s", len(rows), len(want), r+1, render(want[r]))}
+		case r >= len(want):
+			return []string{fmt.Sprintf("got %d rows, want %d: row %d unexpected: %s", len(rows), len(want), r+1, render(got))}
+		}
+		for j := range got {
+			if !Equal(got[j], want[r][j]) {
+				return []string{fmt.Sprintf("row %d: got %s, want %s (rows compared in order)", r+1, render(got), render(want[r]))}
+			}
+		}
+	}
+	return nil
 }
 
 // compareSet compares the projected rows with want as multisets.

@@ -12,6 +12,9 @@ type Expect struct {
 	Values map[string]any
 	// Set: the rows, projected on Columns, equal Rows as a multiset.
 	Set *Set
+	// List: the rows, projected on Columns, equal Rows in order (a scan's
+	// records in key order).
+	List *Set
 	// Map: the rows as Key column -> Value column equal Want exactly.
 	Map *Map
 	// Sum: the Column adds up to Want.

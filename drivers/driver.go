@@ -200,6 +200,15 @@ type ReadOnlyReaders interface {
 	ReadersRefuseWrites(options map[string]string) (why string, refuse bool)
 }
 
+// WriteLimiter is implemented by drivers whose database lets a limited
+// number of connections write at once (SQLite and DuckDB: one writing
+// transaction at a time). The engine then funnels the writes of a stream
+// of operations through that many writing sessions and plan says so; a
+// driver without it takes a writing session per client.
+type WriteLimiter interface {
+	WritingConnections() int
+}
+
 // Registry maps driver names to drivers. The zero value is not usable; use
 // NewRegistry. Default is filled by blank-importing drivers/all.
 type Registry struct {

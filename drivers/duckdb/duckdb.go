@@ -45,6 +45,11 @@ type duckDriver struct{}
 // OptionNames lists the options Open accepts.
 func (duckDriver) OptionNames() []string { return []string{"path", "access_mode"} }
 
+// WritingConnections implements drivers.WriteLimiter: DuckDB runs one
+// writing transaction at a time, so the writes of a stream of operations
+// go through one writing session rather than fail or wait on its lock.
+func (duckDriver) WritingConnections() int { return 1 }
+
 // Dialect is "duckdb".
 func (duckDriver) Dialect() string { return "duckdb" }
 

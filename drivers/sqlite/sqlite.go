@@ -54,6 +54,11 @@ type sqliteDriver struct{}
 // OptionNames lists the options Open accepts.
 func (sqliteDriver) OptionNames() []string { return []string{"path", "readers", "stable_plans"} }
 
+// WritingConnections implements drivers.WriteLimiter: SQLite runs one
+// writing transaction at a time, so the writes of a stream of operations
+// go through one writing session rather than fail or wait on its lock.
+func (sqliteDriver) WritingConnections() int { return 1 }
+
 // Dialect is "sqlite".
 func (sqliteDriver) Dialect() string { return "sqlite" }
 

@@ -54,7 +54,7 @@ var scenarioSchema = &hcl.BodySchema{
 
 var checkSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "query", Required: true}, {Name: "for_each"}, {Name: "params"},
-	{Name: "expect_rows"}, {Name: "expect_values"}, {Name: "expect_set"}, {Name: "expect_map"}, {Name: "expect_sum"}, {Name: "expect_ids"},
+	{Name: "expect_rows"}, {Name: "expect_values"}, {Name: "expect_set"}, {Name: "expect_map"}, {Name: "expect_sum"}, {Name: "expect_ids"}, {Name: "expect_list"},
 }}
 
 func decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) {
@@ -96,7 +96,7 @@ func decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) {
 			}
 			ck := &CheckBlock{Name: name, QueryExpr: cc.Attributes["query"].Expr, Attrs: cc.Attributes, DeclRange: blk.DefRange}
 			has := false
-			for _, k := range []string{"expect_rows", "expect_values", "expect_set", "expect_map", "expect_sum", "expect_ids"} {
+			for _, k := range []string{"expect_rows", "expect_values", "expect_set", "expect_map", "expect_sum", "expect_ids", "expect_list"} {
 				_, ok := cc.Attributes[k]
 				has = has || ok
 			}
@@ -301,14 +301,18 @@ func (ck *CheckBlock) resolveCase(ctx *hcl.EvalContext) (CheckCase, hcl.Diagnost
 			cc.Expect.Values = m
 		}
 	}
-	if a, ok := ck.Attrs["expect_set"]; ok {
+	for _, name := range []string{"expect_set", "expect_list"} {
+		a, ok := ck.Attrs[name]
+		if !ok {
+			continue
+		}
 		obj, d := fields(a, ctx, "columns", "rows")
 		diags = append(diags, d...)
 		if !d.HasErrors() {
 			set := &checks.Set{}
 			cols, err := stringsOf(obj["columns"])
 			if err != nil {
-				diags = append(diags, attrErr(a.Expr, "Invalid expect_set", "columns: "+err.Error()))
+				diags = append(diags, attrErr(a.Expr, "Invalid "+name, "columns: "+err.Error()))
 			}
 			set.Columns = cols
 			if rv := obj["rows"]; rv.IsKnown() && !rv.IsNull() && rv.CanIterateElements() {
@@ -316,7 +320,7 @@ func (ck *CheckBlock) resolveCase(ctx *hcl.EvalContext) (CheckCase, hcl.Diagnost
 					_, row := it.Element()
 					g, err := toGo(row)
 					if err != nil {
-						diags = append(diags, attrErr(a.Expr, "Invalid expect_set", "rows: "+err.Error()))
+						diags = append(diags, attrErr(a.Expr, "Invalid "+name, "rows: "+err.Error()))
 						break
 					}
 					tuple, ok := g.([]any)
@@ -324,15 +328,19 @@ func (ck *CheckBlock) resolveCase(ctx *hcl.EvalContext) (CheckCase, hcl.Diagnost
 						tuple = []any{g}
 					}
 					if len(tuple) != len(cols) {
-						diags = append(diags, attrErr(a.Expr, "Invalid expect_set", fmt.Sprintf("a row has %d values for %d columns.", len(tuple), len(cols))))
+						diags = append(diags, attrErr(a.Expr, "Invalid "+name, fmt.Sprintf("a row has %d values for %d columns.", len(tuple), len(cols))))
 						break
 					}
 					set.Rows = append(set.Rows, tuple)
 				}
 			} else if rv.IsKnown() {
-				diags = append(diags, attrErr(a.Expr, "Invalid expect_set", "rows must be a list of tuples."))
+				diags = append(diags, attrErr(a.Expr, "Invalid "+name, "rows must be a list of tuples."))
 			}
-			cc.Expect.Set = set
+			if name == "expect_list" {
+				cc.Expect.List = set
+			} else {
+				cc.Expect.Set = set
+			}
 		}
 	}
 	if a, ok := ck.Attrs["expect_map"]; ok {

@@ -32,7 +32,11 @@ type Operation struct {
 	// MaxTries is how often a write failing on contention (busy,
 	// serialization, deadlock, conflict) is tried.
 	MaxTries int
-	Range    hcl.Range `json:"-"`
+	// Writers is the stream's `writers`: how many of its clients may
+	// write at once (0: each on its own session, as far as the database
+	// allows).
+	Writers int
+	Range   hcl.Range `json:"-"`
 }
 
 // IsWrite reports whether the operation writes.

@@ -33,7 +33,7 @@ type StreamBlock struct {
 // names attributes the kind accepts besides; they come back unevaluated
 // in Extra.
 func DecodeStreams(content *hcl.BodyContent, ctx *hcl.EvalContext, extra ...string) ([]StreamBlock, hcl.Diagnostics) {
-	schema := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "query"}, {Name: "mix"}, {Name: "clients"}},
+	schema := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "query"}, {Name: "mix"}, {Name: "clients"}, {Name: "writers"}},
 		Blocks: []hcl.BlockHeaderSchema{{Type: OperationBlock, LabelNames: []string{"name"}}}}
 	opNames := map[string]hcl.Range{}
 	for _, n := range extra {
@@ -90,6 +90,16 @@ func DecodeStreams(content *hcl.BodyContent, ctx *hcl.EvalContext, extra ...stri
 		} else if st.Op != ReadBlock {
 			st.Clients = 1
 		}
+		if a, ok := c.Attributes["writers"]; ok {
+			n, d := Int(a.Expr, ctx, "writers", 1)
+			diags = append(diags, d...)
+			if !kindOpsWrite(st.Ops) && !d.HasErrors() {
+				diags = append(diags, AttrError(a.Expr, "writers without writes", "writers limits how many clients of a stream of operations write at once; this stream has no write operation."))
+			}
+			for i := range st.Ops {
+				st.Ops[i].Writers = n
+			}
+		}
 		for _, n := range extra {
 			if a, ok := c.Attributes[n]; ok {
 				st.Extra[n] = a
@@ -99,3 +109,5 @@ func DecodeStreams(content *hcl.BodyContent, ctx *hcl.EvalContext, extra ...stri
 	}
 	return out, diags
 }
+
+func kindOpsWrite(ops []Operation) bool { return OpsWrite(ops) }

@@ -129,6 +129,9 @@ type Scenario struct {
 	Points      []kind.Point
 	CheckNames  []string
 	Samplers    []sampler.Spec // run alongside the points
+	// WritesNote says how the scenario's write operations reach the
+	// database ("" when it has none).
+	WritesNote string
 
 	def *config.Scenario
 }
@@ -230,6 +233,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 		}
 		diags = append(diags, checkWriteGenerators(sp, sd)...)
 		diags = append(diags, checkReaders(drv, bc.Driver, bc.Name, bc.Options, s, sd)...)
+		s.WritesNote = writesNote(drv, bc.Driver, sd)
 		c.Scenarios = append(c.Scenarios, s)
 	}
 	return c, diags

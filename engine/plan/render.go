@@ -169,6 +169,9 @@ func (p *Plan) Render(w io.Writer) error {
 				} else if note != "" && bc.ClientModel != config.ClientsGoroutine {
 					fmt.Fprintf(&b, "       clients: %s\n", note)
 				}
+				if s.WritesNote != "" {
+					fmt.Fprintf(&b, "       writes: %s\n", s.WritesNote)
+				}
 				if s.def.Sampling != p.spec.Sampling.Values {
 					fmt.Fprintf(&b, "       sampling: %s\n", samplingText(s.def.Sampling))
 				}

@@ -108,3 +108,43 @@ func (t *Truth) Advance(w *datagen.Writes, generator string, n int64) (*Truth, e
 	}
 	return nt, nil
 }
+
+// Operationer is implemented by definitions whose streams hold
+// operations.
+type Operationer interface {
+	Operations() []kind.Operation
+}
+
+// writesNote says how a scenario's write operations reach the database
+// of driver: each client on its own session, or through fewer writing
+// sessions shared by the clients (the stream's writers, or what the
+// database allows).
+func writesNote(drv config.Drivers, driver string, sd *config.Scenario) string {
+	od, ok := sd.Def.(Operationer)
+	if !ok || !kind.OpsWrite(od.Operations()) {
+		return ""
+	}
+	limit := 0
+	if d, ok := drv.Driver(driver); ok {
+		if wl, ok := d.(drivers.WriteLimiter); ok {
+			limit = wl.WritingConnections()
+		}
+	}
+	writers := 0
+	for _, o := range od.Operations() {
+		if o.IsWrite() {
+			writers = max(writers, o.Writers)
+		}
+	}
+	switch {
+	case limit > 0 && (writers == 0 || writers > limit):
+		s := fmt.Sprintf("%d writing session(s) shared by the clients: %s runs %d writing transaction(s) at a time", limit, driver, limit)
+		if writers > limit {
+			s += fmt.Sprintf(" (writers = %d asked)", writers)
+		}
+		return s
+	case writers > 0:
+		return fmt.Sprintf("%d writing session(s) shared by the clients (writers = %d)", writers, writers)
+	}
+	return "each client writes on its own session"
+}

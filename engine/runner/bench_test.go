@@ -1211,7 +1211,7 @@ func BenchmarkQ1Postgres(b *testing.B) {
 	// clients opens k engine clients on a backend with some options
 	// replaced (protocol, io), as a run with those options would.
 	clients := func(k int, opts map[string]string) []measure.Call {
-		cc := *c
+		cc := cell{pc: c.pc, drv: c.drv, be: c.be, queries: c.queries}
 		if opts != nil {
 			be, _ := openStore(b, c.pc.Scale, c.pc, "", opts)
 			b.Cleanup(func() { be.Close() })

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,6 +35,8 @@ type cell struct {
 	// truth before them; truthAlt is the truth had a write in doubt
 	// committed, doubt says which.
 	writes       committedWrites
+	seqMu        sync.Mutex
+	seqs         map[string]*writeSeq // write operations' numbering, per generator
 	baseTruth    *plan.Truth
 	truthAlt     *plan.Truth
 	doubt        string
@@ -136,6 +139,7 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		lo, _ := pt.Estimate()
 		c.run.begin(fmt.Sprintf("%s %s %s", c.name(), sc.Name, pt.Describe()), "ops", lo, 0, counts)
 		err := c.runPoint(ctx, sc, i, pt, env)
+		c.finishPoint(env)
 		c.run.end()
 		if err != nil {
 			c.run.fail("%s %s: %s: %v", c.name(), sc.Name, pt.Describe(), err)

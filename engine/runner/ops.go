@@ -19,6 +19,10 @@ func (e *pointEnv) OpenOps(ctx context.Context, list []kind.Operation, index int
 	if err != nil {
 		return nil, err
 	}
+	if err := e.addWriters(ctx, cl, list); err != nil {
+		cl.Close()
+		return nil, err
+	}
 	e.mu.Lock()
 	e.clients = append(e.clients, cl.counted)
 	e.mu.Unlock()
@@ -38,7 +42,9 @@ func (w *WorkerCell) OpenOps(ctx context.Context, list []kind.Operation, index i
 // read operation's statement prepared on it with its own parameters.
 type opClient struct {
 	*ops.Client
-	counted *client // the session and the live progress counters
+	counted *client   // the session and the live progress counters
+	runs    []ops.Run // the client's operations, as ops.Client runs them
+	closers []func()  // run in reverse order by Close
 }
 
 func (c *cell) openOps(ctx context.Context, list []kind.Operation, index int, seed uint64, reader bool) (*opClient, error) {
@@ -59,8 +65,7 @@ func (c *cell) openOps(ctx context.Context, list []kind.Operation, index int, se
 	runs := make([]ops.Run, len(list))
 	for i, o := range list {
 		if o.IsWrite() {
-			base.Close()
-			return nil, fmt.Errorf("operation %s: write operations are not supported by this runner yet", o.Name)
+			continue // addWriters: the writing session and the numbering are the point's
 		}
 		q := c.queries[o.Query]
 		if q == nil {
@@ -80,9 +85,83 @@ func (c *cell) openOps(ctx context.Context, list []kind.Operation, index int, se
 		args := q.binder.Client(seed, index)
 		runs[i] = base.runner(st, args.Next)
 	}
-	cl := &opClient{Client: ops.New(kind.Weights(list), runs, seed, index), counted: base}
-	cl.OnClose = base.Close
+	cl := &opClient{Client: ops.New(kind.Weights(list), runs, seed, index), counted: base, runs: runs}
+	cl.closers = append(cl.closers, base.Close)
+	cl.OnClose = func() {
+		for i := len(cl.closers) - 1; i >= 0; i-- {
+			cl.closers[i]()
+		}
+	}
 	return cl, nil
+}
+
+// addWriters gives the client its write operations: each numbers its
+// writes from the cell's sequence of its generator and runs them on the
+// client's own session, or on a writing session it shares with the
+// point's other clients where the database lets fewer connections write
+// than there are clients (SQLite, DuckDB: one) or the stream says
+// `writers`.
+func (e *pointEnv) addWriters(ctx context.Context, cl *opClient, list []kind.Operation) error {
+	if !kind.OpsWrite(list) {
+		return nil
+	}
+	c := e.c
+	writes := c.pc.Scale.Writes
+	limit := c.writeLimit()
+	for i, o := range list {
+		if !o.IsWrite() {
+			continue
+		}
+		if _, ok := writes.Decl(o.Write); !ok {
+			return fmt.Errorf("operation %s: the dataset declares no write %q", o.Name, o.Write)
+		}
+		w := &opWriter{op: o, writes: writes, seq: c.writeSeq(o.Write)}
+		e.mu.Lock()
+		if e.contention == nil {
+			e.contention = map[string]*opContention{}
+		}
+		oc := e.contention[o.Name]
+		if oc == nil {
+			oc = &opContention{}
+			e.contention[o.Name] = oc
+		}
+		oc.clients++
+		e.mu.Unlock()
+		w.counts, w.retries = &oc.counts, &oc.retries
+		n := o.Writers
+		if limit > 0 && (n == 0 || n > limit) {
+			n = limit
+		}
+		if n > 0 {
+			p, err := e.pool(ctx, n)
+			if err != nil {
+				return err
+			}
+			w.pool = p
+			cl.closers = append(cl.closers, p.unref)
+		} else {
+			tx, err := c.prepareWrite(ctx, cl.counted.session, o)
+			if err != nil {
+				return err
+			}
+			w.own = tx
+			cl.closers = append(cl.closers, tx.closeStmts)
+		}
+		cl.runs[i] = cl.counted.counting(w.run)
+	}
+	return nil
+}
+
+// counting counts run's calls and errors for the live progress.
+func (cl *client) counting(run ops.Run) ops.Run {
+	return func(ctx context.Context) error {
+		err := run(ctx)
+		cl.calls.Add(1)
+		if err != nil {
+			cl.errs.Add(1)
+		}
+		return err
+	}
 }
 
 // runner is one read operation of the client: its statement with the

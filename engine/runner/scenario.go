@@ -14,6 +14,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
+	"github.com/mentat-spec/mentat-spec/engine/ops"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -106,7 +107,19 @@ type pointEnv struct {
 	sc *plan.Scenario
 
 	mu      sync.Mutex
-	clients []*client // opened by the point, for the live progress
+	clients []*client   // opened by the point, for the live progress
+	writers *writerPool // write operations' shared writing sessions
+	// Write operations' contention by operation, logged when the point
+	// ends.
+	contention map[string]*opContention
+}
+
+// opContention is one write operation's failed tries by class, and its
+// retries.
+type opContention struct {
+	counts  ops.Contention
+	retries atomic.Int64
+	clients int
 }
 
 // counts sums the calls and errors of the point's clients so far.

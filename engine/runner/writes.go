@@ -52,7 +52,15 @@ func (e *pointEnv) Statements(query string) ([]kind.Statement, error) {
 
 func (e *pointEnv) Writes() *datagen.Writes { return e.c.pc.Scale.Writes }
 
-func (e *pointEnv) NextWrite(generator string) int64 { return e.c.writes.n[generator] }
+func (e *pointEnv) NextWrite(generator string) int64 {
+	n := e.c.writes.n[generator]
+	e.c.seqMu.Lock()
+	defer e.c.seqMu.Unlock()
+	if s := e.c.seqs[generator]; s != nil {
+		n = max(n, s.next.Load())
+	}
+	return n
+}
 
 func (e *pointEnv) Log(name, format string, args ...any) { e.c.run.logTo(name, format, args...) }
 

@@ -133,7 +133,7 @@ func (r *reader) close() {
 func (r *reader) Call(ctx context.Context) error {
 	err := r.cl.Call(ctx)
 	if err != nil {
-		r.counts.inc(Classify(err))
+		r.counts.Inc(Classify(err))
 	}
 	if r.verify != nil && r.rng.Float64() < r.fraction {
 		r.check(ctx)

@@ -269,7 +269,7 @@ func (p *Point) Run(ctx context.Context, env kind.Env) error {
 	if len(readers) > 0 && workers == nil {
 		var c counts
 		for _, r := range readers {
-			c.add(&r.counts)
+			c.Add(&r.counts)
 		}
 		wenv.Log("contention", "%s op=read clients=%d %s retries=0\n", rowKey(env), len(readers), c.String())
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/ops"
 )
 
 // commitLog is what readers know of the writer: which writes have begun
@@ -190,7 +190,7 @@ func (wr *writer) Call(ctx context.Context) error {
 		}
 		_ = wr.sess.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 		wr.log.abort(op.K)
-		wr.counts.inc(class)
+		wr.counts.Inc(class)
 		if class == "" || try >= wr.maxTries || ctx.Err() != nil {
 			return fmt.Errorf("write %d: %w", op.K, err)
 		}
@@ -229,63 +229,16 @@ func opParam(op datagen.WriteOp, name string) any {
 	return op.K
 }
 
-// Contention classes, counted per row.
+// Contention classes, counted per row (see ops.Classify).
 const (
-	ClassBusy          = "busy"          // SQLITE_BUSY, SQLITE_LOCKED
-	ClassSerialization = "serialization" // PostgreSQL 40001
-	ClassDeadlock      = "deadlock"      // PostgreSQL 40P01
-	ClassConflict      = "conflict"      // DuckDB transaction conflicts
+	ClassBusy          = ops.ClassBusy
+	ClassSerialization = ops.ClassSerialization
+	ClassDeadlock      = ops.ClassDeadlock
+	ClassConflict      = ops.ClassConflict
 )
 
-var classes = []string{ClassBusy, ClassSerialization, ClassDeadlock, ClassConflict}
+// Classify names the contention class of a backend error (ops.Classify).
+func Classify(err error) string { return ops.Classify(err) }
 
-// Classify names the contention class of a backend error, "" for any
-// other error. Drivers wrap the database's own message, which names it.
-func Classify(err error) string {
-	if err == nil {
-		return ""
-	}
-	m := strings.ToLower(err.Error())
-	switch {
-	case strings.Contains(m, "database is locked"), strings.Contains(m, "database table is locked"),
-		strings.Contains(m, "sqlite_busy"), strings.Contains(m, "sqlite_locked"):
-		return ClassBusy
-	case strings.Contains(m, "40001"), strings.Contains(m, "could not serialize access"):
-		return ClassSerialization
-	case strings.Contains(m, "40p01"), strings.Contains(m, "deadlock detected"):
-		return ClassDeadlock
-	case strings.Contains(m, "transaction conflict"), strings.Contains(m, "conflict on"), strings.Contains(m, "write-write conflict"):
-		return ClassConflict
-	}
-	return ""
-}
-
-// counts are a row's failed calls by contention class ("" = other).
-type counts struct {
-	n [5]atomic.Int64
-}
-
-func (c *counts) inc(class string) {
-	for i, cl := range classes {
-		if cl == class {
-			c.n[i].Add(1)
-			return
-		}
-	}
-	c.n[len(classes)].Add(1)
-}
-
-func (c *counts) add(o *counts) {
-	for i := range c.n {
-		c.n[i].Add(o.n[i].Load())
-	}
-}
-
-func (c *counts) String() string {
-	var b strings.Builder
-	for i, cl := range classes {
-		fmt.Fprintf(&b, "%s=%d ", cl, c.n[i].Load())
-	}
-	fmt.Fprintf(&b, "other=%d", c.n[len(classes)].Load())
-	return b.String()
-}
+// counts are a row's failed calls by contention class.
+type counts = ops.Contention

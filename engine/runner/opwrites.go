@@ -1,0 +1,412 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/ops"
+	"github.com/mentat-spec/mentat-spec/engine/sqltext"
+)
+
+// writeSeq numbers the writes of one generator in a cell and records
+// which committed. Write k is handed out once, to whichever client asks
+// next, and is a pure function of (seed, k) wherever it runs; the truth
+// after the writes follows exactly the ks that committed.
+type writeSeq struct {
+	next atomic.Int64 // the next k to hand out
+
+	mu      sync.Mutex
+	commits []writeCommit // in commit order
+	doubt   []writeCommit // COMMIT failed without a contention class: outcome unknown
+	failed  int64         // writes given up (their k is never reused)
+	done    ackWindow     // inserts: the ks finished, for the visible count
+}
+
+// writeCommit is one committed write: k and the entity it wrote.
+type writeCommit struct{ k, e int64 }
+
+func (s *writeSeq) commit(k, e int64) {
+	s.mu.Lock()
+	s.commits = append(s.commits, writeCommit{k, e})
+	s.done.mark(k)
+	s.mu.Unlock()
+}
+
+func (s *writeSeq) fail(k int64) {
+	s.mu.Lock()
+	s.failed++
+	s.done.mark(k)
+	s.mu.Unlock()
+}
+
+func (s *writeSeq) inDoubt(k, e int64) {
+	s.mu.Lock()
+	s.doubt = append(s.doubt, writeCommit{k, e})
+	s.done.mark(k)
+	s.mu.Unlock()
+}
+
+// snapshot returns the commits so far and those in doubt.
+func (s *writeSeq) snapshot() (commits, doubt []writeCommit) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]writeCommit(nil), s.commits...), append([]writeCommit(nil), s.doubt...)
+}
+
+// ackWindow tracks which ks finished (committed, failed or in doubt)
+// beyond the first one still running, as YCSB's acknowledged counter
+// does: limit is the number of leading ks all finished, so an entity
+// inserted by a write below it exists or never will.
+type ackWindow struct {
+	base  int64          // every k below base is finished
+	ahead map[int64]bool // finished ks at or above base
+}
+
+func (w *ackWindow) mark(k int64) {
+	if k < w.base {
+		return
+	}
+	if w.ahead == nil {
+		w.ahead = map[int64]bool{}
+	}
+	w.ahead[k] = true
+	for w.ahead[w.base] {
+		delete(w.ahead, w.base)
+		w.base++
+	}
+}
+
+// writeSeq returns the cell's numbering of generator's writes, starting
+// after those an earlier scenario of the run committed.
+func (c *cell) writeSeq(generator string) *writeSeq {
+	c.seqMu.Lock()
+	defer c.seqMu.Unlock()
+	if c.seqs == nil {
+		c.seqs = map[string]*writeSeq{}
+	}
+	s := c.seqs[generator]
+	if s == nil {
+		s = &writeSeq{}
+		first := c.writes.n[generator]
+		s.next.Store(first)
+		s.done.base = first
+		c.seqs[generator] = s
+	}
+	return s
+}
+
+// writeLimit is how many sessions may write at once on the cell's
+// backend (0: no limit).
+func (c *cell) writeLimit() int {
+	if wl, ok := c.drv.(drivers.WriteLimiter); ok {
+		return wl.WritingConnections()
+	}
+	return 0
+}
+
+// writeTx is one write operation's statements prepared on one session.
+type writeTx struct {
+	sess  drivers.Session
+	read  drivers.Stmt // read-modify-write: run first
+	rnams []string
+	stmts []drivers.Stmt
+	names [][]string
+}
+
+// statements binds a query's statements for the cell's backend.
+func (c *cell) statements(query string) ([]kind.Statement, error) {
+	q := c.pc.Queries[query]
+	if q == nil {
+		return nil, fmt.Errorf("no query %q", query)
+	}
+	var out []kind.Statement
+	for _, text := range sqltext.Statements(q.SQL) {
+		b, err := sqltext.Bind(text, c.be.Placeholder)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: %w", query, err)
+		}
+		out = append(out, kind.Statement{SQL: b.SQL, Names: b.Names})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("query %s holds no statement", query)
+	}
+	return out, nil
+}
+
+// prepareWrite prepares operation o's statements on s.
+func (c *cell) prepareWrite(ctx context.Context, s drivers.Session, o kind.Operation) (*writeTx, error) {
+	tx := &writeTx{sess: s}
+	prep := func(query string, read bool) error {
+		sts, err := c.statements(query)
+		if err != nil {
+			return err
+		}
+		if read && len(sts) != 1 {
+			return fmt.Errorf("read query %s of a read-modify-write must be one statement, has %d", query, len(sts))
+		}
+		for _, st := range sts {
+			for _, n := range st.Names {
+				if !isWriteParam(n) {
+					return fmt.Errorf("query %s uses :%s; a write binds %s", query, n, writeParamText)
+				}
+			}
+			ps, err := s.Prepare(ctx, st.SQL)
+			if err != nil {
+				return fmt.Errorf("query %s: preparing %q: %w", query, st.SQL, err)
+			}
+			if read {
+				tx.read, tx.rnams = ps, st.Names
+			} else {
+				tx.stmts = append(tx.stmts, ps)
+				tx.names = append(tx.names, st.Names)
+			}
+		}
+		return nil
+	}
+	if o.Read != "" {
+		if err := prep(o.Read, true); err != nil {
+			tx.closeStmts()
+			return nil, fmt.Errorf("operation %s: %w", o.Name, err)
+		}
+	}
+	if err := prep(o.Query, false); err != nil {
+		tx.closeStmts()
+		return nil, fmt.Errorf("operation %s: %w", o.Name, err)
+	}
+	return tx, nil
+}
+
+func (tx *writeTx) closeStmts() {
+	if tx.read != nil {
+		tx.read.Close()
+	}
+	for _, st := range tx.stmts {
+		st.Close()
+	}
+}
+
+// run runs the transaction with args (by parameter name). atCommit is
+// set when COMMIT itself failed.
+func (tx *writeTx) run(ctx context.Context, arg func(string) any) (err error, atCommit bool) {
+	if err := tx.sess.Exec(ctx, "BEGIN"); err != nil {
+		return err, false
+	}
+	if tx.read != nil {
+		if _, err := tx.read.Query(ctx, bindArgs(tx.rnams, arg), nil); err != nil {
+			return err, false
+		}
+	}
+	for i, st := range tx.stmts {
+		if _, err := st.Query(ctx, bindArgs(tx.names[i], arg), nil); err != nil {
+			return err, false
+		}
+	}
+	if err := tx.sess.Exec(ctx, "COMMIT"); err != nil {
+		return err, true
+	}
+	return nil, false
+}
+
+func bindArgs(names []string, arg func(string) any) []any {
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = arg(n)
+	}
+	return out
+}
+
+// writerPool is the writing sessions a point's clients share when the
+// database lets fewer connections write than there are clients: a write
+// takes one for its transaction and gives it back.
+type writerPool struct {
+	c     *cell
+	conns chan *pooledWriter
+	mu    sync.Mutex
+	all   []*pooledWriter
+	refs  int
+}
+
+type pooledWriter struct {
+	sess drivers.Session
+	txs  map[string]*writeTx // by operation name, prepared on first use
+}
+
+// acquire takes a writing session.
+func (p *writerPool) acquire(ctx context.Context) (*pooledWriter, error) {
+	select {
+	case w := <-p.conns:
+		return w, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (p *writerPool) release(w *pooledWriter) { p.conns <- w }
+
+// unref drops one client's hold; the last closes the sessions.
+func (p *writerPool) unref() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.refs--
+	if p.refs > 0 {
+		return
+	}
+	for _, w := range p.all {
+		for _, tx := range w.txs {
+			tx.closeStmts()
+		}
+		w.sess.Close()
+	}
+	p.all = nil
+}
+
+// pool returns the point's writer pool of n sessions, opening it on first
+// use; each caller holds a reference until unref.
+func (e *pointEnv) pool(ctx context.Context, n int) (*writerPool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.writers == nil || e.writers.refs == 0 {
+		p := &writerPool{c: e.c, conns: make(chan *pooledWriter, n)}
+		for i := 0; i < n; i++ {
+			s, err := e.c.be.Session(ctx)
+			if err != nil {
+				p.refs = 1
+				p.unref()
+				return nil, fmt.Errorf("writer %d: connecting: %w", i, err)
+			}
+			w := &pooledWriter{sess: s, txs: map[string]*writeTx{}}
+			p.all = append(p.all, w)
+			p.conns <- w
+		}
+		e.writers = p
+	}
+	e.writers.refs++
+	return e.writers, nil
+}
+
+// opWriter is one client's write operation: it numbers its writes from the
+// cell's sequence, binds write k and runs it as one transaction, retrying
+// a contention failure up to max_tries times.
+type opWriter struct {
+	op      kind.Operation
+	writes  *datagen.Writes
+	seq     *writeSeq
+	own     *writeTx    // the client's own session's statements, or nil
+	pool    *writerPool // shared writing sessions, or nil
+	counts  *ops.Contention
+	retries *atomic.Int64
+}
+
+func (w *opWriter) run(ctx context.Context) error {
+	tx := w.own
+	var pw *pooledWriter
+	if w.pool != nil {
+		var err error
+		if pw, err = w.pool.acquire(ctx); err != nil {
+			return err
+		}
+		defer w.pool.release(pw)
+		if tx = pw.txs[w.op.Name]; tx == nil {
+			if tx, err = w.pool.c.prepareWrite(ctx, pw.sess, w.op); err != nil {
+				return err
+			}
+			pw.txs[w.op.Name] = tx
+		}
+	}
+	// Numbered once a session is held: with one writing session the
+	// writes commit in the order of k.
+	k := w.seq.next.Add(1) - 1
+	op, err := w.writes.Op(w.op.Write, k)
+	if err != nil {
+		w.seq.fail(k)
+		return err
+	}
+	arg := func(name string) any { return writeArg(op, name) }
+	for try := 1; ; try++ {
+		err, atCommit := tx.run(ctx, arg)
+		if err == nil {
+			w.seq.commit(k, op.E)
+			return nil
+		}
+		class := ops.Classify(err)
+		if atCommit && class == "" {
+			// The server may or may not have committed it.
+			w.seq.inDoubt(k, op.E)
+			w.counts.Inc(class)
+			return fmt.Errorf("write %d of %s: %w", k, w.op.Write, err)
+		}
+		_ = tx.sess.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		w.counts.Inc(class)
+		if class == "" || try >= max(w.op.MaxTries, 1) || ctx.Err() != nil {
+			w.seq.fail(k)
+			return fmt.Errorf("write %d of %s: %w", k, w.op.Write, err)
+		}
+		w.retries.Add(1)
+	}
+}
+
+// The parameters a write's statements may use.
+const writeParamText = ":e (the entity), :a (the attribute id), :v (the value), :tx (the transaction id) and :k (the write's number)"
+
+func isWriteParam(n string) bool {
+	switch n {
+	case "e", "a", "v", "tx", "k":
+		return true
+	}
+	return false
+}
+
+// writeArg is parameter name of write op.
+func writeArg(op datagen.WriteOp, name string) any {
+	switch name {
+	case "e":
+		return op.E
+	case "a":
+		return int64(op.A)
+	case "v":
+		return op.Value.Any()
+	case "tx":
+		return op.Tx
+	case "k":
+		return op.K
+	}
+	return nil
+}
+
+// finishPoint logs what the point's write operations met: failed tries
+// by contention class and retries, per operation, in logs/contention.log.
+func (c *cell) finishPoint(env kind.Env) {
+	var e *pointEnv
+	switch x := env.(type) {
+	case *pointEnv:
+		e = x
+	case *workerEnv:
+		e = x.pointEnv
+	default:
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	names := make([]string, 0, len(e.contention))
+	for n := range e.contention {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		oc := e.contention[n]
+		e.Log("contention", "%s op=%s clients=%d %s retries=%d\n", contentionKey(e), n, oc.clients, oc.counts.String(), oc.retries.Load())
+	}
+	e.contention = nil
+}
+
+func contentionKey(e *pointEnv) string {
+	r := e.Row()
+	return fmt.Sprintf("%s %s %s %s", time.Now().UTC().Format(time.RFC3339), r.Scenario, r.Backend, r.Scale)
+}
