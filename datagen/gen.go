@@ -102,6 +102,15 @@ const maxRandomBytes = 1 << 20
 // text format (no quote, backslash, comma, tab or space).
 const randomAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
+// randomPairs maps 12 bits to two characters of randomAlphabet, so a
+// 64-bit draw makes ten characters in five lookups.
+var randomPairs = func() (t [4096][2]byte) {
+	for i := range t {
+		t[i] = [2]byte{randomAlphabet[i&63], randomAlphabet[i>>6]}
+	}
+	return t
+}()
+
 // appendRandom appends the random_bytes value of id at version word ver
 // to b: ten characters per 64-bit draw.
 func (g *genComp) appendRandom(b []byte, id int64, ver uint64) []byte {
@@ -109,12 +118,27 @@ func (g *genComp) appendRandom(b []byte, id int64, ver uint64) []byte {
 	b = slices.Grow(b, n)
 	out := b[len(b) : len(b)+n]
 	h := g.s.idState(id)
-	for i, idx := 0, uint64(0); i < n; idx++ {
+	idx := uint64(0)
+	for ; len(out) >= 10; idx++ {
 		u := drawAt(h, ver, idx)
-		for j := 0; j < 10 && i < n; j++ {
+		o := out[:10]
+		p := &randomPairs[u&4095]
+		o[0], o[1] = p[0], p[1]
+		p = &randomPairs[u>>12&4095]
+		o[2], o[3] = p[0], p[1]
+		p = &randomPairs[u>>24&4095]
+		o[4], o[5] = p[0], p[1]
+		p = &randomPairs[u>>36&4095]
+		o[6], o[7] = p[0], p[1]
+		p = &randomPairs[u>>48&4095]
+		o[8], o[9] = p[0], p[1]
+		out = out[10:]
+	}
+	if len(out) > 0 {
+		u := drawAt(h, ver, idx)
+		for i := range out {
 			out[i] = randomAlphabet[u&63]
 			u >>= 6
-			i++
 		}
 	}
 	return b[:len(b)+n]

@@ -75,6 +75,21 @@ func (c *KeyChooser) init(g Generator, key uint64, n0 int64) error {
 // Kind is the generator kind the chooser was made from.
 func (c *KeyChooser) Kind() GenKind { return c.kind }
 
+// Hottest is the id drawn most often over n: 0 for zipf and hotspot (and
+// any id for ref, which has none), n-1 for latest, the image of rank 0
+// for scrambled_zipf; -1 when n < 1.
+func (c *KeyChooser) Hottest(n int64) int64 {
+	switch {
+	case n < 1:
+		return -1
+	case c.kind == GenScrambledZipf:
+		return int64(c.permute(0, uint64(n)))
+	case c.kind == GenLatest:
+		return n - 1
+	}
+	return 0
+}
+
 // Next draws an id in [0, n) from src (-1 when n < 1).
 func (c *KeyChooser) Next(src Source, n int64) int64 {
 	d := draws{src: src}

@@ -58,6 +58,8 @@ func TestZipfianHottestShare(t *testing.T) {
 			{GenZipf, func(*KeyChooser, int64) int64 { return 0 }},
 			{GenScrambledZipf, func(c *KeyChooser, n int64) int64 { return int64(c.permute(0, uint64(n))) }},
 			{GenLatest, func(_ *KeyChooser, n int64) int64 { return n - 1 }},
+			{GenScrambledZipf, (*KeyChooser).Hottest},
+			{GenLatest, (*KeyChooser).Hottest},
 		} {
 			t.Run(string(tt.kind), func(t *testing.T) {
 				c := mustChooser(t, Generator{Kind: tt.kind, S: 0.99}, n)
@@ -330,5 +332,41 @@ func TestChooserAttributeErrors(t *testing.T) {
 		if err := ds.Finish(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s %s: err = %v, want it to mention %q", tt.a.Gen.Kind, tt.a.Type, err, tt.want)
 		}
+	}
+}
+
+// random_bytes: exactly length characters of the alphabet, each about
+// equally often (so the text does not compress like a seq filler), and a
+// pure function of (seed, attribute, id, version).
+func TestRandomBytes(t *testing.T) {
+	for _, n := range []int{1, 9, 10, 11, 19, 20, 33, 100, 1000} {
+		g := genComp{s: newStream(1, "user", "user/f"), length: n}
+		freq := map[byte]int{}
+		total := 0
+		for id := int64(0); id < 2000; id++ {
+			v := string(g.appendRandom([]byte("x"), id, 0))
+			if len(v) != n+1 || v[0] != 'x' || strings.Trim(v[1:], randomAlphabet) != "" {
+				t.Fatalf("length %d id %d: %q", n, id, v)
+			}
+			if again := string(g.appendRandom(nil, id, 0)); again != v[1:] {
+				t.Fatalf("length %d id %d: %q then %q", n, id, v[1:], again)
+			}
+			for i := 1; i < len(v); i++ {
+				freq[v[i]]++
+			}
+			total += n
+		}
+		if total < 64*500 {
+			continue
+		}
+		for i := 0; i < len(randomAlphabet); i++ {
+			if f := float64(freq[randomAlphabet[i]]) * 64 / float64(total); f < 0.9 || f > 1.1 {
+				t.Errorf("length %d: %q comes %.2f times as often as it should", n, randomAlphabet[i], f)
+			}
+		}
+	}
+	g := genComp{s: newStream(1, "user", "user/f"), length: 50}
+	if string(g.appendRandom(nil, 3, 0)) == string(g.appendRandom(nil, 3, 1)) {
+		t.Errorf("versions 0 and 1 of id 3 are the same")
 	}
 }
