@@ -360,8 +360,9 @@ func TestRandomBytes(t *testing.T) {
 			continue
 		}
 		for i := 0; i < len(randomAlphabet); i++ {
-			if f := float64(freq[randomAlphabet[i]]) * 64 / float64(total); f < 0.9 || f > 1.1 {
-				t.Errorf("length %d: %q comes %.2f times as often as it should", n, randomAlphabet[i], f)
+			want := float64(total) / 64
+			if got := float64(freq[randomAlphabet[i]]); math.Abs(got-want) > 5*math.Sqrt(want) {
+				t.Errorf("length %d: %q comes %.0f times, want %.0f", n, randomAlphabet[i], got, want)
 			}
 		}
 	}
