@@ -339,6 +339,18 @@ func compileGen(ds *Dataset, c *compiled, a *attrComp, el *errList) {
 		} else if target() && gc.tcount > 0 {
 			gc.zipf = newZipfSampler(gc.tcount, g.S)
 		}
+	case GenScrambledZipf, GenLatest, GenHotspot:
+		needType(t == TypeRef, "ref")
+		target()
+		if err := gc.keys.init(g, scrambleKey(ds.Seed, g.Target), gc.tcount); err != nil {
+			bad("%v", err)
+		}
+	case GenRandomBytes:
+		needType(t == TypeString || t == TypeKeyword, "string or keyword")
+		if g.Length < 1 || g.Length > maxRandomBytes {
+			bad("random_bytes length %d must be in [1, %d]", g.Length, maxRandomBytes)
+		}
+		gc.length = g.Length
 	case GenSample:
 		needType(t == TypeRef, "ref")
 		if g.MinN < 0 || g.MinN > g.MaxN {
@@ -442,8 +454,10 @@ func canVary(g *genComp) bool {
 			}
 		}
 		return false
-	case GenRef, GenZipf:
+	case GenRef, GenZipf, GenScrambledZipf, GenLatest, GenHotspot:
 		return g.tcount >= 2
+	case GenRandomBytes:
+		return g.length > 0
 	case GenChance:
 		return g.p > 0 && g.p < 1
 	}

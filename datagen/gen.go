@@ -2,6 +2,7 @@ package datagen
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -31,8 +32,11 @@ type genComp struct {
 	choices []Value   // weighted
 
 	tbase  int64 // ref, zipf, sample: entity id of target id 0
-	tcount int64 // ref, zipf, sample: target count
+	tcount int64 // ref, zipf, sample, key choosers: target count
 	zipf   zipfSampler
+	keys   KeyChooser // scrambled_zipf, latest, hotspot
+
+	length int // random_bytes
 
 	minN, maxN int // sample
 
@@ -50,6 +54,7 @@ const (
 	fillSeq                    // text built in the tx's byte buffer
 	fillSample                 // several refs
 	fillFamily                 // parent or ordinal, from the family cursor
+	fillBytes                  // random_bytes, built in the tx's byte buffer like seq
 )
 
 func fillOf(k GenKind) fillKind {
@@ -60,6 +65,8 @@ func fillOf(k GenKind) fillKind {
 		return fillSample
 	case GenParent, GenOrdinal:
 		return fillFamily
+	case GenRandomBytes:
+		return fillBytes
 	}
 	return fillOne
 }
@@ -85,6 +92,56 @@ func (g *genComp) appendSeq(b []byte, id int64) []byte {
 		b = strconv.AppendInt(b, id, 10)
 	}
 	return append(b, g.suffix...)
+}
+
+// maxRandomBytes bounds a random_bytes value (1 MiB).
+const maxRandomBytes = 1 << 20
+
+// randomAlphabet is base64url's: 64 printable characters, so six bits
+// of a draw make one, and none needs quoting or escaping in any loader's
+// text format (no quote, backslash, comma, tab or space).
+const randomAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+// randomPairs maps 12 bits to two characters of randomAlphabet, so a
+// 64-bit draw makes ten characters in five lookups.
+var randomPairs = func() (t [4096][2]byte) {
+	for i := range t {
+		t[i] = [2]byte{randomAlphabet[i&63], randomAlphabet[i>>6]}
+	}
+	return t
+}()
+
+// appendRandom appends the random_bytes value of id at version word ver
+// to b: ten characters per 64-bit draw.
+func (g *genComp) appendRandom(b []byte, id int64, ver uint64) []byte {
+	n := g.length
+	b = slices.Grow(b, n)
+	out := b[len(b) : len(b)+n]
+	h := g.s.idState(id)
+	idx := uint64(0)
+	for ; len(out) >= 10; idx++ {
+		u := drawAt(h, ver, idx)
+		o := out[:10]
+		p := &randomPairs[u&4095]
+		o[0], o[1] = p[0], p[1]
+		p = &randomPairs[u>>12&4095]
+		o[2], o[3] = p[0], p[1]
+		p = &randomPairs[u>>24&4095]
+		o[4], o[5] = p[0], p[1]
+		p = &randomPairs[u>>36&4095]
+		o[6], o[7] = p[0], p[1]
+		p = &randomPairs[u>>48&4095]
+		o[8], o[9] = p[0], p[1]
+		out = out[10:]
+	}
+	if len(out) > 0 {
+		u := drawAt(h, ver, idx)
+		for i := range out {
+			out[i] = randomAlphabet[u&63]
+			u >>= 6
+		}
+	}
+	return b[:len(b)+n]
 }
 
 // famBlock is how many parents share one prefix sum of child counts.
@@ -164,6 +221,12 @@ func (g *genComp) one(id int64, ver uint64) Value {
 		return Value{Type: g.typ, Int: g.tbase + int64(below(u, uint64(g.tcount)))}
 	case GenZipf:
 		return Value{Type: g.typ, Int: g.tbase + g.zipf.sample(g.s.idState(id), ver)}
+	case GenScrambledZipf, GenLatest, GenHotspot:
+		d := draws{h: g.s.idState(id), ver: ver}
+		return Value{Type: g.typ, Int: g.tbase + g.keys.draw(&d, g.tcount)}
+	case GenRandomBytes:
+		var buf [128]byte // on the stack when it fits: one allocation, the string's
+		return Value{Type: g.typ, Str: string(g.appendRandom(buf[:0], id, ver))}
 	case GenChance:
 		var b int64
 		if unit(g.s.draw(id, ver, 0)) < g.p {

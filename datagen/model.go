@@ -76,6 +76,20 @@ const (
 	GenParent       GenKind = "parent"        // ref to the entity's parent (an entity with Parent set)
 	GenOrdinal      GenKind = "ordinal"       // 1-based position among the parent's children (long)
 	GenOffset       GenKind = "offset"        // Source's initial value plus a whole number uniform in [Min, Max]
+	GenRandomBytes  GenKind = "random_bytes"  // Length random printable bytes (the base64url alphabet)
+
+	// Key choosers beside ref and zipf (keys.go): one entity of Target.
+
+	// GenScrambledZipf: a zipf(S) rank mapped through a keyed permutation
+	// of the ids, so the hot entities spread over the id space.
+	GenScrambledZipf GenKind = "scrambled_zipf"
+	// GenLatest: the last id minus a zipf(S) rank, the newest entity
+	// hottest (YCSB's SkewedLatestGenerator).
+	GenLatest GenKind = "latest"
+	// GenHotspot: a HotOp fraction of the draws go uniformly to the
+	// HotData fraction of lowest ids, the rest uniformly to the other ids
+	// (YCSB's HotspotIntegerGenerator).
+	GenHotspot GenKind = "hotspot"
 )
 
 // Generator describes how an attribute's values are made. Only the fields
@@ -88,8 +102,11 @@ type Generator struct {
 	FMin, FMax float64   // uniform_float
 	Choices    []string  // weighted (sorted; parsed to the attribute's type)
 	Weights    []float64 // weighted, same order as Choices
-	Target     string    // ref, zipf, sample: entity kind
-	S          float64   // zipf exponent (> 0)
+	Target     string    // ref, zipf, sample, scrambled_zipf, latest, hotspot: entity kind
+	S          float64   // zipf, scrambled_zipf, latest exponent (> 0)
+	HotData    float64   // hotspot: fraction of the ids that are hot, in [0, 1]
+	HotOp      float64   // hotspot: fraction of the draws that go to them, in [0, 1]
+	Length     int       // random_bytes: bytes per value
 	MinN, MaxN int       // sample
 	P          float64   // chance
 	Const      string    // const, parsed to the attribute's type

@@ -174,6 +174,11 @@ func (st *streamer) fillInitial(kc *kindComp, d []Datom, lo, hi, txid int64) []D
 				}
 				fixes = append(fixes, strFix{datom: len(d), lo: start, hi: len(buf)})
 				d = append(d, Datom{E: e, A: a.info.ID, V: Value{Type: g.typ}, Tx: txid, Added: true})
+			case fillBytes:
+				start := len(buf)
+				buf = g.appendRandom(buf, id, 0)
+				fixes = append(fixes, strFix{datom: len(d), lo: start, hi: len(buf)})
+				d = append(d, Datom{E: e, A: a.info.ID, V: Value{Type: g.typ}, Tx: txid, Added: true})
 			case fillFamily:
 				p, pos := st.family(kc, id)
 				v := Value{Type: g.typ, Int: pos + 1}

@@ -33,19 +33,26 @@ const maxZipfAttempts = 1000
 func (z *zipfSampler) sample(h uint64, ver uint64) int64 {
 	var k float64
 	for attempt := uint64(0); attempt < maxZipfAttempts; attempt++ {
-		u := z.hIntegralN + unit(drawAt(h, ver, attempt))*(z.hIntegralX1-z.hIntegralN)
-		x := z.hIntegralInverse(u)
-		k = math.Floor(x + 0.5)
-		if k < 1 {
-			k = 1
-		} else if k > z.n {
-			k = z.n
-		}
-		if k-x <= z.shortcut || u >= z.hIntegral(k+0.5)-z.h(k) {
+		var ok bool
+		if k, ok = z.attempt(unit(drawAt(h, ver, attempt))); ok {
 			break
 		}
 	}
 	return int64(k) - 1
+}
+
+// attempt is one try of the rejection loop with uniform v in [0, 1): a
+// 1-based rank k and whether it is accepted.
+func (z *zipfSampler) attempt(v float64) (k float64, ok bool) {
+	u := z.hIntegralN + v*(z.hIntegralX1-z.hIntegralN)
+	x := z.hIntegralInverse(u)
+	k = math.Floor(x + 0.5)
+	if k < 1 {
+		k = 1
+	} else if k > z.n {
+		k = z.n
+	}
+	return k, k-x <= z.shortcut || u >= z.hIntegral(k+0.5)-z.h(k)
 }
 
 // hIntegral is H(x) = ((x)^(1-q) - 1) / (1 - q), or log(x) for q == 1.

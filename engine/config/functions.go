@@ -16,6 +16,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 )
@@ -29,11 +30,13 @@ var ParamType = cty.Capsule("parameter generator", reflect.TypeOf(ParamGen{}))
 // ParamGen describes how a query parameter's value is made per call.
 type ParamGen = params.Spec
 
-// The parameter generators pick(), picks() and mark() make.
+// The parameter generators pick(), picks() and mark() make, and the one
+// a uniform(min, max) parameter is.
 const (
 	ParamPick  = params.Pick
 	ParamPicks = params.Picks
 	ParamMark  = params.Mark
+	ParamRange = params.Range
 )
 
 func genVal(g datagen.Generator) cty.Value { return cty.CapsuleVal(GeneratorType, &g) }
@@ -253,6 +256,34 @@ var generatorFunctions = map[string]function.Function{
 			}
 			return datagen.Generator{Kind: datagen.GenZipf, Target: a[0].AsString(), S: s}, nil
 		}),
+	"scrambled_zipf": chooserFunc(datagen.GenScrambledZipf,
+		"A reference to an entity of a kind, zipf-distributed over ranks mapped through a pseudo-random permutation of the ids, so the hot entities spread over the id space; the exponent defaults to YCSB's 0.99."),
+	"latest": chooserFunc(datagen.GenLatest,
+		"A reference to an entity of a kind, zipf-distributed from the newest id down (YCSB's latest); the exponent defaults to 0.99."),
+	"hotspot": genFunc("A reference to an entity of a kind: hot_op_fraction of the draws go uniformly to the hot_data_fraction of lowest ids, the others uniformly to the rest (YCSB's hotspot).",
+		[]function.Parameter{p("entity", cty.String), p("hot_data_fraction", cty.Number), p("hot_op_fraction", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
+			data, op := num(a[1]), num(a[2])
+			for _, f := range []struct {
+				name string
+				v    float64
+			}{{"hot_data_fraction", data}, {"hot_op_fraction", op}} {
+				if !(f.v >= 0 && f.v <= 1) {
+					return datagen.Generator{}, fmt.Errorf("%s must be in [0, 1], got %v", f.name, f.v)
+				}
+			}
+			return datagen.Generator{Kind: datagen.GenHotspot, Target: a[0].AsString(), HotData: data, HotOp: op}, nil
+		}),
+	"random_bytes": genFunc("A string of exactly length random printable characters (the 64 of base64url, so no loader escapes them), a fresh draw per entity: YCSB's field filler, which does not compress like seq() text.",
+		[]function.Parameter{p("length", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
+			n, err := intArg(a[0], "length")
+			if err != nil {
+				return datagen.Generator{}, err
+			}
+			if n < 1 || n > maxRandomBytes {
+				return datagen.Generator{}, fmt.Errorf("length must be in [1, %d], got %d", maxRandomBytes, n)
+			}
+			return datagen.Generator{Kind: datagen.GenRandomBytes, Length: int(n)}, nil
+		}),
 	"sample": genFunc("Between min and max distinct references to uniformly chosen entities (for many = true).",
 		[]function.Parameter{p("entity", cty.String), p("min", cty.Number), p("max", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
 			lo, err := intArg(a[1], "min")
@@ -332,6 +363,36 @@ var generatorFunctions = map[string]function.Function{
 			}
 			return datagen.Generator{Kind: datagen.GenChance, P: pr}, nil
 		}),
+}
+
+// maxRandomBytes is datagen's bound on a random_bytes value (1 MiB).
+const maxRandomBytes = 1 << 20
+
+// defaultZipfExponent is YCSB's zipfian constant.
+const defaultZipfExponent = 0.99
+
+// chooserFunc is a key chooser with an optional exponent: HCL functions
+// have fixed parameters, so the default rides on a variadic one.
+func chooserFunc(kind datagen.GenKind, desc string) function.Function {
+	return function.New(&function.Spec{
+		Description: desc,
+		Params:      []function.Parameter{p("entity", cty.String)},
+		VarParam:    &function.Parameter{Name: "exponent", Type: cty.Number},
+		Type:        function.StaticReturnType(GeneratorType),
+		Impl: func(a []cty.Value, _ cty.Type) (cty.Value, error) {
+			if len(a) > 2 {
+				return cty.NilVal, fmt.Errorf("%s takes an entity and at most one exponent", kind)
+			}
+			s := defaultZipfExponent
+			if len(a) == 2 {
+				s = num(a[1])
+			}
+			if !(s > 0) || math.IsInf(s, 0) {
+				return cty.NilVal, fmt.Errorf("exponent must be positive and finite, got %v", s)
+			}
+			return genVal(datagen.Generator{Kind: kind, Target: a[0].AsString(), S: s}), nil
+		},
+	})
 }
 
 // seqFormat is a seq format: one %d or %0Nd; %% is a literal percent.
@@ -426,15 +487,18 @@ var timeFunctions = map[string]function.Function{
 
 var paramFunctions = map[string]function.Function{
 	"pick": function.New(&function.Spec{
-		Description: "Each call, a random existing entity of a kind: its id, or the value of attr.",
-		Params:      []function.Parameter{p("entity", cty.String)},
+		Description: "Each call, a random existing entity of a kind (uniformly), or one drawn by a key chooser (ref, zipf, scrambled_zipf, latest, hotspot): its id, or the value of attr.",
+		Params:      []function.Parameter{p("entity", cty.DynamicPseudoType)},
 		VarParam:    &function.Parameter{Name: "attr", Type: cty.String},
 		Type:        function.StaticReturnType(ParamType),
 		Impl: func(a []cty.Value, _ cty.Type) (cty.Value, error) {
 			if len(a) > 2 {
 				return cty.NilVal, fmt.Errorf("pick takes an entity and at most one attribute")
 			}
-			pg := ParamGen{Kind: ParamPick, Entity: a[0].AsString()}
+			pg, err := pickOf(a[0])
+			if err != nil {
+				return cty.NilVal, err
+			}
 			if len(a) == 2 {
 				pg.Attr = a[1].AsString()
 			}
@@ -464,6 +528,22 @@ var paramFunctions = map[string]function.Function{
 			return paramVal(ParamGen{Kind: ParamMark, Mark: a[0].AsString()}), nil
 		},
 	}),
+}
+
+// pickOf reads pick's first argument: an entity kind, drawn uniformly
+// as ever, or a key chooser generator, whose kind it draws.
+func pickOf(v cty.Value) (ParamGen, error) {
+	if g, ok := AsGenerator(v); ok {
+		if !datagen.IsKeyChooser(g.Kind) {
+			return ParamGen{}, fmt.Errorf("pick takes an entity kind or a key chooser (ref, zipf, scrambled_zipf, latest, hotspot), not %s()", g.Kind)
+		}
+		return ParamGen{Kind: ParamPick, Entity: g.Target, Chooser: &g}, nil
+	}
+	s, err := convert.Convert(v, cty.String)
+	if err != nil {
+		return ParamGen{}, fmt.Errorf("pick takes an entity kind (a string) or a key chooser such as zipf(\"user\", 0.99), not %s", v.Type().FriendlyName())
+	}
+	return ParamGen{Kind: ParamPick, Entity: s.AsString()}, nil
 }
 
 // boolFoldFunc is Terraform's alltrue (all = true) or anytrue.

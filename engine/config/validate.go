@@ -204,6 +204,12 @@ func validateParam(gen *datagen.Dataset, expr hcl.Expression, query, name string
 	if pg, ok := AsParamGen(v); ok {
 		return checkParamGen(gen, pg, expr.Range(), what)
 	}
+	if _, ok := AsGenerator(v); ok {
+		if _, err := ParamSpec(v); err != nil {
+			return hcl.Diagnostics{attrErr(expr, "Invalid query parameter", fmt.Sprintf("%s: %s.", what, err))}
+		}
+		return nil
+	}
 	if !v.IsWhollyKnown() {
 		return nil
 	}
@@ -240,15 +246,29 @@ func checkParamGen(gen *datagen.Dataset, pg ParamGen, rng hcl.Range, what string
 		if pg.Kind == ParamPicks && int64(pg.N) > gen.Count(pg.Entity) {
 			return fail(fmt.Sprintf("picks %d distinct %s entities, but there are only %d", pg.N, pg.Entity, gen.Count(pg.Entity)))
 		}
+		if pg.Chooser != nil {
+			if _, err := gen.KeyChooser(*pg.Chooser); err != nil {
+				return fail(err.Error())
+			}
+		}
 	}
 	return nil
 }
 
-// ParamSpec converts a query or check parameter's value (a constant or a
-// pick()/picks()/mark() call) to its typed form.
+// ParamSpec converts a query or check parameter's value (a constant, a
+// pick()/picks()/mark() call or uniform(min, max)) to its typed form.
 func ParamSpec(v cty.Value) (params.Spec, error) {
 	if pg, ok := AsParamGen(v); ok {
 		return pg, nil
+	}
+	if g, ok := AsGenerator(v); ok {
+		switch {
+		case g.Kind == datagen.GenUniformInt:
+			return params.Spec{Kind: params.Range, Min: g.Min, Max: g.Max}, nil
+		case datagen.IsKeyChooser(g.Kind):
+			return params.Spec{}, fmt.Errorf("%s() is a key chooser: draw an entity with pick(%s) or its value with pick(%s, attr)", g.Kind, params.ChooserString(g), params.ChooserString(g))
+		}
+		return params.Spec{}, fmt.Errorf("of the value generators only uniform(min, max) is a parameter, not %s()", g.Kind)
 	}
 	c, err := ParamConst(v)
 	if err != nil {

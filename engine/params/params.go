@@ -27,6 +27,9 @@ const (
 	Picks Kind = "picks"
 	// Mark: the tx id of a dataset mark.
 	Mark Kind = "mark"
+	// Range: a whole number uniform in [Min, Max] each call (a scan
+	// length, say).
+	Range Kind = "range"
 )
 
 // Spec is one parameter as the spec declared it, resolved: a constant or a
@@ -38,16 +41,27 @@ type Spec struct {
 	Attr   string
 	N      int
 	Mark   string
+	// Chooser (Pick) draws the entity: a key chooser generator over
+	// Entity (datagen.IsKeyChooser); nil draws uniformly. A pointer keeps
+	// Spec comparable.
+	Chooser  *datagen.Generator
+	Min, Max int64 // Range
 }
 
 // String describes the parameter as the spec wrote it.
 func (s Spec) String() string {
 	switch s.Kind {
 	case Pick:
-		if s.Attr == "" {
-			return fmt.Sprintf("pick(%q)", s.Entity)
+		what := strconv.Quote(s.Entity)
+		if s.Chooser != nil {
+			what = ChooserString(*s.Chooser)
 		}
-		return fmt.Sprintf("pick(%q, %q)", s.Entity, s.Attr)
+		if s.Attr == "" {
+			return fmt.Sprintf("pick(%s)", what)
+		}
+		return fmt.Sprintf("pick(%s, %q)", what, s.Attr)
+	case Range:
+		return fmt.Sprintf("uniform(%d, %d)", s.Min, s.Max)
 	case Picks:
 		return fmt.Sprintf("picks(%q, %q, %d)", s.Entity, s.Attr, s.N)
 	case Mark:
@@ -58,6 +72,36 @@ func (s Spec) String() string {
 	}
 	return fmt.Sprint(s.Value)
 }
+
+// ChooserString is a key chooser generator as the spec writes it.
+func ChooserString(g datagen.Generator) string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	switch g.Kind {
+	case datagen.GenZipf, datagen.GenScrambledZipf, datagen.GenLatest:
+		return fmt.Sprintf("%s(%q, %s)", g.Kind, g.Target, f(g.S))
+	case datagen.GenHotspot:
+		return fmt.Sprintf("%s(%q, %s, %s)", g.Kind, g.Target, f(g.HotData), f(g.HotOp))
+	}
+	return fmt.Sprintf("%s(%q)", g.Kind, g.Target)
+}
+
+// Live gives the number of entities of a kind visible now: the loaded
+// count plus the inserts committed so far. Count returns nil for a kind
+// it does not follow; the returned function is called once per draw, from
+// every client at once.
+type Live interface {
+	Count(kind string) func() int64
+}
+
+// Option changes how New binds.
+type Option func(*options)
+
+type options struct{ live Live }
+
+// WithLive makes pick() draw over the live entity counts of l instead of
+// the dataset's loaded counts: ids past the loaded ones are inserted
+// entities, and their entity ids continue the loaded ones'.
+func WithLive(l Live) Option { return func(o *options) { o.live = l } }
 
 // source makes one parameter's value for a call.
 type source func(r *rand.Rand, scratch []datagen.Value) (any, []datagen.Value)
@@ -71,14 +115,18 @@ type Binder struct {
 // New binds the parameters of a statement whose markers name params in
 // order (sqltext.Bound.Names). values holds the query's params with the
 // check's params (if any) merged over them.
-func New(gen *datagen.Dataset, names []string, values map[string]Spec) (*Binder, error) {
+func New(gen *datagen.Dataset, names []string, values map[string]Spec, opts ...Option) (*Binder, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	b := &Binder{names: names}
 	for _, n := range names {
 		v, ok := values[n]
 		if !ok {
 			return nil, fmt.Errorf("parameter :%s has no value: set it in the query's (or check's) params", n)
 		}
-		src, err := sourceFor(gen, v)
+		src, err := sourceFor(gen, v, &o)
 		if err != nil {
 			return nil, fmt.Errorf("parameter :%s: %w", n, err)
 		}
@@ -87,7 +135,7 @@ func New(gen *datagen.Dataset, names []string, values map[string]Spec) (*Binder,
 	return b, nil
 }
 
-func sourceFor(gen *datagen.Dataset, pg Spec) (source, error) {
+func sourceFor(gen *datagen.Dataset, pg Spec, o *options) (source, error) {
 	switch pg.Kind {
 	case Const, "":
 		c := pg.Value
@@ -98,17 +146,34 @@ func sourceFor(gen *datagen.Dataset, pg Spec) (source, error) {
 			return nil, fmt.Errorf("unknown mark %q", pg.Mark)
 		}
 		return func(_ *rand.Rand, s []datagen.Value) (any, []datagen.Value) { return tx, s }, nil
+	case Range:
+		if pg.Max < pg.Min {
+			return nil, fmt.Errorf("uniform(%d, %d): max is below min", pg.Min, pg.Max)
+		}
+		lo, span := pg.Min, uint64(pg.Max)-uint64(pg.Min)+1
+		return func(r *rand.Rand, s []datagen.Value) (any, []datagen.Value) {
+			if span == 0 { // [MinInt64, MaxInt64]
+				return int64(r.Uint64()), s
+			}
+			return lo + int64(r.Uint64N(span)), s
+		}, nil
 	case Pick:
-		count := gen.Count(pg.Entity)
-		if count <= 0 {
-			return nil, fmt.Errorf("pick(%q): the dataset has no %s entities", pg.Entity, pg.Entity)
+		if pg.Chooser != nil && pg.Entity != "" && pg.Entity != pg.Chooser.Target {
+			return nil, fmt.Errorf("%s: the chooser draws %s entities, not %s", pg, pg.Chooser.Target, pg.Entity)
+		}
+		if pg.Chooser != nil {
+			pg.Entity = pg.Chooser.Target
+		}
+		draw, count, err := pickDraw(gen, pg, o)
+		if err != nil {
+			return nil, err
 		}
 		if pg.Attr == "" {
-			base, err := gen.EntityID(pg.Entity, 0)
+			base, err := entityBase(gen, pg.Entity)
 			if err != nil {
 				return nil, err
 			}
-			return func(r *rand.Rand, s []datagen.Value) (any, []datagen.Value) { return base + r.Int64N(count), s }, nil
+			return func(r *rand.Rand, s []datagen.Value) (any, []datagen.Value) { return base + draw(r), s }, nil
 		}
 		vf, err := gen.ValueFunc(pg.Entity, pg.Attr)
 		if err != nil {
@@ -118,15 +183,18 @@ func sourceFor(gen *datagen.Dataset, pg Spec) (source, error) {
 		// pickCacheMax entities keep theirs once computed, boxed, so a
 		// measured call does not pay the generator (about 1.5 µs) nor
 		// allocate for its parameter. Larger kinds compute it each time.
+		// The cache holds the loaded entities only: inserted ones (ids
+		// from count on) are computed each time.
 		var cache *pickCache
 		if count <= pickCacheMax {
-			cache = &pickCache{}
+			cache = &pickCache{size: count}
 		}
 		return func(r *rand.Rand, s []datagen.Value) (any, []datagen.Value) {
-			// Retry an entity without a value (cardinality many, empty).
+			// Retry an entity without a value (cardinality many, empty; an
+			// inserted entity whose values the generator does not give).
 			for try := 0; try < 16; try++ {
-				id := r.Int64N(count)
-				if v, ok := cache.get(count, id); ok {
+				id := draw(r)
+				if v, ok := cache.get(id); ok {
 					return v, s
 				}
 				s = vf(id, -1, s[:0])
@@ -139,6 +207,9 @@ func sourceFor(gen *datagen.Dataset, pg Spec) (source, error) {
 			return nil, s
 		}, nil
 	case Picks:
+		if pg.Chooser != nil {
+			return nil, fmt.Errorf("picks(%q, %q, %d): picks draws uniformly, it takes a kind, not a chooser", pg.Entity, pg.Attr, pg.N)
+		}
 		count := gen.Count(pg.Entity)
 		if int64(pg.N) > count {
 			return nil, fmt.Errorf("picks(%q, %q, %d): only %d entities", pg.Entity, pg.Attr, pg.N, count)
@@ -172,6 +243,51 @@ func sourceFor(gen *datagen.Dataset, pg Spec) (source, error) {
 		}, nil
 	}
 	return nil, fmt.Errorf("unknown parameter generator %q", pg.Kind)
+}
+
+// entityBase is the entity id of id 0 of kind: ids past the loaded count
+// (inserted entities) continue from it, so it is computed here rather
+// than asked of EntityID, which knows the loaded ids only.
+func entityBase(gen *datagen.Dataset, kind string) (int64, error) {
+	for k := range gen.Entities {
+		if gen.Entities[k].Name == kind {
+			return int64(k+1) * datagen.EntityBase, nil
+		}
+	}
+	return 0, fmt.Errorf("datagen: unknown entity %q", kind)
+}
+
+// pickDraw returns how a pick draws an entity's id (0-based within its
+// kind) and the kind's loaded count. Over a static count a uniform pick
+// (a kind, or ref(kind)) draws r.Int64N(count) as it always has; a live
+// count is read at every draw.
+func pickDraw(gen *datagen.Dataset, pg Spec, o *options) (func(*rand.Rand) int64, int64, error) {
+	count := gen.Count(pg.Entity)
+	var live func() int64
+	if o.live != nil {
+		live = o.live.Count(pg.Entity)
+	}
+	if count <= 0 && (live == nil || live() <= 0) {
+		what := fmt.Sprintf("pick(%q)", pg.Entity)
+		if pg.Chooser != nil {
+			what = fmt.Sprintf("pick(%s)", ChooserString(*pg.Chooser))
+		}
+		return nil, 0, fmt.Errorf("%s: the dataset has no %s entities", what, pg.Entity)
+	}
+	if pg.Chooser == nil || pg.Chooser.Kind == datagen.GenRef {
+		if live == nil {
+			return func(r *rand.Rand) int64 { return r.Int64N(count) }, count, nil
+		}
+		return func(r *rand.Rand) int64 { return r.Int64N(max(live(), 1)) }, count, nil
+	}
+	kc, err := gen.KeyChooser(*pg.Chooser)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", pg, err)
+	}
+	if live == nil {
+		return func(r *rand.Rand) int64 { return kc.Next(r, count) }, count, nil
+	}
+	return func(r *rand.Rand) int64 { return kc.Next(r, max(live(), 1)) }, count, nil
 }
 
 func appendJSON(buf []byte, v datagen.Value) []byte {
@@ -238,6 +354,7 @@ const pickCacheMax = 1 << 18
 // of one statement. A nil cache keeps nothing.
 type pickCache struct {
 	once    sync.Once
+	size    int64 // the loaded count; ids from it on are not kept
 	entries []pickEntry
 }
 
@@ -255,11 +372,14 @@ const (
 	entryReady
 )
 
-func (c *pickCache) get(count, id int64) (any, bool) {
+func (c *pickCache) get(id int64) (any, bool) {
 	if c == nil {
 		return nil, false
 	}
-	c.once.Do(func() { c.entries = make([]pickEntry, count) })
+	c.once.Do(func() { c.entries = make([]pickEntry, c.size) })
+	if id < 0 || id >= int64(len(c.entries)) {
+		return nil, false
+	}
 	e := &c.entries[id]
 	if e.state.Load() != entryReady {
 		return nil, false
@@ -267,9 +387,10 @@ func (c *pickCache) get(count, id int64) (any, bool) {
 	return e.v, true
 }
 
-// put keeps v for id unless another client is already keeping it.
+// put keeps v for id unless another client is already keeping it; get
+// has run first, so entries is made.
 func (c *pickCache) put(id int64, v any) {
-	if c == nil {
+	if c == nil || id < 0 || id >= int64(len(c.entries)) {
 		return
 	}
 	e := &c.entries[id]

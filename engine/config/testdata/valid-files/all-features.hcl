@@ -23,6 +23,7 @@ locals {
     int   = "log_int"
     real  = "log_real"
   }
+  keys = scrambled_zipf("user")
 }
 
 matrix {
@@ -119,6 +120,22 @@ dataset "tracker" {
     attr "issue/reporter" {
       type = "ref"
       gen  = ref("user")
+    }
+    attr "issue/watcher" {
+      type = "ref"
+      gen  = local.keys
+    }
+    attr "issue/editor" {
+      type = "ref"
+      gen  = latest("user", 0.9)
+    }
+    attr "issue/owner" {
+      type = "ref"
+      gen  = hotspot("user", 0.2, 0.8)
+    }
+    attr "issue/body" {
+      type = "string"
+      gen  = random_bytes(100)
     }
     attr "issue/labels" {
       type = "ref"
@@ -225,6 +242,17 @@ backend "pg" {
 query "by_email" {
   params = { email = pick("user", "user/email") }
   sql    = "SELECT v AS name FROM log_text WHERE a = 2 AND e = (SELECT e FROM log_text WHERE v = :email)"
+}
+
+query "skewed" {
+  params = {
+    email = pick(local.keys, "user/email")
+    e     = pick(latest("issue"))
+    h     = pick(hotspot("user", 0.01, 0.5))
+    z     = pick(zipf("user", 0.99), "user/email")
+    n     = uniform(1, 100)
+  }
+  sql = "SELECT e FROM log_text WHERE (v = :email OR v = :z OR e IN (:e, :h)) LIMIT :n"
 }
 
 query "pull" {
