@@ -3,6 +3,8 @@ package datagen
 import "fmt"
 
 // EntityID returns the entity id of id of kind: (k+1)*EntityBase + id.
+// Ids from Count(kind) on are entities a write inserts after the load;
+// every id below EntityBase has one.
 func (ds *Dataset) EntityID(kind string, id int64) (int64, error) {
 	c, err := ds.compiled()
 	if err != nil {
@@ -12,14 +14,15 @@ func (ds *Dataset) EntityID(kind string, id int64) (int64, error) {
 	if !ok {
 		return 0, fmt.Errorf("datagen: unknown entity %q", kind)
 	}
-	if id < 0 || id >= c.kinds[k].count {
-		return 0, fmt.Errorf("datagen: entity %q id %d out of range [0, %d)", kind, id, c.kinds[k].count)
+	if id < 0 || id >= EntityBase {
+		return 0, fmt.Errorf("datagen: entity %q id %d out of range [0, %d)", kind, id, EntityBase)
 	}
 	return c.kinds[k].base + id, nil
 }
 
-// Count is the number of entities of kind (0 for an unknown kind or
-// before Finish).
+// Count is the number of entities of kind the load creates (0 for an
+// unknown kind or before Finish); entities inserted by writes come after
+// them, from id Count on.
 func (ds *Dataset) Count(kind string) int64 {
 	if ds == nil || ds.c == nil {
 		return 0
@@ -73,7 +76,11 @@ func (ds *Dataset) Attr(ident string) (AttrInfo, bool) {
 // entity kind for an id as of a tx id (asOfTx < 0: current, after all
 // history), appended to dst. Cardinality-many values come sorted by
 // entity id. An id out of range, or an entity not yet created at asOfTx,
-// has no values. The function is safe for concurrent use.
+// has no values. An id from Count(kind) on is an entity a write may
+// insert: asked for current values (asOfTx < 0) it has its generated
+// values (no history applies to it), and none as of any tx (ValueFunc
+// does not know whether it committed). The function is safe for
+// concurrent use.
 func (ds *Dataset) ValueFunc(kind, attr string) (func(id int64, asOfTx int64, dst []Value) []Value, error) {
 	c, err := ds.compiled()
 	if err != nil {
@@ -97,8 +104,12 @@ func (ds *Dataset) ValueFunc(kind, attr string) (func(id int64, asOfTx int64, ds
 // (< 0: current).
 func (c *compiled) valuesAsOf(ai int, id, asOf int64, dst []Value, scratch []int64) ([]Value, []int64) {
 	a := &c.attrs[ai]
-	if id < 0 || id >= c.kinds[a.kind].count {
-		return dst, scratch
+	if kc := &c.kinds[a.kind]; id < 0 || id >= kc.count {
+		if id < kc.count || id >= EntityBase || asOf >= 0 || kc.noInsert != "" {
+			return dst, scratch
+		}
+		// An entity a write inserts: drawn as the load would draw it.
+		return a.gen.values(id, verWord(0, 0), dst, scratch)
 	}
 	if asOf >= 0 && asOf < TxBase+c.initialTx(a.kind, id) {
 		return dst, scratch

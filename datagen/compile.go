@@ -50,6 +50,9 @@ type kindComp struct {
 	attrs   []int
 	txStart int64 // tx index of the kind's first initial tx
 	fam     *family
+	// noInsert says why a write cannot insert entities of the kind ("":
+	// it can, and ids from count on have generated values).
+	noInsert string
 }
 
 type attrComp struct {
@@ -193,7 +196,40 @@ func compile(ds *Dataset) (*compiled, error) {
 	if len(el.errs) > 0 {
 		return nil, errors.Join(el.errs...)
 	}
+	for k := range c.kinds {
+		c.kinds[k].noInsert = insertProblem(c, k)
+	}
 	return c, nil
+}
+
+// insertProblem says why new entities of kind k (ids from its count on)
+// could not be generated like the loaded ones, or "" when they can:
+// children are numbered by parent and a parent's children by its id, so
+// neither kind can grow; a unique attribute stays unique only as a seq of
+// the id; a ref needs a target to draw from.
+func insertProblem(c *compiled, k int) string {
+	kc := &c.kinds[k]
+	if kc.fam != nil {
+		return fmt.Sprintf("entity %q has a parent (%q)", kc.name, c.kinds[kc.fam.parent].name)
+	}
+	for i := range c.kinds {
+		if f := c.kinds[i].fam; f != nil && f.parent == k {
+			return fmt.Sprintf("entity %q is the parent of %q", kc.name, c.kinds[i].name)
+		}
+	}
+	for _, ai := range kc.attrs {
+		a := &c.attrs[ai]
+		g := &a.gen
+		switch {
+		case a.info.Unique && g.kind != GenSeq:
+			return fmt.Sprintf("unique attr %q is not a seq()", a.info.Ident)
+		case (g.kind == GenRef || g.kind == GenZipf || g.kind == GenSample) && g.tcount < 1:
+			return fmt.Sprintf("attr %q draws from %q, which has no entities", a.info.Ident, a.info.Gen.Target)
+		case g.kind == GenSample && int64(g.maxN) > g.tcount:
+			return fmt.Sprintf("attr %q samples up to %d of %d entities", a.info.Ident, g.maxN, g.tcount)
+		}
+	}
+	return ""
 }
 
 func compileGen(ds *Dataset, c *compiled, a *attrComp, el *errList) {

@@ -200,7 +200,10 @@ func TestLayout(t *testing.T) {
 	if err != nil || e != 3*EntityBase+7 {
 		t.Errorf("EntityID = %d, %v", e, err)
 	}
-	if _, err := ds.EntityID("issue", 13000); err == nil {
+	if e, err := ds.EntityID("issue", 13000); err != nil || e != 3*EntityBase+13000 {
+		t.Errorf("EntityID of the first inserted id = %d, %v", e, err)
+	}
+	if _, err := ds.EntityID("issue", EntityBase); err == nil {
 		t.Error("EntityID out of range: no error")
 	}
 	if err := ds.Stream(t.Context(), 3, 2, func(*Tx) error { return nil }); err == nil {

@@ -3,25 +3,35 @@ package datagen
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"sort"
+	"math"
 )
 
-// WriteDecl declares a stream of writes after the load: write k sets the
-// cardinality-one attribute Attr of one entity of kind Entity, drawn by
-// Target (a ref or zipf generator over Entity), to a value drawn by Value
-// (a generator of the attribute's type). Write k is a pure function of
-// (seed, name, k), like every datom.
+// WriteDecl declares a stream of writes after the load. Write k is a pure
+// function of (seed, name, k), like every datom.
+//
+// An update sets one cardinality-one, non-unique attribute of one entity
+// of kind Entity, drawn by Target (a ref or zipf generator over Entity):
+// Attr, or with Attrs one of them drawn uniformly per write. The value is
+// a draw of Value, or with Value unset (Kind "") a fresh draw of that
+// attribute's own generator (which may equal the current value).
+//
+// An insert (Insert set) creates a new entity of kind Entity: insert k has
+// id Count(Entity)+k, every attribute drawn by the kind's own generators
+// at that id, as the load would draw it. Attr, Attrs, Value and Target
+// stay unset.
 type WriteDecl struct {
 	Name   string
 	Entity string
 	Attr   string
+	Attrs  []string
 	Value  Generator
 	Target Generator
+	Insert bool
 }
 
-// WriteOp is one write: entity E (id ID of Entity) gets Value for Attr in
-// transaction Tx.
+// WriteOp is one write in transaction Tx. An update gives entity E (id
+// ID of Entity) Value for Attr (attribute id A). An insert creates entity
+// E with every attribute of the kind in Values.
 type WriteOp struct {
 	K      int64
 	Entity string
@@ -31,21 +41,41 @@ type WriteOp struct {
 	A      int32
 	Value  Value
 	Tx     int64
+	Insert bool
+	Values []AttrValues // insert: the kind's attributes in declaration order
+}
+
+// AttrValues is one attribute of an inserted entity with its values: one
+// for cardinality one, a sample's refs sorted by entity id (possibly none)
+// for cardinality many.
+type AttrValues struct {
+	Attr   string
+	A      int32
+	Class  Class
+	Values []Value
 }
 
 // Writes is a dataset's compiled write generators.
+//
+// Write transactions share one tx space after the load: write k of
+// generator i (0-based, declaration order) of G is committed in tx
+// TxBase + TxCount + k*G + i, so no two writes share a tx id and a
+// dataset with one generator keeps TxBase + TxCount + k.
 type Writes struct {
 	ds    *Dataset
 	c     *compiled
 	gens  map[string]*writeGen
 	names []string
+	maxK  int64 // the largest k whose tx id fits in an int64
 }
 
 type writeGen struct {
 	decl   WriteDecl
+	slot   int64 // declaration index: its place in the shared tx space
 	kind   int
-	attr   int
-	value  genComp
+	attrs  []int     // update: the attributes it may write
+	values []genComp // update: each attribute's value generator
+	pick   stream    // update of several attributes: which one write k sets
 	target genComp
 }
 
@@ -71,18 +101,70 @@ func NewWrites(ds *Dataset, decls []WriteDecl) (*Writes, error) {
 			bad("entity %q is not an entity", d.Entity)
 			continue
 		}
-		ai, ok := c.byIdent[d.Attr]
-		if !ok {
-			bad("attr %q is not an attribute", d.Attr)
+		g := &writeGen{decl: d, kind: k}
+		if d.Insert {
+			if d.Attr != "" || len(d.Attrs) > 0 || d.Value.Kind != "" || d.Target.Kind != "" {
+				bad("an insert draws every attribute from the entity's own generators: attr, attrs, value and target belong to updates")
+				continue
+			}
+			if why := c.kinds[k].noInsert; why != "" {
+				bad("cannot insert %q entities: %s", d.Entity, why)
+				continue
+			}
+			w.add(g)
 			continue
 		}
-		a := &c.attrs[ai]
-		if a.kind != k {
-			bad("attr %q belongs to entity %q, not %q", d.Attr, a.info.Entity, d.Entity)
+		idents := d.Attrs
+		switch {
+		case d.Attr != "" && len(d.Attrs) > 0:
+			bad("set attr or attrs, not both")
+			continue
+		case d.Attr != "":
+			idents = []string{d.Attr}
+		case len(d.Attrs) == 0:
+			bad("an update needs attr or attrs (or insert = true)")
 			continue
 		}
-		if a.info.Many || a.info.Unique {
-			bad("attr %q must be cardinality one and not unique", d.Attr)
+		n := len(el.errs)
+		seen := map[string]bool{}
+		for _, ident := range idents {
+			if seen[ident] {
+				bad("attrs lists %q twice", ident)
+				continue
+			}
+			seen[ident] = true
+			ai, ok := c.byIdent[ident]
+			if !ok {
+				bad("attr %q is not an attribute", ident)
+				continue
+			}
+			a := &c.attrs[ai]
+			if a.kind != k {
+				bad("attr %q belongs to entity %q, not %q", ident, a.info.Entity, d.Entity)
+				continue
+			}
+			if a.info.Many || a.info.Unique {
+				bad("attr %q must be cardinality one and not unique", ident)
+				continue
+			}
+			val := attrComp{info: a.info, kind: k}
+			if d.Value.Kind != "" {
+				val.info.Ident = "write " + d.Name + " value"
+				val.info.Gen = d.Value
+			} else {
+				switch a.info.Gen.Kind {
+				case GenSeq, GenConst, GenParent, GenOrdinal, GenOffset:
+					bad("attr %q uses a %s generator, which a write cannot redraw: set value", ident, a.info.Gen.Kind)
+					continue
+				}
+				// Its own stream: a redraw is independent of the loaded values.
+				val.info.Ident = "write " + d.Name + " redraw " + ident
+			}
+			compileGen(ds, c, &val, el)
+			g.attrs = append(g.attrs, ai)
+			g.values = append(g.values, val.gen)
+		}
+		if len(el.errs) > n {
 			continue
 		}
 		if d.Target.Kind != GenRef && d.Target.Kind != GenZipf {
@@ -93,25 +175,28 @@ func NewWrites(ds *Dataset, decls []WriteDecl) (*Writes, error) {
 			bad("target draws entities of %q, not %q", d.Target.Target, d.Entity)
 			continue
 		}
-		g := &writeGen{decl: d, kind: k, attr: ai}
-		n := len(el.errs)
-		val := attrComp{info: a.info, kind: k}
-		val.info.Ident = "write " + d.Name + " value"
-		val.info.Gen = d.Value
-		compileGen(ds, c, &val, el)
 		tgt := attrComp{info: AttrInfo{Attr: Attr{Ident: "write " + d.Name + " target", Type: TypeRef, Gen: d.Target}, Entity: d.Entity, Class: ClassInt}, kind: k}
 		compileGen(ds, c, &tgt, el)
 		if len(el.errs) > n {
 			continue
 		}
-		g.value, g.target = val.gen, tgt.gen
-		w.gens[d.Name] = g
-		w.names = append(w.names, d.Name)
+		g.target = tgt.gen
+		g.pick = newStream(ds.Seed, "write "+d.Name, "attr")
+		w.add(g)
 	}
 	if len(el.errs) > 0 {
 		return nil, errors.Join(el.errs...)
 	}
+	if stride := int64(len(w.names)); stride > 0 {
+		w.maxK = (math.MaxInt64 - TxBase - c.txCount - stride) / stride
+	}
 	return w, nil
+}
+
+func (w *Writes) add(g *writeGen) {
+	g.slot = int64(len(w.names))
+	w.gens[g.decl.Name] = g
+	w.names = append(w.names, g.decl.Name)
 }
 
 // Names lists the write generators in declaration order.
@@ -134,8 +219,8 @@ func (w *Writes) Decl(name string) (WriteDecl, bool) {
 	return g.decl, true
 }
 
-// Op returns write k of generator name. Its tx id follows the loaded
-// stream: TxBase + TxCount + k.
+// Op returns write k of generator name, in tx TxBase + TxCount + k*G + i
+// (see Writes).
 func (w *Writes) Op(name string, k int64) (WriteOp, error) {
 	if w == nil {
 		return WriteOp{}, fmt.Errorf("datagen: no write %q declared", name)
@@ -144,31 +229,77 @@ func (w *Writes) Op(name string, k int64) (WriteOp, error) {
 	if !ok {
 		return WriteOp{}, fmt.Errorf("datagen: no write %q declared", name)
 	}
-	return g.op(w.c, k), nil
+	if err := w.checkK(g, k); err != nil {
+		return WriteOp{}, fmt.Errorf("datagen: %w", err)
+	}
+	return w.op(g, k), nil
 }
 
-func (g *writeGen) op(c *compiled, k int64) WriteOp {
+// checkK says why generator g has no write k, if it has none.
+func (w *Writes) checkK(g *writeGen, k int64) error {
+	if k < 0 || k > w.maxK {
+		return fmt.Errorf("write %q has no write %d (k in [0, %d])", g.decl.Name, k, w.maxK)
+	}
+	if n := w.c.kinds[g.kind].count; g.decl.Insert && k >= EntityBase-n {
+		return fmt.Errorf("insert %d of %q: id %d is past the %q id space (%d)", k, g.decl.Name, n+k, g.decl.Entity, EntityBase)
+	}
+	return nil
+}
+
+func (w *Writes) tx(g *writeGen, k int64) int64 {
+	return TxBase + w.c.txCount + k*int64(len(w.names)) + g.slot
+}
+
+// op is write k of g (k checked).
+func (w *Writes) op(g *writeGen, k int64) WriteOp {
+	c := w.c
+	kc := &c.kinds[g.kind]
+	if g.decl.Insert {
+		id := kc.count + k
+		op := WriteOp{K: k, Entity: g.decl.Entity, ID: id, E: kc.base + id, Tx: w.tx(g, k), Insert: true,
+			Values: make([]AttrValues, 0, len(kc.attrs))}
+		var scratch []int64
+		for _, ai := range kc.attrs {
+			a := &c.attrs[ai]
+			var vals []Value
+			vals, scratch = a.gen.values(id, verWord(0, 0), nil, scratch)
+			op.Values = append(op.Values, AttrValues{Attr: a.info.Ident, A: a.info.ID, Class: a.info.Class, Values: vals})
+		}
+		return op
+	}
+	i := g.choose(k)
 	e := g.target.one(k, 0).Int
-	a := &c.attrs[g.attr]
-	return WriteOp{K: k, Entity: g.decl.Entity, ID: e - c.kinds[g.kind].base, E: e, Attr: g.decl.Attr, A: a.info.ID,
-		Value: g.value.one(k, 0), Tx: TxBase + c.txCount + k}
+	a := &c.attrs[g.attrs[i]]
+	return WriteOp{K: k, Entity: g.decl.Entity, ID: e - kc.base, E: e, Attr: a.info.Ident, A: a.info.ID,
+		Value: g.values[i].one(k, 0), Tx: w.tx(g, k)}
+}
+
+// choose is the index in g.attrs of the attribute update k writes.
+func (g *writeGen) choose(k int64) int {
+	if len(g.attrs) == 1 {
+		return 0
+	}
+	return int(below(g.pick.draw(k, 0, 0), uint64(len(g.attrs))))
 }
 
 // Value returns the value of attribute attr of entity e after writes
 // 0..n-1 of generator name: the last of them to touch (e, attr), or the
-// generated current value.
+// generated current value. It applies to updates of one attribute.
 func (w *Writes) Value(name string, n int64, e int64) (Value, error) {
 	g, ok := w.gens[name]
 	if !ok {
 		return Value{}, fmt.Errorf("datagen: no write %q declared", name)
 	}
-	for k := n - 1; k >= 0; k-- {
-		if op := g.op(w.c, k); op.E == e {
+	if len(g.attrs) != 1 {
+		return Value{}, fmt.Errorf("datagen: write %q is not an update of one attribute", name)
+	}
+	for k := min(n, w.maxK+1) - 1; k >= 0; k-- {
+		if op := w.op(g, k); op.E == e {
 			return op.Value, nil
 		}
 	}
 	id := e - w.c.kinds[g.kind].base
-	vals, _ := w.c.valuesAsOf(g.attr, id, -1, nil, nil)
+	vals, _ := w.c.valuesAsOf(g.attrs[0], id, -1, nil, nil)
 	if len(vals) == 0 {
 		return Value{}, fmt.Errorf("datagen: entity %d has no %s", e, g.decl.Attr)
 	}
@@ -180,147 +311,14 @@ func (w *Writes) Value(name string, n int64, e int64) (Value, error) {
 var ErrNotAdvanceable = errors.New("cannot be advanced by writes")
 
 // Advance returns base's truth after writes 0..n-1 of generator name
-// committed, computed without reading any database. Truth declarations
-// the writes do not touch keep their values (a truth as of a mark before
-// the writes never changes); a declaration the writes touch in a way the
-// generator cannot follow is left out of Values and named in the error,
-// which wraps ErrNotAdvanceable.
+// committed, computed without reading any database: AdvanceJournal over
+// a journal of that prefix.
 func (w *Writes) Advance(base *Truth, name string, n int64) (*Truth, error) {
-	g, ok := w.gens[name]
-	if !ok {
-		return nil, fmt.Errorf("datagen: no write %q declared", name)
+	j := NewJournal()
+	if err := w.CommitPrefix(j, name, n); err != nil {
+		return nil, err
 	}
-	c := w.c
-	out := *base
-	out.Values = make(map[string]any, len(base.Values))
-	for k, v := range base.Values {
-		out.Values[k] = v
-	}
-	if n <= 0 {
-		return &out, nil
-	}
-	// Net effect per touched entity: its value before the writes and after.
-	final := map[int64]Value{} // entity id -> value after the writes
-	var order []int64
-	for k := int64(0); k < n; k++ {
-		op := g.op(c, k)
-		if _, seen := final[op.ID]; !seen {
-			order = append(order, op.ID)
-		}
-		final[op.ID] = op.Value
-	}
-	sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
-	original := func(id int64) (Value, bool) {
-		vals, _ := c.valuesAsOf(g.attr, id, -1, nil, nil)
-		if len(vals) == 0 {
-			return Value{}, false
-		}
-		return vals[0], true
-	}
-	firstTx := TxBase + c.txCount
-	ids, _ := base.Values[IDsKey].(map[string]any)
-	if ids != nil {
-		ids = maps.Clone(ids)
-		out.Values[IDsKey] = ids
-	}
-	var stale []string
-	drop := func(name string) {
-		stale = append(stale, name)
-		delete(out.Values, name)
-		delete(ids, name)
-	}
-	var buf pathBuf
-	for i := range c.truth {
-		tc := &c.truth[i]
-		name := tc.decl.Name
-		if tc.asOf >= 0 && (tc.decl.Kind == TruthSample || tc.decl.Kind == TruthInverse) {
-			continue // as of a mark before the writes: unchanged
-		}
-		touch := g.touches(tc)
-		if touch == touchNone {
-			continue
-		}
-		if touch == touchDeep {
-			drop(name)
-			continue
-		}
-		switch tc.decl.Kind {
-		case TruthCountBy:
-			if filtersTouch(tc.filters, g.attr) != touchNone {
-				drop(name)
-				continue
-			}
-			old, _ := base.Values[name].(map[string]int64)
-			m := maps.Clone(old)
-			if m == nil {
-				m = map[string]int64{}
-			}
-			for _, id := range order {
-				if !c.matches(tc.filters, id, &buf) {
-					continue
-				}
-				if prev, ok := original(id); ok {
-					if m[prev.String()]--; m[prev.String()] == 0 {
-						delete(m, prev.String())
-					}
-				}
-				m[final[id].String()]++
-			}
-			out.Values[name] = m
-			delete(ids, name) // the id sets are not followed
-		case TruthCount:
-			cnt, _ := base.Values[name].(int64)
-			for _, id := range order {
-				before := c.matches(tc.filters, id, &buf)
-				v := final[id]
-				after := c.matchesWith(tc.filters, id, &buf, g.attr, v)
-				switch {
-				case before && !after:
-					cnt--
-				case after && !before:
-					cnt++
-				}
-			}
-			out.Values[name] = cnt
-			delete(ids, name)
-		case TruthSample:
-			out.Values[name] = replaceFields(base.Values[name], g.decl.Attr, final, false)
-		case TruthInverse:
-			if tc.attr == g.attr {
-				drop(name)
-				continue
-			}
-			v := base.Values[name]
-			if tc.kind == g.kind && pathsTouch(tc.attrs, g.attr) {
-				v = replaceFields(v, g.decl.Attr, final, false)
-			}
-			if tc.refKind == g.kind && pathsTouch(tc.refAttrs, g.attr) {
-				v = replaceFields(v, g.decl.Attr, final, true)
-			}
-			out.Values[name] = v
-		case TruthChangedSince:
-			if tc.since >= firstTx {
-				continue
-			}
-			cnt, _ := base.Values[name].(int64)
-			for _, id := range order {
-				// Each write logs a retract and an assert: the entity changed
-				// after the mark unless it already had.
-				if !c.changedAfter(g.attr, id, tc.since) {
-					cnt++
-				}
-			}
-			out.Values[name] = cnt
-			delete(ids, name)
-		default:
-			drop(name) // aggregates and kinds this function does not follow
-		}
-	}
-	if len(stale) > 0 {
-		sort.Strings(stale)
-		return &out, fmt.Errorf("truth %v: %w (write %q)", stale, ErrNotAdvanceable, g.decl.Name)
-	}
-	return &out, nil
+	return w.AdvanceJournal(base, j)
 }
 
 // How a truth reads the written attribute.
@@ -366,14 +364,23 @@ func filtersTouch(fs []filterComp, ai int) int {
 	return t
 }
 
-// touches says how truth tc reads the written attribute.
+// touches says how truth tc reads the attributes update g writes.
 func (g *writeGen) touches(tc *truthComp) int {
-	t := filtersTouch(tc.filters, g.attr)
+	t := touchNone
+	for _, ai := range g.attrs {
+		t = max(t, touchesAttr(tc, ai))
+	}
+	return t
+}
+
+// touchesAttr says how truth tc reads attribute ai.
+func touchesAttr(tc *truthComp, ai int) int {
+	t := filtersTouch(tc.filters, ai)
 	switch tc.decl.Kind {
 	case TruthCountBy, TruthSum, TruthAvg, TruthMin, TruthMax:
-		t = max(t, pathTouch(&tc.path, g.attr))
+		t = max(t, pathTouch(&tc.path, ai))
 		if tc.by != nil {
-			t = max(t, pathTouch(tc.by, g.attr))
+			t = max(t, pathTouch(tc.by, ai))
 		}
 		if tc.decl.Kind != TruthCountBy && t != touchNone {
 			t = touchDeep
@@ -381,52 +388,80 @@ func (g *writeGen) touches(tc *truthComp) int {
 	case TruthSample, TruthInverse:
 		for _, ps := range [][]pathComp{tc.attrs, tc.refAttrs} {
 			for i := range ps {
-				t = max(t, pathTouch(&ps[i], g.attr))
+				t = max(t, pathTouch(&ps[i], ai))
 			}
 		}
-		if tc.key != nil && pathTouch(tc.key, g.attr) != touchNone {
+		if tc.key != nil && pathTouch(tc.key, ai) != touchNone {
 			t = touchDeep
 		}
-		if tc.decl.Kind == TruthInverse && tc.attr == g.attr {
+		if tc.decl.Kind == TruthInverse && tc.attr == ai {
 			t = touchDeep
 		}
 	case TruthCount:
 		// its filters, above
 	case TruthChangedSince:
-		if tc.attr == g.attr {
+		if tc.attr == ai {
 			t = max(t, touchShallow)
-		}
-	default:
-		if t == touchNone && tc.kind == g.kind {
-			t = touchDeep
 		}
 	}
 	return t
 }
 
-// matchesWith is matches with attribute ai's value of id replaced by v.
-func (c *compiled) matchesWith(fs []filterComp, id int64, b *pathBuf, ai int, v Value) bool {
-	for i := range fs {
-		if !c.matchWith(&fs[i], id, b, ai, v) {
-			return false
+// insertTouches says how truth tc follows inserts of g's kind: not at all
+// (touchNone), exactly (touchShallow), or not (touchDeep). An inserted
+// entity refers only to loaded ones, so only truths over its own kind,
+// and inverse truths whose refs it may join, change.
+func (w *Writes) insertTouches(g *writeGen, tc *truthComp) int {
+	switch tc.decl.Kind {
+	case TruthCount, TruthCountBy, TruthMin, TruthMax:
+		if tc.kind == g.kind {
+			return touchShallow
+		}
+	case TruthSum:
+		if tc.kind == g.kind {
+			if tc.path.last(w.c).info.Class == ClassReal {
+				return touchDeep // a double sum depends on the order of its terms
+			}
+			return touchShallow
+		}
+	case TruthAvg:
+		if tc.kind == g.kind {
+			return touchDeep // the base truth keeps the mean, not the count
+		}
+	case TruthChangedSince:
+		if tc.kind == g.kind {
+			return touchShallow
+		}
+	case TruthInverse:
+		if tc.refKind == g.kind {
+			return touchShallow
 		}
 	}
-	return true
+	return touchNone
 }
 
-func (c *compiled) matchWith(f *filterComp, id int64, b *pathBuf, ai int, v Value) bool {
-	if f.op == "or" {
-		for i := range f.any {
-			if c.matchWith(&f.any[i], id, b, ai, v) {
-				return true
+// stale reports whether writes of g make truth tc unknowable, and how
+// they touch it otherwise.
+func (w *Writes) stale(g *writeGen, tc *truthComp) (bool, int) {
+	if tc.asOf >= 0 && (tc.decl.Kind == TruthSample || tc.decl.Kind == TruthInverse) {
+		return false, touchNone // as of a mark before the writes: unchanged
+	}
+	if g.decl.Insert {
+		t := w.insertTouches(g, tc)
+		return t == touchDeep, t
+	}
+	t := g.touches(tc)
+	if t == touchDeep {
+		return true, t
+	}
+	if t == touchShallow && tc.decl.Kind == TruthCountBy {
+		for _, ai := range g.attrs {
+			if filtersTouch(tc.filters, ai) != touchNone {
+				return true, t
 			}
 		}
-		return false
 	}
-	if pathTouch(&f.path, ai) == touchShallow {
-		return matchOne(f.path.last(c).info.Class, f, v)
-	}
-	return c.match(f, id, b)
+	return false, t
 }
 
 // changedAfter reports whether attribute ai of id has a datom in a tx
@@ -450,7 +485,8 @@ func (c *compiled) changedAfter(ai int, id, since int64) bool {
 
 // Stale lists the truth declarations that writes of generator name make
 // impossible to follow (a check reading them cannot be resolved after the
-// writes), without running any write.
+// writes), without running any write. The truths several generators make
+// unknowable together are the union of each one's.
 func (w *Writes) Stale(name string) []string {
 	g, ok := w.gens[name]
 	if !ok {
@@ -459,11 +495,7 @@ func (w *Writes) Stale(name string) []string {
 	var out []string
 	for i := range w.c.truth {
 		tc := &w.c.truth[i]
-		if tc.asOf >= 0 && (tc.decl.Kind == TruthSample || tc.decl.Kind == TruthInverse) {
-			continue
-		}
-		t := g.touches(tc)
-		if t == touchDeep || t == touchShallow && tc.decl.Kind == TruthCountBy && filtersTouch(tc.filters, g.attr) != touchNone {
+		if st, _ := w.stale(g, tc); st {
 			out = append(out, tc.decl.Name)
 		}
 	}

@@ -2,29 +2,38 @@ package config
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
 )
 
 // WriteBlock is `write "name" {}` in a dataset: a stream of writes after
-// the load, each a pure function of the seed and its number k.
+// the load, each a pure function of the seed and its number k. An update
+// sets one attribute of the entity target draws:
 //
 //	write "state_change" {
 //	  entity = "issue"
-//	  attr   = "issue/state"
-//	  value  = weighted({ open = 1, closed = 1 }) # the new value
+//	  attr   = "issue/state"                      # or attrs = [...]: one per write, uniformly
+//	  value  = weighted({ open = 1, closed = 1 }) # the new value; unset: a redraw of attr's gen
 //	  target = zipf("issue", 1.1)                 # the entity written
 //	}
+//
+// An insert creates entity Count+k with every attribute drawn by its gen:
+//
+//	write "insert" {
+//	  entity = "user"
+//	  insert = true
+//	}
 type WriteBlock struct {
-	Name                        string
-	Entity, Attr, Value, Target hcl.Expression
-	DeclRange                   hcl.Range
+	Name                                       string
+	Entity, Attr, Attrs, Value, Target, Insert hcl.Expression
+	DeclRange                                  hcl.Range
 }
 
 var writeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "entity", Required: true}, {Name: "attr", Required: true},
-	{Name: "value", Required: true}, {Name: "target", Required: true},
+	{Name: "entity", Required: true}, {Name: "attr"}, {Name: "attrs"},
+	{Name: "value"}, {Name: "target"}, {Name: "insert"},
 }}
 
 func decodeWriteBlock(blk *hcl.Block) (*WriteBlock, hcl.Diagnostics) {
@@ -35,8 +44,32 @@ func decodeWriteBlock(blk *hcl.Block) (*WriteBlock, hcl.Diagnostics) {
 	if d.HasErrors() {
 		return w, diags
 	}
-	w.Entity, w.Attr = c.Attributes["entity"].Expr, c.Attributes["attr"].Expr
-	w.Value, w.Target = c.Attributes["value"].Expr, c.Attributes["target"].Expr
+	expr := func(name string) hcl.Expression {
+		if a, ok := c.Attributes[name]; ok {
+			return a.Expr
+		}
+		return nil
+	}
+	w.Entity, w.Attr, w.Attrs = expr("entity"), expr("attr"), expr("attrs")
+	w.Value, w.Target, w.Insert = expr("value"), expr("target"), expr("insert")
+	// Which attributes a write needs depends on insert, known only once
+	// evaluated; their absence is reported here when it cannot be.
+	if w.Insert == nil {
+		if w.Attr == nil && w.Attrs == nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing required argument",
+				Detail: `A write updates attr (or one of attrs) of the entity target draws, or inserts entities (insert = true).`, Subject: c.MissingItemRange.Ptr()})
+		}
+		if w.Target == nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing required argument",
+				Detail: `An update needs target, the entity it writes: ref("kind") or zipf("kind", s).`, Subject: c.MissingItemRange.Ptr()})
+		}
+	}
+	if w.Attr != nil && w.Attrs != nil {
+		diags = append(diags, attrErr(w.Attrs, "Conflicting arguments", "Set attr (one attribute) or attrs (one of several per write), not both."))
+	}
+	if diags.HasErrors() {
+		w.Entity = nil // resolving skips it
+	}
 	return w, diags
 }
 
@@ -66,10 +99,50 @@ func (ds *Dataset) ResolveWrites(ctx *hcl.EvalContext, gen *datagen.Dataset) (*d
 		var d hcl.Diagnostics
 		decl.Entity, d = evalString(w.Entity, ctx, "entity")
 		diags = append(diags, d...)
-		decl.Attr, d = evalString(w.Attr, ctx, "attr")
-		diags = append(diags, d...)
-		decl.Value = gens(w.Value, "value")
-		decl.Target = gens(w.Target, "target")
+		if w.Insert != nil {
+			decl.Insert, d = evalBool(w.Insert, ctx, "insert")
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+		}
+		if decl.Insert {
+			// An insert draws every attribute from the entity's gens.
+			for _, x := range []struct {
+				name string
+				expr hcl.Expression
+			}{{"attr", w.Attr}, {"attrs", w.Attrs}, {"value", w.Value}, {"target", w.Target}} {
+				if x.expr != nil {
+					diags = append(diags, attrErr(x.expr, "Unexpected argument",
+						fmt.Sprintf("An insert (insert = true) draws every attribute of the new entity from the entity's own generators: %s belongs to updates.", x.name)))
+				}
+			}
+			decls = append(decls, decl)
+			continue
+		}
+		switch {
+		case w.Attr != nil:
+			decl.Attr, d = evalString(w.Attr, ctx, "attr")
+			diags = append(diags, d...)
+		case w.Attrs != nil:
+			decl.Attrs, d = evalStringList(w.Attrs, ctx, "attrs")
+			diags = append(diags, d...)
+			if !d.HasErrors() && len(decl.Attrs) == 0 {
+				diags = append(diags, attrErr(w.Attrs, "Invalid attrs", "attrs lists the attributes an update may write: at least one."))
+			}
+		default:
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing required argument",
+				Detail: "An update (insert = false) needs attr or attrs.", Subject: w.DeclRange.Ptr()})
+		}
+		if w.Value != nil {
+			decl.Value = gens(w.Value, "value")
+		}
+		if w.Target == nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing required argument",
+				Detail: `An update needs target, the entity it writes: ref("kind") or zipf("kind", s).`, Subject: w.DeclRange.Ptr()})
+		} else {
+			decl.Target = gens(w.Target, "target")
+		}
 		decls = append(decls, decl)
 	}
 	if diags.HasErrors() {
@@ -80,7 +153,15 @@ func (ds *Dataset) ResolveWrites(ctx *hcl.EvalContext, gen *datagen.Dataset) (*d
 		for _, e := range splitErrors(err) {
 			rng := ds.DeclRange
 			for _, w := range ds.Writes {
-				if prefixed(e.Error(), fmt.Sprintf("write %q", w.Name)) {
+				msg := e.Error()
+				switch {
+				case prefixed(msg, fmt.Sprintf("write %q", w.Name)):
+					rng = w.DeclRange
+				case w.Value != nil && strings.Contains(msg, fmt.Sprintf(`attr "write %s value"`, w.Name)):
+					rng = w.Value.Range() // the value generator's own problem
+				case w.Target != nil && strings.Contains(msg, fmt.Sprintf(`attr "write %s target"`, w.Name)):
+					rng = w.Target.Range()
+				case strings.Contains(msg, fmt.Sprintf(`attr "write %s `, w.Name)):
 					rng = w.DeclRange
 				}
 			}

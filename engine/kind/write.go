@@ -49,3 +49,10 @@ type Statement struct {
 type WriteGenerators interface {
 	WriteGenerators() []string
 }
+
+// WriteFormChecker is implemented by Definitions that run only some forms
+// of write generator (an update of one attribute, say): the plan refuses
+// a scenario running a generator its kind cannot.
+type WriteFormChecker interface {
+	CheckWrite(decl datagen.WriteDecl) error
+}

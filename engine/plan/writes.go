@@ -27,6 +27,14 @@ func checkWriteGenerators(sp *ScalePlan, sd *config.Scenario) hcl.Diagnostics {
 				Detail: fmt.Sprintf("Scenario %q runs write %q, which the dataset does not declare (declared: %v).", sd.Name, name, sp.Writes.Names()), Subject: sd.DeclRange.Ptr()})
 			continue
 		}
+		if fc, ok := sd.Def.(kind.WriteFormChecker); ok {
+			decl, _ := sp.Writes.Decl(name)
+			if err := fc.CheckWrite(decl); err != nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Write generator not supported",
+					Detail: fmt.Sprintf("Scenario %q runs write %q: %v.", sd.Name, name, err), Subject: sd.DeclRange.Ptr()})
+				continue
+			}
+		}
 		stale := map[string]bool{}
 		for _, t := range sp.Writes.Stale(name) {
 			stale[t] = true
@@ -147,4 +155,22 @@ func writesNote(drv config.Drivers, driver string, sd *config.Scenario) string {
 		return fmt.Sprintf("%d writing session(s) shared by the clients (writers = %d)", writers, writers)
 	}
 	return "each client writes on its own session"
+}
+
+// AdvanceJournal returns the truth after every write in j committed,
+// computed from the generators without reading the database. A truth the
+// writes make unknowable is left out and named in the error.
+func (t *Truth) AdvanceJournal(w *datagen.Writes, j *datagen.Journal) (*Truth, error) {
+	adv, err := w.AdvanceJournal(t.Values, j)
+	if adv == nil {
+		return nil, err
+	}
+	nt, nerr := NewTruth(adv)
+	if nerr != nil {
+		return nil, nerr
+	}
+	if err != nil {
+		return nt, fmt.Errorf("after %d committed write(s) of %s: %s", j.Len(), strings.Join(j.Generators(), ", "), strings.TrimPrefix(err.Error(), "datagen: "))
+	}
+	return nt, nil
 }

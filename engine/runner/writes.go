@@ -76,9 +76,10 @@ func (e *pointEnv) Committed(generator string, n int64, inDoubt bool) {
 }
 
 // advanceTruth makes the checks that follow see the truth after the
-// writes committed so far: the scale's truth advanced by each generator's
-// committed writes. With a write in doubt, alt is the truth had it
-// committed too.
+// writes committed so far: the scale's truth advanced by one journal of
+// every generator's committed writes, so writes of several generators
+// to one attribute resolve by tx. With a write in doubt, alt is the truth
+// had it committed too.
 func (c *cell) advanceTruth() {
 	w := &c.writes
 	if len(w.order) == 0 {
@@ -87,24 +88,19 @@ func (c *cell) advanceTruth() {
 	if c.baseTruth == nil {
 		c.baseTruth = c.truth
 	}
+	writes := c.pc.Scale.Writes
 	advance := func(extra string) (*plan.Truth, error) {
-		t := c.baseTruth
-		var firstErr error
+		j := datagen.NewJournal()
 		for _, g := range w.order {
 			n := w.n[g]
 			if g == extra {
 				n++
 			}
-			nt, err := t.Advance(c.pc.Scale.Writes, g, n)
-			if nt == nil {
+			if err := writes.CommitPrefix(j, g, n); err != nil {
 				return nil, err
 			}
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			t = nt
 		}
-		return t, firstErr
+		return c.baseTruth.AdvanceJournal(writes, j)
 	}
 	t, err := advance("")
 	if t == nil {

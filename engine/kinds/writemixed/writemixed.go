@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/closedloop"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
@@ -165,6 +166,18 @@ func (d *Definition) WorkersNote() string {
 	return "readers in worker processes, the writer in this process (a database with one writing process: all in this process)"
 }
 
+// CheckWrite implements kind.WriteFormChecker: the writer binds one
+// attribute and value per write, and its verify follows one attribute.
+func (d *Definition) CheckWrite(decl datagen.WriteDecl) error {
+	switch {
+	case decl.Insert:
+		return fmt.Errorf("write_mixed runs updates of one attribute, and %q is an insert", decl.Name)
+	case len(decl.Attrs) > 1:
+		return fmt.Errorf("write_mixed runs updates of one attribute, and %q updates one of %d", decl.Name, len(decl.Attrs))
+	}
+	return nil
+}
+
 // WriteGenerators implements kind.WriteGenerators.
 func (d *Definition) WriteGenerators() []string { return []string{d.Generator} }
 
@@ -209,8 +222,12 @@ func (p *Point) Run(ctx context.Context, env kind.Env) error {
 		return fmt.Errorf("the runner cannot run writes (no kind.WriteEnv)")
 	}
 	writes := wenv.Writes()
-	if _, ok := writes.Decl(p.def.Generator); !ok {
+	decl, ok := writes.Decl(p.def.Generator)
+	if !ok {
 		return fmt.Errorf("the dataset declares no write %q", p.def.Generator)
+	}
+	if err := p.def.CheckWrite(decl); err != nil {
+		return err
 	}
 	log := newCommitLog(writes, p.def.Generator, wenv.NextWrite(p.def.Generator))
 	wr, err := newWriter(ctx, wenv, p.def, log)

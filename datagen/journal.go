@@ -1,0 +1,676 @@
+package datagen
+
+import (
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Journal records which writes committed: per generator, each committed
+// k with the entity it wrote. With many clients and several writers the
+// committed writes are any set of ks, in any order, not a prefix. The
+// entity is recorded rather than recomputed because an engine may choose
+// an update's target at run time. Memory: 16 bytes per committed write
+// (a million writes, 16 MB). Safe for concurrent use.
+type Journal struct {
+	mu    sync.Mutex
+	gens  map[string][]Committed
+	order []string
+}
+
+// Committed is one committed write: number K of its generator, entity E.
+type Committed struct {
+	K, E int64
+}
+
+// NewJournal returns an empty journal.
+func NewJournal() *Journal { return &Journal{gens: map[string][]Committed{}} }
+
+// Commit records that write k of generator, to entity e, committed.
+// Recording one write twice is harmless.
+func (j *Journal) Commit(generator string, k, e int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.note(generator)
+	j.gens[generator] = append(j.gens[generator], Committed{K: k, E: e})
+}
+
+// note registers generator (j.mu held).
+func (j *Journal) note(generator string) {
+	if _, ok := j.gens[generator]; !ok {
+		j.gens[generator] = nil
+		j.order = append(j.order, generator)
+	}
+}
+
+// Generators lists the generators recorded, in the order first recorded.
+func (j *Journal) Generators() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return append([]string(nil), j.order...)
+}
+
+// Committed returns generator's committed writes sorted by k (a copy).
+func (j *Journal) Committed(generator string) []Committed {
+	j.mu.Lock()
+	out := append([]Committed(nil), j.gens[generator]...)
+	j.mu.Unlock()
+	sort.Slice(out, func(a, b int) bool { return out[a].K < out[b].K })
+	return out
+}
+
+// Len is the number of writes recorded.
+func (j *Journal) Len() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var n int64
+	for _, cs := range j.gens {
+		n += int64(len(cs))
+	}
+	return n
+}
+
+// CommitPrefix records writes 0..n-1 of generator name, each to the
+// entity it draws: one writer's commits, in order.
+func (w *Writes) CommitPrefix(j *Journal, name string, n int64) error {
+	g, ok := w.gens[name]
+	if !ok {
+		return fmt.Errorf("datagen: no write %q declared", name)
+	}
+	if n > 0 {
+		if err := w.checkK(g, n-1); err != nil {
+			return fmt.Errorf("datagen: %w", err)
+		}
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.note(name)
+	cs := j.gens[name]
+	for k := int64(0); k < n; k++ {
+		cs = append(cs, Committed{K: k, E: w.entityOf(g, k)})
+	}
+	j.gens[name] = cs
+	return nil
+}
+
+// entityOf is the entity write k of g writes.
+func (w *Writes) entityOf(g *writeGen, k int64) int64 {
+	kc := &w.c.kinds[g.kind]
+	if g.decl.Insert {
+		return kc.base + kc.count + k
+	}
+	return g.target.one(k, 0).Int
+}
+
+// stamped is a value with the tx that wrote it.
+type stamped struct {
+	tx int64
+	v  Value
+}
+
+// writeState is the net effect of a journal's writes.
+type writeState struct {
+	c        *compiled
+	over     map[int]map[int64]stamped // attribute -> id -> the committed update with the greatest tx
+	inserted map[int]map[int64]int64   // kind -> inserted id -> its tx
+	updated  map[int][]int64           // kind -> loaded ids some update wrote, ascending
+	insIDs   map[int][]int64           // kind -> inserted ids, ascending
+	finals   map[int]map[int64]Value   // attribute -> loaded id -> value after the writes
+}
+
+func (s *writeState) set(ai int, id, tx int64, v Value) {
+	m := s.over[ai]
+	if m == nil {
+		m = map[int64]stamped{}
+		s.over[ai] = m
+	}
+	if cur, ok := m[id]; !ok || tx > cur.tx {
+		m[id] = stamped{tx, v}
+	}
+}
+
+// settle drops the updates that change nothing (of an entity whose
+// insert did not commit, or that lost to its insert's greater tx) and
+// lists the touched ids.
+func (s *writeState) settle() {
+	upd := map[int]map[int64]bool{}
+	for ai, m := range s.over {
+		k := s.c.attrs[ai].kind
+		n := s.c.kinds[k].count
+		for id, x := range m {
+			if id < n {
+				if upd[k] == nil {
+					upd[k] = map[int64]bool{}
+				}
+				upd[k][id] = true
+			} else if itx, ok := s.inserted[k][id]; !ok || x.tx < itx {
+				delete(m, id)
+			}
+		}
+	}
+	sorted := func(m map[int64]bool) []int64 {
+		out := make([]int64, 0, len(m))
+		for id := range m {
+			out = append(out, id)
+		}
+		sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
+		return out
+	}
+	for k, m := range upd {
+		s.updated[k] = sorted(m)
+	}
+	for k, m := range s.inserted {
+		ids := make([]int64, 0, len(m))
+		for id := range m {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+		s.insIDs[k] = ids
+	}
+}
+
+// value is the value an update gave attribute ai of id, if any.
+func (s *writeState) value(ai int, id int64) (Value, bool) {
+	x, ok := s.over[ai][id]
+	return x.v, ok
+}
+
+// final is the value after the writes of attribute ai per loaded id an
+// update wrote.
+func (s *writeState) final(ai int) map[int64]Value {
+	if f, ok := s.finals[ai]; ok {
+		return f
+	}
+	f := map[int64]Value{}
+	n := s.c.kinds[s.c.attrs[ai].kind].count
+	for id, x := range s.over[ai] {
+		if id < n {
+			f[id] = x.v
+		}
+	}
+	s.finals[ai] = f
+	return f
+}
+
+// pathValues is compiled.pathValues after the writes: a one-hop path
+// reads an updated value (a deeper path through a written attribute is
+// stale, and never asked).
+func (s *writeState) pathValues(p *pathComp, id int64, dst []Value, b *pathBuf) []Value {
+	if len(p.hops) == 1 {
+		if v, ok := s.value(p.hops[0], id); ok {
+			return append(dst, v)
+		}
+	}
+	return s.c.pathValues(p, id, -1, dst, b)
+}
+
+// matches is compiled.matches after the writes.
+func (s *writeState) matches(fs []filterComp, id int64, b *pathBuf) bool {
+	for i := range fs {
+		if !s.match(&fs[i], id, b) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *writeState) match(f *filterComp, id int64, b *pathBuf) bool {
+	if f.op == "or" {
+		for i := range f.any {
+			if s.match(&f.any[i], id, b) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(f.path.hops) == 1 {
+		if v, ok := s.value(f.path.hops[0], id); ok {
+			return matchOne(f.path.last(s.c).info.Class, f, v)
+		}
+	}
+	return s.c.match(f, id, b)
+}
+
+// entry is compiled.entry (current values) after the writes.
+func (s *writeState) entry(k int, id int64, attrs []pathComp) Entry {
+	e := s.c.entry(k, id, attrs, nil, -1)
+	for i := range attrs {
+		if p := &attrs[i]; len(p.hops) == 1 {
+			if v, ok := s.value(p.hops[0], id); ok {
+				e.Fields[p.name] = v.Any()
+			}
+		}
+	}
+	return e
+}
+
+// with returns s with entity e added (e not in s).
+func (s IDSet) with(e int64) IDSet {
+	head := append(make([]int64, 0, len(s.Head)+1), s.Head...)
+	i := sort.Search(len(head), func(i int) bool { return head[i] > e })
+	head = append(head, 0)
+	copy(head[i+1:], head[i:])
+	head[i] = e
+	if len(head) > IDHeadLen {
+		head = head[:IDHeadLen]
+	}
+	return IDSet{N: s.N + 1, Hash: s.Hash + idMix(e), Head: head}
+}
+
+// AdvanceJournal returns base's truth after every write in j committed,
+// computed without reading any database.
+//
+// An (entity, attribute) several committed writes touch ends with the
+// value of the one with the greatest tx, whatever order they committed
+// in: a workload with several writers guards its update with tx < :tx, so
+// the store ends as if the writes committed in tx order. An insert writes
+// each attribute of its entity in its tx; an update of an entity whose
+// insert is not in j, or with a smaller tx than the insert, changes
+// nothing (an update of an inserted entity is assumed to commit after its
+// insert, as a chooser over committed entities ensures).
+//
+// Truth declarations the writes do not touch keep their values (a truth
+// as of a mark before the writes never changes); samples are of loaded
+// entities. Counts and count_bys count the committed inserts that match
+// their filters, and their id sets follow the inserts exactly, but not
+// updates (an update may drop an id from a set's head, which the base
+// truth cannot refill): a counting truth an update touches has no id set
+// after. A declaration the writes touch in a way the generator cannot
+// follow is left out of Values and named in the error, which wraps
+// ErrNotAdvanceable.
+//
+// Time and memory are O(committed writes): the net effect per touched
+// entity, then per truth a pass over the touched and inserted entities.
+func (w *Writes) AdvanceJournal(base *Truth, j *Journal) (*Truth, error) {
+	c := w.c
+	out := *base
+	out.Values = make(map[string]any, len(base.Values))
+	for k, v := range base.Values {
+		out.Values[k] = v
+	}
+	s := &writeState{c: c, over: map[int]map[int64]stamped{}, inserted: map[int]map[int64]int64{},
+		updated: map[int][]int64{}, insIDs: map[int][]int64{}, finals: map[int]map[int64]Value{}}
+	var active []*writeGen
+	for _, name := range j.Generators() {
+		g, ok := w.gens[name]
+		if !ok {
+			return nil, fmt.Errorf("datagen: journal: no write %q declared", name)
+		}
+		cs := j.Committed(name)
+		if len(cs) == 0 {
+			continue
+		}
+		active = append(active, g)
+		kc := &c.kinds[g.kind]
+		for i, cm := range cs {
+			if i > 0 && cs[i-1].K == cm.K {
+				if cs[i-1].E != cm.E {
+					return nil, fmt.Errorf("datagen: journal: write %d of %q committed to both entity %d and %d", cm.K, name, cs[i-1].E, cm.E)
+				}
+				continue
+			}
+			if err := w.checkK(g, cm.K); err != nil {
+				return nil, fmt.Errorf("datagen: journal: %w", err)
+			}
+			tx := w.tx(g, cm.K)
+			if g.decl.Insert {
+				id := kc.count + cm.K
+				if cm.E != kc.base+id {
+					return nil, fmt.Errorf("datagen: journal: insert %d of %q creates entity %d, not %d", cm.K, name, kc.base+id, cm.E)
+				}
+				if s.inserted[g.kind] == nil {
+					s.inserted[g.kind] = map[int64]int64{}
+				}
+				s.inserted[g.kind][id] = tx
+				continue
+			}
+			if cm.E < kc.base || cm.E >= kc.base+EntityBase {
+				return nil, fmt.Errorf("datagen: journal: write %d of %q: entity %d is not a %q", cm.K, name, cm.E, g.decl.Entity)
+			}
+			ai := g.choose(cm.K)
+			s.set(g.attrs[ai], cm.E-kc.base, tx, g.values[ai].one(cm.K, 0))
+		}
+	}
+	if len(active) == 0 {
+		return &out, nil
+	}
+	s.settle()
+	ids, _ := base.Values[IDsKey].(map[string]any)
+	if ids != nil {
+		ids = maps.Clone(ids)
+		out.Values[IDsKey] = ids
+	}
+	var stale []string
+	staleBy := map[string]bool{}
+	firstTx := TxBase + c.txCount
+	var b pathBuf
+	for i := range c.truth {
+		tc := &c.truth[i]
+		name := tc.decl.Name
+		upd, ins, isStale := false, false, false
+		for _, g := range active {
+			st, t := w.stale(g, tc)
+			switch {
+			case st:
+				isStale = true
+				staleBy[g.decl.Name] = true
+			case t == touchNone:
+			case g.decl.Insert:
+				ins = true
+			default:
+				upd = true
+			}
+		}
+		if isStale {
+			stale = append(stale, name)
+			delete(out.Values, name)
+			delete(ids, name)
+			continue
+		}
+		if !upd && !ins {
+			continue
+		}
+		var set any // the id set after, nil: not followed
+		switch tc.decl.Kind {
+		case TruthCountBy:
+			out.Values[name], set = s.countBy(tc, base.Values[name], ids[name], upd, ins, &b)
+		case TruthCount:
+			out.Values[name], set = s.count(tc, base.Values[name], ids[name], upd, ins, &b)
+		case TruthChangedSince:
+			if tc.since >= firstTx {
+				continue
+			}
+			out.Values[name], set = s.changedSince(tc, base.Values[name], ids[name], upd, ins)
+		case TruthSample:
+			out.Values[name] = s.replaceAll(base.Values[name], tc.attrs, false)
+			continue
+		case TruthInverse:
+			v := base.Values[name]
+			if upd {
+				v = s.replaceAll(v, tc.attrs, false)
+				v = s.replaceAll(v, tc.refAttrs, true)
+			}
+			if ins {
+				v = s.inverseInserts(tc, v)
+			}
+			out.Values[name] = v
+			continue
+		case TruthSum, TruthMin, TruthMax:
+			out.Values[name] = s.aggregate(tc, base.Values[name], &b)
+			continue
+		}
+		if ids == nil {
+			continue
+		}
+		if set == nil {
+			delete(ids, name)
+		} else {
+			ids[name] = set
+		}
+	}
+	if len(stale) > 0 {
+		sort.Strings(stale)
+		by := make([]string, 0, len(staleBy))
+		for n := range staleBy {
+			by = append(by, fmt.Sprintf("%q", n))
+		}
+		sort.Strings(by)
+		what := "write"
+		if len(by) > 1 {
+			what = "writes"
+		}
+		return &out, fmt.Errorf("truth %v: %w (%s %s)", stale, ErrNotAdvanceable, what, strings.Join(by, ", "))
+	}
+	return &out, nil
+}
+
+// countBy follows a count_by truth: the updated loaded entities move
+// from their old values to their new ones, the inserted ones add theirs.
+func (s *writeState) countBy(tc *truthComp, old, oldIDs any, upd, ins bool, b *pathBuf) (map[string]int64, any) {
+	m := maps.Clone(old.(map[string]int64))
+	if m == nil {
+		m = map[string]int64{}
+	}
+	var sets map[string]IDSet
+	if o, ok := oldIDs.(map[string]IDSet); ok && !upd {
+		sets = maps.Clone(o)
+	}
+	var vals []Value
+	if upd {
+		for _, id := range s.updated[tc.kind] {
+			if s.c.matches(tc.filters, id, b) {
+				vals = s.c.pathValues(&tc.path, id, -1, vals[:0], b)
+				for j, v := range vals {
+					if dupBefore(vals, j) {
+						continue
+					}
+					if k := v.String(); m[k] > 1 {
+						m[k]--
+					} else {
+						delete(m, k)
+					}
+				}
+			}
+			if s.matches(tc.filters, id, b) {
+				vals = s.pathValues(&tc.path, id, vals[:0], b)
+				for j, v := range vals {
+					if !dupBefore(vals, j) {
+						m[v.String()]++
+					}
+				}
+			}
+		}
+	}
+	if ins {
+		base := s.c.kinds[tc.kind].base
+		for _, id := range s.insIDs[tc.kind] {
+			if !s.matches(tc.filters, id, b) {
+				continue
+			}
+			vals = s.pathValues(&tc.path, id, vals[:0], b)
+			for j, v := range vals {
+				if dupBefore(vals, j) {
+					continue
+				}
+				k := v.String()
+				m[k]++
+				if sets != nil {
+					sets[k] = sets[k].with(base + id)
+				}
+			}
+		}
+	}
+	if sets == nil {
+		return m, nil
+	}
+	return m, sets
+}
+
+// count follows a count truth.
+func (s *writeState) count(tc *truthComp, old, oldIDs any, upd, ins bool, b *pathBuf) (int64, any) {
+	cnt, _ := old.(int64)
+	set, follow := oldIDs.(IDSet)
+	follow = follow && !upd
+	if upd {
+		for _, id := range s.updated[tc.kind] {
+			before, after := s.c.matches(tc.filters, id, b), s.matches(tc.filters, id, b)
+			switch {
+			case before && !after:
+				cnt--
+			case after && !before:
+				cnt++
+			}
+		}
+	}
+	if ins {
+		base := s.c.kinds[tc.kind].base
+		for _, id := range s.insIDs[tc.kind] {
+			if s.matches(tc.filters, id, b) {
+				cnt++
+				set = set.with(base + id)
+			}
+		}
+	}
+	if !follow {
+		return cnt, nil
+	}
+	return cnt, set
+}
+
+// changedSince follows a changed_since truth: an updated entity changed
+// after the mark (each write logs a retract and an assert) unless it
+// already had; an inserted entity has a datom of every attribute it has
+// a value of.
+func (s *writeState) changedSince(tc *truthComp, old, oldIDs any, upd, ins bool) (int64, any) {
+	cnt, _ := old.(int64)
+	set, follow := oldIDs.(IDSet)
+	follow = follow && !upd
+	if upd {
+		over := s.over[tc.attr]
+		for _, id := range s.updated[tc.kind] {
+			if _, ok := over[id]; ok && !s.c.changedAfter(tc.attr, id, tc.since) {
+				cnt++
+			}
+		}
+	}
+	if ins {
+		base := s.c.kinds[tc.kind].base
+		var vals []Value
+		var scratch []int64
+		for _, id := range s.insIDs[tc.kind] {
+			vals, scratch = s.c.valuesAsOf(tc.attr, id, -1, vals[:0], scratch)
+			if len(vals) > 0 {
+				cnt++
+				set = set.with(base + id)
+			}
+		}
+	}
+	if !follow {
+		return cnt, nil
+	}
+	return cnt, set
+}
+
+// replaceAll lays the updated values of the one-hop attributes of paths
+// over a []Entry truth (over each entry's refs when refs is set).
+func (s *writeState) replaceAll(v any, paths []pathComp, refs bool) any {
+	for i := range paths {
+		p := &paths[i]
+		if len(p.hops) != 1 {
+			continue
+		}
+		if f := s.final(p.hops[0]); len(f) > 0 {
+			v = replaceFields(v, p.name, f, refs)
+		}
+	}
+	return v
+}
+
+// inverseInserts adds the inserted entities whose ref points at a sample
+// to its refs: their entity ids follow every loaded one, so the refs stay
+// sorted by E.
+func (s *writeState) inverseInserts(tc *truthComp, v any) any {
+	entries, ok := v.([]Entry)
+	if !ok {
+		return v
+	}
+	index := make(map[int64]int, len(entries))
+	for i := range entries {
+		index[entries[i].E] = i
+	}
+	out := append([]Entry(nil), entries...)
+	var vals []Value
+	var scratch []int64
+	for _, id := range s.insIDs[tc.refKind] {
+		vals, scratch = s.c.valuesAsOf(tc.attr, id, -1, vals[:0], scratch)
+		for _, x := range vals {
+			i, ok := index[x.Int]
+			if !ok {
+				continue
+			}
+			if len(out[i].Refs) == len(entries[i].Refs) {
+				out[i].Refs = append([]Entry{}, entries[i].Refs...)
+			}
+			out[i].Refs = append(out[i].Refs, s.entry(tc.refKind, id, tc.refAttrs))
+		}
+	}
+	return out
+}
+
+// aggregate follows an integer sum, a min or a max over inserts (an
+// update touching one makes it stale).
+func (s *writeState) aggregate(tc *truthComp, old any, b *pathBuf) any {
+	accs := map[string]*aggAcc{}
+	var vals, keys []Value
+	for _, id := range s.insIDs[tc.kind] {
+		if !s.matches(tc.filters, id, b) {
+			continue
+		}
+		vals = s.pathValues(&tc.path, id, vals[:0], b)
+		if len(vals) == 0 {
+			continue
+		}
+		keys = keys[:0]
+		if tc.by != nil {
+			keys = s.pathValues(tc.by, id, keys, b)
+		} else {
+			keys = append(keys, Value{})
+		}
+		for j, k := range keys {
+			if dupBefore(keys, j) {
+				continue
+			}
+			g := accs[k.String()]
+			if g == nil {
+				g = &aggAcc{}
+				accs[k.String()] = g
+			}
+			for _, v := range vals {
+				g.add(v)
+			}
+		}
+	}
+	t := tc.path.last(s.c).info.Type
+	if tc.by == nil {
+		return combineAgg(tc.decl.Kind, t, old, accs[""])
+	}
+	m, _ := old.(map[string]any)
+	m = maps.Clone(m)
+	if m == nil {
+		m = map[string]any{}
+	}
+	for k, g := range accs {
+		m[k] = combineAgg(tc.decl.Kind, t, m[k], g)
+	}
+	return m
+}
+
+// combineAgg adds the inserted values in g to the base answer old.
+func combineAgg(kind TruthKind, t ValueType, old any, g *aggAcc) any {
+	if g == nil || g.n == 0 {
+		return old
+	}
+	if kind == TruthSum {
+		o, _ := old.(int64)
+		return o + g.isum
+	}
+	cand := g.max
+	if kind == TruthMin {
+		cand = g.min
+	}
+	var ov Value
+	switch x := old.(type) {
+	case int64:
+		ov = Value{Type: t, Int: x}
+	case float64:
+		ov = Value{Type: t, Float: x}
+	default:
+		return cand.Any() // no base values
+	}
+	if r := cand.compare(ov); kind == TruthMin && r < 0 || kind == TruthMax && r > 0 {
+		return cand.Any()
+	}
+	return old
+}

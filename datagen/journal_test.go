@@ -1,0 +1,578 @@
+package datagen
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var (
+	issueInsert = WriteDecl{Name: "new_issue", Entity: "issue", Insert: true}
+	userInsert  = WriteDecl{Name: "new_user", Entity: "user", Insert: true}
+	// fieldsWrite redraws one of two attributes of different types.
+	fieldsWrite = WriteDecl{Name: "fields", Entity: "issue", Attrs: []string{"issue/state", "issue/priority"},
+		Target: Generator{Kind: GenZipf, Target: "issue", S: 1.1}}
+)
+
+// journalDataset is the issue tracker with truths inserts change: a plain
+// count, counts over users, and aggregates.
+func journalDataset(t *testing.T) *Dataset {
+	t.Helper()
+	ds := issueTracker(scaleXS, true)
+	ds.Truth = append(ds.Truth,
+		TruthDecl{Name: "all_issues", Kind: TruthCount, Entity: "issue"},
+		TruthDecl{Name: "users_4", Kind: TruthCount, Entity: "user", Where: []Filter{{Attr: "user/email", Op: "ge", Value: "user4"}}},
+		TruthDecl{Name: "prio_sum", Kind: TruthSum, Attr: "issue/priority"},
+		TruthDecl{Name: "created_max", Kind: TruthMax, Attr: "issue/created", Where: []Filter{{Attr: "issue/state", Op: "eq", Value: "open"}}},
+		TruthDecl{Name: "prio_min_by", Kind: TruthMin, Attr: "issue/priority", By: "issue/state"},
+		TruthDecl{Name: "prio_avg", Kind: TruthAvg, Attr: "issue/priority"},
+		TruthDecl{Name: "score_sum", Kind: TruthSum, Attr: "issue/score"},
+	)
+	if err := ds.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func newJournalWrites(t *testing.T, ds *Dataset, decls ...WriteDecl) (*Writes, *Truth) {
+	t.Helper()
+	w, err := NewWrites(ds, decls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := ComputeTruth(context.Background(), ds, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, base
+}
+
+func TestInsertOpsArePureFunctionsOfSeedAndK(t *testing.T) {
+	ds := finished(t, scaleXS, true)
+	a, err := NewWrites(ds, []WriteDecl{stateWrite, userInsert})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewWrites(finished(t, scaleXS, true), []WriteDecl{stateWrite, userInsert})
+	if err != nil {
+		t.Fatal(err)
+	}
+	email, _ := ds.ValueFunc("user", "user/email")
+	emails := map[string]bool{}
+	for id := int64(0); id < scaleXS.users; id++ {
+		emails[email(id, -1, nil)[0].Str] = true
+	}
+	for k := int64(0); k < 100; k++ {
+		x, err := a.Op("new_user", k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, _ := b.Op("new_user", k)
+		if !reflect.DeepEqual(x, y) {
+			t.Fatalf("insert %d differs: %+v vs %+v", k, x, y)
+		}
+		id := scaleXS.users + k
+		if !x.Insert || x.ID != id || x.E != 1*EntityBase+id || x.Tx != TxBase+a.c.txCount+2*k+1 {
+			t.Fatalf("insert %d: %+v", k, x)
+		}
+		if e, err := ds.EntityID("user", id); err != nil || e != x.E {
+			t.Fatalf("EntityID(user, %d) = %d, %v, want %d", id, e, err, x.E)
+		}
+		if len(x.Values) != 2 || x.Values[0].Attr != "user/email" || x.Values[0].A != 1 || x.Values[0].Class != ClassText {
+			t.Fatalf("insert %d values: %+v", k, x.Values)
+		}
+		for _, av := range x.Values {
+			vf, _ := ds.ValueFunc("user", av.Attr)
+			if got := vf(id, -1, nil); !reflect.DeepEqual(got, av.Values) {
+				t.Fatalf("insert %d %s: ValueFunc %v, op %v", k, av.Attr, got, av.Values)
+			}
+			if got := vf(id, TxBase+ds.TxCount(), nil); len(got) != 0 {
+				t.Fatalf("insert %d %s has values as of a tx: %v", k, av.Attr, got)
+			}
+		}
+		// The seq key continues the loaded sequence, so it stays unique.
+		if e := x.Values[0].Values[0].Str; emails[e] || e != "user"+itoa(id)+"@example.com" {
+			t.Fatalf("insert %d: email %q repeats or breaks the sequence", k, e)
+		}
+		emails[x.Values[0].Values[0].Str] = true
+	}
+	// Issues carry a cardinality-many ref sample.
+	w, _ := NewWrites(ds, []WriteDecl{issueInsert})
+	for k := int64(0); k < 50; k++ {
+		op, _ := w.Op("new_issue", k)
+		if op.Tx != TxBase+w.c.txCount+k {
+			t.Fatalf("insert %d of the only generator: tx %d", k, op.Tx)
+		}
+		for _, av := range op.Values {
+			if av.Attr == "issue/labels" && (len(av.Values) > 3 || !sort.SliceIsSorted(av.Values, func(i, j int) bool { return av.Values[i].Int < av.Values[j].Int })) {
+				t.Fatalf("insert %d labels %v", k, av.Values)
+			}
+		}
+	}
+}
+
+func itoa(n int64) string { return Value{Type: TypeLong, Int: n}.String() }
+
+func TestWritesOfSeveralGeneratorsNeverShareATx(t *testing.T) {
+	ds := finished(t, scaleXS, false)
+	w, err := NewWrites(ds, []WriteDecl{stateWrite, issueInsert, userInsert})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]string{}
+	for _, name := range w.Names() {
+		for k := int64(0); k < 200; k++ {
+			op, err := w.Op(name, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if prev, dup := seen[op.Tx]; dup {
+				t.Fatalf("tx %d: %s write %d and %s", op.Tx, name, k, prev)
+			}
+			seen[op.Tx] = name
+			if op.Tx <= TxBase+ds.TxCount()-1 {
+				t.Fatalf("%s write %d: tx %d inside the load", name, k, op.Tx)
+			}
+		}
+	}
+	if _, err := w.Op("new_user", -1); err == nil {
+		t.Error("write -1: no error")
+	}
+	if _, err := w.Op("new_user", EntityBase); err == nil {
+		t.Error("an insert past the id space: no error")
+	}
+}
+
+func TestMultiAttributeUpdates(t *testing.T) {
+	ds := finished(t, scaleXS, false)
+	w, base := newJournalWrites(t, ds, fieldsWrite)
+	b, _ := NewWrites(finished(t, scaleXS, false), []WriteDecl{fieldsWrite})
+	by := map[string]int{}
+	for k := int64(0); k < 400; k++ {
+		op, _ := w.Op("fields", k)
+		again, _ := b.Op("fields", k)
+		if !reflect.DeepEqual(op, again) {
+			t.Fatalf("write %d differs: %+v vs %+v", k, op, again)
+		}
+		by[op.Attr]++
+		info, _ := ds.Attr(op.Attr)
+		if op.A != info.ID || op.Value.Type != info.Type {
+			t.Fatalf("write %d: %+v", k, op)
+		}
+		if op.Attr == "issue/priority" && (op.Value.Int < 1 || op.Value.Int > 5) {
+			t.Fatalf("write %d: a redraw of uniform(1, 5) gave %d", k, op.Value.Int)
+		}
+	}
+	if by["issue/state"] < 150 || by["issue/priority"] < 150 {
+		t.Errorf("attributes drawn %v, want about half each", by)
+	}
+	// Both attributes are read one hop deep (counts, samples, the refs of
+	// assigned): every truth follows.
+	if got := w.Stale("fields"); len(got) != 0 {
+		t.Errorf("Stale = %v, want none", got)
+	}
+	for _, n := range []int64{0, 3, 400} {
+		got, err := w.Advance(base, "fields", n)
+		if err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		j := NewJournal()
+		if err := w.CommitPrefix(j, "fields", n); err != nil {
+			t.Fatal(err)
+		}
+		checkRecount(t, ds, w, j, got)
+	}
+}
+
+// TestAdvanceJournalFollowsTheGreatestTx commits updates out of order,
+// with holes and from two generators writing one attribute.
+func TestAdvanceJournalFollowsTheGreatestTx(t *testing.T) {
+	ds := finished(t, scaleXS, false)
+	other := stateWrite
+	other.Name = "state_too"
+	other.Value = Generator{Kind: GenConst, Const: "in_progress"}
+	w, base := newJournalWrites(t, ds, stateWrite, other)
+	e := 3*EntityBase + 5
+	// Two writes of state_change with different values (the draws are fixed).
+	lo, hi := int64(3), int64(4)
+	for ; ; hi++ {
+		x, _ := w.Op("state_change", lo)
+		y, _ := w.Op("state_change", hi)
+		if !x.Value.Equal(y.Value) && !y.Value.Equal(Value{Type: TypeKeyword, Str: "in_progress"}) {
+			break
+		}
+	}
+	opHi, _ := w.Op("state_change", hi)
+	after := func(commits ...Committed) map[string]int64 {
+		t.Helper()
+		j := NewJournal()
+		for _, c := range commits {
+			name := "state_change"
+			if c.K >= 1000 {
+				name, c.K = "state_too", c.K-1000
+			}
+			j.Commit(name, c.K, c.E)
+		}
+		tr, err := w.AdvanceJournal(base, j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.Values["state_counts"].(map[string]int64)
+	}
+	// moved is the base counts with issue 5 moved to v.
+	moved := func(v Value) map[string]int64 {
+		m := maps2(base.Values["state_counts"].(map[string]int64))
+		vf, _ := ds.ValueFunc("issue", "issue/state")
+		m[vf(5, -1, nil)[0].Str]--
+		m[v.Str]++
+		for k, n := range m {
+			if n == 0 {
+				delete(m, k)
+			}
+		}
+		return m
+	}
+	if got, want := after(Committed{hi, e}, Committed{lo, e}), moved(opHi.Value); !reflect.DeepEqual(got, want) {
+		t.Errorf("k=%d committed before k=%d: %v, want k=%d's value: %v", hi, lo, got, hi, want)
+	}
+	if got, want := after(Committed{lo, e}, Committed{hi, e}), moved(opHi.Value); !reflect.DeepEqual(got, want) {
+		t.Errorf("k=%d then k=%d: %v, want %v", lo, hi, got, want)
+	}
+	// Write lo of state_too has tx 2*lo+1: after write lo of state_change
+	// (2*lo), before its write hi (2*hi).
+	inProgress := Value{Type: TypeKeyword, Str: "in_progress"}
+	if got, want := after(Committed{lo, e}, Committed{1000 + lo, e}), moved(inProgress); !reflect.DeepEqual(got, want) {
+		t.Errorf("two generators: %v, want the greater tx's value: %v", got, want)
+	}
+	if got, want := after(Committed{hi, e}, Committed{1000 + lo, e}), moved(opHi.Value); !reflect.DeepEqual(got, want) {
+		t.Errorf("two generators: %v, want the greater tx's value: %v", got, want)
+	}
+	// A journal with a hole: write 4 failed.
+	j := NewJournal()
+	for k := int64(0); k < 40; k++ {
+		if k != 4 {
+			op, _ := w.Op("state_change", k)
+			j.Commit("state_change", k, op.E)
+		}
+	}
+	j.Commit("state_change", 7, func() int64 { op, _ := w.Op("state_change", 7); return op.E }()) // recorded twice
+	got, err := w.AdvanceJournal(base, j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRecount(t, ds, w, j, got)
+	// A journal naming another entity for an insert, or write k twice
+	// with two entities, is refused.
+	bad := NewJournal()
+	bad.Commit("state_change", 1, e)
+	bad.Commit("state_change", 1, e+1)
+	if _, err := w.AdvanceJournal(base, bad); err == nil || !strings.Contains(err.Error(), "committed to both") {
+		t.Errorf("write committed to two entities: %v", err)
+	}
+	bad = NewJournal()
+	bad.Commit("nope", 1, e)
+	if _, err := w.AdvanceJournal(base, bad); err == nil {
+		t.Error("a journal of an undeclared generator: no error")
+	}
+}
+
+func maps2(m map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func TestAdvanceJournalFollowsInserts(t *testing.T) {
+	ds := journalDataset(t)
+	w, base := newJournalWrites(t, ds, stateWrite, issueInsert, userInsert)
+	if got := w.Stale("new_issue"); !reflect.DeepEqual(got, []string{"prio_avg", "score_sum"}) {
+		t.Errorf("Stale(new_issue) = %v, want [prio_avg score_sum]", got)
+	}
+	if got := w.Stale("new_user"); len(got) != 0 {
+		t.Errorf("Stale(new_user) = %v, want none", got)
+	}
+	journal := func(skip int64, updates bool) *Journal {
+		j := NewJournal()
+		for k := int64(0); k < 300; k++ {
+			if k == skip {
+				continue
+			}
+			for _, name := range []string{"new_issue", "new_user"} {
+				op, _ := w.Op(name, k)
+				j.Commit(name, k, op.E)
+			}
+			if updates && k%3 == 0 {
+				op, _ := w.Op("state_change", k)
+				j.Commit("state_change", k, op.E)
+			}
+		}
+		if updates {
+			// An update of an inserted issue after its insert, and of one
+			// whose insert did not commit.
+			j.Commit("state_change", 301, 3*EntityBase+scaleXS.issues+10)
+			j.Commit("state_change", 302, 3*EntityBase+scaleXS.issues+305)
+		}
+		return j
+	}
+	for _, updates := range []bool{false, true} {
+		j := journal(-1, updates)
+		got, err := w.AdvanceJournal(base, j)
+		if !errors.Is(err, ErrNotAdvanceable) || !strings.Contains(err.Error(), `"new_issue"`) {
+			t.Fatalf("updates=%v: %v", updates, err)
+		}
+		for _, name := range []string{"prio_avg", "score_sum"} {
+			if _, ok := got.Values[name]; ok {
+				t.Errorf("%s kept its value", name)
+			}
+		}
+		checkRecount(t, ds, w, j, got)
+		ids := got.Values[IDsKey].(map[string]any)
+		for _, name := range []string{"open_high", "users_4", "state_counts", "changed_since_mid"} {
+			if _, ok := ids[name]; ok == updates && name != "users_4" || name == "users_4" && !ok {
+				t.Errorf("updates=%v: id set of %s followed: %v", updates, name, ok)
+			}
+		}
+		refs := 0
+		for _, u := range got.Values["assigned"].([]Entry) {
+			refs += len(u.Refs)
+		}
+		for _, u := range base.Values["assigned"].([]Entry) {
+			refs -= len(u.Refs)
+		}
+		if refs <= 0 {
+			t.Errorf("updates=%v: no inserted issue joined the refs of assigned", updates)
+		}
+		if !reflect.DeepEqual(got.Values["issue_samples"], base.Values["issue_samples"]) && !updates {
+			t.Error("inserts changed a sample of loaded entities")
+		}
+		// Insert 7 left out: a check comparing with the full truth fails.
+		less, _ := w.AdvanceJournal(base, journal(7, updates))
+		checkRecount(t, ds, w, journal(7, updates), less)
+		if less.Values["all_issues"] == got.Values["all_issues"] {
+			t.Errorf("updates=%v: leaving insert 7 out kept all_issues = %v", updates, got.Values["all_issues"])
+		}
+		if got.Values["all_issues"] != base.Values["all_issues"].(int64)+300 {
+			t.Errorf("all_issues %v after 300 inserts, base %v", got.Values["all_issues"], base.Values["all_issues"])
+		}
+	}
+}
+
+// checkRecount recomputes the truths the journal changes by brute force
+// over every loaded and inserted entity, with the committed writes laid
+// over the generated values (the greatest tx winning), and compares.
+func checkRecount(t *testing.T, ds *Dataset, w *Writes, j *Journal, got *Truth) {
+	t.Helper()
+	type ea struct {
+		attr string
+		id   int64
+	}
+	type stamp struct {
+		tx int64
+		v  Value
+	}
+	over := map[ea]stamp{}
+	inserted := map[string]map[int64]int64{}
+	for _, name := range j.Generators() {
+		for _, c := range j.Committed(name) {
+			op, err := w.Op(name, c.K)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if op.Insert {
+				if inserted[op.Entity] == nil {
+					inserted[op.Entity] = map[int64]int64{}
+				}
+				inserted[op.Entity][op.ID] = op.Tx
+				continue
+			}
+			id := c.E - op.E + op.ID
+			if cur, ok := over[ea{op.Attr, id}]; !ok || op.Tx > cur.tx {
+				over[ea{op.Attr, id}] = stamp{op.Tx, op.Value}
+			}
+		}
+	}
+	values := func(kind, attr string, id int64) []Value {
+		if x, ok := over[ea{attr, id}]; ok && (id < ds.Count(kind) || x.tx > inserted[kind][id]) {
+			return []Value{x.v}
+		}
+		vf, err := ds.ValueFunc(kind, attr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vf(id, -1, nil)
+	}
+	ids := func(kind string) []int64 {
+		var out []int64
+		for id := int64(0); id < ds.Count(kind); id++ {
+			out = append(out, id)
+		}
+		for id := range inserted[kind] {
+			out = append(out, id)
+		}
+		return out
+	}
+	one := func(kind, attr string, id int64) Value { return values(kind, attr, id)[0] }
+	counts := map[string]int64{}
+	labels := map[string]int64{}
+	var openHigh, all int64
+	var openHighIDs []int64
+	stateIDs := map[string][]int64{}
+	for _, id := range ids("issue") {
+		all++
+		st := one("issue", "issue/state", id)
+		counts[st.Str]++
+		stateIDs[st.Str] = append(stateIDs[st.Str], 3*EntityBase+id)
+		for _, l := range values("issue", "issue/labels", id) {
+			labels[l.String()]++
+		}
+		if st.Str == "open" && one("issue", "issue/priority", id).Int >= 4 {
+			openHigh++
+			openHighIDs = append(openHighIDs, 3*EntityBase+id)
+		}
+	}
+	if !reflect.DeepEqual(got.Values["state_counts"], counts) {
+		t.Errorf("state_counts %v, recount %v", got.Values["state_counts"], counts)
+	}
+	if !reflect.DeepEqual(got.Values["label_counts"], labels) {
+		t.Errorf("label_counts %v, recount %v", got.Values["label_counts"], labels)
+	}
+	if got.Values["open_high"] != openHigh {
+		t.Errorf("open_high %v, recount %d", got.Values["open_high"], openHigh)
+	}
+	idsets, _ := got.Values[IDsKey].(map[string]any)
+	if set, ok := idsets["open_high"]; ok && !reflect.DeepEqual(set, IDSetOf(openHighIDs, IDHeadLen)) {
+		t.Errorf("open_high ids %+v, recount %+v", set, IDSetOf(openHighIDs, IDHeadLen))
+	}
+	if sets, ok := idsets["state_counts"].(map[string]IDSet); ok {
+		for st, set := range sets {
+			if want := IDSetOf(stateIDs[st], IDHeadLen); !reflect.DeepEqual(set, want) {
+				t.Errorf("state_counts ids of %s: %+v, recount %+v", st, set, want)
+			}
+		}
+		if len(sets) != len(stateIDs) {
+			t.Errorf("state_counts ids for %d states, recount %d", len(sets), len(stateIDs))
+		}
+	}
+	if v, ok := got.Values["all_issues"]; ok && v != all {
+		t.Errorf("all_issues %v, recount %d", v, all)
+	}
+	if _, ok := got.Values["users_4"]; ok {
+		var n int64
+		var uids []int64
+		for _, id := range ids("user") {
+			if one("user", "user/email", id).Str >= "user4" {
+				n++
+				uids = append(uids, EntityBase+id)
+			}
+		}
+		if got.Values["users_4"] != n {
+			t.Errorf("users_4 %v, recount %d", got.Values["users_4"], n)
+		}
+		if set := idsets["users_4"]; !reflect.DeepEqual(set, IDSetOf(uids, IDHeadLen)) {
+			t.Errorf("users_4 ids %+v, recount %+v", set, IDSetOf(uids, IDHeadLen))
+		}
+	}
+	if _, ok := got.Values["prio_sum"]; ok && len(inserted["issue"]) > 0 {
+		var sum, maxCreated int64
+		minBy := map[string]any{}
+		for _, id := range ids("issue") {
+			p := one("issue", "issue/priority", id).Int
+			sum += p
+			st := one("issue", "issue/state", id).Str
+			if m, ok := minBy[st]; !ok || p < m.(int64) {
+				minBy[st] = p
+			}
+			if c := one("issue", "issue/created", id).Int; st == "open" && c > maxCreated {
+				maxCreated = c
+			}
+		}
+		if got.Values["prio_sum"] != sum {
+			t.Errorf("prio_sum %v, recount %d", got.Values["prio_sum"], sum)
+		}
+		// Updates of state make these stale; they are checked with inserts only.
+		if v, ok := got.Values["created_max"]; ok && v != maxCreated {
+			t.Errorf("created_max %v, recount %d", v, maxCreated)
+		}
+		if v, ok := got.Values["prio_min_by"]; ok && !reflect.DeepEqual(v, minBy) {
+			t.Errorf("prio_min_by %v, recount %v", v, minBy)
+		}
+	}
+	// Inverse: the issues assigned to each sampled user, inserted ones too.
+	if v, ok := got.Values["assigned"]; ok {
+		for _, u := range v.([]Entry) {
+			var want []int64
+			for _, id := range ids("issue") {
+				if one("issue", "issue/assignee", id).Int == u.E {
+					want = append(want, 3*EntityBase+id)
+				}
+			}
+			sort.Slice(want, func(a, b int) bool { return want[a] < want[b] })
+			var have []int64
+			for _, r := range u.Refs {
+				have = append(have, r.E)
+				if r.Fields["issue/state"] != one("issue", "issue/state", r.ID).Any() {
+					t.Errorf("assigned ref %d state %v, want %v", r.E, r.Fields["issue/state"], one("issue", "issue/state", r.ID).Any())
+				}
+			}
+			if !reflect.DeepEqual(have, want) {
+				t.Errorf("assigned %d refs %v, recount %v", u.E, have, want)
+			}
+		}
+	}
+	if v, ok := got.Values["changed_since_mid"]; ok && len(inserted["issue"]) > 0 && len(over) == 0 {
+		base, _ := ComputeTruth(context.Background(), ds, 2)
+		if v != base.Values["changed_since_mid"].(int64)+int64(len(inserted["issue"])) {
+			t.Errorf("changed_since_mid %v: not the base plus one per inserted issue", v)
+		}
+	}
+}
+
+func TestNewWritesRejectsBadInsertsAndUpdates(t *testing.T) {
+	ds := finished(t, scaleXS, false)
+	fleet := finishedFleet(t, 20)
+	var parent, child string
+	for _, en := range fleet.Entities {
+		if en.Parent != "" {
+			parent, child = en.Parent, en.Name
+			break
+		}
+	}
+	empty := &Dataset{Name: "e", Seed: 1, TxSize: 10, Entities: []Entity{
+		{Name: "none", Count: 0, Attrs: []Attr{{Ident: "none/x", Type: TypeLong, Gen: Generator{Kind: GenConst, Const: "1"}}}},
+		{Name: "pointer", Count: 0, Attrs: []Attr{{Ident: "pointer/to", Type: TypeRef, Gen: Generator{Kind: GenRef, Target: "none"}}}},
+	}}
+	if err := empty.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		ds   *Dataset
+		d    WriteDecl
+		want string
+	}{
+		{"insert with attr", ds, WriteDecl{Name: "x", Entity: "user", Insert: true, Attr: "user/name"}, "belong to updates"},
+		{"insert with target", ds, WriteDecl{Name: "x", Entity: "user", Insert: true, Target: Generator{Kind: GenRef, Target: "user"}}, "belong to updates"},
+		{"insert of a child", fleet, WriteDecl{Name: "x", Entity: child, Insert: true}, "has a parent"},
+		{"insert of a parent", fleet, WriteDecl{Name: "x", Entity: parent, Insert: true}, "is the parent of"},
+		{"insert with an empty ref target", empty, WriteDecl{Name: "x", Entity: "pointer", Insert: true}, "has no entities"},
+		{"attr and attrs", ds, WriteDecl{Name: "x", Entity: "issue", Attr: "issue/state", Attrs: []string{"issue/priority"}, Target: stateWrite.Target}, "not both"},
+		{"neither", ds, WriteDecl{Name: "x", Entity: "issue", Target: stateWrite.Target}, "needs attr or attrs"},
+		{"attrs twice", ds, WriteDecl{Name: "x", Entity: "issue", Attrs: []string{"issue/state", "issue/state"}, Target: stateWrite.Target}, "twice"},
+		{"attrs of another entity", ds, WriteDecl{Name: "x", Entity: "issue", Attrs: []string{"issue/state", "user/name"}, Target: stateWrite.Target}, "belongs to entity"},
+		{"redraw of a seq", ds, WriteDecl{Name: "x", Entity: "issue", Attr: "issue/title", Target: stateWrite.Target}, "cannot redraw"},
+		{"value of the wrong type for one of attrs", ds, WriteDecl{Name: "x", Entity: "issue", Attrs: []string{"issue/state", "issue/priority"},
+			Value: stateWrite.Value, Target: stateWrite.Target}, "is not a long"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewWrites(tc.ds, []WriteDecl{tc.d})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,69 @@
+package plan_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
+)
+
+// write_mixed runs updates of one attribute: the plan refuses an insert
+// or a multi-attribute generator at the scenario's line, and builds with
+// an update given as attrs of one.
+func TestPlanWriteMixedRefusesInsertsAndSeveralAttributes(t *testing.T) {
+	for _, tc := range []struct {
+		name, write, want string // want "" builds
+	}{
+		{"insert", `entity = "issue"
+    insert = true`, `"w" is an insert`},
+		{"several attrs", `entity = "issue"
+    attrs  = ["issue/state", "issue/priority"]
+    target = zipf("issue", 1.1)`, `"w" updates one of 2`},
+		{"attrs of one, redrawn", `entity = "issue"
+    attrs  = ["issue/state"]
+    target = zipf("issue", 1.1)`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			override := filepath.Join(t.TempDir(), "writes_override.hcl")
+			text := `dataset "issues" {
+  write "w" {
+    ` + tc.write + `
+  }
+}
+scenario "write_mixed" {
+  write {
+    generator = "w"
+    query     = query.write_state
+  }
+}
+`
+			if err := os.WriteFile(override, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			spec, diags := config.Load([]string{"../../examples/quickstart.hcl", override}, config.Options{Env: []string{},
+				Vars: []config.VarArg{{Name: "scenarios", Value: `["write_mixed"]`}, {Name: "backends", Value: `["sqlite"]`}}})
+			if !diags.HasErrors() {
+				diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+			}
+			if diags.HasErrors() {
+				t.Fatal(diags.Error())
+			}
+			_, diags = plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+			got := diags.Error()
+			if tc.want == "" {
+				if diags.HasErrors() {
+					t.Fatalf("refused: %s", got)
+				}
+				return
+			}
+			if !strings.Contains(got, tc.want) || !strings.Contains(got, "write_mixed.hcl:19,1-") {
+				t.Errorf("got %q, want %q at the scenario's line", got, tc.want)
+			}
+		})
+	}
+}
