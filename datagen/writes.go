@@ -88,6 +88,7 @@ func NewWrites(ds *Dataset, decls []WriteDecl) (*Writes, error) {
 	}
 	w := &Writes{ds: ds, c: c, gens: map[string]*writeGen{}}
 	el := &errList{}
+	inserts := map[int]string{} // kind -> its insert generator
 	for _, d := range decls {
 		bad := func(format string, args ...any) {
 			el.add("write %q: "+format, append([]any{d.Name}, args...)...)
@@ -111,6 +112,12 @@ func NewWrites(ds *Dataset, decls []WriteDecl) (*Writes, error) {
 				bad("cannot insert %q entities: %s", d.Entity, why)
 				continue
 			}
+			if prev, ok := inserts[k]; ok {
+				// Both would create id Count + k: one insert stream per kind.
+				bad("write %q already inserts %q entities: a kind has one insert generator, whose k numbers its new ids", prev, d.Entity)
+				continue
+			}
+			inserts[k] = d.Name
 			w.add(g)
 			continue
 		}
@@ -167,8 +174,8 @@ func NewWrites(ds *Dataset, decls []WriteDecl) (*Writes, error) {
 		if len(el.errs) > n {
 			continue
 		}
-		if d.Target.Kind != GenRef && d.Target.Kind != GenZipf {
-			bad("target must be ref(%q) or zipf(%q, s), not %q", d.Entity, d.Entity, d.Target.Kind)
+		if !IsKeyChooser(d.Target.Kind) {
+			bad("target must be a key chooser over %q (ref, zipf, scrambled_zipf, latest or hotspot), not %q", d.Entity, d.Target.Kind)
 			continue
 		}
 		if d.Target.Target != d.Entity {

@@ -90,7 +90,7 @@ func DecodeStreams(content *hcl.BodyContent, ctx *hcl.EvalContext, extra ...stri
 		} else if st.Op != ReadBlock {
 			st.Clients = 1
 		}
-		if a, ok := c.Attributes["writers"]; ok {
+		if a, ok := c.Attributes["writers"]; ok && !isNull(a.Expr, ctx) {
 			n, d := Int(a.Expr, ctx, "writers", 1)
 			diags = append(diags, d...)
 			if !kindOpsWrite(st.Ops) && !d.HasErrors() {
@@ -111,3 +111,10 @@ func DecodeStreams(content *hcl.BodyContent, ctx *hcl.EvalContext, extra ...stri
 }
 
 func kindOpsWrite(ops []Operation) bool { return OpsWrite(ops) }
+
+// isNull reports whether expr evaluates to null: an attribute set to a
+// null variable counts as not set.
+func isNull(expr hcl.Expression, ctx *hcl.EvalContext) bool {
+	v, diags := expr.Value(ctx)
+	return !diags.HasErrors() && v.IsNull()
+}

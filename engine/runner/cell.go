@@ -331,7 +331,7 @@ func (c *cell) bindQueries() error {
 		}
 		bq := &boundQuery{name: name, bound: b, params: q.Params}
 		// A query only checks use may lack parameters the checks supply.
-		if binder, err := params.New(c.pc.Scale.Gen, b.Names, q.Params); err == nil {
+		if binder, err := params.New(c.pc.Scale.Gen, b.Names, q.Params, params.WithLive(c)); err == nil {
 			bq.binder = binder
 		}
 		c.queries[name] = bq

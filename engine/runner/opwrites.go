@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +29,10 @@ type writeSeq struct {
 	doubt   []writeCommit // COMMIT failed without a contention class: outcome unknown
 	failed  int64         // writes given up (their k is never reused)
 	done    ackWindow     // inserts: the ks finished, for the visible count
+	// visible is done.base, read without the lock by every parameter
+	// draw over the inserted kind: the entities inserted so far whose
+	// predecessors all finished.
+	visible atomic.Int64
 }
 
 // writeCommit is one committed write: k and the entity it wrote.
@@ -36,6 +42,7 @@ func (s *writeSeq) commit(k, e int64) {
 	s.mu.Lock()
 	s.commits = append(s.commits, writeCommit{k, e})
 	s.done.mark(k)
+	s.visible.Store(s.done.base)
 	s.mu.Unlock()
 }
 
@@ -43,6 +50,7 @@ func (s *writeSeq) fail(k int64) {
 	s.mu.Lock()
 	s.failed++
 	s.done.mark(k)
+	s.visible.Store(s.done.base)
 	s.mu.Unlock()
 }
 
@@ -50,6 +58,7 @@ func (s *writeSeq) inDoubt(k, e int64) {
 	s.mu.Lock()
 	s.doubt = append(s.doubt, writeCommit{k, e})
 	s.done.mark(k)
+	s.visible.Store(s.done.base)
 	s.mu.Unlock()
 }
 
@@ -94,12 +103,25 @@ func (c *cell) writeSeq(generator string) *writeSeq {
 	s := c.seqs[generator]
 	if s == nil {
 		s = &writeSeq{}
-		first := c.writes.n[generator]
-		s.next.Store(first)
-		s.done.base = first
 		c.seqs[generator] = s
 	}
 	return s
+}
+
+// Count implements params.Live: the number of entities of kind a
+// parameter may draw, the loaded ones and the inserted ones whose insert
+// (and every insert before it) finished, as YCSB's acknowledged counter
+// has it. A kind nothing inserts keeps its loaded count.
+func (c *cell) Count(kind string) func() int64 {
+	loaded := c.pc.Scale.Gen.Count(kind)
+	writes := c.pc.Scale.Writes
+	for _, g := range writes.Names() {
+		if d, _ := writes.Decl(g); d.Insert && d.Entity == kind {
+			s := c.writeSeq(g)
+			return func() int64 { return loaded + s.visible.Load() }
+		}
+	}
+	return func() int64 { return loaded }
 }
 
 // writeLimit is how many sessions may write at once on the cell's
@@ -140,9 +162,43 @@ func (c *cell) statements(query string) ([]kind.Statement, error) {
 	return out, nil
 }
 
+// writeParams lists the parameters write operation o's statements may
+// bind: :e, :tx and :k, and :a and :v for an update, or for an insert one
+// per attribute of the new entity, named after its ident (ycsb/field0 ->
+// :ycsb_field0).
+func (c *cell) writeParams(o kind.Operation) (map[string]bool, string) {
+	decl, _ := c.pc.Scale.Writes.Decl(o.Write)
+	if !decl.Insert {
+		return map[string]bool{"e": true, "a": true, "v": true, "tx": true, "k": true}, writeParamText
+	}
+	ok := map[string]bool{"e": true, "tx": true, "k": true}
+	names := []string{":e", ":tx", ":k"}
+	for _, a := range c.pc.Scale.Gen.Attrs() {
+		if a.Entity == decl.Entity {
+			ok[ParamName(a.Ident)] = true
+			names = append(names, ":"+ParamName(a.Ident))
+		}
+	}
+	return ok, "an insert binds " + strings.Join(names, ", ")
+}
+
+// ParamName is the SQL parameter an insert binds an attribute's value to:
+// its ident with every character that is not a letter, a digit or _
+// replaced by _.
+func ParamName(ident string) string {
+	b := []byte(ident)
+	for i, ch := range b {
+		if !(ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
 // prepareWrite prepares operation o's statements on s.
 func (c *cell) prepareWrite(ctx context.Context, s drivers.Session, o kind.Operation) (*writeTx, error) {
 	tx := &writeTx{sess: s}
+	allowed, allowedText := c.writeParams(o)
 	prep := func(query string, read bool) error {
 		sts, err := c.statements(query)
 		if err != nil {
@@ -153,8 +209,8 @@ func (c *cell) prepareWrite(ctx context.Context, s drivers.Session, o kind.Opera
 		}
 		for _, st := range sts {
 			for _, n := range st.Names {
-				if !isWriteParam(n) {
-					return fmt.Errorf("query %s uses :%s; a write binds %s", query, n, writeParamText)
+				if !allowed[n] {
+					return fmt.Errorf("query %s uses :%s; %s", query, n, allowedText)
 				}
 			}
 			ps, err := s.Prepare(ctx, st.SQL)
@@ -302,6 +358,8 @@ type opWriter struct {
 	pool    *writerPool // shared writing sessions, or nil
 	counts  *ops.Contention
 	retries *atomic.Int64
+	fields  map[string]insertField // an insert's parameters
+	gen     *datagen.Dataset
 }
 
 func (w *opWriter) run(ctx context.Context) error {
@@ -328,7 +386,14 @@ func (w *opWriter) run(ctx context.Context) error {
 		w.seq.fail(k)
 		return err
 	}
-	arg := func(name string) any { return writeArg(op, name) }
+	if op.Insert && w.fields == nil {
+		w.fields = map[string]insertField{}
+		for i, av := range op.Values {
+			info, _ := w.gen.Attr(av.Attr)
+			w.fields[ParamName(av.Attr)] = insertField{i, info.Many}
+		}
+	}
+	arg := func(name string) any { return writeArg(op, w.fields, name) }
 	for try := 1; ; try++ {
 		err, atCommit := tx.run(ctx, arg)
 		if err == nil {
@@ -352,19 +417,20 @@ func (w *opWriter) run(ctx context.Context) error {
 	}
 }
 
-// The parameters a write's statements may use.
-const writeParamText = ":e (the entity), :a (the attribute id), :v (the value), :tx (the transaction id) and :k (the write's number)"
+// The parameters an update's statements may use.
+const writeParamText = "an update binds :e (the entity), :a (the attribute id), :v (the value), :tx (the transaction id) and :k (the write's number)"
 
-func isWriteParam(n string) bool {
-	switch n {
-	case "e", "a", "v", "tx", "k":
-		return true
-	}
-	return false
+// insertField is an insert's attribute parameter: its index in
+// WriteOp.Values, and whether the attribute is cardinality many.
+type insertField struct {
+	i    int
+	many bool
 }
 
-// writeArg is parameter name of write op.
-func writeArg(op datagen.WriteOp, name string) any {
+// writeArg is parameter name of write op; fields maps an insert's
+// attribute parameters to op.Values. A cardinality-many attribute binds
+// its values as a JSON array.
+func writeArg(op datagen.WriteOp, fields map[string]insertField, name string) any {
 	switch name {
 	case "e":
 		return op.E
@@ -376,6 +442,21 @@ func writeArg(op datagen.WriteOp, name string) any {
 		return op.Tx
 	case "k":
 		return op.K
+	}
+	if f, ok := fields[name]; ok {
+		vals := op.Values[f.i].Values
+		if !f.many {
+			if len(vals) == 0 {
+				return nil
+			}
+			return vals[0].Any()
+		}
+		out := make([]any, len(vals))
+		for j, v := range vals {
+			out[j] = v.Any()
+		}
+		b, _ := json.Marshal(out)
+		return string(b)
 	}
 	return nil
 }

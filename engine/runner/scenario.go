@@ -302,13 +302,18 @@ func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc
 // answers are compared across backends only between equal stores; a write
 // in doubt makes the store's state unknown (not comparable).
 func (c *cell) writeState() (string, bool) {
-	w := &c.writes
 	var sb strings.Builder
-	for _, g := range w.order {
-		if w.inDoubt[g] {
+	for _, g := range c.writes.order {
+		commits, doubt := c.writeSeq(g).snapshot()
+		if len(doubt) > 0 {
 			return "", false
 		}
-		fmt.Fprintf(&sb, "%s=%d;", g, w.n[g])
+		// The set of ks, whatever order they committed in.
+		var sum uint64
+		for _, cm := range commits {
+			sum += uint64(cm.k)*0x9e3779b97f4a7c15 + 1
+		}
+		fmt.Fprintf(&sb, "%s=%d/%x;", g, len(commits), sum)
 	}
 	return sb.String(), true
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
@@ -12,12 +13,22 @@ import (
 )
 
 // committedWrites is what a cell knows of the writes run against its
-// store since it was loaded: per write generator, how many committed (in
-// order), and whether the next one is in doubt.
+// store since it was loaded, besides each generator's writeSeq (which ks
+// committed, which are in doubt): the generators in the order they first
+// wrote, and where write_mixed's writer of each began.
 type committedWrites struct {
-	order   []string
-	n       map[string]int64
-	inDoubt map[string]bool
+	order     []string
+	mixedFrom map[string]int64
+}
+
+// note records that generator writes in this cell.
+func (w *committedWrites) note(generator string) {
+	for _, g := range w.order {
+		if g == generator {
+			return
+		}
+	}
+	w.order = append(w.order, generator)
 }
 
 var _ kind.WriteEnv = (*pointEnv)(nil)
@@ -52,36 +63,81 @@ func (e *pointEnv) Statements(query string) ([]kind.Statement, error) {
 
 func (e *pointEnv) Writes() *datagen.Writes { return e.c.pc.Scale.Writes }
 
+// NextWrite implements kind.WriteEnv: write_mixed's writer starts after
+// every write of generator handed out so far, by any scenario.
 func (e *pointEnv) NextWrite(generator string) int64 {
-	n := e.c.writes.n[generator]
-	e.c.seqMu.Lock()
-	defer e.c.seqMu.Unlock()
-	if s := e.c.seqs[generator]; s != nil {
-		n = max(n, s.next.Load())
+	n := e.c.writeSeq(generator).next.Load()
+	w := &e.c.writes
+	if w.mixedFrom == nil {
+		w.mixedFrom = map[string]int64{}
 	}
+	w.mixedFrom[generator] = n
 	return n
 }
 
 func (e *pointEnv) Log(name, format string, args ...any) { e.c.run.logTo(name, format, args...) }
 
+// Committed implements kind.WriteEnv: write_mixed's writes from where it
+// began (NextWrite) to n-1 committed, in order, and write n is in doubt
+// when inDoubt. Called again, it replaces the earlier record.
 func (e *pointEnv) Committed(generator string, n int64, inDoubt bool) {
-	w := &e.c.writes
-	if w.n == nil {
-		w.n, w.inDoubt = map[string]int64{}, map[string]bool{}
+	c := e.c
+	from := c.writes.mixedFrom[generator]
+	s := c.writeSeq(generator)
+	writes := c.pc.Scale.Writes
+	s.mu.Lock()
+	keep := s.commits[:0]
+	for _, cm := range s.commits {
+		if cm.k < from {
+			keep = append(keep, cm)
+		}
 	}
-	if _, seen := w.n[generator]; !seen {
-		w.order = append(w.order, generator)
+	s.commits = keep
+	keepD := s.doubt[:0]
+	for _, cm := range s.doubt {
+		if cm.k < from {
+			keepD = append(keepD, cm)
+		}
 	}
-	w.n[generator], w.inDoubt[generator] = n, inDoubt
+	s.doubt = keepD
+	s.mu.Unlock()
+	for k := from; k < n; k++ {
+		if op, err := writes.Op(generator, k); err == nil {
+			s.commit(k, op.E)
+		}
+	}
+	if inDoubt {
+		if op, err := writes.Op(generator, n); err == nil {
+			s.inDoubt(n, op.E)
+		}
+	}
+	for {
+		next := s.next.Load()
+		if next >= n+1 || s.next.CompareAndSwap(next, n+1) {
+			break
+		}
+	}
+	if !inDoubt {
+		// Write n never ran: the next writer may take it.
+		s.next.CompareAndSwap(n+1, n)
+	}
+	c.writes.note(generator)
 }
 
 // advanceTruth makes the checks that follow see the truth after the
 // writes committed so far: the scale's truth advanced by one journal of
-// every generator's committed writes, so writes of several generators
-// to one attribute resolve by tx. With a write in doubt, alt is the truth
-// had it committed too.
+// every generator's committed writes (any set of ks, from any number of
+// writers), so writes to one attribute resolve by tx. With writes in
+// doubt, alt is the truth had they committed too.
 func (c *cell) advanceTruth() {
 	w := &c.writes
+	c.seqMu.Lock()
+	for g := range c.seqs {
+		if cm, dt := c.seqs[g].snapshot(); len(cm) > 0 || len(dt) > 0 {
+			w.note(g)
+		}
+	}
+	c.seqMu.Unlock()
 	if len(w.order) == 0 {
 		return
 	}
@@ -89,20 +145,27 @@ func (c *cell) advanceTruth() {
 		c.baseTruth = c.truth
 	}
 	writes := c.pc.Scale.Writes
-	advance := func(extra string) (*plan.Truth, error) {
+	var doubts []string
+	advance := func(withDoubt bool) (*plan.Truth, error) {
 		j := datagen.NewJournal()
 		for _, g := range w.order {
-			n := w.n[g]
-			if g == extra {
-				n++
+			commits, doubt := c.writeSeq(g).snapshot()
+			for _, cm := range commits {
+				j.Commit(g, cm.k, cm.e)
 			}
-			if err := writes.CommitPrefix(j, g, n); err != nil {
-				return nil, err
+			if withDoubt {
+				for _, cm := range doubt {
+					j.Commit(g, cm.k, cm.e)
+				}
+			} else {
+				for _, cm := range doubt {
+					doubts = append(doubts, fmt.Sprintf("write %d of %s", cm.k, g))
+				}
 			}
 		}
 		return c.baseTruth.AdvanceJournal(writes, j)
 	}
-	t, err := advance("")
+	t, err := advance(false)
 	if t == nil {
 		c.run.fail("%s: truth after the writes: %v", c.name(), err)
 		return
@@ -111,12 +174,10 @@ func (c *cell) advanceTruth() {
 		c.run.logf("%s: %v", c.name(), err)
 	}
 	c.truth, c.truthAlt, c.doubt = t, nil, ""
-	for _, g := range w.order {
-		if w.inDoubt[g] {
-			if alt, _ := advance(g); alt != nil {
-				c.truthAlt = alt
-				c.doubt = fmt.Sprintf("write %d of %s failed while committing", w.n[g], g)
-			}
+	if len(doubts) > 0 {
+		if alt, _ := advance(true); alt != nil {
+			c.truthAlt = alt
+			c.doubt = strings.Join(doubts, ", ") + " failed while committing"
 		}
 	}
 }
