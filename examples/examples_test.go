@@ -150,9 +150,13 @@ type run struct {
 // apply runs `mentat-spec apply spec args...` in the spec's directory.
 func apply(t *testing.T, spec string, args ...string) run {
 	t.Helper()
-	tmp := t.TempDir()
-	out := filepath.Join(tmp, "results")
-	cmd := exec.Command(binary(t), append([]string{"apply", filepath.Base(spec), "-q", "-o", out, "-data", filepath.Join(tmp, "data")}, args...)...)
+	return applyTo(t, spec, filepath.Join(t.TempDir(), "results"), args...)
+}
+
+// applyTo is apply writing the results to out.
+func applyTo(t *testing.T, spec, out string, args ...string) run {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{"apply", filepath.Base(spec), "-q", "-o", out, "-data", filepath.Join(t.TempDir(), "data")}, args...)...)
 	cmd.Dir = filepath.Dir(spec)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
