@@ -19,6 +19,7 @@ import (
 // against the values that entity could legally have during the read.
 type reader struct {
 	cl       kind.Client
+	ocl      kind.OpClient // a stream of read operations instead of a mix
 	log      *commitLog
 	fraction float64
 	rng      *rand.Rand
@@ -34,11 +35,24 @@ type reader struct {
 }
 
 func newReader(ctx context.Context, env kind.WriteEnv, def *Definition, log *commitLog, index int) (*reader, error) {
-	cl, err := env.OpenClient(ctx, def.Reads.Mix, index, env.Seed())
-	if err != nil {
-		return nil, fmt.Errorf("reader %d: %w", index, err)
+	r := &reader{log: log, fraction: def.Fraction, rng: rand.New(rand.NewPCG(env.Seed(), uint64(index)+1))}
+	if len(def.Reads.Ops) > 0 {
+		oe, ok := env.(kind.OpEnv)
+		if !ok {
+			return nil, fmt.Errorf("reader %d: this runner cannot run operations", index)
+		}
+		ocl, err := oe.OpenOps(ctx, def.Reads.Ops, index, env.Seed())
+		if err != nil {
+			return nil, fmt.Errorf("reader %d: %w", index, err)
+		}
+		r.ocl = ocl
+	} else {
+		cl, err := env.OpenClient(ctx, def.Reads.Mix, index, env.Seed())
+		if err != nil {
+			return nil, fmt.Errorf("reader %d: %w", index, err)
+		}
+		r.cl = cl
 	}
-	r := &reader{cl: cl, log: log, fraction: def.Fraction, rng: rand.New(rand.NewPCG(env.Seed(), uint64(index)+1))}
 	if def.Verify == "" {
 		return r, nil
 	}
@@ -125,6 +139,22 @@ func (r *reader) close() {
 	if r.cl != nil {
 		r.cl.Close()
 	}
+	if r.ocl != nil {
+		r.ocl.Close()
+	}
+}
+
+// OpCall is Call for a stream of read operations: the operation drawn,
+// then the verify read for the declared fraction of calls.
+func (r *reader) OpCall(ctx context.Context) (int, error) {
+	op, err := r.ocl.Call(ctx)
+	if err != nil {
+		r.counts.Inc(Classify(err))
+	}
+	if r.verify != nil && r.rng.Float64() < r.fraction {
+		r.check(ctx)
+	}
+	return op, err
 }
 
 // Call runs the next read of the mix, then, for the declared fraction of

@@ -24,7 +24,7 @@ func (p *Point) startReaders(ctx context.Context, env kind.Env) (kind.Workers, e
 		return nil, nil
 	}
 	ws, err := we.StartWorkers(ctx, 0, p.Describe(), p.sampling(), []kind.WorkerStream{
-		{Op: results.OpRead, Mix: p.def.Reads.Mix, Seed: env.Seed(), Clients: p.def.Reads.Clients}})
+		{Op: results.OpRead, Mix: p.def.Reads.Mix, Ops: p.def.Reads.Ops, Seed: env.Seed(), Clients: p.def.Reads.Clients}})
 	if errors.Is(err, kind.ErrOneWritingProcess) {
 		env.Logf("readers run in this process: %v", err)
 		return nil, nil

@@ -130,6 +130,10 @@ func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definit
 	diags = append(diags, d...)
 	for _, st := range streams {
 		if st.Op == results.OpRead {
+			if kind.OpsWrite(st.Ops) {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Write operation among write_mixed's readers",
+					Detail: "A write_mixed scenario writes through its write block; its readers' operations are reads. Use a closed_loop scenario for a stream of write operations.", Subject: content.MissingItemRange.Ptr()})
+			}
 			def.Reads, def.HasReads = st, true
 			if def.Reads.Clients == 0 {
 				def.Reads.Clients = 1
@@ -150,7 +154,7 @@ func (d *Definition) Queries() []string {
 	if !d.HasReads {
 		return nil
 	}
-	return d.Reads.Mix
+	return kind.StreamQueries(d.Reads.Mix, d.Reads.Ops)
 }
 
 // Writes implements kind.Definition.
@@ -196,7 +200,7 @@ type Point struct {
 func (p *Point) Describe() string {
 	s := fmt.Sprintf("%s: write %s (%s) x1", p.def.Duration, p.def.Generator, p.def.WriteSQL)
 	if p.def.HasReads {
-		s += fmt.Sprintf("; read %v x%d", p.def.Reads.Mix, p.def.Reads.Clients)
+		s += fmt.Sprintf("; read %s x%d", readText(p.def.Reads), p.def.Reads.Clients)
 	}
 	if p.def.Verify != "" {
 		s += fmt.Sprintf("; verify %s on %.0f%% of reads", p.def.Verify, p.def.Fraction*100)
@@ -251,13 +255,20 @@ func (p *Point) Run(ctx context.Context, env kind.Env) error {
 	}
 	if p.def.HasReads && workers == nil {
 		rs := measure.Stream{Op: results.OpRead}
+		if len(p.def.Reads.Ops) > 0 {
+			rs.Ops = kind.OperationNames(p.def.Reads.Ops)
+		}
 		for i := 0; i < p.def.Reads.Clients; i++ {
 			r, err := newReader(ctx, wenv, p.def, log, i)
 			if err != nil {
 				return err
 			}
 			readers = append(readers, r)
-			rs.Calls = append(rs.Calls, r.Call)
+			if r.ocl != nil {
+				rs.OpCalls = append(rs.OpCalls, r.OpCall)
+			} else {
+				rs.Calls = append(rs.Calls, r.Call)
+			}
 		}
 		streams = append(streams, rs)
 	}
@@ -301,6 +312,15 @@ func (p *Point) Run(ctx context.Context, env kind.Env) error {
 		env.Emit(verdict(env, p.def, readers, by))
 	}
 	return runErr
+}
+
+// readText is the readers' stream in plan: the mix as it always printed
+// ([q1 q2]), or the operations with their shares.
+func readText(st closedloop.Stream) string {
+	if len(st.Ops) == 0 {
+		return fmt.Sprint(st.Mix)
+	}
+	return kind.DescribeStream(st.Mix, st.Ops)
 }
 
 func doubtText(inDoubt bool, n int64) string {
