@@ -79,7 +79,7 @@ read {
 func TestDecodeOperationsRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, want string
-		line           int
+		line            int
 	}{
 		{"duplicate name", "read {\n  operation \"a\" {\n    weight = 1\n    query = query.r\n  }\n  operation \"a\" {\n    weight = 1\n    query = query.r\n  }\n}\n", "Duplicate operation", 6},
 		{"the total's name", "read {\n  operation \"total\" {\n    weight = 1\n    query = query.r\n  }\n}\n", "Invalid operation name", 2},
