@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -45,6 +46,12 @@ func (s *Spec) baseContext(extra map[string]cty.Value) *hcl.EvalContext {
 	for _, l := range s.Locals {
 		if l.Value != cty.NilVal {
 			locals[l.Name] = l.Value
+		}
+	}
+	// A scale's own values of the locals that read scale.*.
+	if sv, ok := extra["scale"]; ok && sv.IsKnown() && !sv.IsNull() && sv.Type().IsObjectType() && sv.Type().HasAttribute("name") {
+		for n, v := range s.scaleLocals[sv.GetAttr("name").AsString()] {
+			locals[n] = v
 		}
 	}
 	vars := map[string]cty.Value{"var": s.values.vars, "local": cty.ObjectVal(locals), "query": s.queryObject()}
@@ -395,6 +402,7 @@ func (s *Spec) decodeTopLevelValues() hcl.Diagnostics {
 			sc.values[n] = v
 		}
 	}
+	diags = append(diags, s.evaluateScaleLocals()...)
 	for _, sc := range s.Scenarios {
 		diags = append(diags, sc.decodeTop(s, ctx)...)
 	}
@@ -500,3 +508,30 @@ func (s *Spec) SelectedScenarios() []*Scenario {
 
 // SelectedDataset is the dataset the matrix runs.
 func (s *Spec) SelectedDataset() *Dataset { return s.Dataset(s.Matrix.DatasetName) }
+
+// evaluateScaleLocals evaluates the locals that read scale.* once per
+// declared scale, in dependency order, so that datasets, backends,
+// queries and checks of a cell see the scale's values.
+func (s *Spec) evaluateScaleLocals() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	s.scaleLocals = map[string]map[string]cty.Value{}
+	for _, sc := range s.Scales {
+		vals := map[string]cty.Value{}
+		s.scaleLocals[sc.Name] = vals
+		for _, l := range s.localOrder {
+			if !l.PerScale {
+				continue
+			}
+			v, d := l.Expr.Value(s.baseContext(map[string]cty.Value{"scale": sc.Object()}))
+			for _, x := range d {
+				x.Detail = strings.TrimSpace(x.Detail + fmt.Sprintf(" (local.%s at scale %q)", l.Name, sc.Name))
+			}
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				v = cty.DynamicVal
+			}
+			vals[l.Name] = v
+		}
+	}
+	return diags
+}

@@ -75,7 +75,7 @@ func (s *Spec) functions() map[string]function.Function {
 		"concat": stdlib.ConcatFunc, "contains": stdlib.ContainsFunc, "distinct": stdlib.DistinctFunc,
 		"element": stdlib.ElementFunc, "flatten": stdlib.FlattenFunc, "index": stdlib.IndexFunc,
 		"keys": stdlib.KeysFunc, "length": stdlib.LengthFunc, "lookup": stdlib.LookupFunc,
-		"merge": stdlib.MergeFunc, "range": stdlib.RangeFunc, "reverse": stdlib.ReverseListFunc,
+		"merge": stdlib.MergeFunc, "range": rangeFunc, "reverse": stdlib.ReverseListFunc,
 		"setintersection": stdlib.SetIntersectionFunc, "setproduct": stdlib.SetProductFunc,
 		"setsubtract": stdlib.SetSubtractFunc, "setunion": stdlib.SetUnionFunc, "slice": stdlib.SliceFunc,
 		"sort": stdlib.SortFunc, "values": stdlib.ValuesFunc, "zipmap": stdlib.ZipmapFunc,
@@ -568,3 +568,60 @@ func boolFoldFunc(all bool) function.Function {
 		},
 	})
 }
+
+// maxRange bounds range(): HCL's own stops at 1,024 values, too few for a
+// spec's lists (a check's expected rows, a sample's ids); a million keeps
+// a typo from taking the machine's memory.
+const maxRange = 1_000_000
+
+// rangeFunc is HCL's range(end), range(start, end), range(start, end,
+// step) with maxRange values at most.
+var rangeFunc = function.New(&function.Spec{
+	Description: fmt.Sprintf("A list of numbers from start (default 0) up to but not including end, by step (default 1, or -1 when end is below start); at most %d values.", maxRange),
+	VarParam:    &function.Parameter{Name: "params", Type: cty.Number},
+	Type:        function.StaticReturnType(cty.List(cty.Number)),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		var start, end, step float64
+		switch len(args) {
+		case 1:
+			end = num(args[0])
+			step = 1
+			if end < 0 {
+				step = -1
+			}
+		case 2:
+			start, end = num(args[0]), num(args[1])
+			step = 1
+			if end < start {
+				step = -1
+			}
+		case 3:
+			start, end, step = num(args[0]), num(args[1]), num(args[2])
+		default:
+			return cty.NilVal, fmt.Errorf("range takes one, two or three arguments")
+		}
+		switch {
+		case step == 0:
+			return cty.NilVal, function.NewArgErrorf(2, "step must not be zero")
+		case step < 0 && end > start:
+			return cty.NilVal, function.NewArgErrorf(1, "end must be less than start when step is negative")
+		case step > 0 && end < start:
+			return cty.NilVal, function.NewArgErrorf(1, "end must be greater than start when step is positive")
+		}
+		if n := math.Ceil((end - start) / step); n > maxRange {
+			return cty.NilVal, fmt.Errorf("range would make %.0f values, more than %d: use a smaller span or a larger step", n, maxRange)
+		}
+		var vals []cty.Value
+		for i := 0; ; i++ {
+			v := start + float64(i)*step
+			if step > 0 && v >= end || step < 0 && v <= end {
+				break
+			}
+			vals = append(vals, cty.NumberFloatVal(v))
+		}
+		if len(vals) == 0 {
+			return cty.ListValEmpty(cty.Number), nil
+		}
+		return cty.ListVal(vals), nil
+	},
+})

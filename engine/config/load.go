@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // Options are the run-time inputs of a spec besides its files.
@@ -59,6 +60,10 @@ type Spec struct {
 	env    map[string]string
 	kinds  *kind.Registry
 	values *topValues // var and local values, set by evaluateTop
+	// localOrder is the locals in dependency order; scaleLocals each
+	// declared scale's values of the locals that read scale.*.
+	localOrder  []*Local
+	scaleLocals map[string]map[string]cty.Value
 }
 
 var topSchema = &hcl.BodySchema{

@@ -291,6 +291,10 @@ type Local struct {
 	Name  string
 	Expr  hcl.Expression
 	Value cty.Value
+	// PerScale: the expression reads scale.* (or a local that does), so
+	// its value is the scale's: unknown outside a scale, and evaluated
+	// once per declared scale (Spec.scaleLocals).
+	PerScale bool
 }
 
 func decodeLocalsBlock(b *hcl.Block) ([]*Local, hcl.Diagnostics) {
@@ -338,6 +342,9 @@ func (s *Spec) evaluateLocals() hcl.Diagnostics {
 		state[l.Name] = visiting
 		ok := true
 		for _, tr := range l.Expr.Variables() {
+			if tr.RootName() == "scale" {
+				l.PerScale = true
+			}
 			if tr.RootName() != "local" || len(tr) < 2 {
 				continue
 			}
@@ -353,15 +360,21 @@ func (s *Spec) evaluateLocals() hcl.Diagnostics {
 				ok = false
 				break
 			}
+			l.PerScale = l.PerScale || dep.PerScale
 		}
 		if ok {
-			val, d := l.Expr.Value(s.baseContext(nil))
+			var extra map[string]cty.Value
+			if l.PerScale {
+				extra = map[string]cty.Value{"scale": cty.DynamicVal} // known per scale only
+			}
+			val, d := l.Expr.Value(s.baseContext(extra))
 			diags = append(diags, d...)
 			if d.HasErrors() {
 				val = cty.DynamicVal // dependents evaluate to unknown instead of piling up errors
 			}
 			l.Value = val
 			state[l.Name] = done
+			s.localOrder = append(s.localOrder, l)
 		} else {
 			state[l.Name] = failed
 		}

@@ -83,7 +83,7 @@ func (c *cell) openOps(ctx context.Context, list []kind.Operation, index int, se
 		}
 		base.stmts = append(base.stmts, st)
 		args := q.binder.Client(seed, index)
-		runs[i] = base.runner(st, args.Next)
+		runs[i] = base.runner(o.Query, st, args.Next)
 	}
 	cl := &opClient{Client: ops.New(kind.Weights(list), runs, seed, index), counted: base, runs: runs}
 	cl.closers = append(cl.closers, base.Close)
@@ -167,7 +167,7 @@ func (cl *client) counting(run ops.Run) ops.Run {
 // runner is one read operation of the client: its statement with the
 // arguments next makes, counted for the live progress; a lost connection
 // loses the client, as Call does.
-func (cl *client) runner(st drivers.Stmt, next func() []any) ops.Run {
+func (cl *client) runner(query string, st drivers.Stmt, next func() []any) ops.Run {
 	return func(ctx context.Context) error {
 		if cl.lost != nil {
 			return cl.lost
@@ -176,6 +176,7 @@ func (cl *client) runner(st drivers.Stmt, next func() []any) ops.Run {
 		cl.calls.Add(1)
 		if err != nil {
 			cl.errs.Add(1)
+			err = fmt.Errorf("query %s: %w", query, err)
 			if ctx.Err() == nil && errors.Is(err, drivers.ErrConnLost) {
 				cl.lost = fmt.Errorf("%w: %w", measure.ErrClientLost, err)
 				return cl.lost

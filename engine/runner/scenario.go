@@ -24,6 +24,7 @@ import (
 type client struct {
 	session drivers.Session
 	stmts   []drivers.Stmt
+	names   []string // the queries' names, for errors
 	args    []*params.Client
 	next    int
 	// calls and errs feed the live progress: one uncontended add per
@@ -53,6 +54,7 @@ func (cl *client) Call(ctx context.Context) error {
 	cl.calls.Add(1)
 	if err != nil {
 		cl.errs.Add(1)
+		err = fmt.Errorf("query %s: %w", cl.names[i], err)
 		if ctx.Err() == nil && errors.Is(err, drivers.ErrConnLost) {
 			// No reconnect per call against a server that is gone: the
 			// client is lost for the rest of the point (measure ends it).
@@ -96,6 +98,7 @@ func (c *cell) openClient(ctx context.Context, mix []string, index int, seed uin
 			return nil, fmt.Errorf("client %d: preparing %s: %w", index, qn, err)
 		}
 		cl.stmts = append(cl.stmts, st)
+		cl.names = append(cl.names, qn)
 		cl.args = append(cl.args, q.binder.Client(seed, index))
 	}
 	return cl, nil
@@ -280,7 +283,7 @@ func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc
 	}
 	st, err := c.admin.Prepare(ctx, q.bound.SQL)
 	if err != nil {
-		return checks.Outcome{Status: checks.Fail, Detail: "preparing: " + err.Error()}, nil
+		return checks.Outcome{Status: checks.Fail, Detail: fmt.Sprintf("preparing query %s: %v", q.name, err)}, nil
 	}
 	defer st.Close()
 	cctx, cancel := context.WithTimeout(ctx, sc.Sampling.Check)
@@ -292,7 +295,7 @@ func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc
 		if cctx.Err() != nil && ctx.Err() == nil {
 			return checks.Outcome{Status: checks.Skip, Detail: fmt.Sprintf("no answer within %s", sc.Sampling.Check)}, nil
 		}
-		return checks.Outcome{Status: checks.Fail, Detail: "query failed: " + err.Error()}, nil
+		return checks.Outcome{Status: checks.Fail, Detail: fmt.Sprintf("query %s failed: %v", q.name, err)}, nil
 	}
 	cols := columnsOf(st)
 	return checks.Compare(cols, rows, cc.Expect), &caseAnswer{params: namedParams(q.bound.Names, args), columns: cols, rows: rows}
