@@ -144,15 +144,21 @@ func writesNote(drv config.Drivers, driver string, sd *config.Scenario) string {
 			writers = max(writers, o.Writers)
 		}
 	}
+	sessions := func(n int) string {
+		if n == 1 {
+			return "one writing session shared by the clients"
+		}
+		return fmt.Sprintf("%d writing sessions shared by the clients", n)
+	}
 	switch {
 	case limit > 0 && (writers == 0 || writers > limit):
-		s := fmt.Sprintf("%d writing session(s) shared by the clients: %s runs %d writing transaction(s) at a time", limit, driver, limit)
+		s := fmt.Sprintf("%s (%s runs %s at a time", sessions(limit), driver, plural(limit, "writing transaction"))
 		if writers > limit {
-			s += fmt.Sprintf(" (writers = %d asked)", writers)
+			s += fmt.Sprintf("; writers = %d asked", writers)
 		}
-		return s
+		return s + ")"
 	case writers > 0:
-		return fmt.Sprintf("%d writing session(s) shared by the clients (writers = %d)", writers, writers)
+		return fmt.Sprintf("%s (writers = %d)", sessions(writers), writers)
 	}
 	return "each client writes on its own session"
 }
@@ -173,4 +179,12 @@ func (t *Truth) AdvanceJournal(w *datagen.Writes, j *datagen.Journal) (*Truth, e
 		return nt, fmt.Errorf("after %d committed write(s) of %s: %s", j.Len(), strings.Join(j.Generators(), ", "), strings.TrimPrefix(err.Error(), "datagen: "))
 	}
 	return nt, nil
+}
+
+// plural is "one thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "one " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
