@@ -172,3 +172,36 @@ func TestCombineOperations(t *testing.T) {
 		t.Errorf("combined operations: %+v", got.Ops)
 	}
 }
+
+// A timed run cuts calls at the ceiling, warm-up calls included, and
+// counts them as failed calls and timeouts of their operation.
+func TestRunTimedCeiling(t *testing.T) {
+	calls := 0
+	call := func(ctx context.Context) (int, error) {
+		op := calls % 2
+		calls++
+		if op == 1 {
+			<-ctx.Done()
+			return op, context.Cause(ctx)
+		}
+		return op, nil
+	}
+	for _, rate := range []float64{0, 50} {
+		tm := Timed{Warmup: 2, Duration: 300 * time.Millisecond, Probe: 40 * time.Millisecond}
+		t0 := time.Now()
+		res, err := RunTimed(context.Background(), tm, []TimedStream{{Op: "read", Rate: rate, Ops: []string{"ok", "stuck"}, OpCalls: []OpCall{call}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(t0); took > 3*time.Second {
+			t.Errorf("rate %v: the run took %s: calls were not cut at the ceiling", rate, took)
+		}
+		ok, stuck := res[0].Ops[0], res[0].Ops[1]
+		if stuck.Timeouts == 0 || stuck.Errors < stuck.Timeouts || ok.Timeouts != 0 || res[0].Timeouts != stuck.Timeouts {
+			t.Errorf("rate %v: ok %+v / stuck %+v: the stuck operation's calls are its timeouts", rate, ok, stuck)
+		}
+		if stuck.Max != 0 {
+			t.Errorf("rate %v: a cut call's latency recorded as a success", rate)
+		}
+	}
+}

@@ -32,6 +32,10 @@ type Timed struct {
 	// before the clock starts: a worker process waits there for its
 	// coordinator's start. An error ends the run before it measured.
 	Barrier func(context.Context) error
+	// Probe is the per-call ceiling (warm-up calls included): a call
+	// running longer is cancelled and counted as a failed call and a
+	// timeout. 0: none.
+	Probe time.Duration
 }
 
 // TimedStream is one stream of a timed run.
@@ -72,6 +76,45 @@ type tclient struct {
 	mu      sync.Mutex
 	ops     []tstats // one per operation (one for a stream without)
 	started int64    // open loop: calls started (never reset)
+
+	// The ceiling's watchdog: cur is the start of the call in flight (0
+	// idle, claimed once the watchdog cut it); ctx is the client's own,
+	// replaced after a cut.
+	cur    atomic.Int64
+	cmu    sync.Mutex
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// invoke runs one call that started at start (the clients' clock) and
+// reports whether the watchdog cut it at the ceiling.
+func (c *tclient) invoke(run context.Context, start int64) (op int, err error, cut bool) {
+	c.cur.Store(start)
+	op, err = c.call(c.ctx)
+	if c.cur.CompareAndSwap(start, idle) {
+		return op, err, false
+	}
+	// Claimed: the call was cancelled at the ceiling. A fresh context
+	// for the next one.
+	c.cmu.Lock()
+	c.cancel(ErrCeiling)
+	c.ctx, c.cancel = context.WithCancelCause(run)
+	c.cmu.Unlock()
+	c.cur.Store(idle)
+	return op, err, true
+}
+
+// watch cuts the client's call if it started probe or more ago.
+func (c *tclient) watch(now, probe int64) {
+	s := c.cur.Load()
+	if s <= idle || now-s < probe {
+		return
+	}
+	c.cmu.Lock()
+	if c.cur.CompareAndSwap(s, claimed) {
+		c.cancel(ErrCeiling)
+	}
+	c.cmu.Unlock()
 }
 
 // tstats is one client's counters of one operation in the current window.
@@ -79,11 +122,12 @@ type tstats struct {
 	// spare is the collector's: swapped in for hist at each window, so
 	// windows allocate nothing per client.
 	spare *hdrhistogram.Histogram
-	hist  *hdrhistogram.Histogram
-	ok    int64
-	errs  int64
-	late  int64
-	max   int64
+	hist    *hdrhistogram.Histogram
+	ok      int64
+	errs    int64
+	late    int64
+	timeout int64
+	max     int64
 	// first error, kept until the end
 	firstErr   string
 	firstErrAt int64
@@ -100,6 +144,9 @@ func newTStats(n int) []tstats {
 func (c *tclient) record(op int, lat int64, err error, late bool, at int64) {
 	c.mu.Lock()
 	o := &c.ops[op]
+	if errors.Is(err, ErrCeiling) {
+		o.timeout++
+	}
 	switch {
 	case err != nil:
 		if o.firstErr == "" {
@@ -188,7 +235,9 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 			if call == nil {
 				return nil, fmt.Errorf("measure: stream %d (%q) client %d: nil call", i, s.Op, j)
 			}
-			st.clients = append(st.clients, &tclient{call: call, ops: newTStats(len(s.Ops))})
+			c := &tclient{call: call, ops: newTStats(len(s.Ops))}
+			c.ctx, c.cancel = context.WithCancelCause(runCtx)
+			st.clients = append(st.clients, c)
 		}
 		nclients += ms.clients()
 		sts[i] = st
@@ -196,6 +245,10 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 
 	origin := time.Now()
 	now := func() int64 { return int64(time.Since(origin)) + 1 }
+	if t.Probe > 0 {
+		stopWatch := watchTimed(sts, int64(t.Probe), now)
+		defer stopWatch()
+	}
 	var ready sync.WaitGroup
 	ready.Add(nclients)
 	start := make(chan struct{})
@@ -220,15 +273,15 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 					}
 				}()
 				for i := 0; i < t.Warmup && runCtx.Err() == nil; i++ {
-					_, _ = c.call(runCtx)
+					_, _, _ = c.invoke(runCtx, now())
 				}
 				readied = true
 				ready.Done()
 				<-start
 				if st.Rate > 0 {
-					openLoop(runCtx, st, c, begin, end, int64(t.LateBound), int64(grace), now)
+					openLoop(runCtx, st, c, begin, end, int64(t.LateBound), int64(grace), int64(t.Probe), now)
 				} else {
-					closedLoop(runCtx, c, end, now)
+					closedLoop(runCtx, c, end, int64(t.Probe), now)
 				}
 			}()
 		}
@@ -345,10 +398,10 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 }
 
 // closedLoop calls back to back; a call counts when it ends before end.
-func closedLoop(ctx context.Context, c *tclient, end int64, now func() int64) {
+func closedLoop(ctx context.Context, c *tclient, end, probe int64, now func() int64) {
 	ps := now()
 	for ps < end && ctx.Err() == nil {
-		op, err := c.call(ctx)
+		op, err, cut := c.invoke(ctx, ps)
 		ns := now()
 		if ns >= end {
 			return
@@ -356,15 +409,42 @@ func closedLoop(ctx context.Context, c *tclient, end int64, now func() int64) {
 		if err != nil && ctx.Err() != nil {
 			return
 		}
+		if cut {
+			err = fmt.Errorf("%w of %s", ErrCeiling, time.Duration(probe))
+		}
 		c.record(op, ns-ps, err, false, ns)
 		ps = ns
 	}
 }
 
+// watchTimed cuts every call running past the ceiling, looking four
+// times per ceiling; it returns the function that stops it.
+func watchTimed(sts []*tstream, probe int64, now func() int64) func() {
+	done := make(chan struct{})
+	tick := time.NewTicker(max(time.Duration(probe)/4, time.Millisecond))
+	go func() {
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			n := now()
+			for _, st := range sts {
+				for _, c := range st.clients {
+					c.watch(n, probe)
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
 // openLoop takes the stream's next slot, waits for its intended start and
 // calls. A slot still waiting for a client grace after the end is never
 // started: it is counted as dropped by the caller.
-func openLoop(ctx context.Context, st *tstream, c *tclient, begin, end, lateBound, grace int64, now func() int64) {
+func openLoop(ctx context.Context, st *tstream, c *tclient, begin, end, lateBound, grace, probe int64, now func() int64) {
 	for ctx.Err() == nil {
 		i := st.next.Add(1) - 1
 		if i >= st.slots {
@@ -388,10 +468,13 @@ func openLoop(ctx context.Context, st *tstream, c *tclient, begin, end, lateBoun
 		c.mu.Lock()
 		c.started++
 		c.mu.Unlock()
-		op, err := c.call(ctx)
+		op, err, cut := c.invoke(ctx, started)
 		ns := now()
 		if err != nil && ctx.Err() != nil {
 			return
+		}
+		if cut {
+			err = fmt.Errorf("%w of %s", ErrCeiling, time.Duration(probe))
 		}
 		c.record(op, ns-intended, err, started-intended > lateBound, ns)
 	}
@@ -452,8 +535,8 @@ func collectOp(st *tstream, j int, elapsed time.Duration) Result {
 		o := &c.ops[j]
 		old := o.hist
 		o.hist = o.spare
-		ok, errs, late, mx := o.ok, o.errs, o.late, o.max
-		o.ok, o.errs, o.late, o.max = 0, 0, 0, 0
+		ok, errs, late, mx, to := o.ok, o.errs, o.late, o.max, o.timeout
+		o.ok, o.errs, o.late, o.max, o.timeout = 0, 0, 0, 0, 0
 		fe, fa := o.firstErr, o.firstErrAt
 		c.mu.Unlock()
 		h.Merge(old)
@@ -462,6 +545,7 @@ func collectOp(st *tstream, j int, elapsed time.Duration) Result {
 		w.Count += ok
 		w.Errors += errs
 		w.Late += late
+		w.Timeouts += to
 		maxNs = max(maxNs, mx)
 		if fe != "" && (sum.FirstError == "" || fa < firstAt) {
 			sum.FirstError, firstAt = fe, fa
@@ -473,6 +557,7 @@ func collectOp(st *tstream, j int, elapsed time.Duration) Result {
 	sum.Count += w.Count
 	sum.Errors += w.Errors
 	sum.Late += w.Late
+	sum.Timeouts += w.Timeouts
 	sum.Max = max(sum.Max, w.Max)
 	w.FirstError = sum.FirstError
 	return w

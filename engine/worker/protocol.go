@@ -108,18 +108,19 @@ type Timed struct {
 	WindowNs   int64 `json:"window_ns,omitempty"` // 0: one window, the whole run
 	LateNs     int64 `json:"late_ns,omitempty"`
 	GraceNs    int64 `json:"grace_ns,omitempty"`
+	ProbeNs    int64 `json:"probe_ns,omitempty"` // the per-call ceiling; 0: none
 }
 
 // WireTimed is t on the wire.
 func WireTimed(t measure.Timed) *Timed {
 	return &Timed{Warmup: t.Warmup, DurationNs: int64(t.Duration), WindowNs: int64(t.Window),
-		LateNs: int64(t.LateBound), GraceNs: int64(t.Grace)}
+		LateNs: int64(t.LateBound), GraceNs: int64(t.Grace), ProbeNs: int64(t.Probe)}
 }
 
 // Measure is the timed run as measure takes it.
 func (t Timed) Measure() measure.Timed {
 	return measure.Timed{Warmup: t.Warmup, Duration: time.Duration(t.DurationNs), Window: time.Duration(t.WindowNs),
-		LateBound: time.Duration(t.LateNs), Grace: time.Duration(t.GraceNs)}
+		LateBound: time.Duration(t.LateNs), Grace: time.Duration(t.GraceNs), Probe: time.Duration(t.ProbeNs)}
 }
 
 // Sampling is measure.Sampling on the wire, durations in ns.

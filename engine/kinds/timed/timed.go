@@ -157,7 +157,7 @@ type Run struct {
 	Window    time.Duration // 0: no windows.csv rows
 	LateBound time.Duration
 	Warmup    int
-	Grace     time.Duration
+	Grace     time.Duration // the per-call ceiling (probe_s): calls past it are cut, calls running at the end get this long
 }
 
 // Describe lists the streams.
@@ -238,7 +238,7 @@ func (r *Run) Execute(ctx context.Context, env kind.Env, index int, describe str
 
 // timed is the run as measure takes it.
 func (r *Run) timed() measure.Timed {
-	return measure.Timed{Warmup: r.Warmup, Duration: r.Duration, Window: r.Window, LateBound: r.LateBound, Grace: r.Grace}
+	return measure.Timed{Warmup: r.Warmup, Duration: r.Duration, Window: r.Window, LateBound: r.LateBound, Grace: r.Grace, Probe: r.Grace}
 }
 
 // measure runs the point in worker processes when env has them, here
