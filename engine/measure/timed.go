@@ -121,7 +121,7 @@ func (c *tclient) watch(now, probe int64) {
 type tstats struct {
 	// spare is the collector's: swapped in for hist at each window, so
 	// windows allocate nothing per client.
-	spare *hdrhistogram.Histogram
+	spare   *hdrhistogram.Histogram
 	hist    *hdrhistogram.Histogram
 	ok      int64
 	errs    int64
