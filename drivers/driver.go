@@ -3,10 +3,18 @@
 // database; it knows no scenario, query or dataset.
 //
 // What a spec needs before anything is opened (the SQL dialect, the
-// option names) is on the Driver. Optional capabilities (bulk load, size,
-// explain, drop, settings read-back, version) are separate interfaces
-// that the engine detects with a type assertion on the Backend, never on
-// a Session: a driver implements them on its Backend type.
+// option names) is on the Driver, with the optional facts plan reads
+// before opening: ConfigValidator (a backend's options), ReadOnlyReaders
+// (readers that cannot see writes) and WriteLimiter (how many
+// connections may write at once). The other optional capabilities are
+// separate interfaces the engine detects with a type assertion on the
+// Backend, never on a Session: BulkLoader and Loader (the load),
+// SettingsApplier and SettingsReader (settings applied and read back),
+// Sizer and CacheSizer (store and cache sizes), Explainer, Dropper,
+// Versioner, ReaderSessions (cheaper sessions for points that do not
+// write), ColdStarter (restart and page-cache eviction), EnvReporter,
+// StatementStats and ServerLog (what the server says about a run).
+// ColumnNamer is on a Stmt: the columns of its last result.
 package drivers
 
 import (

@@ -42,8 +42,7 @@ variable "pg_dsn" {
   description = "PostgreSQL server to create the benchmark databases in (scripts/pg.sh up prints one)."
 }
 
-# --- scenarios variable (issue 9; the writes issue may add the same) ---
-# How clients run (issue 11): goroutines of this process, one worker
+# How clients run: goroutines of this process, one worker
 # process per client as the seed's sqlite-ext and DuckDB readers did, or
 # N worker processes sharing the clients (a number: -var client_model=2).
 variable "client_model" {
@@ -61,7 +60,6 @@ variable "scenarios" {
   default     = null
   description = "Scenarios to run, e.g. -var 'scenarios=[\"point_lookup\"]'; null (the default) runs all."
 }
-# --- end scenarios variable ---
 
 variable "data_dir" {
   type        = string
@@ -99,7 +97,7 @@ locals {
 matrix {
   scales    = var.scales
   backends  = var.backends
-  scenarios = var.scenarios # issue 9
+  scenarios = var.scenarios
 }
 
 # How every point is measured: warm-up calls are discarded, then each point
@@ -150,7 +148,7 @@ include "embedded" {
 }
 
 backend "postgres" {
-  clients    = local.client_kind # issue 11: var.client_model
+  clients    = local.client_kind # var.client_model
   processes  = local.client_processes
   driver     = "postgres"
   dsn        = var.pg_dsn

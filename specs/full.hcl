@@ -114,8 +114,7 @@ variable "drop_caches" {
   description = "Command that drops the OS page cache before cold calls, e.g. [\"sh\", \"-c\", \"sync && echo 3 > /proc/sys/vm/drop_caches\"] (root); empty: the store's files are evicted (posix_fadvise), checked with mincore."
 }
 
-# --- scenarios variable (issue 9; the writes issue may add the same) ---
-# How clients run (issue 11): goroutines of this process, one worker
+# How clients run: goroutines of this process, one worker
 # process per client as the seed's sqlite-ext and DuckDB readers did, or
 # N worker processes sharing the clients (a number: -var client_model=2).
 variable "client_model" {
@@ -133,9 +132,8 @@ variable "scenarios" {
   default     = null
   description = "Scenarios to run, e.g. -var 'scenarios=[\"point_lookup\"]'; null (the default) runs all."
 }
-# --- end scenarios variable ---
 
-# --- sustained (issue 9) ---
+# --- sustained ---
 variable "sustained_s" {
   type        = number
   default     = 0
@@ -223,7 +221,7 @@ locals {
 matrix {
   scales    = var.scales
   backends  = var.backends
-  scenarios = var.scenarios # issue 9
+  scenarios = var.scenarios
 }
 
 # How every point is measured: warm-up calls are discarded, then each point
@@ -261,7 +259,7 @@ include "writes" {
 # ---------------------------------------------------------------------------
 
 backend "sqlite" {
-  clients        = local.client_kind # issue 11: var.client_model
+  clients        = local.client_kind # var.client_model
   processes      = local.client_processes
   restart        = lookup(var.restart, "sqlite", [])
   drop_caches    = var.drop_caches
@@ -283,7 +281,7 @@ backend "sqlite" {
 }
 
 backend "duckdb" {
-  clients        = local.client_kind # issue 11: var.client_model
+  clients        = local.client_kind # var.client_model
   processes      = local.client_processes
   restart        = lookup(var.restart, "duckdb", [])
   drop_caches    = var.drop_caches
@@ -300,7 +298,7 @@ backend "duckdb" {
 }
 
 backend "postgres" {
-  clients     = local.client_kind # issue 11: var.client_model
+  clients     = local.client_kind # var.client_model
   processes   = local.client_processes
   restart     = lookup(var.restart, "postgres", [])
   drop_caches = var.drop_caches
@@ -327,7 +325,7 @@ backend "postgres" {
   }
 }
 
-# --- the seed's deployments by client model (issue 11): the same stores as
+# --- the seed's deployments by client model: the same stores as
 # sqlite and duckdb (same files, so one load serves both), clients in
 # worker processes. Select them with -var 'backends=["sqlite-ext"]'.
 backend "sqlite-ext" {
@@ -394,7 +392,7 @@ scenario "cold_vs_warm" {
   }
 }
 
-# --- sustained (issue 9) ---
+# --- sustained ---
 # The seed's long run: the read mix for sustained_s seconds on the largest
 # selected scale, a row per 10-second window in windows.csv so drift
 # shows, with the samplers below recording the server alongside.

@@ -1,7 +1,7 @@
 // Package drivertest is the conformance suite every driver's tests run:
 //
 //	func TestConformance(t *testing.T) {
-//		drivertest.Run(t, func(t *testing.T) drivers.Backend { ... })
+//		drivertest.Run(t, fixtures, func(t *testing.T) drivers.Backend { ... })
 //	}
 //
 // The SQL is portable across SQLite, PostgreSQL and DuckDB; parameters use

@@ -3,10 +3,13 @@
 // point runs against the sessions of one cell, emitting rows.
 //
 // The engine's core (config, plan, runner) names no kind: it asks a
-// Registry. closed_loop (streams of clients at each client count) and
-// cold_warm (restart, then first call against the next ones) are the
-// kinds the project ships, in engine/kinds; a new kind is one package that
-// implements Kind and is registered, without touching the core.
+// Registry. The kinds the project ships are in engine/kinds: closed_loop
+// (streams of clients at each client count), cold_warm (restart, then
+// the first call against the next ones), sustained (streams for a fixed
+// duration, windows), open_loop (calls at a fixed rate) and write_mixed
+// (one writer and readers, verified). A new kind is one package that
+// implements Kind, is registered, and passes the conformance suite
+// (engine/kind/kindtest), without touching the core.
 package kind
 
 import (
