@@ -5,8 +5,9 @@
 // What a spec needs before anything is opened (the SQL dialect, the
 // option names) is on the Driver, with the optional facts plan reads
 // before opening: ConfigValidator (a backend's options), ReadOnlyReaders
-// (readers that cannot see writes) and WriteLimiter (how many
-// connections may write at once). The other optional capabilities are
+// (readers that cannot see writes), WriteLimiter (how many connections
+// may write at once), StoreEstimator (a store's size and load time per
+// datom) and StoreLocator (the file a store lives in). The other optional capabilities are
 // separate interfaces the engine detects with a type assertion on the
 // Backend, never on a Session: BulkLoader and Loader (the load),
 // SettingsApplier and SettingsReader (settings applied and read back),
@@ -206,6 +207,28 @@ type ReaderSessions interface {
 // readers): a scenario that writes cannot run there, and says why.
 type ReadOnlyReaders interface {
 	ReadersRefuseWrites(options map[string]string) (why string, refuse bool)
+}
+
+// StoreEstimator is implemented by drivers that know what a loaded store
+// costs per datom before it exists: bytes on disk, and seconds of bulk
+// load plus after-load SQL (measured with the mentat workload), so that a
+// run says what a cell will take and refuses a store that would not fit
+// before loading it.
+type StoreEstimator interface {
+	StoreCost() StoreCost
+}
+
+// StoreCost is what one datom costs a loaded store.
+type StoreCost struct {
+	BytesPerDatom   float64
+	SecondsPerDatom float64
+}
+
+// StoreLocator is implemented by drivers that keep a store in a file: the
+// file a backend opened with cfg uses, so that a run checks the free
+// space where it will go (and says which directory is full).
+type StoreLocator interface {
+	StorePath(cfg Config) (string, error)
 }
 
 // WriteLimiter is implemented by drivers whose database lets a limited

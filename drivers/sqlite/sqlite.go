@@ -59,6 +59,21 @@ func (sqliteDriver) OptionNames() []string { return []string{"path", "readers", 
 // go through one writing session rather than fail or wait on its lock.
 func (sqliteDriver) WritingConnections() int { return 1 }
 
+// StoreCost implements drivers.StoreEstimator: the mentat workload at
+// scale s (991,248 datoms): 178 MiB; 0.95 s + 11.2 s of load and after_load
+// (BENCHMARKS.md, loads.csv).
+func (sqliteDriver) StoreCost() drivers.StoreCost {
+	return drivers.StoreCost{BytesPerDatom: 188, SecondsPerDatom: 12.3e-6}
+}
+
+// StorePath implements drivers.StoreLocator: the file Open would use.
+func (sqliteDriver) StorePath(cfg drivers.Config) (string, error) {
+	if cfg.Backend == "" {
+		return dbPath(cfg, Name)
+	}
+	return dbPath(cfg, cfg.Backend)
+}
+
 // Dialect is "sqlite".
 func (sqliteDriver) Dialect() string { return "sqlite" }
 

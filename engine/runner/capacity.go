@@ -7,26 +7,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 )
-
-// storeCost is what one datom costs a loaded store, measured with the
-// mentat workload at scale s (991,248 datoms, BENCHMARKS.md "loads.csv"):
-// bytes on disk, and seconds of bulk load plus after_load.
-type storeCost struct {
-	bytes   float64
-	seconds float64
-}
-
-var storeCosts = map[string]storeCost{
-	"sqlite":   {bytes: 188, seconds: 12.3e-6}, // 178 MiB; 0.95 s + 11.2 s
-	"duckdb":   {bytes: 78, seconds: 4.7e-6},   // 74 MiB; 0.77 s + 3.9 s
-	"postgres": {bytes: 287, seconds: 8.6e-6},  // 271 MiB; 1.48 + 6.4 + 0.6 + 0.12 s
-}
-
-// fileDrivers keep their store in a file under the data directory, whose
-// free space is checked.
-var fileDrivers = map[string]string{"sqlite": ".sqlite", "duckdb": ".duckdb"}
 
 // estimate is the predicted store size and load time of one cell.
 type estimate struct {
@@ -34,24 +17,40 @@ type estimate struct {
 	load  time.Duration
 }
 
-func cellEstimate(pc *plan.Cell) (estimate, bool) {
-	c, ok := storeCosts[pc.Backend.Driver]
+// driver is the cell's driver, nil when the registry has none.
+func (r *run) driver(pc *plan.Cell) drivers.Driver {
+	if r.opts.Registry == nil {
+		return nil
+	}
+	d, _ := r.opts.Registry.Lookup(pc.Backend.Driver)
+	return d
+}
+
+// cellEstimate is what the cell's store will take, from its driver's
+// per-datom costs (drivers.StoreEstimator); false when it has none.
+func (r *run) cellEstimate(pc *plan.Cell) (estimate, bool) {
+	se, ok := r.driver(pc).(drivers.StoreEstimator)
 	if !ok {
 		return estimate{}, false
 	}
+	c := se.StoreCost()
 	n := float64(pc.Scale.Stats.Datoms)
-	return estimate{bytes: int64(n * c.bytes), load: time.Duration(n * c.seconds * float64(time.Second))}, true
+	return estimate{bytes: int64(n * c.BytesPerDatom), load: time.Duration(n * c.SecondsPerDatom * float64(time.Second))}, true
 }
 
-// storeFile is where a file backend's store goes, as its driver resolves it.
-func (r *run) storeFile(pc *plan.Cell) string {
-	if p := pc.Backend.Options["path"]; p != "" {
-		if !filepath.IsAbs(p) && r.opts.DataDir != "" {
-			p = filepath.Join(r.opts.DataDir, p)
-		}
-		return p
+// storeFile is the file a cell's store lives in, as its driver resolves
+// it (drivers.StoreLocator); false for a store that is not a file.
+func (r *run) storeFile(pc *plan.Cell) (string, bool) {
+	sl, ok := r.driver(pc).(drivers.StoreLocator)
+	if !ok {
+		return "", false
 	}
-	return filepath.Join(r.opts.DataDir, pc.Backend.Name+"-"+pc.Scale.Name+fileDrivers[pc.Backend.Driver])
+	bc := pc.Backend
+	path, err := sl.StorePath(drivers.Config{Backend: bc.Name, Scale: pc.Scale.Name, DataDir: r.opts.DataDir, Options: bc.Options, Settings: bc.Settings})
+	if err != nil {
+		return "", false // Open says why
+	}
+	return path, true
 }
 
 // admit says, before the truth of a scale is computed, what each cell
@@ -61,7 +60,7 @@ func (r *run) storeFile(pc *plan.Cell) string {
 func (r *run) admit(sp *plan.ScalePlan) []*plan.Cell {
 	var ok []*plan.Cell
 	for _, pc := range sp.Cells {
-		est, known := cellEstimate(pc)
+		est, known := r.cellEstimate(pc)
 		if !known || r.opts.Phase == PhaseBench || !pc.Backend.Load.Declared {
 			ok = append(ok, pc)
 			continue
@@ -80,10 +79,10 @@ func (r *run) fits(pc *plan.Cell, est estimate) error {
 	if max := r.opts.MaxStoreBytes; max > 0 && est.bytes > max {
 		return fmt.Errorf("refusing to load: the store would take about %s (%s datoms), over the limit of %s", humanBytes(est.bytes), plan.Thousands(pc.Scale.Stats.Datoms), humanBytes(max))
 	}
-	if _, isFile := fileDrivers[pc.Backend.Driver]; !isFile {
+	path, isFile := r.storeFile(pc)
+	if !isFile {
 		return nil
 	}
-	path := r.storeFile(pc)
 	if _, err := os.Stat(path); err == nil {
 		return nil // reused, refused or replaced: its space is taken already
 	}

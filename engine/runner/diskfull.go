@@ -40,10 +40,11 @@ func diskFull(err error) bool {
 // storeFull words a full disk under a file store: which directory, how
 // much is free, and what the next run does with the store.
 func (r *run) storeFull(pc *plan.Cell, err error) error {
-	if _, isFile := fileDrivers[pc.Backend.Driver]; !isFile || !diskFull(err) {
+	path, isFile := r.storeFile(pc)
+	if !isFile || !diskFull(err) {
 		return err
 	}
-	dir := filepath.Dir(r.storeFile(pc))
+	dir := filepath.Dir(path)
 	free := "unknown"
 	if n, ferr := freeBytes(existingDir(dir)); ferr == nil {
 		free = humanBytes(n)
