@@ -48,18 +48,9 @@ type opClient struct {
 }
 
 func (c *cell) openOps(ctx context.Context, list []kind.Operation, index int, seed uint64, reader bool) (*opClient, error) {
-	if c.be == nil {
-		return nil, fmt.Errorf("the store is closed")
-	}
-	var s drivers.Session
-	var err error
-	if rs, ok := c.be.(drivers.ReaderSessions); ok && reader {
-		s, err = rs.ReaderSession(ctx)
-	} else {
-		s, err = c.be.Session(ctx)
-	}
+	s, err := c.clientSession(ctx, index, reader)
 	if err != nil {
-		return nil, fmt.Errorf("client %d: connecting: %w", index, err)
+		return nil, err
 	}
 	base := &client{session: s}
 	runs := make([]ops.Run, len(list))

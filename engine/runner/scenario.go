@@ -68,18 +68,9 @@ func (cl *client) Call(ctx context.Context) error {
 // reader says the client belongs to a point that does not write: it gets
 // the backend's reader session where it has one (drivers.ReaderSessions).
 func (c *cell) openClient(ctx context.Context, mix []string, index int, seed uint64, reader bool) (*client, error) {
-	if c.be == nil {
-		return nil, fmt.Errorf("the store is closed")
-	}
-	var s drivers.Session
-	var err error
-	if rs, ok := c.be.(drivers.ReaderSessions); ok && reader {
-		s, err = rs.ReaderSession(ctx)
-	} else {
-		s, err = c.be.Session(ctx)
-	}
+	s, err := c.clientSession(ctx, index, reader)
 	if err != nil {
-		return nil, fmt.Errorf("client %d: connecting: %w", index, err)
+		return nil, err
 	}
 	cl := &client{session: s, next: index % len(mix)}
 	for _, qn := range mix {
@@ -102,6 +93,25 @@ func (c *cell) openClient(ctx context.Context, mix []string, index int, seed uin
 		cl.args = append(cl.args, q.binder.Client(seed, index))
 	}
 	return cl, nil
+}
+
+// clientSession opens client index's session: the backend's reader
+// session for a point that does not write, where it has one.
+func (c *cell) clientSession(ctx context.Context, index int, reader bool) (drivers.Session, error) {
+	if c.be == nil {
+		return nil, fmt.Errorf("the store is closed")
+	}
+	var s drivers.Session
+	var err error
+	if rs, ok := c.be.(drivers.ReaderSessions); ok && reader {
+		s, err = rs.ReaderSession(ctx)
+	} else {
+		s, err = c.be.Session(ctx)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("client %d: connecting: %w", index, err)
+	}
+	return s, nil
 }
 
 // pointEnv is what a scenario's points run against (kind.Env).

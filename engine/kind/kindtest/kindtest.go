@@ -120,20 +120,7 @@ func testPoints(t *testing.T, k kind.Kind, c Case) {
 // estimate; a cancelled run returns promptly.
 func testRun(t *testing.T, k kind.Kind, c Case) {
 	path, data := writeSpec(t, k, c.Body)
-	p := build(t, path)
-	sc := find(t, p)
-	var hi time.Duration
-	for _, pt := range sc.Points {
-		_, h := pt.Estimate()
-		hi += h
-	}
-	// The first run loads the store; the second reuses it, so its wall
-	// time is the scenario's (and its checks and reports).
-	apply(t, context.Background(), p, filepath.Join(t.TempDir(), "load"), data)
-	res := filepath.Join(t.TempDir(), "results")
-	t0 := time.Now()
-	o, err := apply(t, context.Background(), build(t, path), res, data)
-	wall := time.Since(t0)
+	o, res, wall, hi, err := timedRun(t, path, data)
 	if err != nil || len(o.Failures) > 0 {
 		t.Fatalf("run: %v %v", err, o.Failures)
 	}
@@ -158,7 +145,7 @@ func testRun(t *testing.T, k kind.Kind, c Case) {
 	// ceiling and the stop grace, with what it measured kept.
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
-	t0 = time.Now()
+	t0 := time.Now()
 	_, _ = apply(t, ctx, build(t, path), filepath.Join(t.TempDir(), "cancelled"), data)
 	if took := time.Since(t0); took > 15*time.Second {
 		t.Errorf("a cancelled run returned after %s", took)
@@ -170,18 +157,7 @@ func testRun(t *testing.T, k kind.Kind, c Case) {
 // timeouts or errors), never as a clean measurement.
 func testCeiling(t *testing.T, k kind.Kind, c Case) {
 	path, data := writeSpec(t, k, c.SlowBody)
-	p := build(t, path)
-	sc := find(t, p)
-	var hi time.Duration
-	for _, pt := range sc.Points {
-		_, h := pt.Estimate()
-		hi += h
-	}
-	apply(t, context.Background(), p, filepath.Join(t.TempDir(), "load"), data)
-	res := filepath.Join(t.TempDir(), "results")
-	t0 := time.Now()
-	_, err := apply(t, context.Background(), build(t, path), res, data)
-	wall := time.Since(t0)
+	_, res, wall, hi, err := timedRun(t, path, data)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -208,6 +184,25 @@ func testCeiling(t *testing.T, k kind.Kind, c Case) {
 	if !shown {
 		t.Errorf("no row shows the calls past the ceiling (a ceiling row, or errors): %v", timings)
 	}
+}
+
+// timedRun loads the store of the spec at path, then applies it again on
+// the loaded store: that run's outcome, results directory, wall time (the
+// scenario's, its checks' and reports'), and the sum of the points'
+// estimated upper bounds.
+func timedRun(t *testing.T, path, data string) (*runner.Outcome, string, time.Duration, time.Duration, error) {
+	t.Helper()
+	p := build(t, path)
+	var hi time.Duration
+	for _, pt := range find(t, p).Points {
+		_, h := pt.Estimate()
+		hi += h
+	}
+	apply(t, context.Background(), p, filepath.Join(t.TempDir(), "load"), data)
+	res := filepath.Join(t.TempDir(), "results")
+	t0 := time.Now()
+	o, err := apply(t, context.Background(), build(t, path), res, data)
+	return o, res, time.Since(t0), hi, err
 }
 
 // repoRoot is the source tree, for the shipped workload's files.
