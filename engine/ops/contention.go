@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -65,4 +66,29 @@ func (c *Contention) String() string {
 	}
 	fmt.Fprintf(&b, "other=%d", c.n[len(classes)].Load())
 	return b.String()
+}
+
+// Write runs one write transaction with try, again while it fails on
+// contention, at most maxTries times. A failed try is rolled back
+// (rollback) and counted by class in c; every try after the first counts
+// in retries. A COMMIT that fails (atCommit) without a contention class
+// leaves the write in doubt: the server may have committed it, so it is
+// neither rolled back nor tried again.
+func Write(ctx context.Context, maxTries int, c *Contention, retries *atomic.Int64, try func() (err error, atCommit bool), rollback func()) (inDoubt bool, err error) {
+	for n := 1; ; n++ {
+		err, atCommit := try()
+		if err == nil {
+			return false, nil
+		}
+		class := Classify(err)
+		c.Inc(class)
+		if atCommit && class == "" {
+			return true, err
+		}
+		rollback()
+		if class == "" || n >= max(maxTries, 1) || ctx.Err() != nil {
+			return false, err
+		}
+		retries.Add(1)
+	}
 }

@@ -394,27 +394,19 @@ func (w *opWriter) run(ctx context.Context) error {
 		}
 	}
 	arg := func(name string) any { return writeArg(op, w.fields, name) }
-	for try := 1; ; try++ {
-		err, atCommit := tx.run(ctx, arg)
-		if err == nil {
-			w.seq.commit(k, op.E)
-			return nil
-		}
-		class := ops.Classify(err)
-		if atCommit && class == "" {
-			// The server may or may not have committed it.
-			w.seq.inDoubt(k, op.E)
-			w.counts.Inc(class)
-			return fmt.Errorf("write %d of %s: %w", k, w.op.Write, err)
-		}
-		_ = tx.sess.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-		w.counts.Inc(class)
-		if class == "" || try >= max(w.op.MaxTries, 1) || ctx.Err() != nil {
-			w.seq.fail(k)
-			return fmt.Errorf("write %d of %s: %w", k, w.op.Write, err)
-		}
-		w.retries.Add(1)
+	inDoubt, err := ops.Write(ctx, w.op.MaxTries, w.counts, w.retries,
+		func() (error, bool) { return tx.run(ctx, arg) },
+		func() { _ = tx.sess.Exec(context.WithoutCancel(ctx), "ROLLBACK") })
+	switch {
+	case err == nil:
+		w.seq.commit(k, op.E)
+		return nil
+	case inDoubt:
+		w.seq.inDoubt(k, op.E)
+	default:
+		w.seq.fail(k)
 	}
+	return fmt.Errorf("write %d of %s: %w", k, w.op.Write, err)
 }
 
 // The parameters an update's statements may use.

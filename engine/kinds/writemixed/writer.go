@@ -175,27 +175,24 @@ func (wr *writer) Call(ctx context.Context) error {
 			wr.args[i][j] = opParam(op, n)
 		}
 	}
-	for try := 1; ; try++ {
-		wr.log.begin(op)
-		err, atCommit := wr.tx(ctx)
-		if err == nil {
-			wr.log.commit(op.K)
-			wr.k++
-			return nil
-		}
-		class := Classify(err)
-		if atCommit && class == "" && ctx.Err() == nil {
-			wr.inDoubt = true
-			return fmt.Errorf("write %d: %w", op.K, err)
-		}
-		_ = wr.sess.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-		wr.log.abort(op.K)
-		wr.counts.Inc(class)
-		if class == "" || try >= wr.maxTries || ctx.Err() != nil {
-			return fmt.Errorf("write %d: %w", op.K, err)
-		}
-		wr.retries.Add(1)
+	inDoubt, err := ops.Write(ctx, wr.maxTries, &wr.counts, &wr.retries,
+		func() (error, bool) {
+			wr.log.begin(op)
+			return wr.tx(ctx)
+		},
+		func() {
+			_ = wr.sess.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+			wr.log.abort(op.K)
+		})
+	switch {
+	case err == nil:
+		wr.log.commit(op.K)
+		wr.k++
+		return nil
+	case inDoubt:
+		wr.inDoubt = true
 	}
+	return fmt.Errorf("write %d: %w", op.K, err)
 }
 
 // tx runs the statements between BEGIN and COMMIT. atCommit is set when
