@@ -40,6 +40,14 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	creds, err := workerCredentials(*secretFile, *caFile)
+	if err == nil && *connect != "" {
+		// Over TCP a worker without the secret gets nothing: say so now
+		// rather than after -wait of retries.
+		err = worker.CheckSecret(creds.Secret)
+		if err != nil {
+			err = fmt.Errorf("%w: set %s or -secret-file", err, worker.EnvSecret)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
 		return exitUsage
