@@ -28,6 +28,8 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+
+	"github.com/mentat-spec/mentat-spec/drivers/storelock"
 )
 
 // Config opens one backend store for one (scale, backend) cell.
@@ -62,6 +64,22 @@ type Driver interface {
 	OptionNames() []string
 	// Open connects to (creating if missing) the store for cfg.
 	Open(ctx context.Context, cfg Config) (Backend, error)
+}
+
+// StoreLocker is implemented by drivers whose stores two runs could use
+// at once. LockStore takes cfg's store's exclusive lock before Open, for
+// as long as the run uses the store, waiting as w says; the lock is
+// released by Release or by the process's end, however it ends.
+type StoreLocker interface {
+	LockStore(ctx context.Context, cfg Config, w storelock.Wait) (storelock.Lock, error)
+}
+
+// LockFile is the lock of a file store at path: path.lock beside it.
+func LockFile(ctx context.Context, path string, w storelock.Wait) (storelock.Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return storelock.File(ctx, path+".lock", "store "+path, w)
 }
 
 // Backend is one open store. Sessions may be used concurrently, one

@@ -20,6 +20,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/progress"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
+	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
 
 // isTerminal reports whether w is a character device (a terminal), where
@@ -46,6 +47,10 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	progressS := fs.Float64("progress_s", 10, "when stdout is not a terminal, print a progress line (with ETA) every this many seconds; 0 turns progress off")
 	workerListen := fs.String("worker-listen", "", "start no worker processes: take each point's workers from those that dial HOST:PORT (mentat-spec worker -connect HOST:PORT -loop, on other machines; docs/distributed.md)")
 	workerTCP := fs.Bool("worker-tcp", false, "worker processes (backends with clients = \"process\" or processes = N) reach this run over TCP on 127.0.0.1 instead of stdin and stdout")
+	secretFile := fs.String("worker-secret-file", "", "with -worker-listen: the run's worker secret is read from FILE (one line, or secret=), which then also gets this run's certificate fingerprint; a missing FILE is created with a new secret. Without it the secret is "+worker.EnvSecret+" or generated (docs/distributed.md)")
+	certFile := fs.String("worker-cert", "", "PEM certificate the worker listener presents instead of a self-signed one made for the run (with -worker-key)")
+	keyFile := fs.String("worker-key", "", "PEM private key of -worker-cert")
+	lockWait := fs.Duration("lock-wait", 24*time.Hour, "how long to wait for another run that holds a store or the results directory (its pid and host are printed); 0 refuses at once")
 	maxStore := fs.Float64("max-store-gb", 0, "refuse to load a store estimated (from measured bytes per datom) larger than this many GB; file stores are also refused when larger than the free disk")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
@@ -108,17 +113,42 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		{Key: "mentat_spec_version", Value: versionFact()},
 		{Key: "command", Value: "mentat-spec apply " + strings.Join(redactArgs(args, sensitive), " ")},
 	}
-	launcher, err := workerLauncher(paths, &sf, *dataDir, *workerTCP, *workerListen, stderr)
+	sec, credsFile, err := runSecurity(*secretFile, *certFile, *keyFile, *workerListen != "")
+	if err != nil {
+		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
+		return exitUsage
+	}
+	if credsFile != "" && *secretFile == "" {
+		defer os.Remove(credsFile) // made for this run only
+	}
+	launcher, err := workerLauncher(paths, &sf, spec, *dataDir, *workerTCP, *workerListen, sec, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
 		return exitFailed
 	}
 	defer launcher.Close()
+	if *workerListen != "" {
+		// Listening from the start: workers connect and authenticate
+		// while the run loads, and a port already taken fails here.
+		if err := launcher.Listening(); err != nil {
+			fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
+			return exitFailed
+		}
+		how := "with " + worker.EnvSecret + " set to the run's secret"
+		if credsFile != "" {
+			how = "-secret-file " + credsFile
+		}
+		fmt.Fprintf(log, "Workers: mentat-spec worker -connect %s -loop %s (TLS, certificate sha256:%s)\n", *workerListen, how, sec.Fingerprint)
+	}
+	lw := *lockWait
+	if lw == 0 {
+		lw = -1 // the runner's "refuse at once"
+	}
 	fmt.Fprintf(log, "Results: %s\n", dir)
 	o, err := runner.Run(ctx, p, runner.Options{
 		Registry: drivers.Default, ResultsDir: dir, DataDir: *dataDir, Phase: *phase, Reload: *reload,
 		Workers: workers(), Log: log, Env: env, MaxStoreBytes: int64(*maxStore * 1e9), Sensitive: func(k string) bool { return sensitive[k] },
-		Kinds: kinds, Progress: pr, Launcher: launcher,
+		Kinds: kinds, Progress: pr, Launcher: launcher, LockWait: lw,
 	})
 	if o != nil {
 		printTable(stdout, o)
@@ -326,4 +356,56 @@ func writeCompareHTML(path string, rep results.Report) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// runSecurity is the run's worker secret and certificate. The secret is
+// the environment's, or secretFile's (created with a new secret when
+// missing), or new; never an argument. With listen and no file given, a
+// new secret is written to a file only this user reads, removed when the
+// run ends. It returns the credentials file workers may read ("" when
+// none), which holds this run's certificate fingerprint too.
+func runSecurity(secretFile, certFile, keyFile string, listen bool) (*worker.Security, string, error) {
+	var secret []byte
+	if secretFile != "" {
+		c, err := worker.ParseCredentialsFile(secretFile)
+		switch {
+		case err == nil:
+			secret = c.Secret
+		case errors.Is(err, os.ErrNotExist):
+		default:
+			return nil, "", err
+		}
+	}
+	if env := strings.TrimSpace(os.Getenv(worker.EnvSecret)); secret == nil && env != "" {
+		secret = []byte(env)
+	}
+	fromEnv := secret != nil && secretFile == ""
+	if secret == nil {
+		var err error
+		if secret, err = worker.GenerateSecret(); err != nil {
+			return nil, "", err
+		}
+	}
+	sec, err := worker.NewSecurity(secret, certFile, keyFile)
+	if err != nil {
+		return nil, "", err
+	}
+	if !listen || fromEnv {
+		return sec, "", nil // started workers get it in their environment
+	}
+	path := secretFile
+	if path == "" {
+		path = filepath.Join(os.TempDir(), fmt.Sprintf("mentat-spec-worker-%d.credentials", os.Getpid()))
+	}
+	// Written anew (same secret, this run's fingerprint) so that workers
+	// reading it pin this run's certificate.
+	tmp := path + ".new"
+	_ = os.Remove(tmp)
+	if err := worker.WriteCredentialsFile(tmp, sec.Credentials(), "mentat-spec worker credentials: the run's secret and its certificate's fingerprint"); err != nil {
+		return nil, "", err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, "", fmt.Errorf("writing the worker credentials: %w", err)
+	}
+	return sec, path, nil
 }

@@ -9,12 +9,13 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
 
 func runExport(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
 	fs := newFlagSet("export", "k8s PATH... [-var name=value] -image IMAGE",
-		"Prints, as JSON that kubectl apply -f takes, what runs the spec's worker processes on a cluster (docs/distributed.md): a Service for the coordinator, the coordinator's Job (apply -worker-listen) and the workers' Indexed Job (worker -connect -loop), one pod per worker the largest point needs. The image must hold mentat-spec on its PATH and the spec under -workdir. Sensitive variables are read from a Secret, never written into the manifest.", stderr)
+		"Prints, as JSON that kubectl apply -f takes, what runs the spec's worker processes on a cluster (docs/distributed.md): a Service for the coordinator, the coordinator's Job (apply -worker-listen) and the workers' Indexed Job (worker -connect -loop), one pod per worker the largest point needs. The image must hold mentat-spec on its PATH and the spec under -workdir. Sensitive variables and the workers' secret (key worker_secret) are read from the Secret NAME-vars, never written into the manifest.", stderr)
 	sf.register(fs)
 	image := fs.String("image", "", "container image with mentat-spec and the spec files (required)")
 	name := fs.String("name", "mentat-spec", "name of the Jobs and the Service")
@@ -127,10 +128,16 @@ func (m k8sManifest) labels(component string) obj {
 	return obj{"app.kubernetes.io/name": m.name, "app.kubernetes.io/component": component}
 }
 
+// secretKey is the key of the Secret holding the run's worker secret.
+const secretKey = "worker_secret"
+
 // env passes sensitive variables from a Secret (one key per variable),
-// to the coordinator and the workers alike: both load the spec.
+// to the coordinator and the workers alike: both load the spec. The same
+// Secret holds the worker secret (key worker_secret) the workers prove
+// they hold before the coordinator gives them anything.
 func (m k8sManifest) env() []obj {
-	var out []obj
+	out := []obj{{"name": worker.EnvSecret, "valueFrom": obj{
+		"secretKeyRef": obj{"name": m.name + "-vars", "key": secretKey}}}}
 	for _, v := range m.vars {
 		if v.Name != "" && m.sensitive[v.Name] {
 			out = append(out, obj{"name": "MENTAT_SPEC_VAR_" + v.Name, "valueFrom": obj{

@@ -125,6 +125,9 @@ func TestExportK8s(t *testing.T) {
 				if !strings.Contains(strings.Join(c, " "), "MENTAT_SPEC_VAR_pg_dsn<-secret:mentat-spec-vars/pg_dsn") {
 					t.Errorf("%s env %v: want pg_dsn from the Secret", who, c)
 				}
+				if !strings.Contains(strings.Join(c, " "), "MENTAT_SPEC_WORKER_SECRET<-secret:mentat-spec-vars/worker_secret") {
+					t.Errorf("%s env %v: want the worker secret from the Secret", who, c)
+				}
 			}
 			if !strings.Contains(strings.Join(envNames(wc.Env), " "), "MENTAT_SPEC_WORKER_INDEX<-field:metadata.annotations['batch.kubernetes.io/job-completion-index']") {
 				t.Errorf("worker env %v: want the completion index", envNames(wc.Env))

@@ -3,12 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
+
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
@@ -18,11 +23,14 @@ import (
 )
 
 func runWorker(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("worker", "[-connect HOST:PORT]",
-		"Runs the clients of one point for a coordinator (a run of apply): the coordinator sends the spec, the cell, the point and this worker's share of the clients; the worker opens them against the store the coordinator loaded, waits at its barrier, measures and returns its histograms. Speaks docs/worker-protocol.md on stdin and stdout, or over TCP with -connect. Not meant to be started by hand.", stderr)
+	fs := newFlagSet("worker", "[-connect HOST:PORT [-secret-file FILE]]",
+		"Runs the clients of one point for a coordinator (a run of apply): the coordinator sends the spec, the cell, the point and this worker's share of the clients; the worker opens them against the store the coordinator loaded, waits at its barrier, measures and returns its histograms. Speaks docs/worker-protocol.md on stdin and stdout, or over TCP (TLS) with -connect. Not meant to be started by hand. "+
+			"Over TCP the worker proves it holds the run's secret, from "+worker.EnvSecret+" or -secret-file (never an argument), and pins the coordinator's certificate when "+worker.EnvFingerprint+" or the file gives its fingerprint. Sensitive variables come from this worker's environment ("+config.EnvVarPrefix+"name), never from the coordinator.", stderr)
 	connect := fs.String("connect", "", "dial the coordinator at HOST:PORT instead of using stdin and stdout")
 	loop := fs.Bool("loop", false, "with -connect: after each point dial again for the next one, until the coordinator stops listening (workers started apart from the run, e.g. a Kubernetes Job)")
 	wait := fs.Duration("wait", time.Minute, "with -loop: how long to retry the first connection while the coordinator starts")
+	secretFile := fs.String("secret-file", "", "read the run's secret (and the certificate fingerprint to pin) from FILE: one line, or the secret=/fingerprint= lines apply writes")
+	caFile := fs.String("ca", "", "verify the coordinator's certificate (one the user gave apply with -worker-cert) against the PEM roots in FILE")
 	pos, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -31,21 +39,35 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	creds, err := workerCredentials(*secretFile, *caFile)
+	if err == nil && *connect != "" {
+		// Over TCP a worker without the secret gets nothing: say so now
+		// rather than after -wait of retries.
+		err = worker.CheckSecret(creds.Secret)
+		if err != nil {
+			err = fmt.Errorf("%w: set %s or -secret-file", err, worker.EnvSecret)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
+		return exitUsage
+	}
 	// A worker runs only clients: drivers may give them the whole process
 	// (PostgreSQL's raw sessions then keep no spare P).
 	drivers.SetClientProcess(true)
 	ctx, cancel := signalContext()
 	defer cancel()
+	open := assignedOpener(creds.Secret)
 	if *loop {
 		if *connect == "" {
 			fmt.Fprintln(stderr, "mentat-spec worker: -loop needs -connect")
 			return exitUsage
 		}
-		return workerLoop(ctx, *connect, *wait, stderr)
+		return workerLoop(ctx, *connect, creds, open, *wait, stderr)
 	}
 	conn := worker.NewConn(os.Stdin, stdout, nil)
 	if *connect != "" {
-		c, err := worker.Dial(ctx, *connect)
+		c, err := worker.Dial(ctx, *connect, creds)
 		if err != nil {
 			fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
 			return exitFailed
@@ -53,20 +75,50 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 		conn = c
 	}
 	defer conn.Close()
-	if err := worker.Serve(ctx, conn, openAssigned); err != nil {
+	if err := worker.Serve(ctx, conn, open); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
 		return exitFailed
 	}
 	return exitOK
 }
 
+// workerCredentials are the run's secret and how to check the
+// coordinator's certificate: from secretFile when given, else the
+// environment; a fingerprint in the environment overrides the file's.
+func workerCredentials(secretFile, caFile string) (worker.Credentials, error) {
+	var c worker.Credentials
+	if secretFile != "" {
+		var err error
+		if c, err = worker.ParseCredentialsFile(secretFile); err != nil {
+			return c, err
+		}
+	} else {
+		c.Secret = []byte(strings.TrimSpace(os.Getenv(worker.EnvSecret)))
+	}
+	if fp := os.Getenv(worker.EnvFingerprint); fp != "" {
+		c.Fingerprint = worker.NormalizeFingerprint(fp)
+	}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return c, fmt.Errorf("reading -ca: %w", err)
+		}
+		c.Roots = x509.NewCertPool()
+		if !c.Roots.AppendCertsFromPEM(pem) {
+			return c, fmt.Errorf("-ca %s holds no PEM certificate", caFile)
+		}
+	}
+	return c, nil
+}
+
 // workerLoop serves one point per connection until the coordinator is
-// gone. It fails only when the first connection cannot be made in wait.
-func workerLoop(ctx context.Context, addr string, wait time.Duration, stderr io.Writer) int {
+// gone. It fails only when the first connection cannot be made in wait,
+// or when the coordinator refuses this worker's secret.
+func workerLoop(ctx context.Context, addr string, creds worker.Credentials, open worker.Opener, wait time.Duration, stderr io.Writer) int {
 	deadline := time.Now().Add(wait)
 	served := 0
 	for ctx.Err() == nil {
-		conn, err := worker.Dial(ctx, addr)
+		conn, err := worker.Dial(ctx, addr, creds)
 		if err != nil {
 			if served == 0 && time.Now().Before(deadline) {
 				time.Sleep(200 * time.Millisecond)
@@ -79,23 +131,34 @@ func workerLoop(ctx context.Context, addr string, wait time.Duration, stderr io.
 			return exitOK // the run is over
 		}
 		served++
-		err = worker.Serve(ctx, conn, openAssigned)
+		err = worker.Serve(ctx, conn, open)
 		conn.Close()
-		if errors.Is(err, worker.ErrNotAssigned) {
+		switch {
+		case errors.Is(err, worker.ErrRefused):
+			fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
+			return exitFailed // another secret: dialling again changes nothing
+		case errors.Is(err, worker.ErrNotAssigned):
 			return exitOK // waiting for a point when the run ended
-		}
-		if err != nil {
+		case err != nil:
 			fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
 		}
 	}
 	return exitOK
 }
 
+// assignedOpener opens assignments, checking sensitive variables against
+// their hashes under secret.
+func assignedOpener(secret []byte) worker.Opener {
+	return func(ctx context.Context, a *worker.Assign) (worker.Cell, error) {
+		return openAssigned(ctx, a, secret)
+	}
+}
+
 // openAssigned rebuilds the coordinator's plan from the same spec and
 // variables, restricted to the assigned cell, checks that the point is
 // the one the coordinator described, and opens the store without
 // loading it.
-func openAssigned(ctx context.Context, a *worker.Assign) (worker.Cell, error) {
+func openAssigned(ctx context.Context, a *worker.Assign, secret []byte) (worker.Cell, error) {
 	var sf specFlags
 	for _, v := range a.Spec.Vars {
 		sf.vars = append(sf.vars, config.VarArg{Name: v.Name, Value: v.Value, File: v.File})
@@ -104,6 +167,9 @@ func openAssigned(ctx context.Context, a *worker.Assign) (worker.Cell, error) {
 	spec, ok := loadSpec(a.Spec.Paths, &sf, &diagText)
 	if !ok {
 		return nil, fmt.Errorf("loading the spec: %s", diagText.String())
+	}
+	if err := checkSensitive(spec, a.Spec.Sensitive, secret); err != nil {
+		return nil, err
 	}
 	spec.Matrix.ScaleNames, spec.Matrix.BackendNames, spec.Matrix.ScenarioNames = []string{a.Scale}, []string{a.Backend}, []string{a.Scenario}
 	p, diags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
@@ -136,14 +202,63 @@ func openAssigned(ctx context.Context, a *worker.Assign) (worker.Cell, error) {
 	return runner.OpenWorkerCell(ctx, pc, drivers.Default, a.Spec.DataDir, a.ReadOnly, !sc.Writes)
 }
 
+// checkSensitive compares this worker's sensitive variables with the
+// coordinator's hashes; a difference names the variable, never a value.
+func checkSensitive(spec *config.Spec, want []worker.SensitiveVar, secret []byte) error {
+	if len(want) == 0 {
+		return nil
+	}
+	if len(secret) == 0 {
+		return fmt.Errorf("the assignment has sensitive variables and this worker has no run secret (%s) to check them with", worker.EnvSecret)
+	}
+	byName := map[string]*config.Variable{}
+	for _, v := range spec.Variables {
+		byName[v.Name] = v
+	}
+	for _, sv := range want {
+		v := byName[sv.Name]
+		if v == nil || !v.Sensitive {
+			return fmt.Errorf("variable %q is sensitive on the coordinator and not declared so here: the worker's spec differs", sv.Name)
+		}
+		b, err := sensitiveValue(v)
+		if err != nil {
+			return err
+		}
+		if !worker.SameVar(secret, sv.Name, b, sv.Hash) {
+			return fmt.Errorf("sensitive variable %q differs from the coordinator's (from %s here): set %s%s in this worker's environment to the run's value", sv.Name, v.Source, config.EnvVarPrefix, sv.Name)
+		}
+	}
+	return nil
+}
+
+// sensitiveValue is the bytes a sensitive variable's hash is taken over:
+// its value in force as JSON, the same on both sides for the same value
+// whatever set it.
+func sensitiveValue(v *config.Variable) ([]byte, error) {
+	b, err := ctyjson.Marshal(v.Value, v.Type)
+	if err != nil {
+		return nil, fmt.Errorf("variable %q: %w", v.Name, err)
+	}
+	return b, nil
+}
+
 // workerLauncher starts workers as this executable's worker command, with
-// the spec and variables of this command line.
-func workerLauncher(paths []string, sf *specFlags, dataDir string, tcp bool, listen string, stderr io.Writer) (*worker.Launcher, error) {
+// the spec and variables of this command line. A sensitive variable's
+// -var never goes into the assignment: its hash does, and the workers
+// this process starts get its value in their environment.
+func workerLauncher(paths []string, sf *specFlags, spec *config.Spec, dataDir string, tcp bool, listen string, sec *worker.Security, stderr io.Writer) (*worker.Launcher, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding this executable for worker processes: %w", err)
 	}
+	sensitive := map[string]*config.Variable{}
+	for _, v := range spec.Variables {
+		if v.Sensitive {
+			sensitive[v.Name] = v
+		}
+	}
 	ref := worker.SpecRef{}
+	var env []string
 	for _, p := range paths {
 		abs, err := filepath.Abs(p)
 		if err != nil {
@@ -159,10 +274,26 @@ func workerLauncher(paths []string, sf *specFlags, dataDir string, tcp bool, lis
 			}
 			v.File = abs
 		}
+		if v.File == "" && sensitive[v.Name] != nil {
+			env = append(env, config.EnvVarPrefix+v.Name+"="+v.Value)
+			continue
+		}
 		ref.Vars = append(ref.Vars, worker.Var{Name: v.Name, Value: v.Value, File: v.File})
+	}
+	names := make([]string, 0, len(sensitive))
+	for n := range sensitive {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b, err := sensitiveValue(sensitive[n])
+		if err != nil {
+			return nil, err
+		}
+		ref.Sensitive = append(ref.Sensitive, worker.SensitiveVar{Name: n, Hash: worker.VarHash(sec.Secret, n, b)})
 	}
 	if ref.DataDir, err = filepath.Abs(dataDir); err != nil {
 		return nil, err
 	}
-	return &worker.Launcher{Command: []string{exe, "worker"}, TCP: tcp, Listen: listen, Spec: ref, Stderr: stderr}, nil
+	return &worker.Launcher{Command: []string{exe, "worker"}, TCP: tcp, Listen: listen, Spec: ref, Security: sec, Env: env, Stderr: stderr}, nil
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
 
 // The test binary is also the CLI when this variable is set, so that
@@ -308,6 +310,8 @@ func TestApplyRemoteWorkers(t *testing.T) {
 		t.Skip("runs worker processes")
 	}
 	t.Setenv(asCLI, "1")
+	// The run's secret, for apply (in this process) and its workers.
+	t.Setenv(worker.EnvSecret, "remote-workers-test-secret-0123456789")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -65,6 +65,15 @@ func (c *cell) execute(ctx context.Context) error {
 		cfg.Init = metaInit() // a store killed right after its creation is still ours
 	}
 	c.drv, c.cfg = drv, cfg
+	if sl, ok := drv.(drivers.StoreLocker); ok {
+		// Before Open, which may create or drop: one run at a time
+		// loads, measures or writes a store.
+		lock, err := sl.LockStore(ctx, cfg, lockWait(c.run.opts))
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
+	}
 	be, err := drv.Open(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("opening the store: %w", err)

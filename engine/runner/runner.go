@@ -20,6 +20,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/storelock"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
@@ -61,6 +62,10 @@ type Options struct {
 	// Launcher starts the worker processes of backends whose clients are
 	// processes (nil: such backends' points fail).
 	Launcher *worker.Launcher
+	// LockWait is how long to wait for another run holding the results
+	// directory or a store: 0 waits as long as ctx lasts, a negative value
+	// refuses at once.
+	LockWait time.Duration
 }
 
 // Outcome summarises a finished run.
@@ -100,6 +105,16 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	if opts.Workers < 1 {
 		opts.Workers = 1
 	}
+	// One run at a time appends to a results directory: two would
+	// interleave their rows and checks.
+	if err := os.MkdirAll(opts.ResultsDir, 0o755); err != nil {
+		return nil, fmt.Errorf("opening results directory: %w", err)
+	}
+	dirLock, err := storelock.File(ctx, filepath.Join(opts.ResultsDir, resultsLock), "results directory "+opts.ResultsDir, lockWait(opts))
+	if err != nil {
+		return nil, err
+	}
+	defer dirLock.Release()
 	dir, err := results.Open(opts.ResultsDir)
 	if err != nil {
 		return nil, fmt.Errorf("opening results directory: %w", err)
@@ -124,6 +139,17 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	if err := plandiff.WriteFingerprints(opts.ResultsDir, p); err != nil {
 		r.fail("%v", err) // compare then cannot tell changed definitions apart
+	}
+	if l := opts.Launcher; l != nil {
+		l.OnRefused(func(e *worker.AuthError, n int64) {
+			r.logTo("auth", "%s refused=%d %v\n", time.Now().UTC().Format(time.RFC3339), n, e)
+		})
+		defer func() {
+			l.OnRefused(nil)
+			if n := l.Refused(); n > 0 {
+				r.logf("%d connection(s) to the workers' port refused: not the run's workers (logs/auth.log)", n)
+			}
+		}()
 	}
 	for _, sp := range p.Scales {
 		if err := ctx.Err(); err != nil {
@@ -298,4 +324,14 @@ func writeFile(path string, v any) error {
 		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
 	}
 	return nil
+}
+
+// resultsLock is the results directory's lock file.
+const resultsLock = ".lock"
+
+// lockWait is the run's waiting policy: it says who it waits for.
+func lockWait(opts Options) storelock.Wait {
+	return storelock.Wait{Timeout: opts.LockWait, Waiting: func(what string, h storelock.Holder) {
+		fmt.Fprintf(opts.Log, "waiting for %s: in use by %s\n", what, h)
+	}}
 }

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/engine/kind"
@@ -38,11 +39,58 @@ type Launcher struct {
 	// across points until Close.
 	Listen string
 	Spec   SpecRef
+	// Security is the run's secret and certificate: TCP connections are
+	// TLS and must prove the secret before they get anything. Required
+	// with TCP or Listen. Workers this launcher starts get its
+	// credentials in their environment.
+	Security *Security
+	// Env is added to the environment of the workers this launcher
+	// starts (sensitive variables' values, which never go on the wire).
+	Env []string
 	// Stderr receives the workers' stderr (nil: discarded).
 	Stderr io.Writer
 
-	mu sync.Mutex // serialises the workers' writes to Stderr
-	ln net.Listener
+	mu        sync.Mutex // serialises the workers' writes to Stderr
+	ln        net.Listener
+	queue     chan remote // authenticated remote workers waiting for a point
+	closed    bool
+	refused   atomic.Int64
+	onRefused func(*AuthError, int64)
+}
+
+// remote is a worker that dialled Listen and proved the secret.
+type remote struct {
+	conn  *Conn
+	hello Msg
+}
+
+// maxPending bounds the connections authenticating at once; those past
+// it are refused (a flood must not exhaust the coordinator).
+const maxPending = 64
+
+// OnRefused sets what is done with each connection refused by the
+// authentication (logged by the run); n is the count so far.
+func (l *Launcher) OnRefused(f func(err *AuthError, n int64)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.onRefused = f
+}
+
+// Refused is how many connections failed the authentication.
+func (l *Launcher) Refused() int64 { return l.refused.Load() }
+
+func (l *Launcher) refuse(err error) {
+	var ae *AuthError
+	if !errors.As(err, &ae) {
+		ae = &AuthError{Remote: "?", Err: err}
+	}
+	n := l.refused.Add(1)
+	l.mu.Lock()
+	f := l.onRefused
+	l.mu.Unlock()
+	if f != nil {
+		f(ae, n)
+	}
 }
 
 // Addr is the address remote workers dial, once the first point listened.
@@ -55,18 +103,77 @@ func (l *Launcher) Addr() string {
 	return l.ln.Addr().String()
 }
 
-// listener opens the Listen address once.
-func (l *Launcher) listener() (net.Listener, error) {
+// Listening opens the Listen address now rather than at the first point
+// that needs workers, so that workers may connect (and authenticate)
+// while the run loads.
+func (l *Launcher) Listening() error {
+	_, err := l.listener()
+	return err
+}
+
+// listener opens the Listen address once and starts accepting on it.
+func (l *Launcher) listener() (chan remote, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return nil, errors.New("the launcher is closed")
+	}
 	if l.ln == nil {
+		if l.Security == nil {
+			return nil, errors.New("listening for workers: no run secret")
+		}
 		ln, err := net.Listen("tcp", l.Listen)
 		if err != nil {
 			return nil, fmt.Errorf("listening for workers on %s: %w", l.Listen, err)
 		}
 		l.ln = ln
+		l.queue = make(chan remote, 1024)
+		go l.acceptLoop(ln, l.queue)
 	}
-	return l.ln, nil
+	return l.queue, nil
+}
+
+// acceptLoop authenticates every connection to ln, each in its own
+// goroutine and bounded in time, and queues those that prove the secret
+// for the next point. The others are closed, counted and reported; they
+// never end the run.
+func (l *Launcher) acceptLoop(ln net.Listener, queue chan remote) {
+	pending := make(chan struct{}, maxPending)
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				continue
+			}
+			return // closed
+		}
+		select {
+		case pending <- struct{}{}:
+		default:
+			nc.Close()
+			l.refuse(&AuthError{Remote: nc.RemoteAddr().String(), Err: fmt.Errorf("%d connections already authenticating", maxPending)})
+			continue
+		}
+		go func() {
+			defer func() { <-pending }()
+			c, hello, err := l.Security.accept(nc)
+			if err != nil {
+				l.refuse(err)
+				return
+			}
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			if l.closed {
+				c.Close()
+				return
+			}
+			select {
+			case queue <- remote{conn: c, hello: hello}:
+			default:
+				c.Close() // more workers waiting than any point takes
+			}
+		}()
+	}
 }
 
 // Close stops listening for remote workers: those still waiting for a
@@ -74,12 +181,20 @@ func (l *Launcher) listener() (net.Listener, error) {
 func (l *Launcher) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.closed = true
 	if l.ln == nil {
 		return nil
 	}
 	err := l.ln.Close()
 	l.ln = nil
-	return err
+	for {
+		select {
+		case r := <-l.queue:
+			r.conn.Close()
+		default:
+			return err
+		}
+	}
 }
 
 // lockedWriter lets several workers' stderr copies share one writer.
@@ -162,6 +277,9 @@ func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err er
 		return p, nil
 	}
 	argv := l.Command
+	if l.TCP && l.Security == nil {
+		return nil, errors.New("worker processes over TCP need the run's secret")
+	}
 	if l.TCP {
 		if p.ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 			return nil, fmt.Errorf("listening for workers: %w", err)
@@ -170,7 +288,10 @@ func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err er
 	}
 	t0 := time.Now()
 	byPID := map[int]*proc{}
-	env := workerEnviron(len(assigns))
+	env := append(workerEnviron(len(assigns)), l.Env...)
+	if l.Security != nil {
+		env = append(env, l.Security.Credentials().Environ()...)
+	}
 	for i, a := range assigns {
 		a.Version, a.Worker, a.Spec = Version, i, l.Spec
 		w := &proc{index: i, assign: a, exited: make(chan struct{})}
@@ -201,7 +322,7 @@ func (l *Launcher) Start(ctx context.Context, assigns []Assign) (_ *Pool, err er
 		p.procs = append(p.procs, w)
 	}
 	if l.TCP {
-		if err := p.accept(ctx, byPID); err != nil {
+		if err := p.accept(ctx, l, byPID); err != nil {
 			return nil, err
 		}
 	}
@@ -270,92 +391,73 @@ func (p *Pool) open(ctx context.Context, t0 time.Time) error {
 	return nil
 }
 
-// startRemote takes the first len(assigns) workers that dial the
-// listener; their hello is the first event read.
+// startRemote takes the first len(assigns) workers that dialled the
+// listener and proved the secret; their hello is the first event read.
 func (p *Pool) startRemote(ctx context.Context, l *Launcher, assigns []Assign) error {
-	ln, err := l.listener()
+	queue, err := l.listener()
 	if err != nil {
 		return err
 	}
 	t0 := time.Now()
-	got := make(chan error, 1)
-	go func() {
-		for i, a := range assigns {
-			nc, err := ln.Accept()
-			if err != nil {
-				got <- fmt.Errorf("accepting worker %d: %w", i, err)
-				return
-			}
-			c := NewConn(nc, nc, nc)
-			_ = nc.SetReadDeadline(time.Now().Add(startTimeout))
-			m, err := c.Recv()
-			_ = nc.SetReadDeadline(time.Time{})
-			if err != nil || m.Type != TypeHello {
-				nc.Close()
-				got <- fmt.Errorf("worker %d from %s: no hello: %v", i, nc.RemoteAddr(), err)
-				return
-			}
+	timeout := time.NewTimer(startTimeout)
+	defer timeout.Stop()
+	for i, a := range assigns {
+		select {
+		case r := <-queue:
 			a.Version, a.Worker, a.Spec = Version, i, l.Spec
-			w := &proc{index: i, assign: a, conn: c, pid: m.PID, exited: make(chan struct{})}
+			w := &proc{index: i, assign: a, conn: r.conn, pid: r.hello.PID, exited: make(chan struct{})}
 			p.procs = append(p.procs, w)
-			p.events <- event{w: w, m: m}
+			p.events <- event{w: w, m: r.hello}
+		case <-timeout.C:
+			return fmt.Errorf("%d of %d workers connected within %s", i, len(assigns), startTimeout)
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		got <- nil
-	}()
-	select {
-	case err := <-got:
-		if err != nil {
-			return err
-		}
-	case <-ctx.Done():
-		l.Close() // unblocks Accept; the run is over
-		<-got
-		return ctx.Err()
 	}
 	return p.open(ctx, t0)
 }
 
-// accept takes one TCP connection per worker and matches it to its
-// process by the pid of its hello, which is handed to read as the first
-// event.
-func (p *Pool) accept(ctx context.Context, byPID map[int]*proc) error {
+// accept takes one authenticated TCP connection per worker and matches
+// it to its process by the pid of its hello, which is handed to read as
+// the first event. A connection that fails the authentication is
+// refused and counted; the point goes on waiting for its own workers.
+func (p *Pool) accept(ctx context.Context, l *Launcher, byPID map[int]*proc) error {
 	type conn struct {
-		c   *Conn
-		m   Msg
-		err error
+		c *Conn
+		m Msg
 	}
 	got := make(chan conn, len(p.procs))
 	go func() {
-		for range p.procs {
+		for {
 			nc, err := p.ln.Accept()
 			if err != nil {
-				got <- conn{err: err}
-				return
+				return // closed once every worker is in, or the pool ends
 			}
-			c := NewConn(nc, nc, nc)
 			go func() {
-				_ = nc.SetReadDeadline(time.Now().Add(startTimeout))
-				m, err := c.Recv()
-				_ = nc.SetReadDeadline(time.Time{})
-				got <- conn{c: c, m: m, err: err}
+				c, m, err := l.Security.accept(nc)
+				if err != nil {
+					l.refuse(err)
+					return
+				}
+				got <- conn{c: c, m: m}
 			}()
 		}
 	}()
+	defer p.ln.Close() // every worker is in, or the start failed
 	timeout := time.NewTimer(startTimeout)
 	defer timeout.Stop()
-	for range p.procs {
+	for n := 0; n < len(p.procs); {
 		select {
 		case c := <-got:
-			if c.err != nil {
-				return fmt.Errorf("accepting a worker: %w", c.err)
-			}
 			w := byPID[c.m.PID]
-			if c.m.Type != TypeHello || w == nil || w.conn != nil {
+			if w == nil || w.conn != nil {
 				c.c.Close()
-				return fmt.Errorf("a connection that is not one of this point's workers (%s from pid %d)", c.m.Type, c.m.PID)
+				l.refuse(&AuthError{Remote: "127.0.0.1", Err: fmt.Errorf("pid %d is not one of this point's workers", c.m.PID)})
+				continue
 			}
 			w.conn = c.c
 			p.events <- event{w: w, m: c.m}
+			n++
 		case <-timeout.C:
 			return fmt.Errorf("workers did not connect within %s", startTimeout)
 		case <-ctx.Done():

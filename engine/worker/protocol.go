@@ -16,6 +16,7 @@ package worker
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,33 +34,46 @@ import (
 // Version is the protocol version. A worker refuses an assignment of
 // another version, so coordinator and workers of different builds never
 // measure together. Version 3 added timed assignments: a version 2
-// worker would have run one as a sampled closed-loop point.
-const Version = 3
+// worker would have run one as a sampled closed-loop point. Version 4
+// puts TCP behind TLS and a proof of the run's secret, and sends hashes
+// of sensitive variables instead of their values: a version 3 worker
+// would take anyone's assignment, and hand its own to anyone.
+const Version = 4
 
 // Message types, in the order a point uses them. "w>" are sent by the
 // worker, "c>" by the coordinator.
 const (
-	TypeHello    = "hello"    // w> version and pid, first line
-	TypeAssign   = "assign"   // c> what to run
-	TypeOpened   = "opened"   // w> clients open and statements prepared
-	TypeRep      = "rep"      // c> warm up for the next repetition
-	TypeReady    = "ready"    // w> warmed up, waiting at the barrier
-	TypeStart    = "start"    // c> the barrier opens: measure
-	TypeProgress = "progress" // w> calls so far per stream
-	TypeSnapshot = "snapshot" // c> send the first stream's histogram so far; w> here it is
-	TypeStop     = "stop"     // c> stop measuring
-	TypeWindow   = "window"   // w> timed: one closed window's histograms and counts
-	TypeResult   = "result"   // w> one repetition's histograms and counts
-	TypeBye      = "bye"      // c> close the clients and exit
-	TypeError    = "error"    // w> the worker cannot go on
+	TypeHello = "hello" // w> version and pid, first line
+	// TCP only, after hello: the coordinator's challenge (and its proof
+	// of the secret), the worker's proof, or the refusal of a worker
+	// that gave none.
+	TypeChallenge = "challenge" // c> a nonce and the coordinator's proof
+	TypeAuth      = "auth"      // w> the worker's proof
+	TypeRefused   = "refused"   // c> authentication failed: nothing follows
+	TypeAssign    = "assign"    // c> what to run
+	TypeOpened    = "opened"    // w> clients open and statements prepared
+	TypeRep       = "rep"       // c> warm up for the next repetition
+	TypeReady     = "ready"     // w> warmed up, waiting at the barrier
+	TypeStart     = "start"     // c> the barrier opens: measure
+	TypeProgress  = "progress"  // w> calls so far per stream
+	TypeSnapshot  = "snapshot"  // c> send the first stream's histogram so far; w> here it is
+	TypeStop      = "stop"      // c> stop measuring
+	TypeWindow    = "window"    // w> timed: one closed window's histograms and counts
+	TypeResult    = "result"    // w> one repetition's histograms and counts
+	TypeBye       = "bye"       // c> close the clients and exit
+	TypeError     = "error"     // w> the worker cannot go on
 )
 
 // Msg is one line of the protocol. Only the fields of its type are set.
 type Msg struct {
-	Type    string         `json:"type"`
-	Version int            `json:"version,omitempty"` // hello
-	PID     int            `json:"pid,omitempty"`     // hello
-	Host    string         `json:"host,omitempty"`    // hello
+	Type    string `json:"type"`
+	Version int    `json:"version,omitempty"` // hello
+	PID     int    `json:"pid,omitempty"`     // hello
+	Host    string `json:"host,omitempty"`    // hello
+	// Nonce (hello, challenge) and Proof (challenge, auth): the TCP
+	// handshake, see auth.go.
+	Nonce   []byte         `json:"nonce,omitempty"`
+	Proof   []byte         `json:"proof,omitempty"`
 	Assign  *Assign        `json:"assign,omitempty"`  // assign
 	Rep     int            `json:"rep,omitempty"`     // rep, ready, result, window
 	OpenNs  int64          `json:"open_ns,omitempty"` // opened: from the assignment to open clients
@@ -152,9 +166,22 @@ func (s Sampling) Measure() measure.Sampling {
 
 // SpecRef is how a worker loads the same spec as its coordinator.
 type SpecRef struct {
-	Paths   []string `json:"paths"`
-	Vars    []Var    `json:"vars,omitempty"`
-	DataDir string   `json:"data_dir,omitempty"`
+	Paths []string `json:"paths"`
+	// Vars are the coordinator's -var and -var-file arguments, less the
+	// -var of sensitive variables: a worker takes those from its own
+	// environment (MENTAT_SPEC_VAR_name).
+	Vars    []Var  `json:"vars,omitempty"`
+	DataDir string `json:"data_dir,omitempty"`
+	// Sensitive are the sensitive variables' hashes (VarHash): a worker
+	// whose values differ refuses the assignment, naming the variable.
+	Sensitive []SensitiveVar `json:"sensitive,omitempty"`
+}
+
+// SensitiveVar is a sensitive variable on the wire: its name and the
+// hash of its value in force, never the value.
+type SensitiveVar struct {
+	Name string `json:"name"`
+	Hash string `json:"hash"`
 }
 
 // Var is one -var or -var-file of the coordinator's command line, in
@@ -261,13 +288,47 @@ type Conn struct {
 	enc *json.Encoder
 	dec *json.Decoder
 	c   io.Closer
+	in  *capReader
+	// A worker's TCP connection: the TLS session the handshake's proofs
+	// are bound to, and the credentials it proves with.
+	tls   *tls.Conn
+	creds *Credentials
 }
 
 // NewConn speaks the protocol over r and w; closer (may be nil) is closed
 // by Close.
 func NewConn(r io.Reader, w io.Writer, closer io.Closer) *Conn {
 	bw := bufio.NewWriter(w)
-	return &Conn{w: bw, enc: json.NewEncoder(bw), dec: json.NewDecoder(bufio.NewReader(r)), c: closer}
+	in := &capReader{r: r}
+	return &Conn{w: bw, enc: json.NewEncoder(bw), dec: json.NewDecoder(bufio.NewReader(in)), c: closer, in: in}
+}
+
+// capReader bounds what a peer not yet authenticated can make the
+// coordinator buffer (a line without end): left > 0 is what it may
+// still send; 0 lifts the bound.
+type capReader struct {
+	r    io.Reader
+	left atomic.Int64
+}
+
+var errTooLong = errors.New("the peer sent more than a handshake holds")
+
+func (c *capReader) Read(p []byte) (int, error) {
+	left := c.left.Load()
+	if left == 0 {
+		return c.r.Read(p)
+	}
+	if left < 0 {
+		return 0, errTooLong
+	}
+	if int64(len(p)) > left {
+		p = p[:left]
+	}
+	n, err := c.r.Read(p)
+	if c.left.Add(-int64(n)) == 0 {
+		c.left.Store(-1)
+	}
+	return n, err
 }
 
 // Send writes one message and flushes it.
@@ -339,12 +400,23 @@ func newInbox(c *Conn) *inbox {
 	return in
 }
 
-// Dial connects a worker to its coordinator over TCP.
-func Dial(ctx context.Context, addr string) (*Conn, error) {
-	var d net.Dialer
+// Dial connects a worker to its coordinator over TCP and TLS; Serve then
+// proves the worker holds creds' secret and checks the coordinator does.
+func Dial(ctx context.Context, addr string, creds Credentials) (*Conn, error) {
+	if err := CheckSecret(creds.Secret); err != nil {
+		return nil, fmt.Errorf("connecting to the coordinator: %w (set %s, or give a credentials file)", err, EnvSecret)
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the coordinator: %w", err)
+	}
+	d := tls.Dialer{Config: creds.clientTLS(host)}
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the coordinator: %w", err)
 	}
-	return NewConn(nc, nc, nc), nil
+	tc := nc.(*tls.Conn)
+	c := NewConn(tc, tc, tc)
+	c.tls, c.creds = tc, &creds
+	return c, nil
 }

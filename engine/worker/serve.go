@@ -49,13 +49,29 @@ func Serve(ctx context.Context, c *Conn, open Opener) (err error) {
 		}
 	}()
 	host, _ := os.Hostname()
-	if err := c.Send(Msg{Type: TypeHello, Version: Version, PID: os.Getpid(), Host: host}); err != nil {
+	hello := Msg{Type: TypeHello, Version: Version, PID: os.Getpid(), Host: host}
+	if c.tls != nil {
+		if hello.Nonce, err = nonce(); err != nil {
+			return err
+		}
+	}
+	if err := c.Send(hello); err != nil {
 		return err
 	}
 	in := newInbox(c)
+	if c.tls != nil {
+		// Over TCP nothing is taken from a coordinator that has not
+		// proved the run's secret, and it sends nothing before the proof.
+		if err := c.prove(ctx, in, hello.Nonce); err != nil {
+			return err
+		}
+	}
 	m, err := in.next(ctx)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrNotAssigned, err)
+	}
+	if m.Type == TypeRefused {
+		return fmt.Errorf("%w: %s", ErrRefused, m.Error)
 	}
 	if m.Type != TypeAssign || m.Assign == nil {
 		return fmt.Errorf("expected an assignment, got %q", m.Type)

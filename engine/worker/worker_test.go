@@ -33,7 +33,7 @@ func testWorker(args []string) int {
 	ctx := context.Background()
 	conn := NewConn(os.Stdin, os.Stdout, nil)
 	if len(args) == 2 && args[0] == "-connect" {
-		c, err := Dial(ctx, args[1])
+		c, err := Dial(ctx, args[1], Credentials{Secret: []byte(os.Getenv(EnvSecret)), Fingerprint: NormalizeFingerprint(os.Getenv(EnvFingerprint))})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -305,7 +305,20 @@ func TestServeCoordinatorGone(t *testing.T) {
 
 func testLauncher(t *testing.T, tcp bool) *Launcher {
 	t.Setenv(workerEnv, "1")
-	return &Launcher{Command: []string{os.Args[0]}, TCP: tcp, Stderr: os.Stderr}
+	return &Launcher{Command: []string{os.Args[0]}, TCP: tcp, Stderr: os.Stderr, Security: testSecurity(t)}
+}
+
+func testSecurity(t testing.TB) *Security {
+	t.Helper()
+	secret, err := GenerateSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSecurity(secret, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func testAssigns(n int) []Assign {
