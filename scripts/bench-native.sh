@@ -38,6 +38,11 @@
 #   BENCH_WRITERS  the writes table's writer counts [1 4]
 #   BENCH_YCSB_SCALE  the YCSB dataset's scale for the update [s: 100,000
 #                  records]
+#   BENCH_SYNC_COMMIT  synchronous_commit of the writes' databases, for
+#                  the engine and pgbench alike (ALTER DATABASE): off, so
+#                  that the clients and the server's CPU set the rate, not
+#                  this host's fsync, which moves by up to 4x between
+#                  rounds; on is PostgreSQL's default [off]
 #   PGBENCH        pgbench binary [/usr/lib/postgresql/15/bin/pgbench]
 #
 # PostgreSQL is the throwaway cluster of scripts/pg.sh (started if needed,
@@ -77,6 +82,7 @@ parts=${BENCH_PARTS:-all}
 clients=${BENCH_CLIENTS:-1 2 8 32}
 writers=${BENCH_WRITERS:-1 4}
 yscale=${BENCH_YCSB_SCALE:-s}
+sync_commit=${BENCH_SYNC_COMMIT:-off}
 full=1 # the load comparisons too
 [[ $parts != all ]] && full=0
 do_q1=1 do_writes=1
@@ -92,6 +98,7 @@ bin=bin/mentat-spec
 [[ $clients =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] || die "BENCH_CLIENTS=$clients: client counts separated by spaces"
 [[ $writers =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] || die "BENCH_WRITERS=$writers: writer counts separated by spaces"
 [[ $yscale =~ ^[a-z0-9]+$ ]] || die "BENCH_YCSB_SCALE=$yscale: not a scale name"
+[[ $sync_commit == on || $sync_commit == off ]] || die "BENCH_SYNC_COMMIT=$sync_commit: on or off"
 [[ -x $pgbench ]] || die "no pgbench at $pgbench (set PGBENCH)"
 command -v psql >/dev/null || die "psql not found"
 
@@ -309,6 +316,9 @@ if [[ $parts != q1 ]]; then
 		echo "END;"
 	} >"$tmp/write_state.pgbench"
 	yvalue=$(printf '%100s' '' | tr ' ' x)
+	for db in "$ycsb_db" "$engine_db"; do
+		sqlv "$dsn" "ALTER DATABASE $db SET synchronous_commit = $sync_commit" >/dev/null
+	done
 fi
 # wsetup WRITE: the untimed start of a write run: the update's rows back at
 # their loaded tx (see the header); the engine's mark of a store written
@@ -428,7 +438,8 @@ done
 Writes on PostgreSQL, transactions/s, medians; ratio and paired CPU are medians of per-round ratios (engine: a
 stream of one write operation, BEGIN, the statements and COMMIT per call, no retry; pgbench -f: the same statements
 between BEGIN and END, -j = -c). update: YCSB workload A's (examples/ycsb/postgres/update.sql, scale $yscale);
-write_state: write_mixed's (specs/mentat/sql/write_state.sql, scale $scale). CPU: the client's µs per transaction
+write_state: write_mixed's (specs/mentat/sql/write_state.sql, scale $scale). synchronous_commit $sync_commit.
+CPU: the client's µs per transaction
 | transaction | writers | engine, extended | CPU | pgbench -M prepared | CPU | ratio | paired CPU | engine, simple | CPU | pgbench -M simple | CPU | ratio | paired CPU | engine errors |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 EOF

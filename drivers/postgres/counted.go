@@ -373,7 +373,7 @@ func (s *Session) handOver() error {
 
 // bindArgs fills f.bind for the common arguments without pgx's type map
 // lookups: strings (sent as text, as pgx sends any string) and int64s for
-// int8 parameters (binary, as pgx does), the bytes pgx's
+// int8 parameters and for int4 ones they fit (binary, as pgx does), the bytes pgx's
 // ExtendedQueryBuilder would produce. false: some argument is of another
 // kind, and the builder does it.
 func (f *fastState) bindArgs(st *Stmt, m *pgtype.Map, args []any) bool {
@@ -389,10 +389,15 @@ func (f *fastState) bindArgs(st *Stmt, m *pgtype.Map, args []any) bool {
 			f.valBuf = append(f.valBuf, v...)
 			f.fmts = append(f.fmts, pgtype.TextFormatCode)
 		case int64:
-			if sd.ParamOIDs[i] != pgtype.Int8OID {
+			switch {
+			case sd.ParamOIDs[i] == pgtype.Int8OID:
+				f.valBuf = binary.BigEndian.AppendUint64(f.valBuf, uint64(v))
+			case sd.ParamOIDs[i] == pgtype.Int4OID && v == int64(int32(v)):
+				// CAST(:a AS INTEGER), as the write statements have it.
+				f.valBuf = binary.BigEndian.AppendUint32(f.valBuf, uint32(int32(v)))
+			default:
 				return false
 			}
-			f.valBuf = binary.BigEndian.AppendUint64(f.valBuf, uint64(v))
 			f.fmts = append(f.fmts, pgtype.BinaryFormatCode)
 		default:
 			return false
