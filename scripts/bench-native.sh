@@ -16,7 +16,14 @@
 #      protocol, and extended with io=auto) in turns (pgbench first in odd
 #      rounds, the engine in even ones) against the engine-loaded
 #      PostgreSQL database, with each client's CPU per query;
-#   5. prints a table of medians over the rounds, and the engine's client
+#   5. runs, in the same turns at 1 and 4 writers, two write transactions
+#      through the engine (write operations, one transaction a call: BEGIN,
+#      the statements, COMMIT) and through pgbench -f with the same
+#      statements between BEGIN and END: YCSB workload A's update
+#      (examples/ycsb/postgres/update.sql, on examples/ycsb's dataset) and
+#      write_mixed's transaction (specs/mentat/sql/write_state.sql, on the
+#      quickstart's);
+#   6. prints a table of medians over the rounds, and the engine's client
 #      CPU per query over pgbench's as a median of per-round ratios.
 #
 # Environment (defaults in brackets):
@@ -24,14 +31,34 @@
 #   BENCH_ROUNDS   rounds of each comparison [3]
 #   BENCH_SECONDS  seconds per pgbench run and per engine point [5]
 #   BENCH_TIMEOUT  bound on the whole script, seconds [3600]
-#   BENCH_PARTS    all, or q1: only the q1 table (one engine load of the
-#                  database, no load comparisons) [all]
+#   BENCH_PARTS    all; q1: only the q1 table (one engine load of the
+#                  database, no load comparisons); writes: only the writes
+#                  table [all]
 #   BENCH_CLIENTS  the q1 table's client counts [1 2 8 32]
+#   BENCH_WRITERS  the writes table's writer counts [1 4]
+#   BENCH_YCSB_SCALE  the YCSB dataset's scale for the update [s: 100,000
+#                  records]
+#   BENCH_SYNC_COMMIT  synchronous_commit of the writes' databases, for
+#                  the engine and pgbench alike (ALTER DATABASE): off, so
+#                  that the clients and the server's CPU set the rate, not
+#                  this host's fsync, which moves by up to 4x between
+#                  rounds; on is PostgreSQL's default [off]
 #   PGBENCH        pgbench binary [/usr/lib/postgresql/15/bin/pgbench]
 #
 # PostgreSQL is the throwaway cluster of scripts/pg.sh (started if needed,
 # never stopped: others may use it); only 127.0.0.1 is contacted. The
 # script creates and drops only databases named mentat_bench_*.
+#
+# The writes table: both clients draw their parameters alike. The update:
+# a uniform record (pgbench's zipfian needs an exponent above 1, YCSB's is
+# 0.99, so the engine runs examples/ycsb with requestdistribution =
+# uniform), a uniform field, a 100-character value; write_mixed's: an
+# issue by zipf(1.1) as the dataset's write "state_change" draws it (both
+# samplers put the most frequent at the first id), the state "closed". The
+# engine's tx ids start after the load's in every process, and the update
+# writes nothing unless its tx is above the row's, so every timed write
+# run starts from the rows' loaded tx (an UPDATE of the rows written,
+# untimed); pgbench's tx is a random one above the load's.
 set -euo pipefail
 
 die() {
@@ -53,15 +80,25 @@ rounds=${BENCH_ROUNDS:-3}
 secs=${BENCH_SECONDS:-5}
 parts=${BENCH_PARTS:-all}
 clients=${BENCH_CLIENTS:-1 2 8 32}
+writers=${BENCH_WRITERS:-1 4}
+yscale=${BENCH_YCSB_SCALE:-s}
+sync_commit=${BENCH_SYNC_COMMIT:-off}
 full=1 # the load comparisons too
-[[ $parts == q1 ]] && full=0
+[[ $parts != all ]] && full=0
+do_q1=1 do_writes=1
+[[ $parts == writes ]] && do_q1=0
+[[ $parts == q1 ]] && do_writes=0
 pgbench=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
 spec=engine/runner/testdata/bench-native.hcl
+yspec=engine/runner/testdata/bench-native-ycsb.hcl
 bin=bin/mentat-spec
 [[ $scale =~ ^[a-z0-9]+$ ]] || die "BENCH_SCALE=$scale: not a scale name"
 [[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS and BENCH_SECONDS must be positive integers"
-[[ $parts == all || $parts == q1 ]] || die "BENCH_PARTS=$parts: all or q1"
+[[ $parts == all || $parts == q1 || $parts == writes ]] || die "BENCH_PARTS=$parts: all, q1 or writes"
 [[ $clients =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] || die "BENCH_CLIENTS=$clients: client counts separated by spaces"
+[[ $writers =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] || die "BENCH_WRITERS=$writers: writer counts separated by spaces"
+[[ $yscale =~ ^[a-z0-9]+$ ]] || die "BENCH_YCSB_SCALE=$yscale: not a scale name"
+[[ $sync_commit == on || $sync_commit == off ]] || die "BENCH_SYNC_COMMIT=$sync_commit: on or off"
 [[ -x $pgbench ]] || die "no pgbench at $pgbench (set PGBENCH)"
 command -v psql >/dev/null || die "psql not found"
 
@@ -76,9 +113,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/mentat-bench-native.XXXXXX")
 copy_db=mentat_bench_copy_$$
 engine_var=mentat_bench_engine_$$ # the spec appends _<scale>
 engine_db=${engine_var}_$scale
+ycsb_var=mentat_bench_ycsb_$$
+ycsb_db=${ycsb_var}_$yscale
 cleanup() {
 	local db
-	for db in "$copy_db" "$engine_db"; do
+	for db in "$copy_db" "$engine_db" "$ycsb_db"; do
 		psqlq -d "$dsn" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
 	done
 	rm -rf "$tmp"
@@ -140,7 +179,7 @@ copy_load() { # psql \copy of the gen files into a fresh database; prints datoms
 # (quickstart settings) is the database q1 runs on.
 : >"$tmp/pg-copy" && : >"$tmp/pg-engine" && : >"$tmp/pg-engine-1tx"
 if ((!full)); then
-	log "PostgreSQL load (for q1 only)"
+	log "PostgreSQL load (for $parts only)"
 	apply_load postgres "$tmp/results/pg-load-1" >>"$tmp/pg-engine"
 fi
 for ((r = 1; r <= rounds && full; r++)); do
@@ -195,9 +234,11 @@ users=$(psql -X -At -d "$url" -c "SELECT count(*) FROM cur_text WHERE a = (SELEC
 # and GC included; start-up, truth and checks are outside the window).
 timed() { /usr/bin/time -f '%U %S' -o "$tmp/time" "$@"; }
 cpu_s() { awk '{print $1 + $2}' "$tmp/time"; }
-pgbench_run() { # MODE CLIENTS: "tps cpu-µs/query"
-	timed "$pgbench" -n -M "$1" -c "$2" -j "$2" -T "$secs" -f "$tmp/q1.pgbench" "$url" >"$tmp/pgbench.out" 2>/dev/null ||
-		die "pgbench -M $1 -c $2 failed"
+pgbench_run() { # MODE CLIENTS [SCRIPT URL [ARG...]]: "tps cpu-µs/query"
+	local mode=$1 c=$2 script=${3:-$tmp/q1.pgbench} db=${4:-$url}
+	shift $(($# < 4 ? $# : 4))
+	timed "$pgbench" -n -M "$mode" -c "$c" -j "$c" -T "$secs" "$@" -f "$script" "$db" >"$tmp/pgbench.out" 2>"$tmp/pgbench.err" ||
+		die "pgbench -M $mode -c $c -f ${script##*/} failed: $(tail -3 "$tmp/pgbench.err")"
 	awk -v cpu="$(cpu_s)" '/^number of transactions actually processed: / {n = $6} /^tps = / {tps = $3}
 		END {if (n > 0) printf "%s %.1f\n", tps, cpu * 1e6 / n}' "$tmp/pgbench.out"
 }
@@ -211,7 +252,7 @@ engine_run() { # PROTOCOL IO CLIENTS SECONDS OUTDIR: "ops/s cpu-µs/query"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (the time package)"
 variants="pgbench-prepared pgbench-simple engine-extended engine-simple engine-auto"
 for c in $clients; do for v in $variants; do : >"$tmp/$v-$c" && : >"$tmp/$v-cpu-$c"; done; done
-for ((r = 1; r <= rounds; r++)); do
+for ((r = 1; r <= rounds && do_q1; r++)); do
 	log "q1 on PostgreSQL, round $r of $rounds (${secs}s per run)"
 	for mode in prepared simple auto; do
 		case $mode in
@@ -231,6 +272,107 @@ for ((r = 1; r <= rounds; r++)); do
 					echo "$ops" >>"$tmp/engine-$name-$c"
 					echo "${cpu:--}" >>"$tmp/engine-$name-cpu-$c" # "-": one line a round, for pratio
 				fi
+			done
+		done
+	done
+done
+
+# --- writes on PostgreSQL: pgbench -f and the engine, in turns ---------------
+sqlv() { psql -X -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+wnames="update write_state"
+wvariants="pgbench-prepared pgbench-simple engine-extended engine-simple"
+for w in $wnames; do for c in $writers; do for v in $wvariants; do
+	: >"$tmp/w-$w-$v-$c" && : >"$tmp/w-$w-$v-cpu-$c" && : >"$tmp/w-$w-$v-err-$c"
+done; done; done
+if [[ $parts != q1 ]]; then
+	log "YCSB load, scale $yscale"
+	$bin apply "$yspec" -var "scales=[\"$yscale\"]" -var "pg_database=$ycsb_var" -phase load -reload -q \
+		-o "$tmp/results/ycsb-load" >&2 || die "apply -phase load of $yspec failed (see $tmp/results/ycsb-load)"
+	yurl=$(dburl "$ycsb_db")
+	IFS='|' read -r ye0 ye1 yn < <(sqlv "$yurl" "SELECT min(e), max(e), count(*) FROM cur_text WHERE a = (SELECT a FROM attrs WHERE ident = 'ycsb/key')")
+	IFS='|' read -r ya0 ya1 yna < <(sqlv "$yurl" "SELECT min(a), max(a), count(*) FROM attrs WHERE ident LIKE 'ycsb/field%'")
+	ytx=$(sqlv "$yurl" "SELECT max(tx) FROM log_text")
+	((yn > 0 && ye1 - ye0 + 1 == yn && yna == 10 && ya1 - ya0 + 1 == yna)) ||
+		die "$ycsb_db: records $ye0..$ye1 ($yn), fields $ya0..$ya1 ($yna): not contiguous ids"
+	IFS='|' read -r ie0 ie1 isn sa < <(sqlv "$url" "SELECT min(e), max(e), count(*), min(a) FROM cur_text WHERE a = (SELECT a FROM attrs WHERE ident = 'issue/state')")
+	itx=$(sqlv "$url" "SELECT max(tx) FROM log_text")
+	((isn > 0 && ie1 - ie0 + 1 == isn)) || die "$engine_db: issues $ie0..$ie1 ($isn): not contiguous ids"
+	# The same statements between BEGIN and END, with the parameters drawn
+	# as the header says.
+	{
+		echo "\\set e random($ye0, $ye1)"
+		echo "\\set a random($ya0, $ya1)"
+		echo "\\set tx random($((ytx + 1)), 4000000000000000000)"
+		echo "BEGIN;"
+		sed '/^--/d' examples/ycsb/postgres/update.sql
+		echo "END;"
+	} >"$tmp/update.pgbench"
+	{
+		echo "\\set e random_zipfian($ie0, $ie1, 1.1)"
+		echo "\\set a $sa"
+		echo "\\set tx random($((itx + 1)), 4000000000000000000)"
+		echo "BEGIN;"
+		sed '/^--/d' specs/mentat/sql/write_state.sql
+		echo "END;"
+	} >"$tmp/write_state.pgbench"
+	yvalue=$(printf '%100s' '' | tr ' ' x)
+	for db in "$ycsb_db" "$engine_db"; do
+		sqlv "$dsn" "ALTER DATABASE $db SET synchronous_commit = $sync_commit" >/dev/null
+	done
+fi
+# wsetup WRITE: the untimed start of a write run: the update's rows back at
+# their loaded tx (see the header); the engine's mark of a store written
+# after its load cleared (apply -phase bench refuses such a store, for the
+# truth its checks compare with; these scenarios have no checks, and a
+# reload per run would cost more than the runs); and a checkpoint, so that
+# no run has the last one's dirty pages to write.
+wsetup() {
+	local db=$url
+	if [[ $1 == update ]]; then
+		db=$yurl
+		sqlv "$db" "UPDATE cur_text SET tx = $ytx WHERE tx > $ytx" >/dev/null
+	fi
+	sqlv "$db" "DELETE FROM mentat_spec_meta WHERE k = 'written'" >/dev/null
+	sqlv "$db" CHECKPOINT >/dev/null
+}
+engine_wrun() { # WRITE PROTOCOL WRITERS OUTDIR: "tx/s cpu-µs/tx errors"
+	local op
+	if [[ $1 == update ]]; then
+		op=update
+		$bin apply "$yspec" -var "scales=[\"$yscale\"]" -var "pg_database=$ycsb_var" -var "protocol=$2" \
+			-var "clients=[$3]" -var "min_s=$secs" -phase bench -q -o "$4" >&2 ||
+			die "apply -phase bench of $yspec ($2, $3 writers) failed (see $4)"
+	else
+		op=state_change
+		$bin apply "$spec" -var "scales=[\"$scale\"]" -var 'backends=["postgres"]' -var "pg_database=$engine_var" \
+			-var 'scenarios=["write_state"]' -var "protocol=$2" -var "clients=[$3]" -var "min_s=$secs" \
+			-var "data_dir=$tmp/data" -phase bench -q -o "$4" >&2 ||
+			die "apply -phase bench write_state ($2, $3 writers) failed (see $4)"
+	fi
+	paste -d' ' <(csvcol "$4/timings.csv" throughput_ops_s op "$op") <(csvcol "$4/precision.csv" client_cpu_us op "$op") \
+		<(csvcol "$4/timings.csv" errors op "$op")
+}
+for ((r = 1; r <= rounds && do_writes; r++)); do
+	log "writes on PostgreSQL, round $r of $rounds (${secs}s per run)"
+	for mode in prepared simple; do
+		[[ $mode == prepared ]] && name=extended || name=simple
+		for w in $wnames; do
+			if [[ $w == update ]]; then wurl=$yurl v=$yvalue; else wurl=$url v=closed; fi
+			for c in $writers; do
+				for who in $( ((r % 2)) && echo pgbench engine || echo engine pgbench); do
+					wsetup "$w"
+					if [[ $who == pgbench ]]; then
+						# -M simple puts a variable's text into the statement as it is.
+						[[ $mode == simple ]] && pv="'$v'" || pv=$v
+						read -r ops cpu < <(pgbench_run "$mode" "$c" "$tmp/$w.pgbench" "$wurl" -D "v=$pv")
+						echo "$ops" >>"$tmp/w-$w-pgbench-$mode-$c" && echo "$cpu" >>"$tmp/w-$w-pgbench-$mode-cpu-$c"
+					else
+						read -r ops cpu errs < <(engine_wrun "$w" "$name" "$c" "$tmp/results/$w-$name-$c-$r")
+						echo "$ops" >>"$tmp/w-$w-engine-$name-$c"
+						echo "${cpu:--}" >>"$tmp/w-$w-engine-$name-cpu-$c"
+						echo "${errs:--}" >>"$tmp/w-$w-engine-$name-err-$c"
+					fi
+				done
 			done
 		done
 	done
@@ -259,7 +401,8 @@ time as loads.csv reports it; "Go bench": BenchmarkLoadSQLite/DuckDB, variants i
 | SQLite | | | go-sqlite3 driver stmt, 1 row per INSERT | $(fmt "$sq_drv") | $(r2 "$(gomet BenchmarkLoadSQLite engine/go-sqlite3 1)") |
 | DuckDB | $(fmt "$dk_apply") | $(fmt "$dk_engine") | COPY FROM the CSV files (+ CHECKPOINT, both) | $(fmt "$dk_copy") | $(r2 "$(gomet BenchmarkLoadDuckDB engine/copy 1)") |
 EOF
-cat <<EOF
+c1() { awk -v x="$1" 'BEGIN {if (x == "") print "-"; else printf "%.1f", x}'; }
+[[ $parts != writes ]] && cat <<EOF
 
 q1 point lookup on PostgreSQL, ops/s, medians; ratios are medians of per-round ratios (engine: point_lookup through
 apply, extended protocol and the driver's default io as the quickstart, or as noted; pgbench: the same SELECT,
@@ -268,8 +411,8 @@ its fixed start-up cost left out)
 | clients | engine, extended | CPU | pgbench -M prepared | CPU | ratio | engine, extended, io=auto | CPU | ratio | engine, simple | CPU | pgbench -M simple | CPU | ratio |
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 EOF
-c1() { awk -v x="$1" 'BEGIN {if (x == "") print "-"; else printf "%.1f", x}'; }
 for c in $clients; do
+	[[ $parts == writes ]] && break
 	ee=$(m "engine-extended-$c") pp=$(m "pgbench-prepared-$c") ea=$(m "engine-auto-$c")
 	es=$(m "engine-simple-$c") ps=$(m "pgbench-simple-$c")
 	echo "| $c | $(fmt "$ee") | $(c1 "$(m "engine-extended-cpu-$c")") | $(fmt "$pp") | $(c1 "$(m "pgbench-prepared-cpu-$c")") |" \
@@ -280,17 +423,49 @@ done
 # The CPU columns above are medians of each client's own rounds; the
 # per-round pairs below compare the two on the same server state, as the
 # ops/s ratios do.
-cat <<EOF
+[[ $parts != writes ]] && cat <<EOF
 
 Client CPU per query, engine / pgbench, medians of per-round ratios (below 1: the engine spends less)
 | clients | extended / -M prepared | simple / -M simple |
 | ---: | ---: | ---: |
 EOF
 for c in $clients; do
+	[[ $parts == writes ]] && break
 	echo "| $c | $(pratio "engine-extended-cpu-$c" "pgbench-prepared-cpu-$c") | $(pratio "engine-simple-cpu-$c" "pgbench-simple-cpu-$c") |"
+done
+[[ $parts != q1 ]] && cat <<EOF
+
+Writes on PostgreSQL, transactions/s, medians; ratio and paired CPU are medians of per-round ratios (engine: a
+stream of one write operation, BEGIN, the statements and COMMIT per call, no retry; pgbench -f: the same statements
+between BEGIN and END, -j = -c). update: YCSB workload A's (examples/ycsb/postgres/update.sql, scale $yscale);
+write_state: write_mixed's (specs/mentat/sql/write_state.sql, scale $scale). synchronous_commit $sync_commit.
+CPU: the client's µs per transaction
+| transaction | writers | engine, extended | CPU | pgbench -M prepared | CPU | ratio | paired CPU | engine, simple | CPU | pgbench -M simple | CPU | ratio | paired CPU | engine errors |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+EOF
+for w in $wnames; do
+	[[ $parts == q1 ]] && break
+	for c in $writers; do
+		row="| $w | $c"
+		for mode in prepared simple; do
+			[[ $mode == prepared ]] && name=extended || name=simple
+			e=w-$w-engine-$name p=w-$w-pgbench-$mode
+			row+=" | $(fmt "$(m "$e-$c")") | $(c1 "$(m "$e-cpu-$c")") | $(fmt "$(m "$p-$c")") | $(c1 "$(m "$p-cpu-$c")")"
+			row+=" | $(pratio "$e-$c" "$p-$c") | $(pratio "$e-cpu-$c" "$p-cpu-$c")"
+		done
+		errs=$(cat "$tmp/w-$w-engine-extended-err-$c" "$tmp/w-$w-engine-simple-err-$c" | awk '{n += $1} END {print n + 0}')
+		echo "$row | $errs |"
+	done
 done
 echo
 echo "Per round: $(for f in pg-engine pg-engine-1tx pg-copy sqlite-engine duckdb-engine; do printf '%s=%s ' "$f" "$(paste -sd/ "$tmp/$f")"; done)"
 for c in $clients; do
+	[[ $parts == writes ]] && break
 	echo "  clients $c: $(for v in $variants; do printf '%s=%s cpu=%s ' "$v" "$(paste -sd/ "$tmp/$v-$c")" "$(paste -sd/ "$tmp/$v-cpu-$c")"; done)"
+done
+for w in $wnames; do
+	[[ $parts == q1 ]] && break
+	for c in $writers; do
+		echo "  $w, $c writers: $(for v in $wvariants; do printf '%s=%s cpu=%s ' "$v" "$(paste -sd/ "$tmp/w-$w-$v-$c")" "$(paste -sd/ "$tmp/w-$w-$v-cpu-$c")"; done)"
+	done
 done

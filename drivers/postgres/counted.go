@@ -144,19 +144,6 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 			return 0, false, nil
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return 0, true, s.fail(ctx, "query "+short(st.sql), err)
-	}
-	if f.syncedPC != pc {
-		// Nothing of pgx's may be buffered or reading when the socket is
-		// read here: checked once per connection until pgx runs
-		// something on it. What pgx read past its last ReadyForQuery
-		// (the server's asynchronous messages) is handled first, so a
-		// stream of notifications cannot keep the buffer from emptying.
-		if err := s.takeOver(ctx, pc); err != nil {
-			return 0, true, err
-		}
-	}
 	out := f.out[:0]
 	var lost error
 	if st.name != "" {
@@ -172,19 +159,57 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 		f.query.String = ""
 	}
 	f.out = out
+	n, err = s.exchange(ctx, pc, "query", st.sql, lost, st.name != "" && len(st.sd.Fields) > 0)
+	return n, true, err
+}
+
+// execCounted runs sql, one statement without parameters, with the simple
+// protocol on the connection's socket, as a counted query runs: for the
+// BEGIN and COMMIT around every write transaction, which through pgx
+// would cost its result reader and context watcher, and a hand-over of
+// the connection and a check of it before the next counted call.
+func (s *Session) execCounted(ctx context.Context, c *pgx.Conn, sql string) error {
+	f := &s.fast
+	var lost error
+	f.query.String = sql
+	f.out, lost = f.query.Encode(f.out[:0])
+	f.query.String = ""
+	_, err := s.exchange(ctx, c.PgConn(), "exec", sql, lost, false)
+	return err
+}
+
+// exchange writes f.out, the encoded messages of a call on pc (unless lost
+// says they could not be encoded), and reads the replies up to
+// ReadyForQuery: the rows counted or, without rows (a statement that
+// returns none, when rows is false and no RowDescription came), the count
+// of its command tag. Errors name verb and sql.
+func (s *Session) exchange(ctx context.Context, pc *pgconn.PgConn, verb, sql string, lost error, rows bool) (n int64, err error) {
+	f := &s.fast
+	if err := ctx.Err(); err != nil {
+		return 0, s.fail(ctx, verb+" "+short(sql), err)
+	}
+	if f.syncedPC != pc {
+		// Nothing of pgx's may be buffered or reading when the socket is
+		// read here: checked once per connection until pgx runs
+		// something on it. What pgx read past its last ReadyForQuery
+		// (the server's asynchronous messages) is handled first, so a
+		// stream of notifications cannot keep the buffer from emptying.
+		if err := s.takeOver(ctx, pc); err != nil {
+			return 0, err
+		}
+	}
 	conn := pc.Conn()
 	g := s.watch(ctx)
 	s.begin(g, pc)
 	if err := ctx.Err(); err != nil {
 		s.end(g)
-		return 0, true, s.fail(ctx, "query "+short(st.sql), err)
+		return 0, s.fail(ctx, verb+" "+short(sql), err)
 	}
 
 	var affected int64
 	var qerr error
-	rows := st.name != "" && len(st.sd.Fields) > 0
 	if lost == nil {
-		_, lost = conn.Write(out)
+		_, lost = conn.Write(f.out)
 	}
 	in := &f.in
 	for lost == nil {
@@ -241,16 +266,16 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 		in.reset()
 		closeQuietly(s.conn)
 		s.conn = nil
-		return n, true, s.b.redact(lostError("query "+short(st.sql), withCtx(ctx, lost)))
+		return n, s.b.redact(lostError(verb+" "+short(sql), withCtx(ctx, lost)))
 	}
 	in.settle()
 	if qerr != nil {
-		return n, true, s.fail(ctx, "query "+short(st.sql), qerr)
+		return n, s.fail(ctx, verb+" "+short(sql), qerr)
 	}
 	if n == 0 && !rows {
 		n = affected
 	}
-	return n, true, nil
+	return n, nil
 }
 
 // noteStatus follows a ParameterStatus a counted call read, which pgx's
@@ -348,7 +373,7 @@ func (s *Session) handOver() error {
 
 // bindArgs fills f.bind for the common arguments without pgx's type map
 // lookups: strings (sent as text, as pgx sends any string) and int64s for
-// int8 parameters (binary, as pgx does), the bytes pgx's
+// int8 parameters and for int4 ones they fit (binary, as pgx does), the bytes pgx's
 // ExtendedQueryBuilder would produce. false: some argument is of another
 // kind, and the builder does it.
 func (f *fastState) bindArgs(st *Stmt, m *pgtype.Map, args []any) bool {
@@ -364,10 +389,15 @@ func (f *fastState) bindArgs(st *Stmt, m *pgtype.Map, args []any) bool {
 			f.valBuf = append(f.valBuf, v...)
 			f.fmts = append(f.fmts, pgtype.TextFormatCode)
 		case int64:
-			if sd.ParamOIDs[i] != pgtype.Int8OID {
+			switch {
+			case sd.ParamOIDs[i] == pgtype.Int8OID:
+				f.valBuf = binary.BigEndian.AppendUint64(f.valBuf, uint64(v))
+			case sd.ParamOIDs[i] == pgtype.Int4OID && v == int64(int32(v)):
+				// CAST(:a AS INTEGER), as the write statements have it.
+				f.valBuf = binary.BigEndian.AppendUint32(f.valBuf, uint32(int32(v)))
+			default:
 				return false
 			}
-			f.valBuf = binary.BigEndian.AppendUint64(f.valBuf, uint64(v))
 			f.fmts = append(f.fmts, pgtype.BinaryFormatCode)
 		default:
 			return false

@@ -126,6 +126,18 @@ func lostError(what string, err error) error {
 
 // Exec runs sql (possibly several statements) with the simple protocol.
 func (s *Session) Exec(ctx context.Context, sql string) error {
+	if isTxControl(sql) {
+		c, err := s.ready(ctx)
+		if err != nil {
+			return err
+		}
+		return s.execCounted(ctx, c, sql)
+	}
+	return s.execPgx(ctx, sql)
+}
+
+// execPgx runs sql through pgx's own Exec.
+func (s *Session) execPgx(ctx context.Context, sql string) error {
 	c, err := s.pgxConn(ctx)
 	if err != nil {
 		return err
@@ -137,6 +149,16 @@ func (s *Session) Exec(ctx context.Context, sql string) error {
 		s.sets = append(s.sets, sql)
 	}
 	return nil
+}
+
+// isTxControl reports the statements a write transaction begins and ends
+// with, which Exec sends as a counted query sends its own.
+func isTxControl(sql string) bool {
+	switch sql {
+	case "BEGIN", "COMMIT", "ROLLBACK":
+		return true
+	}
+	return false
 }
 
 // isSessionSet reports a SET that lasts for the session (not SET LOCAL or

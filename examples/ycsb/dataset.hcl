@@ -31,8 +31,8 @@ locals {
   fields = [for i in range(10) : "ycsb/field${i}"]
   # YCSB's requestdistribution = zipfian: the scrambled zipfian over the
   # records, constant 0.99, shared by the reads' keys and the updates'
-  # records.
-  keys = scrambled_zipf("user", 0.99)
+  # records; uniform draws every record alike.
+  keys = var.requestdistribution == "uniform" ? ref("user") : scrambled_zipf("user", 0.99)
 }
 
 dataset "ycsb" {

@@ -55,6 +55,16 @@ variable "writers" {
   description = "How many clients may write at once (null: every client on its own session where the database allows it; SQLite and DuckDB take one writing session)."
 }
 
+variable "requestdistribution" {
+  type        = string
+  default     = "zipfian"
+  description = "YCSB's requestdistribution of the reads', scans' and updates' records: zipfian or uniform."
+  validation {
+    condition     = contains(["zipfian", "uniform"], var.requestdistribution)
+    error_message = "requestdistribution is zipfian or uniform."
+  }
+}
+
 variable "max_tries" {
   type        = number
   default     = 5

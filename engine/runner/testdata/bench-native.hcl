@@ -1,6 +1,8 @@
 # The engine-vs-native benchmark spec (scripts/bench-native.sh): the
 # quickstart's scales, dataset and q1, read from the same files
-# (specs/mentat), measured as point_lookup at 1 and 2 clients. Its stores are
+# (specs/mentat), measured as point_lookup at 1 and 2 clients; and, with
+# -var 'scenarios=["write_state"]', write_mixed's transaction as a write
+# operation (so that several clients may write). Its stores are
 # its own: SQLite and DuckDB files under data_dir, and a PostgreSQL database
 # named mentat_bench_*, which the script drops afterwards.
 #
@@ -66,6 +68,11 @@ variable "clients" {
   default = [1, 2]
 }
 
+variable "scenarios" {
+  type    = list(string)
+  default = ["point_lookup"]
+}
+
 variable "min_s" {
   type    = number
   default = 10
@@ -77,8 +84,9 @@ locals {
 }
 
 matrix {
-  scales   = var.scales
-  backends = var.backends
+  scales    = var.scales
+  backends  = var.backends
+  scenarios = var.scenarios
 }
 
 sampling {
@@ -138,5 +146,25 @@ scenario "point_lookup" {
     params        = { email = each.value["user/email"] }
     expect_rows   = 1
     expect_values = { name = each.value["user/name"] }
+  }
+}
+
+query "write_state" {
+  sql = file("${local.sql}/sql/write_state.sql") # :e :a :v :tx are the write's
+}
+
+# write_mixed's writer alone (the dataset's write "state_change": one
+# issue's state per transaction, specs/mentat/sql/write_state.sql), every
+# call one transaction with no retry, as one pgbench transaction is.
+scenario "write_state" {
+  description = "write_mixed's transaction: an issue's state, zipfian, per call"
+  clients     = var.clients
+  read {
+    operation "state_change" {
+      weight    = 1
+      write     = "state_change"
+      query     = query.write_state
+      max_tries = 1
+    }
   }
 }
