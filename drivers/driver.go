@@ -13,7 +13,8 @@
 // SettingsApplier and SettingsReader (settings applied and read back),
 // Sizer and CacheSizer (store and cache sizes), Explainer, Dropper,
 // Versioner, ReaderSessions (cheaper sessions for points that do not
-// write), ColdStarter (restart and page-cache eviction), EnvReporter,
+// write), OneWritingProcess (one process may write the store),
+// ColdStarter (restart and page-cache eviction), EnvReporter,
 // StatementStats and ServerLog (what the server says about a run).
 // ColumnNamer is on a Stmt: the columns of its last result.
 package drivers
@@ -225,6 +226,14 @@ type ReaderSessions interface {
 // readers): a scenario that writes cannot run there, and says why.
 type ReadOnlyReaders interface {
 	ReadersRefuseWrites(options map[string]string) (why string, refuse bool)
+}
+
+// OneWritingProcess is implemented by backends whose database lets one
+// process open the store for writing (DuckDB): the engine's worker
+// processes then open it read-only while the run releases its own handle,
+// and a scenario that writes runs its clients in the engine's process.
+type OneWritingProcess interface {
+	SingleWriter() bool
 }
 
 // StoreEstimator is implemented by drivers that know what a loaded store

@@ -25,11 +25,6 @@ func (c *cell) pointEnv(sc *plan.Scenario, index int) (kind.Env, func() (int64, 
 	return e, e.counts
 }
 
-// singleWriter is implemented by backends whose database allows one
-// writing process (DuckDB): workers then open it read-only, and the run
-// releases its own handle while they measure.
-type singleWriter interface{ SingleWriter() bool }
-
 // workerEnv is the Env of a backend whose clients run in worker processes.
 type workerEnv struct{ *pointEnv }
 
@@ -78,7 +73,7 @@ func (e *workerEnv) start(ctx context.Context, index int, describe string, samp 
 	if bc.ClientModel == plan.ClientsProcesses {
 		n = bc.Processes
 	}
-	sw, single := c.be.(singleWriter)
+	sw, single := c.be.(drivers.OneWritingProcess)
 	release := single && sw.SingleWriter()
 	var assigns []worker.Assign
 	for _, sh := range worker.Split(ws, n) {
