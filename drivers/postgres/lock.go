@@ -101,6 +101,20 @@ type pgLock struct {
 	key  int32
 }
 
+// Held implements storelock.Checker: the lock's session still holds it.
+// A server restart (cold_warm) ends the session, and the lock with it.
+func (l *pgLock) Held(ctx context.Context) bool {
+	if l.conn == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var n int
+	err := l.conn.QueryRow(ctx, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 AND pid = pg_backend_pid() AND granted",
+		int64(uint32(lockClass)), int64(uint32(l.key))).Scan(&n)
+	return err == nil && n > 0
+}
+
 func (l *pgLock) Release() error {
 	if l.conn == nil {
 		return nil

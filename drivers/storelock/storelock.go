@@ -71,6 +71,13 @@ type Lock interface {
 	Release() error
 }
 
+// Checker is implemented by locks that can be lost while held (a
+// PostgreSQL advisory lock dies with its session when the server
+// restarts): Held says whether it still is.
+type Checker interface {
+	Held(ctx context.Context) bool
+}
+
 // pollEvery is how often a waiting run tries the lock again.
 const pollEvery = 100 * time.Millisecond
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/storelock"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -35,6 +36,8 @@ type cell struct {
 	// truth before them; truthAlt is the truth had a write in doubt
 	// committed, doubt says which.
 	writes       committedWrites
+	locker       drivers.StoreLocker // the store's lock, held for the cell
+	lock         storelock.Lock
 	seqMu        sync.Mutex
 	seqs         map[string]*writeSeq // write operations' numbering, per generator
 	baseTruth    *plan.Truth
@@ -72,7 +75,8 @@ func (c *cell) execute(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		defer lock.Release()
+		c.locker, c.lock = sl, lock
+		defer func() { c.lock.Release() }()
 	}
 	be, err := drv.Open(ctx, cfg)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/storelock"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 )
 
@@ -158,6 +159,10 @@ func (c *cell) restart(ctx context.Context, scenario string) (kind.RestartInfo, 
 		verdict = "NOT COLD: " + info.NotCold
 	}
 	c.run.logTo("hooks", "%s %s %s cold start: %s\n", time.Now().UTC().Format(time.RFC3339), c.name(), scenario, verdict)
+	if err := c.relock(ctx); err != nil {
+		c.broken = fmt.Errorf("%s: after the restart: %w", scenario, err)
+		return info, c.broken
+	}
 	start := time.Now()
 	be, err := c.drv.Open(ctx, c.cfg)
 	if err == nil {
@@ -178,3 +183,28 @@ func (c *cell) restart(ctx context.Context, scenario string) (kind.RestartInfo, 
 	info.Open = time.Since(start)
 	return info, nil
 }
+
+// relock takes the store's lock again when the restart lost it (an
+// advisory lock ends with its session when the server restarts), at once
+// or not at all: another run that took the store meanwhile owns it now,
+// and this cell stops rather than share it.
+func (c *cell) relock(ctx context.Context) error {
+	ck, ok := c.lock.(storelock.Checker)
+	if !ok || ck.Held(ctx) {
+		return nil
+	}
+	c.lock.Release()
+	lock, err := c.locker.LockStore(ctx, c.cfg, storelock.Wait{Timeout: -1})
+	if err != nil {
+		c.lock = nopLock{}
+		return fmt.Errorf("the store's lock was lost with the server and another run holds it now: %w", err)
+	}
+	c.lock = lock
+	c.run.logf("%s: the store's lock, lost with the restarted server, taken again", c.name())
+	return nil
+}
+
+// nopLock is a lock given up.
+type nopLock struct{}
+
+func (nopLock) Release() error { return nil }
