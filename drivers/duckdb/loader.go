@@ -20,7 +20,7 @@ import (
 // full chunks with a DuckDB appender, one per table. duckdb-go's
 // Appender.AppendRow does the same through a generic per-value setter and
 // a cgo call per row for the chunk capacity. DuckDB's compression of the
-// rows costs several times either (see BENCHMARKS.md).
+// rows costs several times either (see docs/benchmarks-history.md, drivers/duckdb).
 //
 // Appends run inside an explicit transaction that Flush commits, so one
 // Flush is one transaction across all tables, and rows appended after the

@@ -40,7 +40,7 @@ import (
 
 // The engine against what a hand-written program, or the database's own
 // bulk path, does with the same rows or the same query, side by side in
-// one process (BENCHMARKS.md, "engine vs native"):
+// one process (BENCHMARKS.md, "Engine vs native"):
 //
 //	go test -run '^$' -bench . -benchtime 3x ./engine/runner/
 //

@@ -20,7 +20,7 @@ import (
 
 // Writes through the engine against a hand-written loop of the same
 // statements, and the cost of checking reads during the writes
-// (BENCHMARKS.md, "writes"):
+// (BENCHMARKS.md, "Writes against pgbench -f"):
 //
 //	go test -run '^$' -bench 'Write' -benchtime 1x ./engine/runner/
 //
