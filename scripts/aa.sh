@@ -16,8 +16,8 @@
 #       machine; the runner's interleaved order (the default) spreads reps
 #       within one run.
 #   ab  runs the quickstart with -var avet=false against a normal run and
-#       checks that compare refuses (exit 2, avet listed), that with -force
-#       it flags point_lookup as a regression (exit 1), and that the
+#       checks that compare refuses (exit 6, avet listed), that with -force
+#       it flags point_lookup as a regression (exit 5), and that the
 #       reverse direction reports an improvement (exit 0).
 #
 # AA_OVERRIDE names one more override file for every run (e.g.
@@ -153,17 +153,17 @@ ab)
 	run B data-noavet -var avet=false
 	fail=0
 	cmp A B
-	if [[ $rc == 2 ]] && grep -q '^  var.avet ' "$last"; then
-		echo "A -> B without -force: refused (exit 2), avet listed"
+	if [[ $rc == 6 ]] && grep -q '^  var.avet ' "$last"; then
+		echo "A -> B without -force: refused (exit 6), avet listed"
 	else
-		echo "A -> B without -force: exit $rc, want 2 with var.avet listed ($last)"
+		echo "A -> B without -force: exit $rc, want 6 with var.avet listed ($last)"
 		fail=1
 	fi
 	cmp A B -force
-	if [[ $rc == 1 ]] && grep -A3 '^point_lookup sqlite' "$last" | grep -q 'REGRESSION$'; then
-		echo "A -> B -force: exit 1, point_lookup flagged: $(grep -A3 '^point_lookup sqlite' "$last" | grep 'REGRESSION$' | head -1 | tr -s ' ')"
+	if [[ $rc == 5 ]] && grep -A3 '^point_lookup sqlite' "$last" | grep -q 'REGRESSION$'; then
+		echo "A -> B -force: exit 5, point_lookup flagged: $(grep -A3 '^point_lookup sqlite' "$last" | grep 'REGRESSION$' | head -1 | tr -s ' ')"
 	else
-		echo "A -> B -force: exit $rc, want 1 with a point_lookup regression ($last)"
+		echo "A -> B -force: exit $rc, want 5 with a point_lookup regression ($last)"
 		fail=1
 	fi
 	cmp B A -force

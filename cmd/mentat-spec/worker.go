@@ -48,14 +48,14 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 		c, err := worker.Dial(ctx, *connect)
 		if err != nil {
 			fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
-			return exitFailed
+			return exitUnfinished
 		}
 		conn = c
 	}
 	defer conn.Close()
 	if err := worker.Serve(ctx, conn, openAssigned); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
-		return exitFailed
+		return exitUnfinished
 	}
 	return exitOK
 }
@@ -74,7 +74,7 @@ func workerLoop(ctx context.Context, addr string, wait time.Duration, stderr io.
 			}
 			if served == 0 {
 				fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
-				return exitFailed
+				return exitUnfinished
 			}
 			return exitOK // the run is over
 		}

@@ -92,6 +92,18 @@ func (r *Report) keepLoad(backend, scale string) bool {
 // comparison has none: see Refused.
 func (r Report) Regressed() bool { return len(r.Findings) > 0 }
 
+// Undecided counts the metrics the statistical method could not decide:
+// no verdict, which a gate must not read as a pass.
+func (r Report) Undecided() int {
+	n := 0
+	for _, v := range r.Verdicts {
+		if v.Outcome == OutUndecided {
+			n++
+		}
+	}
+	return n
+}
+
 // Write prints the report as text.
 func (r Report) Write(w io.Writer) error {
 	_, err := io.WriteString(w, r.String())

@@ -197,6 +197,9 @@ func headlineRows(hs []*headline) [][]string {
 		}
 		if n := h.checks.total(); n > 0 {
 			row[9] = fmt.Sprintf("%d/%d pass", h.checks.Pass, n)
+			if h.checks.Threshold > 0 {
+				row[9] += fmt.Sprintf(", %d THRESHOLD", h.checks.Threshold)
+			}
 			if h.checks.Fail > 0 {
 				row[9] += fmt.Sprintf(", %d FAIL", h.checks.Fail)
 			}

@@ -69,6 +69,8 @@ type Outcome struct {
 	// Failures are cells or scenarios that could not run, with the reason.
 	Failures []string
 	Rows     []results.Row // the timings rows written, for the console table
+	// Interrupted is set when the caller's context ended the run.
+	Interrupted bool
 }
 
 // Failed reports whether the run must exit non-zero.
@@ -86,6 +88,9 @@ type run struct {
 	// cross holds the running scale's answers for the cross-backend
 	// comparison (crossbackend.go).
 	cross *crossScale
+	// interrupted reports whether the caller's context ended the run (a
+	// Ctrl-C): what fails after that is the interrupt, not news.
+	interrupted func() bool
 }
 
 // Run executes p. The results directory is complete (summary.md included)
@@ -104,9 +109,10 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening results directory: %w", err)
 	}
+	parent := ctx
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop}
+	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop, interrupted: func() bool { return parent.Err() != nil }}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
 	if pr := opts.Progress; pr != nil {
 		pr.SetTotal(r.estimate())
@@ -223,7 +229,16 @@ func (r *run) resultsLost(err error) {
 func (r *run) fail(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	r.out.Failures = append(r.out.Failures, msg)
-	fmt.Fprintf(r.opts.Log, "FAILED: %s\n", msg)
+	if r.interrupted != nil && r.interrupted() {
+		// Every point in flight ends with the interrupt's error: one plain
+		// line says so, errors.log keeps each.
+		if !r.out.Interrupted {
+			r.out.Interrupted = true
+			fmt.Fprintf(r.opts.Log, "interrupted: stopping; the rows measured so far are kept in %s\n", r.opts.ResultsDir)
+		}
+	} else {
+		fmt.Fprintf(r.opts.Log, "FAILED: %s\n", msg)
+	}
 	r.logTo("errors", "%s %s\n", time.Now().UTC().Format(time.RFC3339), msg)
 }
 
