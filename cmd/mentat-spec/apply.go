@@ -250,7 +250,11 @@ func printTable(w io.Writer, o *runner.Outcome) {
 		}
 		tw.Flush()
 	}
-	fmt.Fprintf(w, "Checks: %d PASS, %d FAIL, %d SKIP\n", o.Checks.Pass, o.Checks.Fail, o.Checks.Skip)
+	fmt.Fprintf(w, "Checks: %d PASS, %d FAIL, %d SKIP", o.Checks.Pass, o.Checks.Fail, o.Checks.Skip)
+	if o.Checks.Threshold > 0 {
+		fmt.Fprintf(w, ", %d THRESHOLD", o.Checks.Threshold)
+	}
+	fmt.Fprintln(w)
 }
 
 func runReport(args []string, stdout, stderr io.Writer) int {

@@ -2,13 +2,17 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
@@ -110,4 +114,108 @@ func TestApplyInterrupted(t *testing.T) {
 			t.Errorf("%s is offered but does not exist:\n%s", name, log)
 		}
 	}
+}
+
+// TestApplyThresholds: a threshold of p99 < 0.001 ms is crossed (exit 4,
+// a THRESHOLD line in checks.txt, summary.md and report.html), a loose
+// one passes, abort ends the point after its first rep, and what is
+// judged is the exact merge of every rep of both worker processes.
+func TestApplyThresholds(t *testing.T) {
+	const reps3 = "sampling {\n  reps = 3\n}\n"
+	workers := "backend \"sqlite\" {\n  processes = 2\n}\nscenario \"lookup\" {\n  clients = [2]\n}\n" + "sampling {\n  reps = 2\n}\n"
+	for _, tt := range []struct {
+		name, threshold, override string
+		want                      int
+		line                      string
+	}{
+		{"crossed", `p99_ms = 0.001`, "", exitThreshold, "THRESHOLD lookup sqlite xs threshold gate (clients=1 read): p99 "},
+		{"loose", `p99_ms = 1000` + "\n" + `max_error_rate = 0`, "", exitOK, "PASS lookup sqlite xs threshold gate (clients=1 read): p99 "},
+		{"abort", `p99_ms = 0.001` + "\n" + `abort = true`, reps3, exitThreshold, "the scenario's remaining reps and points in this cell were not run"},
+		{"workers merged", `p99_ms = 1000`, workers, exitOK, "PASS lookup sqlite xs threshold gate (clients=2 read)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.override == workers {
+				if testing.Short() {
+					t.Skip("runs worker processes")
+				}
+				t.Setenv(asCLI, "1")
+			}
+			dir := t.TempDir()
+			gate := filepath.Join(dir, "gate.hcl")
+			body := "threshold \"gate\" {\n  scenario = \"lookup\"\n  op = \"read\"\n  backend = \"sqlite\"\n" + tt.threshold + "\n}\n"
+			if err := os.WriteFile(gate, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"apply", "testdata/apply.hcl", gate, "-q", "-o", filepath.Join(dir, "results"), "-var", "data_dir=" + filepath.Join(dir, "data")}
+			if tt.override != "" {
+				ov := filepath.Join(dir, "gate_override.hcl")
+				if err := os.WriteFile(ov, []byte(tt.override), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args[:3], append([]string{ov}, args[3:]...)...)
+			}
+			code, stdout, stderr := runT(t, args...)
+			if code != tt.want {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.want, stdout, stderr)
+			}
+			out := filepath.Join(dir, "results")
+			checks := readFile(t, filepath.Join(out, "checks.txt"))
+			var line string
+			for _, l := range strings.Split(checks, "\n") {
+				if strings.Contains(l, "threshold gate") {
+					line = l
+				}
+			}
+			if !strings.Contains(line, tt.line) || !strings.Contains(checks, "PASS lookup sqlite xs names") {
+				t.Fatalf("checks.txt lacks %q and the PASS of the check:\n%s", tt.line, checks)
+			}
+			if tt.want == exitThreshold {
+				for _, f := range []string{"summary.md", "report.html"} {
+					if !strings.Contains(readFile(t, filepath.Join(out, f)), "THRESHOLD lookup sqlite xs threshold gate") &&
+						!strings.Contains(readFile(t, filepath.Join(out, f)), "<td class=\"threshold\">THRESHOLD</td>") {
+						t.Errorf("%s does not show the crossed threshold", f)
+					}
+				}
+			}
+			raw := readCSV(t, filepath.Join(out, "raw.csv"))
+			switch tt.name {
+			case "abort":
+				if len(raw) != 1 {
+					t.Errorf("abort after the first rep: %d reps ran, want 1", len(raw))
+				}
+			case "workers merged":
+				// The line judged every call of both reps of both workers:
+				// the sum of raw.csv's counts, and the p99 of the merge of
+				// the hdr log's intervals.
+				var calls int64
+				for _, r := range raw {
+					calls += atoi(t, r["count"])
+				}
+				if len(raw) != 2 || !strings.Contains(line, fmt.Sprintf("(%d calls, exact histogram)", calls)) {
+					t.Errorf("%d reps with %d calls in all; the threshold judged: %s", len(raw), calls, line)
+				}
+				hs, err := results.ReadHlog(filepath.Join(out, results.HdrDir, results.HlogName(results.Row{Scenario: "lookup", Backend: "sqlite", Scale: "xs", Clients: 2, Op: "read"})))
+				if err != nil {
+					t.Fatal(err)
+				}
+				merged := hdrhistogram.New(1, int64(time.Hour), 3)
+				for _, h := range hs {
+					merged.Merge(h)
+				}
+				p99 := strconv.FormatFloat(float64(merged.ValueAtQuantile(99))/1e6, 'g', 4, 64)
+				if merged.TotalCount() != calls || !strings.Contains(line, "p99 "+p99+" <= 1000 ms") {
+					t.Errorf("the merged histogram: %d calls, p99 %s ms; the threshold judged: %s", merged.TotalCount(), p99, line)
+				}
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

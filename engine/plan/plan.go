@@ -24,6 +24,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/sampler"
+	"github.com/mentat-spec/mentat-spec/engine/threshold"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -35,6 +36,9 @@ type Plan struct {
 	Matrix    Matrix          // what was selected
 	Env       []results.KV    // the spec's facts for env.txt (files, hash, variables, sampling)
 	Sensitive map[string]bool // env keys whose values are secrets
+	// Thresholds are the spec's absolute gates, judged by the runner on
+	// each matching point's exact histogram.
+	Thresholds []threshold.Spec
 
 	spec     *config.Spec
 	samplers []config.SamplerValues
@@ -154,6 +158,9 @@ func Build(ctx context.Context, spec *config.Spec, drv config.Drivers, workers i
 	}
 	samplers, diags := spec.ResolveSamplers()
 	p.samplers = samplers
+	thresholds, d := spec.ResolveThresholds()
+	diags = append(diags, d...)
+	p.Thresholds = thresholds
 	for _, sn := range spec.Matrix.ScaleNames {
 		sc := spec.Scale(sn)
 		gen, d := ds.Resolve(spec.ScaleContext(sc))

@@ -140,6 +140,8 @@ func writeOverview(b *bytes.Buffer, r *Run, timings []Row, loads []LoadRow, rank
 	switch {
 	case len(r.Checks) == 0:
 		b.WriteString("- **Checks:** none recorded.\n")
+	case c.Fail == 0 && c.Threshold > 0:
+		fmt.Fprintf(b, "- **Checks:** %s: no check failed, but a threshold was CROSSED (the THRESHOLD lines below).\n", appendCounts(nil, c))
 	case c.Fail == 0:
 		fmt.Fprintf(b, "- **Checks:** %s: no check failed.\n", appendCounts(nil, c))
 	default:

@@ -82,6 +82,8 @@ func (d *Dir) Emit(rec Record) error {
 		return d.writeHist(r)
 	case Sample:
 		return d.appendSample(r)
+	case RepHist:
+		return nil // the point's Hist is written
 	}
 	return fmt.Errorf("results: no file for a %T record", rec)
 }

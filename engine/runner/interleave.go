@@ -117,6 +117,10 @@ func (c *cell) runInterleaved(ctx context.Context, g []*plan.Scenario) {
 			if ctx.Err() != nil || c.broken != nil {
 				return
 			}
+			if c.aborted(p.sc) {
+				c.finishRep(p, n-1)
+				continue
+			}
 			done, err := c.runRep(ctx, p, n)
 			if err != nil {
 				c.run.fail("%s %s: %s: %v", c.name(), p.sc.Name, p.pt.Describe(), err)

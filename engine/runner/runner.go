@@ -88,6 +88,10 @@ type run struct {
 	// cross holds the running scale's answers for the cross-backend
 	// comparison (crossbackend.go).
 	cross *crossScale
+	// gates judges the plan's thresholds on the points' histograms;
+	// measured lists the cells whose scenarios ran, for its SKIP lines.
+	gates    *gates
+	measured []cellID
 	// interrupted reports whether the caller's context ended the run (a
 	// Ctrl-C): what fails after that is the interrupt, not news.
 	interrupted func() bool
@@ -112,7 +116,8 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	parent := ctx
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop, interrupted: func() bool { return parent.Err() != nil }}
+	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop, interrupted: func() bool { return parent.Err() != nil },
+		gates: newGates(p.Thresholds)}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
 	if pr := opts.Progress; pr != nil {
 		pr.SetTotal(r.estimate())
@@ -139,6 +144,9 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 			break
 		}
 		r.scale(ctx, sp)
+	}
+	for _, l := range r.gates.unmatched(r.measured) {
+		r.emit(l)
 	}
 	counts, cerr := dir.Close()
 	r.out.Checks = counts
@@ -209,6 +217,9 @@ func (r *run) emit(rec results.Record) {
 	}
 	if t, ok := rec.(results.Timing); ok {
 		r.out.Rows = append(r.out.Rows, results.Row(t))
+	}
+	for _, l := range r.gates.observe(rec) {
+		r.emit(l)
 	}
 }
 
@@ -297,6 +308,9 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 		c := &cell{run: r, pc: pc, truth: truth}
 		if err := c.execute(ctx); err != nil && !errors.Is(context.Cause(ctx), errResultsLost) {
 			r.fail("%s: %v", pc.Name(), err)
+		}
+		if c.measured {
+			r.measured = append(r.measured, cellID{pc.Backend.Name, sp.Name})
 		}
 	}
 	for _, l := range r.cross.lines() {
