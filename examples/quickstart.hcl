@@ -63,6 +63,16 @@ variable "scenarios" {
 }
 # --- end scenarios variable ---
 
+variable "reps" {
+  type        = number
+  default     = 1
+  description = "Repetitions of every point. compare needs at least 4 on each side to decide (-var reps=5 for a gate); with 1 it says it cannot decide."
+  validation {
+    condition     = var.reps >= 1
+    error_message = "reps is at least 1."
+  }
+}
+
 variable "data_dir" {
   type        = string
   default     = "data"
@@ -111,7 +121,7 @@ sampling {
   min_s   = 1
   min_n   = 30
   max_s   = 2
-  reps    = 1
+  reps    = var.reps
   probe_s = 20
 }
 

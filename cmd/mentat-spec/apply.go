@@ -282,7 +282,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-force] [-fail-undecided] [-html FILE]",
+	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-noise-bound PCT] [-force] [-fail-undecided] [-html FILE]",
 		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 6) unless -force. "+
 			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the whole confidence interval of the change (Hodges-Lehmann) lies beyond the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
 			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 5 on any regression, 6 when refused (or, with -fail-undecided, when a metric cannot be decided), 0 otherwise, so it can gate a release.", stderr)
@@ -290,6 +290,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression (with stats, the change's confidence interval must lie beyond it)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the stats method (0.05: 95% confidence)")
 	force := fs.Bool("force", false, "compare even when the runs are not comparable (the differences are still listed)")
+	noiseBound := fs.Float64("noise-bound", 10, "points of the machine's CPU by which the share taken by other processes (or stolen by the hypervisor) may differ between the runs (noise.csv) before a metric that moved is reported as undecided instead of a regression; 0 does not weigh the noise; -force judges anyway")
 	failUndecided := fs.Bool("fail-undecided", false, "exit 6 when a metric cannot be decided (too few reps, or the machines' noise differs), instead of 0: no verdict is not a pass")
 	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to FILE (both runs side by side, changes marked)")
 	pos, code, ok := parseOrExit(fs, args)
@@ -300,7 +301,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	opts := results.Options{Method: *method, ThresholdPct: *threshold, Alpha: *alpha, Force: *force}
+	opts := results.Options{Method: *method, ThresholdPct: *threshold, Alpha: *alpha, Force: *force, NoiseBoundPct: *noiseBound}
 	// When both runs recorded what they ran, points whose query, scenario
 	// or dataset changed are listed and left out; the rest are compared.
 	c, ferr := plandiff.Unchanged(pos[0], pos[1])

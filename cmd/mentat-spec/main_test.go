@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 const quickstart = "../../examples/quickstart.hcl"
@@ -498,6 +500,14 @@ func TestApplyExitCodes(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, "results", "timings.csv")); err != nil {
 				t.Errorf("timings.csv: %v", err)
+			}
+			// The machine's noise: a row per measured point, a summary in env.txt.
+			noise, err := results.ReadNoise(filepath.Join(dir, "results"))
+			if err != nil || len(noise) == 0 || noise[0].Scenario != "lookup" || noise[0].CPUs < 1 || noise[0].Seconds <= 0 {
+				t.Errorf("noise.csv: %+v %v", noise, err)
+			}
+			if env, _ := os.ReadFile(filepath.Join(dir, "results", "env.txt")); !strings.Contains(string(env), "\nnoise: other processes ") {
+				t.Errorf("env.txt has no noise summary:\n%s", env)
 			}
 			// Every run gets its reports; report.html refers to nothing
 			// outside itself.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
@@ -92,6 +93,10 @@ type run struct {
 	// measured lists the cells whose scenarios ran, for its SKIP lines.
 	gates    *gates
 	measured []cellID
+	// noise samples the machine around every point; noiseRows are the
+	// run's, summarised in env.txt at its end.
+	noise     *noise.Sampler
+	noiseRows []results.NoiseRow
 	// interrupted reports whether the caller's context ended the run (a
 	// Ctrl-C): what fails after that is the interrupt, not news.
 	interrupted func() bool
@@ -117,7 +122,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop, interrupted: func() bool { return parent.Err() != nil },
-		gates: newGates(p.Thresholds)}
+		gates: newGates(p.Thresholds), noise: noise.New(serverCommands(p, opts.Registry))}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
 	if pr := opts.Progress; pr != nil {
 		pr.SetTotal(r.estimate())
@@ -147,6 +152,11 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	for _, l := range r.gates.unmatched(r.measured) {
 		r.emit(l)
+	}
+	if len(r.noiseRows) > 0 {
+		if err := dir.WriteEnvLines(noiseEnv(r.noiseRows), r.sensitive); err != nil {
+			r.resultsLost(fmt.Errorf("writing env.txt: %w", err))
+		}
 	}
 	counts, cerr := dir.Close()
 	r.out.Checks = counts
