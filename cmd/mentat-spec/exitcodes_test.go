@@ -219,3 +219,28 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestSweepAloneIsChecked: the concurrency sweep declares no check of its
+// own; run alone it runs the checks the other scenarios declare for its
+// queries, and checks.txt holds their PASS lines and its TOTAL.
+func TestSweepAloneIsChecked(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runT(t, "apply", fullSpec, "-q", "-var", `scales=["xs"]`, "-var", `backends=["sqlite"]`,
+		"-var", `scenarios=["concurrency_sweep"]`, "-var", "clients=[1,4]", "-var", "reps=1", "-var", "min_s=0.05", "-var", "max_s=0.1",
+		"-var", "precision=0", "-var", "data_dir="+filepath.Join(dir, "data"), "-o", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	checks := readFile(t, filepath.Join(out, "checks.txt"))
+	for _, want := range []string{
+		"PASS concurrency_sweep sqlite xs names (from point_lookup): ",
+		"PASS concurrency_sweep sqlite xs assigned (from ref_traversal): ",
+		"PASS concurrency_sweep sqlite xs attributes (from pull): ",
+		"\nTOTAL 3 PASS, 0 FAIL, 0 SKIP\n",
+	} {
+		if !strings.Contains("\n"+checks, want) {
+			t.Errorf("checks.txt lacks %q:\n%s", want, checks)
+		}
+	}
+}

@@ -367,7 +367,8 @@ func (d *Dir) openSub(sub, name string) (io.WriteCloser, error) {
 }
 
 // Close writes the TOTAL line of checks.txt (counting the whole file)
-// when this Dir added checks, then syncs and closes the files. It returns
+// when this Dir added checks or the file does not exist yet, then syncs
+// and closes the files. It returns
 // the verdicts of the checks added through this Dir, which decide the
 // invocation's exit status. Later appends fail.
 func (d *Dir) Close() (CheckCounts, error) {
@@ -376,8 +377,11 @@ func (d *Dir) Close() (CheckCounts, error) {
 	if d.closed {
 		return d.added, nil
 	}
+	// checks.txt always exists with its TOTAL line: a run that checked
+	// nothing says so rather than leave no file. An invocation that adds
+	// no check to an existing file adds no TOTAL.
 	var errs []error
-	if d.added.total() > 0 {
+	if _, err := os.Stat(filepath.Join(d.path, ChecksFile)); d.added.total() > 0 || errors.Is(err, fs.ErrNotExist) {
 		b := append(d.buf[:0], "TOTAL "...)
 		b = appendCounts(b, d.inFile)
 		d.buf = append(b, '\n')
