@@ -211,6 +211,14 @@ type ConfigValidator interface {
 	ValidateConfig(cfg Config) error
 }
 
+// ServerCommands is implemented by drivers whose database runs in server
+// processes that may share the machine: their command names (comm). The
+// CPU those processes take during a point is the run's own work, which
+// the machine's noise (noise.csv) leaves out.
+type ServerCommands interface {
+	ServerCommands() []string
+}
+
 // ReaderSessions is implemented by backends that can open a cheaper
 // session for a client that only reads (SQLite's immutable readers, which
 // take no file locks). The engine asks for one only for the clients of a

@@ -61,6 +61,16 @@ variable "scenarios" {
   description = "Scenarios to run, e.g. -var 'scenarios=[\"point_lookup\"]'; null (the default) runs all."
 }
 
+variable "reps" {
+  type        = number
+  default     = 1
+  description = "Repetitions of every point. compare needs at least 4 on each side to decide (-var reps=5 for a gate); with 1 it says it cannot decide."
+  validation {
+    condition     = var.reps >= 1
+    error_message = "reps is at least 1."
+  }
+}
+
 variable "data_dir" {
   type        = string
   default     = "data"
@@ -109,7 +119,7 @@ sampling {
   min_s   = 1
   min_n   = 30
   max_s   = 2
-  reps    = 1
+  reps    = var.reps
   probe_s = 20
 }
 

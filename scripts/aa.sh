@@ -16,10 +16,13 @@
 #       machine; the runner's interleaved order (the default) spreads reps
 #       within one run.
 #   ab  runs the quickstart with -var avet=false against a normal run and
-#       checks that compare refuses (exit 2, avet listed), that with -force
-#       it flags point_lookup as a regression (exit 1), and that the
+#       checks that compare refuses (exit 6, avet listed), that with -force
+#       it flags point_lookup as a regression (exit 5), and that the
 #       reverse direction reports an improvement (exit 0).
 #
+# AA_NOISE=N runs N busy loops beside the runs (a shared CI host), killed
+# by their pids when the script ends: compare must then be quiet or say it
+# cannot decide, with the machine's noise as its reason.
 # AA_OVERRIDE names one more override file for every run (e.g.
 # scripts/aa/sequential_override.hcl: the seed's order of reps). Everything goes to a fresh temporary
 # directory (AA_DIR to choose it), kept for reading afterwards. Exits 1
@@ -39,6 +42,14 @@ fi
 
 bin=$work/mentat-spec
 (cd "$repo" && go build -o "$bin" ./cmd/mentat-spec)
+
+busy=()
+stop_busy() { for p in ${busy[@]+"${busy[@]}"}; do kill "$p" 2>/dev/null || true; done; }
+trap stop_busy EXIT
+for _ in $(seq 1 "${AA_NOISE:-0}"); do
+	sh -c 'while :; do :; done' &
+	busy+=("$!")
+done
 
 spec=$repo/examples/quickstart.hcl
 reps=$repo/scripts/aa/reps5_override.hcl
@@ -123,7 +134,7 @@ aa)
 		regressions=$((regressions + n))
 		improvements=$((improvements + im))
 		[[ $rc == 0 ]] || alarms=$((alarms + 1))
-		summary="exit $rc, $n of $m metrics flagged as regressions and $im as improvements ($(grep -c 'no significant change$' "$last" || true) no significant change, $(grep -c 'within threshold$' "$last" || true) within threshold)"
+		summary="exit $rc, $n of $m metrics flagged as regressions and $im as improvements ($(grep -c 'no significant change$' "$last" || true) no significant change, $(grep -c 'within threshold$' "$last" || true) within threshold, $(grep -c 'cannot decide (noise):' "$last" || true) cannot decide for noise); noise: $(sed -n 's/^machine noise OLD: other processes \([0-9.]*%\).*/OLD \1/p' "$last") $(sed -n 's/^machine noise NEW: other processes \([0-9.]*%\).*/NEW \1/p' "$last")"
 		# The seed's rule on the same pair, for comparison.
 		cmp "a$i" "b$i" -method threshold
 		tn=$(grep -c 'REGRESSION' "$last" || true)
@@ -153,17 +164,17 @@ ab)
 	run B data-noavet -var avet=false
 	fail=0
 	cmp A B
-	if [[ $rc == 2 ]] && grep -q '^  var.avet ' "$last"; then
-		echo "A -> B without -force: refused (exit 2), avet listed"
+	if [[ $rc == 6 ]] && grep -q '^  var.avet ' "$last"; then
+		echo "A -> B without -force: refused (exit 6), avet listed"
 	else
-		echo "A -> B without -force: exit $rc, want 2 with var.avet listed ($last)"
+		echo "A -> B without -force: exit $rc, want 6 with var.avet listed ($last)"
 		fail=1
 	fi
 	cmp A B -force
-	if [[ $rc == 1 ]] && grep -A3 '^point_lookup sqlite' "$last" | grep -q 'REGRESSION$'; then
-		echo "A -> B -force: exit 1, point_lookup flagged: $(grep -A3 '^point_lookup sqlite' "$last" | grep 'REGRESSION$' | head -1 | tr -s ' ')"
+	if [[ $rc == 5 ]] && grep -A3 '^point_lookup sqlite' "$last" | grep -q 'REGRESSION$'; then
+		echo "A -> B -force: exit 5, point_lookup flagged: $(grep -A3 '^point_lookup sqlite' "$last" | grep 'REGRESSION$' | head -1 | tr -s ' ')"
 	else
-		echo "A -> B -force: exit $rc, want 1 with a point_lookup regression ($last)"
+		echo "A -> B -force: exit $rc, want 5 with a point_lookup regression ($last)"
 		fail=1
 	fi
 	cmp B A -force

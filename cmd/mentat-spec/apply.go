@@ -37,7 +37,7 @@ func isTerminal(w io.Writer) bool {
 func runApply(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
 	fs := newFlagSet("apply", "PATH... [-var name=value] [-o DIR] [-phase all|load|bench|sustained]",
-		"Runs the benchmark: for each scale and backend, loads the generated dataset into a store the run creates (or reuses one an earlier run loaded), measures every scenario at every client count, checks every answer against the generator's truth, and writes a results directory. Exits 1 if any check fails.", stderr)
+		"Runs the benchmark: for each scale and backend, loads the generated dataset into a store the run creates (or reuses one an earlier run loaded), measures every scenario at every client count, checks every answer against the generator's truth, and writes a results directory. Exits 1 if a check fails, 4 if a threshold is crossed, 7 if the run could not finish, 130 when interrupted.", stderr)
 	sf.register(fs)
 	out := fs.String("o", "", "results directory (default results/run-<UTC time>); an existing one is appended to")
 	dataDir := fs.String("data", ".", "directory that relative database paths of backends are resolved against, and where backends without a path put their files")
@@ -124,7 +124,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	launcher, err := workerLauncher(paths, &sf, spec, *dataDir, *workerTCP, *workerListen, sec, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
-		return exitFailed
+		return exitUnfinished
 	}
 	defer launcher.Close()
 	if *workerListen != "" {
@@ -132,7 +132,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		// while the run loads, and a port already taken fails here.
 		if err := launcher.Listening(); err != nil {
 			fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
-			return exitFailed
+			return exitUnfinished
 		}
 		how := "with " + worker.EnvSecret + " set to the run's secret"
 		if credsFile != "" {
@@ -153,24 +153,45 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	if o != nil {
 		printTable(stdout, o)
 	}
-	if err != nil {
+	interrupted := ctx.Err() != nil
+	exit := applyExit(o, err, interrupted)
+	switch {
+	case interrupted:
+		fmt.Fprintf(stderr, "mentat-spec apply: interrupted; what was measured before is kept in %s%s\n", dir, listFiles(dir))
+		return exit
+	case err != nil:
 		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
-		if o == nil {
-			return exitFailed
-		}
-	} else {
-		fmt.Fprintf(stdout, "Results in %s (report.html, summary.md, results.json, timings.csv, checks.txt).\n", dir)
+	default:
+		fmt.Fprintf(stdout, "Results in %s%s.\n", dir, listFiles(dir))
 	}
-	if err != nil || o.Failed() {
-		for _, f := range o.Failures {
-			fmt.Fprintf(stderr, "failed: %s\n", f)
-		}
-		if o.Checks.Fail > 0 {
-			fmt.Fprintf(stderr, "%d check(s) FAILED: see %s\n", o.Checks.Fail, filepath.Join(dir, "checks.txt"))
-		}
-		return exitFailed
+	if o == nil {
+		return exit
 	}
-	return exitOK
+	for _, f := range o.Failures {
+		fmt.Fprintf(stderr, "failed: %s\n", f)
+	}
+	if o.Checks.Fail > 0 {
+		fmt.Fprintf(stderr, "%d check(s) FAILED: see %s\n", o.Checks.Fail, filepath.Join(dir, "checks.txt"))
+	}
+	if o.Checks.Threshold > 0 {
+		fmt.Fprintf(stderr, "%d threshold(s) CROSSED: see the THRESHOLD lines of %s\n", o.Checks.Threshold, filepath.Join(dir, "checks.txt"))
+	}
+	return exit
+}
+
+// listFiles names the reports and tables of dir that exist, as
+// " (report.html, ...)": a file the run never wrote is not offered.
+func listFiles(dir string) string {
+	var have []string
+	for _, name := range []string{"report.html", "summary.md", "results.json", "timings.csv", "checks.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			have = append(have, name)
+		}
+	}
+	if len(have) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(have, ", ") + ")"
 }
 
 // nothingToRun is the diagnostic for a plan that would measure nothing: no
@@ -259,7 +280,11 @@ func printTable(w io.Writer, o *runner.Outcome) {
 		}
 		tw.Flush()
 	}
-	fmt.Fprintf(w, "Checks: %d PASS, %d FAIL, %d SKIP\n", o.Checks.Pass, o.Checks.Fail, o.Checks.Skip)
+	fmt.Fprintf(w, "Checks: %d PASS, %d FAIL, %d SKIP", o.Checks.Pass, o.Checks.Fail, o.Checks.Skip)
+	if o.Checks.Threshold > 0 {
+		fmt.Fprintf(w, ", %d THRESHOLD", o.Checks.Threshold)
+	}
+	fmt.Fprintln(w)
 }
 
 func runReport(args []string, stdout, stderr io.Writer) int {
@@ -278,7 +303,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := results.WriteSummary(pos[0]); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec report: %v\n", err)
-		return exitFailed
+		return exitUnfinished
 	}
 	for _, r := range results.Reports() {
 		fmt.Fprintf(stdout, "Wrote %s\n", filepath.Join(pos[0], r.File))
@@ -287,14 +312,16 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-force] [-html FILE]",
-		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 2) unless -force. "+
+	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-noise-bound PCT] [-force] [-fail-undecided] [-html FILE]",
+		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 6) unless -force. "+
 			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the whole confidence interval of the change (Hodges-Lehmann) lies beyond the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
-			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 1 on any regression, 0 otherwise, so it can gate a release.", stderr)
+			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 5 on any regression, 6 when refused (or, with -fail-undecided, when a metric cannot be decided), 0 otherwise, so it can gate a release.", stderr)
 	method := fs.String("method", results.MethodStats, "stats: a significance test over reps; threshold: medians beyond the threshold")
 	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression (with stats, the change's confidence interval must lie beyond it)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the stats method (0.05: 95% confidence)")
 	force := fs.Bool("force", false, "compare even when the runs are not comparable (the differences are still listed)")
+	noiseBound := fs.Float64("noise-bound", 10, "points of the machine's CPU by which the share taken by other processes (or stolen by the hypervisor) may differ between the runs (noise.csv) before a metric that moved is reported as undecided instead of a regression; 0 does not weigh the noise; -force judges anyway")
+	failUndecided := fs.Bool("fail-undecided", false, "exit 6 when a metric cannot be decided (too few reps, or the machines' noise differs), instead of 0: no verdict is not a pass")
 	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to FILE (both runs side by side, changes marked)")
 	pos, code, ok := parseOrExit(fs, args)
 	if !ok {
@@ -304,7 +331,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	opts := results.Options{Method: *method, ThresholdPct: *threshold, Alpha: *alpha, Force: *force}
+	opts := results.Options{Method: *method, ThresholdPct: *threshold, Alpha: *alpha, Force: *force, NoiseBoundPct: *noiseBound}
 	// When both runs recorded what they ran, points whose query, scenario
 	// or dataset changed are listed and left out; the rest are compared.
 	c, ferr := plandiff.Unchanged(pos[0], pos[1])
@@ -327,23 +354,19 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := rep.Write(stdout); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
-		return exitFailed
+		return exitUnfinished
 	}
 	if *htmlOut != "" {
 		if err := writeCompareHTML(*htmlOut, rep); err != nil {
 			fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
-			return exitFailed
+			return exitUnfinished
 		}
 		fmt.Fprintf(stdout, "Wrote %s\n", *htmlOut)
 	}
-	switch {
-	case rep.Refused:
+	if rep.Refused {
 		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%d differences); -force compares them anyway\n", pos[0], pos[1], len(rep.Differences))
-		return exitUsage
-	case rep.Regressed():
-		return exitFailed
 	}
-	return exitOK
+	return compareExit(rep, *failUndecided)
 }
 
 // writeCompareHTML writes the comparison page to path.

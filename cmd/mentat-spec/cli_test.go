@@ -30,7 +30,7 @@ func TestFmt(t *testing.T) {
 		}
 	}
 	code, stdout, stderr := runT(t, "fmt", "-check", dir)
-	if code != exitFailed || strings.TrimSpace(stdout) != path || !strings.Contains(stderr, "1 file(s) not formatted") {
+	if code != exitCheck || strings.TrimSpace(stdout) != path || !strings.Contains(stderr, "1 file(s) not formatted") {
 		t.Errorf("fmt -check: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	code, stdout, _ = runT(t, "fmt", "-check", "-diff", path)
@@ -39,7 +39,7 @@ func TestFmt(t *testing.T) {
 			t.Errorf("fmt -diff lacks %q:\n%s", want, stdout)
 		}
 	}
-	if code != exitFailed {
+	if code != exitCheck {
 		t.Errorf("fmt -check -diff: exit %d", code)
 	}
 	if b, _ := os.ReadFile(path); string(b) != string(messy) {

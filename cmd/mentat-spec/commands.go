@@ -35,7 +35,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		res := jsonResult(spec, diags)
 		if err := writeJSON(stdout, res); err != nil {
 			fmt.Fprintf(stderr, "mentat-spec validate: %v\n", err)
-			return exitFailed
+			return exitUnfinished
 		}
 		if !res.Valid {
 			return exitUsage
@@ -82,7 +82,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := p.Render(stdout); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec plan: %v\n", err)
-		return exitFailed
+		return exitUnfinished
 	}
 	return exitOK
 }
@@ -122,12 +122,12 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	if err := datagen.WriteFiles(ctx, gen, *out, datagen.WriteOptions{Shards: *shards, EDN: *edn}); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec gen: %v\n", err)
-		return exitFailed
+		return exitUnfinished
 	}
 	st, err := gen.Stats(ctx, workers())
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec gen: %v\n", err)
-		return exitFailed
+		return exitUnfinished
 	}
 	fmt.Fprintf(stdout, "Wrote dataset %q at scale %s to %s: %s datoms in %s transactions, truth in truth.json.\n",
 		gen.Name, sc.Name, *out, plan.Thousands(st.Datoms), plan.Thousands(st.Txs))
@@ -147,7 +147,7 @@ func planJSON(paths []string, sf *specFlags, stdout, stderr io.Writer) int {
 		if !pdiags.HasErrors() {
 			if err := p.Render(&text); err != nil {
 				fmt.Fprintf(stderr, "mentat-spec plan: %v\n", err)
-				return exitFailed
+				return exitUnfinished
 			}
 		}
 	}
@@ -155,7 +155,7 @@ func planJSON(paths []string, sf *specFlags, stdout, stderr io.Writer) int {
 	res.Plan = text.String()
 	if err := writeJSON(stdout, res); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec plan: %v\n", err)
-		return exitFailed
+		return exitUnfinished
 	}
 	if !res.Valid {
 		return exitUsage

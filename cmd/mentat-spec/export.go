@@ -74,7 +74,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(m.list()); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec export k8s: %v\n", err)
-		return exitFailed
+		return exitUnfinished
 	}
 	return exitOK
 }

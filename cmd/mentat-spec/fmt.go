@@ -39,7 +39,7 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "mentat-spec fmt: %v\n", err)
-			return exitFailed
+			return exitUnfinished
 		}
 		// A file that does not parse is reported, never rewritten.
 		if file, d := hclsyntax.ParseConfig(src, f, hcl.InitialPos); d.HasErrors() {
@@ -61,7 +61,7 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 		}
 		if err := writeFileKeepMode(f, out); err != nil {
 			fmt.Fprintf(stderr, "mentat-spec fmt: %v\n", err)
-			return exitFailed
+			return exitUnfinished
 		}
 	}
 	if len(diags) > 0 {
@@ -70,7 +70,7 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 	}
 	if *check && changed > 0 {
 		fmt.Fprintf(stderr, "mentat-spec fmt: %d file(s) not formatted; run mentat-spec fmt to fix them\n", changed)
-		return exitFailed
+		return exitCheck
 	}
 	return exitOK
 }

@@ -124,8 +124,8 @@ func TestFullResultsDisk(t *testing.T) {
 	defer unfill()
 	t.Logf("the run on a full disk:\n%s", log)
 	noCrash(t, log)
-	if code != exitFailed {
-		t.Fatalf("exit %d on a full results disk, want %d:\n%s", code, exitFailed, log)
+	if code != exitUnfinished {
+		t.Fatalf("exit %d on a full results disk, want %d:\n%s", code, exitUnfinished, log)
 	}
 	if !strings.Contains(log, out) || !strings.Contains(log, "no space left on device") || !strings.Contains(log, "stopping the run") {
 		t.Errorf("the error does not say which directory is full and why:\n%s", log)
@@ -181,8 +181,8 @@ func TestFullDataDisk(t *testing.T) {
 			defer unfill()
 			t.Logf("the run on a full disk:\n%s", log)
 			noCrash(t, log)
-			if code != exitFailed {
-				t.Fatalf("exit %d on a full data disk, want %d:\n%s", code, exitFailed, log)
+			if code != exitUnfinished {
+				t.Fatalf("exit %d on a full data disk, want %d:\n%s", code, exitUnfinished, log)
 			}
 			if !strings.Contains(log, "the data directory "+data+" is full") || !strings.Contains(log, "no space left on device") {
 				t.Errorf("the error does not say which directory is full and why:\n%s", log)

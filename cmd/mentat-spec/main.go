@@ -13,13 +13,6 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/buildinfo"
 )
 
-// Exit codes.
-const (
-	exitOK     = 0 // everything ran and every check passed
-	exitFailed = 1 // a check failed, a gate tripped, or the run could not finish
-	exitUsage  = 2 // bad command line or spec
-)
-
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
@@ -76,7 +69,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'mentat-spec <command> -help' for a command's flags. Every command takes -no-color (color is used on terminals only).")
-	fmt.Fprintln(w, "Exit codes: 0 ok, 1 a check or gate failed (or the run could not finish), 2 usage or spec error.")
+	fmt.Fprintln(w, "Exit codes: "+exitSummary+".")
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) int {

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 const quickstart = "../../examples/quickstart.hcl"
@@ -300,18 +302,20 @@ func TestCompare(t *testing.T) {
 		code int
 	}{
 		{"a directory with itself", []string{"compare", base, base}, exitOK},
-		{"a regression", []string{"compare", "-method", "threshold", base, slower}, exitFailed},
-		{"a regression under a loose threshold is still a missing row", []string{"compare", "-method", "threshold", base, slower, "-threshold", "1000"}, exitFailed},
+		{"a regression", []string{"compare", "-method", "threshold", base, slower}, exitRegression},
+		{"a regression under a loose threshold is still a missing row", []string{"compare", "-method", "threshold", base, slower, "-threshold", "1000"}, exitRegression},
 		// Without raw.csv stats cannot judge the metrics; the missing row is still found.
-		{"stats without reps still finds the missing row", []string{"compare", base, slower}, exitFailed},
-		{"stats: a significant regression", []string{"compare", reps("base"), reps("slower")}, exitFailed},
+		{"stats without reps still finds the missing row", []string{"compare", base, slower}, exitRegression},
+		{"stats: a significant regression", []string{"compare", reps("base"), reps("slower")}, exitRegression},
 		{"stats: an improvement", []string{"compare", reps("slower"), reps("base")}, exitOK},
 		{"stats: within a loose threshold", []string{"compare", reps("base"), reps("slower"), "-threshold", "60"}, exitOK},
 		{"stats: reps = 1 cannot decide", []string{"compare", reps("single_old"), reps("single_new")}, exitOK},
-		{"not comparable: refused", []string{"compare", reps("base"), reps("settings")}, exitUsage},
+		{"stats: reps = 1 cannot decide, and -fail-undecided fails", []string{"compare", "-fail-undecided", reps("single_old"), reps("single_new")}, exitUndecided},
+		{"-fail-undecided with everything decided", []string{"compare", "-fail-undecided", reps("base"), reps("slower"), "-threshold", "60"}, exitOK},
+		{"not comparable: refused", []string{"compare", reps("base"), reps("settings")}, exitUndecided},
 		{"not comparable: -force", []string{"compare", "-force", reps("base"), reps("settings")}, exitOK},
 		// The same reps under the seed's rule: p99 noise of one rep's median is a "regression".
-		{"not comparable: -force, threshold method", []string{"compare", "-force", "-method", "threshold", reps("base"), reps("settings")}, exitFailed},
+		{"not comparable: -force, threshold method", []string{"compare", "-force", "-method", "threshold", reps("base"), reps("settings")}, exitRegression},
 		{"one directory", []string{"compare", base}, exitUsage},
 		{"a missing directory", []string{"compare", base, filepath.Join("testdata", "results", "nope")}, exitUsage},
 		{"a negative threshold", []string{"compare", base, base, "-threshold", "-1"}, exitUsage},
@@ -452,7 +456,8 @@ func TestSensitiveNotPrinted(t *testing.T) {
 }
 
 // TestApplyExitCodes: a run whose checks pass exits 0, a wrong answer
-// exits 1 with everything still written, a spec error exits 2.
+// exits 1 with everything still written, a spec error exits 2, a store
+// that cannot be created exits 7 (could not finish).
 func TestApplyExitCodes(t *testing.T) {
 	tests := []struct {
 		name string
@@ -460,8 +465,9 @@ func TestApplyExitCodes(t *testing.T) {
 		want int
 	}{
 		{"right answers", nil, exitOK},
-		{"wrong answer", []string{"-var", "name_sql=upper(n.v)"}, exitFailed},
+		{"wrong answer", []string{"-var", "name_sql=upper(n.v)"}, exitCheck},
 		{"spec error", []string{"-var", "nope=1"}, exitUsage},
+		{"could not finish", []string{"-var", "data_dir=/dev/null/data"}, exitUnfinished},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -475,12 +481,20 @@ func TestApplyExitCodes(t *testing.T) {
 			if tt.want == exitUsage {
 				return
 			}
+			if tt.want == exitUnfinished {
+				// The store's lock is taken before it opens: either names the path.
+				reason := strings.Contains(stderr.String(), "opening the store") || strings.Contains(stderr.String(), "locking /dev/null/data")
+				if !reason || strings.Contains(stdout.String(), "timings.csv") {
+					t.Errorf("want the reason, and no timings.csv offered:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+				}
+				return
+			}
 			checks, err := os.ReadFile(filepath.Join(dir, "results", "checks.txt"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			wantLine := "PASS lookup sqlite xs names"
-			if tt.want == exitFailed {
+			if tt.want == exitCheck {
 				wantLine = "FAIL lookup sqlite xs names"
 			}
 			if !strings.Contains(string(checks), wantLine) {
@@ -488,6 +502,14 @@ func TestApplyExitCodes(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, "results", "timings.csv")); err != nil {
 				t.Errorf("timings.csv: %v", err)
+			}
+			// The machine's noise: a row per measured point, a summary in env.txt.
+			noise, err := results.ReadNoise(filepath.Join(dir, "results"))
+			if err != nil || len(noise) == 0 || noise[0].Scenario != "lookup" || noise[0].CPUs < 1 || noise[0].Seconds <= 0 {
+				t.Errorf("noise.csv: %+v %v", noise, err)
+			}
+			if env, _ := os.ReadFile(filepath.Join(dir, "results", "env.txt")); !strings.Contains(string(env), "\nnoise: other processes ") {
+				t.Errorf("env.txt has no noise summary:\n%s", env)
 			}
 			// Every run gets its reports; report.html refers to nothing
 			// outside itself.

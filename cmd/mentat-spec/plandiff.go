@@ -17,10 +17,6 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 )
 
-// exitChanges is plan -diff -detailed-exitcode's code when the plans
-// differ (Terraform's plan uses 2, which is this tool's spec error).
-const exitChanges = 3
-
 // diffFlags are plan's flags for comparing with another revision.
 type diffFlags struct {
 	old              string
@@ -72,7 +68,7 @@ func runPlanDiff(paths []string, sf *specFlags, df *diffFlags, stdout, stderr io
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec plan -diff: %v\n", err)
-		return exitFailed
+		return exitUnfinished
 	}
 	if df.detailedExitCode && !rep.Empty() {
 		return exitChanges

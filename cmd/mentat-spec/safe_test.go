@@ -124,8 +124,8 @@ func TestApplyOneRunPerStore(t *testing.T) {
 			c1, o1 := waitFirst()
 			noFail(t, "the holder", c1, o1)
 			want := fmt.Sprintf("in use by pid %d on %s", first.Process.Pid, host)
-			if code != exitFailed || !strings.Contains(out, want) || !strings.Contains(out, "refusing to share it") {
-				t.Errorf("-lock-wait 0: exit %d, want 1 and %q:\n%s", code, want, out)
+			if code != exitUnfinished || !strings.Contains(out, want) || !strings.Contains(out, "refusing to share it") {
+				t.Errorf("-lock-wait 0: exit %d, want 7 (could not finish) and %q:\n%s", code, want, out)
 			}
 		})
 	}
@@ -203,7 +203,7 @@ func TestApplyOneRunPerResultsDir(t *testing.T) {
 	}
 	c, o := wait()
 	noFail(t, "the holder", c, o)
-	if code != exitFailed || !strings.Contains(out, "results directory") || !strings.Contains(out, fmt.Sprintf("pid %d", first.Process.Pid)) {
+	if code != exitUnfinished || !strings.Contains(out, "results directory") || !strings.Contains(out, fmt.Sprintf("pid %d", first.Process.Pid)) {
 		t.Errorf("second run on the results directory: exit %d\n%s", code, out)
 	}
 }

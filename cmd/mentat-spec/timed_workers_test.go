@@ -118,8 +118,8 @@ func TestApplyOpenLoopWorkerKilled(t *testing.T) {
 	if victim == 0 {
 		t.Fatalf("no worker was killed\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
-	if code != exitFailed || !strings.Contains(stderr, "killed") {
-		t.Errorf("exit %d, want %d with the killed worker reported\nstderr:\n%s", code, exitFailed, stderr)
+	if code != exitUnfinished || !strings.Contains(stderr, "killed") {
+		t.Errorf("exit %d, want %d with the killed worker reported\nstderr:\n%s", code, exitUnfinished, stderr)
 	}
 	rows := readCSV(t, filepath.Join(dir, "out", "openloop.csv"))
 	if len(rows) != 2 {

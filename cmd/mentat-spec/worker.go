@@ -70,14 +70,14 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 		c, err := worker.Dial(ctx, *connect, creds)
 		if err != nil {
 			fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
-			return exitFailed
+			return exitUnfinished
 		}
 		conn = c
 	}
 	defer conn.Close()
 	if err := worker.Serve(ctx, conn, open); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
-		return exitFailed
+		return exitUnfinished
 	}
 	return exitOK
 }
@@ -126,7 +126,7 @@ func workerLoop(ctx context.Context, addr string, creds worker.Credentials, open
 			}
 			if served == 0 {
 				fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
-				return exitFailed
+				return exitUnfinished
 			}
 			return exitOK // the run is over
 		}
@@ -136,7 +136,7 @@ func workerLoop(ctx context.Context, addr string, creds worker.Credentials, open
 		switch {
 		case errors.Is(err, worker.ErrRefused):
 			fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
-			return exitFailed // another secret: dialling again changes nothing
+			return exitUnfinished // another secret: dialling again changes nothing
 		case errors.Is(err, worker.ErrNotAssigned):
 			return exitOK // waiting for a point when the run ended
 		case err != nil:

@@ -281,8 +281,8 @@ func TestApplyWorkerKilled(t *testing.T) {
 	if victim == 0 {
 		t.Fatalf("no worker was killed\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
-	if code != exitFailed || !strings.Contains(stderr, "killed") {
-		t.Errorf("exit %d, want %d with the killed worker reported\nstderr:\n%s", code, exitFailed, stderr)
+	if code != exitUnfinished || !strings.Contains(stderr, "killed") {
+		t.Errorf("exit %d, want %d with the killed worker reported\nstderr:\n%s", code, exitUnfinished, stderr)
 	}
 	raw := readCSV(t, filepath.Join(dir, "out", "raw.csv"))
 	timings := readCSV(t, filepath.Join(dir, "out", "timings.csv"))
@@ -457,8 +457,8 @@ func TestApplyWriteMixedReaderKilled(t *testing.T) {
 	if victim == 0 {
 		t.Fatalf("no worker was killed\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
-	if code != exitFailed || !strings.Contains(stdout+stderr, "killed") {
-		t.Errorf("exit %d, want %d with the killed worker reported\nstdout:\n%s\nstderr:\n%s", code, exitFailed, stdout, stderr)
+	if code != exitUnfinished || !strings.Contains(stdout+stderr, "killed") {
+		t.Errorf("exit %d, want %d with the killed worker reported\nstdout:\n%s\nstderr:\n%s", code, exitUnfinished, stdout, stderr)
 	}
 	ops := map[string]map[string]string{}
 	for _, r := range readCSV(t, filepath.Join(dir, "out", "timings.csv")) {
@@ -505,7 +505,7 @@ func TestApplyWriteMixedVerifierCatchesASplitWrite(t *testing.T) {
 			line = l
 		}
 	}
-	if code != exitFailed || !strings.HasPrefix(line, "FAIL") || !strings.Contains(line, "never existed") || !strings.Contains(line, "contradicts write") {
+	if code != exitCheck || !strings.HasPrefix(line, "FAIL") || !strings.Contains(line, "never existed") || !strings.Contains(line, "contradicts write") {
 		t.Errorf("exit %d, concurrent_reads %q\nstdout:\n%s\nstderr:\n%s", code, line, stdout, stderr)
 	}
 }

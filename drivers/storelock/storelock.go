@@ -78,6 +78,10 @@ type Checker interface {
 	Held(ctx context.Context) bool
 }
 
+// holderGrace is how long a run looks again for the holder's pid before
+// it says (or refuses) without it.
+const holderGrace = time.Second
+
 // pollEvery is how often a waiting run tries the lock again.
 const pollEvery = 100 * time.Millisecond
 
@@ -97,20 +101,27 @@ func Poll(ctx context.Context, what string, w Wait, try func() (Lock, *Holder, e
 		if err != nil || l != nil {
 			return l, err
 		}
-		if w.Timeout < 0 {
+		// A holder that has just taken the lock may not have written who
+		// it is yet: look again, briefly, so the message names it.
+		unknown := h.PID == 0 && time.Since(start) < holderGrace
+		if w.Timeout < 0 && !unknown {
 			return nil, &HeldError{What: what, Holder: *h}
 		}
-		if !told && w.Waiting != nil {
+		if !told && w.Waiting != nil && !unknown {
 			w.Waiting(what, *h)
 			told = true
 		}
 		if w.Timeout > 0 && time.Since(start) >= w.Timeout {
 			return nil, &HeldError{What: what, Holder: *h, Waited: time.Since(start)}
 		}
+		next := pollEvery
+		if unknown {
+			next = pollEvery / 10
+		}
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for %s held by %s: %w", what, h, ctx.Err())
-		case <-time.After(pollEvery):
+		case <-time.After(next):
 		}
 	}
 }

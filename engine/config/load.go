@@ -56,6 +56,8 @@ type Spec struct {
 	Queries   []*Query
 	Scenarios []*Scenario
 	Samplers  []*SamplerBlock
+	// Thresholds are the spec's absolute gates (threshold.go).
+	Thresholds []*ThresholdBlock
 
 	env    map[string]string
 	kinds  *kind.Registry
@@ -78,6 +80,7 @@ var topSchema = &hcl.BodySchema{
 		{Type: "query", LabelNames: []string{"name"}},
 		{Type: "scenario", LabelNames: []string{"name"}},
 		{Type: "sampler", LabelNames: []string{"name"}},
+		{Type: "threshold", LabelNames: []string{"name"}},
 	},
 }
 
@@ -215,6 +218,12 @@ func (s *Spec) decodeBlocks(blocks []*hcl.Block) hcl.Diagnostics {
 			diags = append(diags, d...)
 			if sm != nil {
 				s.Samplers = append(s.Samplers, sm)
+			}
+		case "threshold":
+			th, d := decodeThresholdBlock(b)
+			diags = append(diags, d...)
+			if th != nil {
+				s.Thresholds = append(s.Thresholds, th)
 			}
 		}
 	}

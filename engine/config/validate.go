@@ -70,6 +70,8 @@ func (s *Spec) ValidateDrivers(drv Drivers) hcl.Diagnostics {
 // anywhere is reported before anything runs. It touches no database.
 func (s *Spec) Validate(drv Drivers) hcl.Diagnostics {
 	diags := s.ValidateDrivers(drv)
+	_, d := s.ResolveThresholds()
+	diags = append(diags, d...)
 	if len(s.Scales) == 0 {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scale", Detail: `A spec declares at least one scale "name" {} block.`, Subject: s.start()})
 	}

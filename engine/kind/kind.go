@@ -115,8 +115,17 @@ type RepRun interface {
 // RunReps runs every rep of r back to back, then finishes it: the
 // sequential order, and a Repeatable point's Run.
 func RunReps(ctx context.Context, r RepRun) error {
+	return RunRepsWhile(ctx, r, nil)
+}
+
+// RunRepsWhile is RunReps that runs a rep only while more (when set)
+// says so: a threshold with abort ends a point between two reps.
+func RunRepsWhile(ctx context.Context, r RepRun, more func() bool) error {
 	var runErr error
 	for n := 1; n <= r.Count(); n++ {
+		if more != nil && n > 1 && !more() {
+			break
+		}
 		done, err := r.Rep(ctx, n)
 		if err != nil || done {
 			runErr = err

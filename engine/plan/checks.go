@@ -59,8 +59,19 @@ func (c *Cell) Checks(s *Scenario, truth *Truth) []Check {
 	}
 	ctx := c.plan.spec.CellContext(c.cell, truth.hcl)
 	var out []Check
+	type named struct {
+		*config.CheckBlock
+		name string
+	}
+	all := make([]named, 0, len(s.def.Checks)+len(s.borrowed))
 	for _, ck := range s.def.Checks {
-		rc := Check{Name: ck.Name, Query: ck.Query}
+		all = append(all, named{ck, ck.Name})
+	}
+	for _, bc := range s.borrowed {
+		all = append(all, named{bc.check, bc.name()})
+	}
+	for _, ck := range all {
+		rc := Check{Name: ck.name, Query: ck.Query}
 		cases, diags := ck.Resolve(ctx)
 		if diags.HasErrors() {
 			rc.Err = "cannot evaluate the check: " + diags.Error()

@@ -24,6 +24,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/sampler"
+	"github.com/mentat-spec/mentat-spec/engine/threshold"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -35,6 +36,9 @@ type Plan struct {
 	Matrix    Matrix          // what was selected
 	Env       []results.KV    // the spec's facts for env.txt (files, hash, variables, sampling)
 	Sensitive map[string]bool // env keys whose values are secrets
+	// Thresholds are the spec's absolute gates, judged by the runner on
+	// each matching point's exact histogram.
+	Thresholds []threshold.Spec
 
 	spec     *config.Spec
 	samplers []config.SamplerValues
@@ -132,8 +136,21 @@ type Scenario struct {
 	// WritesNote says how the scenario's write operations reach the
 	// database ("" when it has none).
 	WritesNote string
+	// Unchecked are the queries it runs that no check reads, its own or
+	// another scenario's: their answers go unverified, and plan says so.
+	Unchecked []string
 
 	def *config.Scenario
+	// borrowed are the checks other scenarios declare for the queries
+	// this one runs and checks not: a fast wrong answer must not look like
+	// a win where nobody checks it (the sweep at 128 clients).
+	borrowed []borrowedCheck
+}
+
+// borrowedCheck is a check another scenario declares.
+type borrowedCheck struct {
+	check *config.CheckBlock
+	from  string
 }
 
 // Client models of a backend.
@@ -154,6 +171,9 @@ func Build(ctx context.Context, spec *config.Spec, drv config.Drivers, workers i
 	}
 	samplers, diags := spec.ResolveSamplers()
 	p.samplers = samplers
+	thresholds, d := spec.ResolveThresholds()
+	diags = append(diags, d...)
+	p.Thresholds = thresholds
 	for _, sn := range spec.Matrix.ScaleNames {
 		sc := spec.Scale(sn)
 		gen, d := ds.Resolve(spec.ScaleContext(sc))
@@ -231,6 +251,10 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 		for _, ck := range sd.Checks {
 			s.CheckNames = append(s.CheckNames, ck.Name)
 		}
+		s.borrowed, s.Unchecked = borrowChecks(spec, sd, be.Name)
+		for _, bc := range s.borrowed {
+			s.CheckNames = append(s.CheckNames, bc.name())
+		}
 		diags = append(diags, checkWriteGenerators(sp, sd)...)
 		diags = append(diags, checkReaders(drv, bc.Driver, bc.Name, bc.Options, s, sd)...)
 		s.WritesNote = writesNote(drv, bc.Driver, sd)
@@ -238,6 +262,47 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 	}
 	return c, diags
 }
+
+// borrowChecks finds, for each query sd runs that none of its checks
+// reads, the checks other read-only scenarios on the backend declare for
+// it. A scenario that writes borrows nothing and is not marked: its
+// statements include writes, which the checks after them verify through
+// the truth the writes advance.
+func borrowChecks(spec *config.Spec, sd *config.Scenario, backend string) (borrowed []borrowedCheck, unchecked []string) {
+	if sd.Def.Writes() {
+		return nil, nil
+	}
+	covered := map[string]bool{}
+	for _, ck := range sd.Checks {
+		covered[ck.Query] = true
+	}
+	for _, q := range sd.Def.Queries() {
+		if covered[q] {
+			continue
+		}
+		covered[q] = true
+		found := false
+		for _, other := range spec.Scenarios {
+			if other == sd || other.Def == nil || other.Def.Writes() || !other.RunsOn(backend) {
+				continue
+			}
+			for _, ck := range other.Checks {
+				if ck.Query == q {
+					borrowed = append(borrowed, borrowedCheck{check: ck, from: other.Name})
+					found = true
+				}
+			}
+		}
+		if !found {
+			unchecked = append(unchecked, q)
+		}
+	}
+	return borrowed, unchecked
+}
+
+// name is the borrowed check's name in checks.txt: its own, with where
+// it is declared.
+func (b borrowedCheck) name() string { return b.check.Name + " (from " + b.from + ")" }
 
 func secs(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 

@@ -181,6 +181,12 @@ func (p *Plan) Render(w io.Writer) error {
 				for _, ck := range s.def.Checks {
 					fmt.Fprintf(&b, "       check %s: query %s\n", ck.Name, ck.Query)
 				}
+				for _, bc := range s.borrowed {
+					fmt.Fprintf(&b, "       check %s: query %s (declared in scenario %s)\n", bc.check.Name, bc.check.Query, bc.from)
+				}
+				for _, q := range s.Unchecked {
+					fmt.Fprintf(&b, "       unchecked: query %s (no check of any scenario reads it; its answers are not verified)\n", q)
+				}
 			}
 		}
 	}

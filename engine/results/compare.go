@@ -54,6 +54,10 @@ type Options struct {
 	LoadComparable func(backend, scale string) bool
 	// NotCompared describes what Comparable leaves out, for the report.
 	NotCompared []string
+	// NoiseBoundPct is how many points of the machine's CPU the other
+	// processes' (or the hypervisor's) share may differ by between the
+	// runs before a metric that moved cannot be decided (0: not weighed).
+	NoiseBoundPct float64
 }
 
 // Report is the outcome of Compare. String prints it as text.
@@ -77,7 +81,13 @@ type Report struct {
 	// NotCompared lists the points whose definitions changed between the
 	// runs (from their fingerprints): reported, never judged.
 	NotCompared []string
+	// NoiseOld and NoiseNew are the machine's noise during each run
+	// (noise.csv); NoiseReason says how they differ beyond NoiseBoundPct.
+	NoiseOld, NoiseNew Noise
+	NoiseBoundPct      float64
+	NoiseReason        string
 
+	force          bool
 	comparable     func(Key) bool
 	loadComparable func(backend, scale string) bool
 }
@@ -91,6 +101,18 @@ func (r *Report) keepLoad(backend, scale string) bool {
 // Regressed reports whether there is any regression. A refused
 // comparison has none: see Refused.
 func (r Report) Regressed() bool { return len(r.Findings) > 0 }
+
+// Undecided counts the metrics the statistical method could not decide:
+// no verdict, which a gate must not read as a pass.
+func (r Report) Undecided() int {
+	n := 0
+	for _, v := range r.Verdicts {
+		if v.Outcome == OutUndecided || v.Outcome == OutNoisy {
+			n++
+		}
+	}
+	return n
+}
 
 // Write prints the report as text.
 func (r Report) Write(w io.Writer) error {
@@ -115,6 +137,7 @@ func (r Report) String() string {
 		fmt.Fprintf(&b, "not compared: %s\n", n)
 	}
 	if r.Method == MethodStats {
+		writeNoise(&b, r)
 		writeVerdicts(&b, r.Verdicts)
 	}
 	for _, f := range r.Findings {
@@ -148,9 +171,13 @@ func (r Report) String() string {
 	if r.Method == MethodStats {
 		writeTally(&b, r.Verdicts, r.Alpha)
 	}
-	if r.Regressed() {
+	switch u := r.Undecided(); {
+	case r.Regressed():
 		fmt.Fprintf(&b, "%d regressions\n", len(r.Findings))
-	} else {
+	case u > 0:
+		// Undecided is not a pass: said as plainly as a regression.
+		fmt.Fprintf(&b, "no regressions found, but %d metrics CANNOT BE DECIDED (-fail-undecided makes that fail)\n", u)
+	default:
 		b.WriteString("no regressions\n")
 	}
 	return b.String()
@@ -193,9 +220,12 @@ func CompareWith(oldDir, newDir string, opt Options) (Report, error) {
 		return Report{}, fmt.Errorf("results: compare: threshold %v%% must be >= 0", opt.ThresholdPct)
 	case !(opt.Alpha > 0 && opt.Alpha < 1):
 		return Report{}, fmt.Errorf("results: compare: alpha %v must be between 0 and 1", opt.Alpha)
+	case math.IsNaN(opt.NoiseBoundPct) || opt.NoiseBoundPct < 0:
+		return Report{}, fmt.Errorf("results: compare: noise bound %v must be >= 0", opt.NoiseBoundPct)
 	}
 	rep := Report{Old: oldDir, New: newDir, Method: opt.Method, ThresholdPct: opt.ThresholdPct,
-		NotCompared: opt.NotCompared, comparable: opt.Comparable, loadComparable: opt.LoadComparable}
+		NotCompared: opt.NotCompared, comparable: opt.Comparable, loadComparable: opt.LoadComparable,
+		NoiseBoundPct: opt.NoiseBoundPct, force: opt.Force}
 	if opt.Method == MethodStats {
 		rep.Alpha = opt.Alpha
 	}

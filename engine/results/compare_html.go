@@ -21,8 +21,18 @@ func CompareHTML(rep Report, w io.Writer) error {
 			p.f("<p class=\"verdict fail\">Refused: the runs differ in what they measured (below); rerun compare with -force to compare them anyway.</p>\n")
 		case rep.Regressed():
 			p.f("<p class=\"verdict fail\">%d regression(s).</p>\n", len(rep.Findings))
+		case rep.Undecided() > 0:
+			// No verdict is not a pass: never shown in green.
+			p.f("<p class=\"verdict undecided\">Cannot decide %d of %d metrics (%s): no regression was found, which is not a pass.</p>\n",
+				rep.Undecided(), len(rep.Verdicts), esc(undecidedWhy(rep)))
 		default:
 			p.f("<p class=\"verdict pass\">No regression.</p>\n")
+		}
+		if rep.NoiseOld.Rows > 0 || rep.NoiseNew.Rows > 0 {
+			p.f("<p class=\"meta\">Machine noise: OLD %s; NEW %s.</p>\n", esc(rep.NoiseOld.String()), esc(rep.NoiseNew.String()))
+		}
+		if rep.NoiseReason != "" {
+			p.f("<p class=\"verdict undecided\">The machine's noise differs: %s.</p>\n", esc(rep.NoiseReason))
 		}
 		method := fmt.Sprintf("threshold %s%%", fmtPct(rep.ThresholdPct))
 		if rep.Method == MethodStats {
@@ -60,8 +70,12 @@ func CompareHTML(rep Report, w io.Writer) error {
 				if !math.IsNaN(v.Ratio) {
 					change = fmt.Sprintf("%+.1f%%", v.Pct())
 				}
+				outcome := v.Outcome
+				if v.Reason != "" {
+					outcome += ": " + v.Reason
+				}
 				p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td><td class=\"num\">%.3f</td><td class=\"%s\">%s</td></tr>\n",
-					esc(v.What), esc(v.Metric), fmtMs(v.OldMedian), fmtMs(v.NewMedian), change, interval, v.P, outcomeClass(v.Outcome), esc(v.Outcome))
+					esc(v.What), esc(v.Metric), fmtMs(v.OldMedian), fmtMs(v.NewMedian), change, interval, v.P, outcomeClass(v.Outcome), esc(outcome))
 			}
 			p.f("</tbody></table></div>\n")
 		})
@@ -118,8 +132,26 @@ func outcomeClass(outcome string) string {
 		return "fail"
 	case OutImprovement:
 		return "pass"
+	case OutUndecided, OutNoisy:
+		return "undecided"
 	}
 	return "skip"
+}
+
+// undecidedWhy names what kept the undecided metrics from a verdict.
+func undecidedWhy(rep Report) string {
+	var few, noisy bool
+	for _, v := range rep.Verdicts {
+		few = few || v.Outcome == OutUndecided
+		noisy = noisy || v.Outcome == OutNoisy
+	}
+	switch {
+	case few && noisy:
+		return "too few reps, and the machine's noise differed"
+	case noisy:
+		return "the machine's noise differed between the runs"
+	}
+	return "too few reps"
 }
 
 // sideBySide is every point of either run with OLD's and NEW's p50, p99

@@ -19,6 +19,9 @@ const (
 	OutSmall       = "within threshold"      // significant, but not shown to be larger than the threshold
 	OutNoChange    = "no significant change" // the reps do not show a difference
 	OutUndecided   = "too few reps"          // no outcome of the test could be significant
+	// OutNoisy is a metric that moved while the machine's noise differed
+	// between the runs beyond the bound: cannot decide, with the reason.
+	OutNoisy = "cannot decide (noise)"
 )
 
 // Verdict is the statistical judgement of one metric of one point. The
@@ -42,6 +45,10 @@ type Verdict struct {
 	Ratio, Lo, Hi float64
 	P             float64 // two-sided p-value of the Mann-Whitney U test
 	Outcome       string
+	// Reason says why an OutNoisy metric cannot be decided.
+	Reason string
+
+	key Key
 }
 
 // Pct is the estimated change in percent.
@@ -150,7 +157,7 @@ func compareReps(rep *Report, oldDir, newDir string) error {
 		}
 		or := oldBy[k]
 		for _, m := range metrics {
-			v := Verdict{What: k.String(), Metric: m.kind}
+			v := Verdict{What: k.String(), Metric: m.kind, key: k}
 			for _, r := range or {
 				v.Old = append(v.Old, m.of(r))
 			}
@@ -161,12 +168,76 @@ func compareReps(rep *Report, oldDir, newDir string) error {
 			rep.Verdicts = append(rep.Verdicts, v)
 		}
 	}
+	if err := judgeNoise(rep, oldDir, newDir); err != nil {
+		return err
+	}
 	for i := range rep.Verdicts {
 		if v := &rep.Verdicts[i]; v.Outcome == OutRegression {
 			rep.Findings = append(rep.Findings, Finding{Kind: v.Metric, What: v.What, Old: v.OldMedian, New: v.NewMedian, Pct: v.Pct(), Stat: v})
 		}
 	}
 	return nil
+}
+
+// judgeNoise sets both runs' noise on the report and makes every metric
+// that moved inconclusive where the machine's noise during its scenario
+// (or, without rows for it, the whole run) differed beyond the bound,
+// unless forced.
+func judgeNoise(rep *Report, oldDir, newDir string) error {
+	oldRows, errOld := ReadNoise(oldDir)
+	newRows, errNew := ReadNoise(newDir)
+	if errors.Is(errOld, fs.ErrNotExist) || errors.Is(errNew, fs.ErrNotExist) {
+		rep.Notes = append(rep.Notes, "no noise.csv on both sides: the machine's noise during the runs is unknown, and not weighed")
+		if errOld == nil {
+			rep.NoiseOld = SummarizeNoise(oldRows, nil)
+		}
+		if errNew == nil {
+			rep.NoiseNew = SummarizeNoise(newRows, nil)
+		}
+		return nil
+	}
+	if err := errors.Join(errOld, errNew); err != nil {
+		return fmt.Errorf("compare noise: %w", err)
+	}
+	rep.NoiseOld, rep.NoiseNew = SummarizeNoise(oldRows, nil), SummarizeNoise(newRows, nil)
+	rep.NoiseReason = NoiseDiffers(rep.NoiseOld, rep.NoiseNew, rep.NoiseBoundPct)
+	forced := map[string]bool{}
+	for i := range rep.Verdicts {
+		v := &rep.Verdicts[i]
+		if v.Outcome != OutRegression && v.Outcome != OutImprovement {
+			continue
+		}
+		of := func(r NoiseRow) bool {
+			return r.Scenario == v.key.Scenario && r.Backend == v.key.Backend && r.Scale == v.key.Scale
+		}
+		o, n := SummarizeNoise(oldRows, of), SummarizeNoise(newRows, of)
+		if o.Rows == 0 || n.Rows == 0 {
+			o, n = rep.NoiseOld, rep.NoiseNew
+		}
+		why := NoiseDiffers(o, n, rep.NoiseBoundPct)
+		switch {
+		case why == "":
+		case rep.force:
+			if !forced[v.key.Scenario] {
+				forced[v.key.Scenario] = true
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s; judged anyway (-force)", v.key.Scenario, why))
+			}
+		default:
+			v.Outcome, v.Reason = OutNoisy, why
+		}
+	}
+	return nil
+}
+
+// writeNoise prints both runs' noise, and why it differs when it does.
+func writeNoise(b *strings.Builder, rep Report) {
+	if rep.NoiseOld.Rows == 0 && rep.NoiseNew.Rows == 0 {
+		return
+	}
+	fmt.Fprintf(b, "machine noise OLD: %s\nmachine noise NEW: %s\n", rep.NoiseOld, rep.NoiseNew)
+	if rep.NoiseReason != "" {
+		fmt.Fprintf(b, "the machine's noise differs: %s (bound %s points)\n", rep.NoiseReason, strconv.FormatFloat(rep.NoiseBoundPct, 'f', -1, 64))
+	}
 }
 
 // writeVerdicts prints one line per metric of each point.
@@ -198,7 +269,11 @@ func writeVerdicts(b *strings.Builder, vs []Verdict) {
 			}
 			p = fmt.Sprintf("p=%.3f", v.P)
 		}
-		fmt.Fprintf(tw, "  %s\t%s -> %s%s\t%s\t%s\t%s\t%s\n", name, f(v.OldMedian), f(v.NewMedian), unit, change, ci, p, v.Outcome)
+		outcome := v.Outcome
+		if v.Reason != "" {
+			outcome += ": " + v.Reason
+		}
+		fmt.Fprintf(tw, "  %s\t%s -> %s%s\t%s\t%s\t%s\t%s\n", name, f(v.OldMedian), f(v.NewMedian), unit, change, ci, p, outcome)
 	}
 	tw.Flush()
 }
@@ -215,11 +290,14 @@ func writeTally(b *strings.Builder, vs []Verdict, alpha float64) {
 	if len(vs) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "%d metrics: %d regressions, %d improvements, %d within threshold, %d no significant change, %d too few reps\n",
-		len(vs), n[OutRegression], n[OutImprovement], n[OutSmall], n[OutNoChange], n[OutUndecided])
+	fmt.Fprintf(b, "%d metrics: %d regressions, %d improvements, %d within threshold, %d no significant change, %d too few reps, %d cannot decide (noise)\n",
+		len(vs), n[OutRegression], n[OutImprovement], n[OutSmall], n[OutNoChange], n[OutUndecided], n[OutNoisy])
 	if n[OutUndecided] > 0 {
 		fmt.Fprintf(b, "cannot decide %d metrics: too few reps (OLD has %d, NEW %d at the fewest; at alpha %s the test needs at least %s)\n",
 			n[OutUndecided], minOld, minNew, strconv.FormatFloat(alpha, 'f', -1, 64), repsNeeded(alpha))
+	}
+	if n[OutNoisy] > 0 {
+		fmt.Fprintf(b, "cannot decide %d metrics that moved: the machine's noise differed between the runs (-force judges them anyway)\n", n[OutNoisy])
 	}
 }
 

@@ -46,7 +46,7 @@ type Dir struct {
 }
 
 // CheckCounts counts check verdicts.
-type CheckCounts struct{ Pass, Fail, Skip int }
+type CheckCounts struct{ Pass, Fail, Skip, Threshold int }
 
 func (c *CheckCounts) add(status string) {
 	switch status {
@@ -56,10 +56,12 @@ func (c *CheckCounts) add(status string) {
 		c.Fail++
 	case Skip:
 		c.Skip++
+	case Threshold:
+		c.Threshold++
 	}
 }
 
-func (c CheckCounts) total() int { return c.Pass + c.Fail + c.Skip }
+func (c CheckCounts) total() int { return c.Pass + c.Fail + c.Skip + c.Threshold }
 
 // Open creates dir (and plans/, logs/) or opens an existing one to append
 // to. It refuses a directory whose CSV headers are not this format.
@@ -243,8 +245,8 @@ func (d *Dir) AppendLoad(r LoadRow) error {
 
 // AppendCheck appends a correctness check to checks.txt.
 func (d *Dir) AppendCheck(c CheckLine) error {
-	if c.Status != Pass && c.Status != Fail && c.Status != Skip {
-		return fmt.Errorf("results: check %q: status %q, want PASS, FAIL or SKIP", c.Name, c.Status)
+	if !validStatus(c.Status) {
+		return fmt.Errorf("results: check %q: status %q, want PASS, FAIL, SKIP or THRESHOLD", c.Name, c.Status)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -365,7 +367,8 @@ func (d *Dir) openSub(sub, name string) (io.WriteCloser, error) {
 }
 
 // Close writes the TOTAL line of checks.txt (counting the whole file)
-// when this Dir added checks, then syncs and closes the files. It returns
+// when this Dir added checks or the file does not exist yet, then syncs
+// and closes the files. It returns
 // the verdicts of the checks added through this Dir, which decide the
 // invocation's exit status. Later appends fail.
 func (d *Dir) Close() (CheckCounts, error) {
@@ -374,8 +377,11 @@ func (d *Dir) Close() (CheckCounts, error) {
 	if d.closed {
 		return d.added, nil
 	}
+	// checks.txt always exists with its TOTAL line: a run that checked
+	// nothing says so rather than leave no file. An invocation that adds
+	// no check to an existing file adds no TOTAL.
 	var errs []error
-	if d.added.total() > 0 {
+	if _, err := os.Stat(filepath.Join(d.path, ChecksFile)); d.added.total() > 0 || errors.Is(err, fs.ErrNotExist) {
 		b := append(d.buf[:0], "TOTAL "...)
 		b = appendCounts(b, d.inFile)
 		d.buf = append(b, '\n')
@@ -401,5 +407,13 @@ func appendCounts(b []byte, c CheckCounts) []byte {
 	b = strconv.AppendInt(b, int64(c.Fail), 10)
 	b = append(b, " FAIL, "...)
 	b = strconv.AppendInt(b, int64(c.Skip), 10)
-	return append(b, " SKIP"...)
+	b = append(b, " SKIP"...)
+	if c.Threshold > 0 { // older readers know three counts
+		b = append(b, ", "...)
+		b = strconv.AppendInt(b, int64(c.Threshold), 10)
+		b = append(b, " THRESHOLD"...)
+	}
+	return b
 }
+
+func validStatus(s string) bool { return s == Pass || s == Fail || s == Skip || s == Threshold }

@@ -232,6 +232,12 @@ backend.pg.s.option.dsn: (redacted)
 }
 
 func TestChecksTotal(t *testing.T) {
+	// A run that checked nothing still writes checks.txt with its TOTAL.
+	empty := t.TempDir()
+	closeT(t, openT(t, empty))
+	if got := readFile(t, filepath.Join(empty, ChecksFile)); got != "TOTAL 0 PASS, 0 FAIL, 0 SKIP\n" {
+		t.Errorf("checks.txt of a run without checks: %q", got)
+	}
 	dir := t.TempDir()
 	d := openT(t, dir)
 	must(t, d.AppendCheck(CheckLine{Status: Pass, Scenario: "pull", Backend: "sqlite", Scale: "s", Name: "title of fixed issues", Detail: "20/20"}))

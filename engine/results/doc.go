@@ -35,8 +35,8 @@
 // checks.txt, one line per correctness check, and a TOTAL line written by
 // Close counting every check line in the file:
 //
-//	PASS|FAIL|SKIP <scenario> <backend> <scale> <check name>: <detail>
-//	TOTAL <n> PASS, <n> FAIL, <n> SKIP
+//	PASS|FAIL|SKIP|THRESHOLD <scenario> <backend> <scale> <check name>: <detail>
+//	TOTAL <n> PASS, <n> FAIL, <n> SKIP[, <n> THRESHOLD]
 //
 // sizes.txt, one line per (scale, backend), shared_buffers where known:
 //

@@ -170,8 +170,11 @@ func (p *page) checks(lines []CheckLine) {
 		return
 	}
 	verdict, class := "no check failed", "pass"
-	if c.Fail > 0 {
+	switch {
+	case c.Fail > 0:
 		verdict, class = "the run FAILED", "fail"
+	case c.Threshold > 0:
+		verdict, class = "a threshold was CROSSED", "fail"
 	}
 	p.f("<p class=\"verdict %s\">%s: %s.</p>\n", class, esc(string(appendCounts(nil, c))), verdict)
 	// Failures first, then the rest in file order.
@@ -189,7 +192,7 @@ func (p *page) checks(lines []CheckLine) {
 
 func statusOrder(s string) int {
 	switch s {
-	case Fail:
+	case Fail, Threshold:
 		return 0
 	case Skip:
 		return 1

@@ -140,6 +140,8 @@ func writeOverview(b *bytes.Buffer, r *Run, timings []Row, loads []LoadRow, rank
 	switch {
 	case len(r.Checks) == 0:
 		b.WriteString("- **Checks:** none recorded.\n")
+	case c.Fail == 0 && c.Threshold > 0:
+		fmt.Fprintf(b, "- **Checks:** %s: no check failed, but a threshold was CROSSED (the THRESHOLD lines below).\n", appendCounts(nil, c))
 	case c.Fail == 0:
 		fmt.Fprintf(b, "- **Checks:** %s: no check failed.\n", appendCounts(nil, c))
 	default:
@@ -197,6 +199,9 @@ func headlineRows(hs []*headline) [][]string {
 		}
 		if n := h.checks.total(); n > 0 {
 			row[9] = fmt.Sprintf("%d/%d pass", h.checks.Pass, n)
+			if h.checks.Threshold > 0 {
+				row[9] += fmt.Sprintf(", %d THRESHOLD", h.checks.Threshold)
+			}
 			if h.checks.Fail > 0 {
 				row[9] += fmt.Sprintf(", %d FAIL", h.checks.Fail)
 			}

@@ -193,7 +193,7 @@ func readChecks(dir string) ([]CheckLine, error) {
 			return
 		}
 		st := f[0]
-		if st != Pass && st != Fail && st != Skip {
+		if !validStatus(st) {
 			return
 		}
 		name, detail, _ := strings.Cut(f[4], ": ")

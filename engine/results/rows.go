@@ -144,11 +144,14 @@ const (
 	Pass = "PASS"
 	Fail = "FAIL"
 	Skip = "SKIP"
+	// Threshold is a crossed threshold: not a wrong answer but a gate the
+	// spec set on the numbers, with its own exit code.
+	Threshold = "THRESHOLD"
 )
 
 // CheckLine is one line of checks.txt.
 type CheckLine struct {
-	Status                   string // Pass, Fail or Skip
+	Status                   string // Pass, Fail, Skip or Threshold
 	Scenario, Backend, Scale string
 	Name                     string // may contain spaces
 	Detail                   string

@@ -82,6 +82,10 @@ func (d *Dir) Emit(rec Record) error {
 		return d.writeHist(r)
 	case Sample:
 		return d.appendSample(r)
+	case RepHist:
+		return nil // the point's Hist is written
+	case NoiseRow:
+		return d.appendNoise(r)
 	}
 	return fmt.Errorf("results: no file for a %T record", rec)
 }

@@ -288,6 +288,18 @@ func writeChecks(b *bytes.Buffer, checks []CheckLine) {
 		}
 		fmt.Fprintf(b, "- FAIL %s %s %s %s: %s\n", l.Scenario, l.Backend, l.Scale, l.Name, l.Detail)
 	}
+	// Every crossed threshold: a gate the spec set, so each is named.
+	first := true
+	for _, l := range checks {
+		if l.Status != Threshold {
+			continue
+		}
+		if first {
+			b.WriteString("\n")
+			first = false
+		}
+		fmt.Fprintf(b, "- THRESHOLD %s %s %s %s: %s\n", l.Scenario, l.Backend, l.Scale, l.Name, l.Detail)
+	}
 }
 
 // table is a Markdown table; right marks right-aligned (numeric) columns.

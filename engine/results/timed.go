@@ -58,6 +58,14 @@ type Hist struct {
 	Intervals []Interval
 }
 
+// RepHist is one rep's histogram of a point, sent as soon as the rep is
+// measured for what judges a point while it runs (a threshold's abort).
+// It is written to no file: the point's Hist holds every rep.
+type RepHist struct {
+	Row      Row
+	Interval Interval
+}
+
 // RateOp is the op of an open-loop stream's rows: "read@500". The rate is
 // part of the point, so the phases of a stream are distinct rows for
 // summary.md and compare.
@@ -83,6 +91,7 @@ func (WindowRow) record()   {}
 func (OpenLoopRow) record() {}
 func (Hist) record()        {}
 func (Sample) record()      {}
+func (RepHist) record()     {}
 
 // WindowRowOf builds a windows.csv row from a measured window.
 func WindowRowOf(base Row, w measure.Window) WindowRow {

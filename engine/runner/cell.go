@@ -23,6 +23,9 @@ type cell struct {
 	run   *run
 	pc    *plan.Cell
 	truth *plan.Truth
+	// abortLogged names the scenarios a threshold's abort ended, logged.
+	abortLogged map[string]bool
+	measured    bool // a scenario ran: the thresholds judge the cell
 
 	drv     drivers.Driver
 	cfg     drivers.Config
@@ -114,6 +117,7 @@ func (c *cell) execute(ctx context.Context) error {
 			return ctx.Err()
 		}
 		if c.run.opts.Phase != PhaseLoad {
+			c.measured = true
 			c.runGroup(ctx, g)
 			c.advanceTruth()
 		}
@@ -128,6 +132,23 @@ func (c *cell) execute(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// aborted reports whether a threshold with abort ended sc in this cell,
+// logging it the first time it is asked.
+func (c *cell) aborted(sc *plan.Scenario) bool {
+	why := c.run.gates.abortedBy(sc.Name, c.pc.Backend.Name, c.pc.Scale.Name)
+	if why == "" {
+		return false
+	}
+	if c.abortLogged == nil {
+		c.abortLogged = map[string]bool{}
+	}
+	if !c.abortLogged[sc.Name] {
+		c.abortLogged[sc.Name] = true
+		c.run.logf("%s %s: %s; the scenario ends here (abort = true)", c.name(), sc.Name, why)
+	}
+	return true
 }
 
 // runScenario runs every point of a scenario through its kind.
@@ -145,13 +166,14 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		defer g.Stop()
 	}
 	for i, pt := range sc.Points {
-		if ctx.Err() != nil || c.broken != nil {
+		if ctx.Err() != nil || c.broken != nil || c.aborted(sc) {
 			return
 		}
 		env, counts := c.pointEnv(sc, i)
 		lo, _ := pt.Estimate()
 		c.run.begin(fmt.Sprintf("%s %s %s", c.name(), sc.Name, pt.Describe()), "ops", lo, 0, counts)
-		err := c.runPoint(ctx, sc, i, pt, env)
+		var err error
+		c.withNoise(sc, i, 0, func() { err = c.runPoint(ctx, sc, i, pt, env) })
 		c.finishPoint(env)
 		c.run.end()
 		if err != nil {

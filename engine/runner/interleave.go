@@ -117,6 +117,10 @@ func (c *cell) runInterleaved(ctx context.Context, g []*plan.Scenario) {
 			if ctx.Err() != nil || c.broken != nil {
 				return
 			}
+			if c.aborted(p.sc) {
+				c.finishRep(p, n-1)
+				continue
+			}
 			done, err := c.runRep(ctx, p, n)
 			if err != nil {
 				c.run.fail("%s %s: %s: %v", c.name(), p.sc.Name, p.pt.Describe(), err)
@@ -144,10 +148,12 @@ func (c *cell) runRep(ctx context.Context, p *repPoint, n int) (done bool, err e
 		return n1 - n0, e1 - e0
 	})
 	defer c.run.end()
-	err = c.withStatementStats(ctx, p.sc, p.index, p.pt, fmt.Sprintf(" rep %d", n), func() error {
-		var err error
-		done, err = p.reps.Rep(ctx, n)
-		return err
+	c.withNoise(p.sc, p.index, n, func() {
+		err = c.withStatementStats(ctx, p.sc, p.index, p.pt, fmt.Sprintf(" rep %d", n), func() error {
+			var err error
+			done, err = p.reps.Rep(ctx, n)
+			return err
+		})
 	})
 	return done, err
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
+	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
@@ -74,6 +75,8 @@ type Outcome struct {
 	// Failures are cells or scenarios that could not run, with the reason.
 	Failures []string
 	Rows     []results.Row // the timings rows written, for the console table
+	// Interrupted is set when the caller's context ended the run.
+	Interrupted bool
 }
 
 // Failed reports whether the run must exit non-zero.
@@ -91,6 +94,17 @@ type run struct {
 	// cross holds the running scale's answers for the cross-backend
 	// comparison (crossbackend.go).
 	cross *crossScale
+	// gates judges the plan's thresholds on the points' histograms;
+	// measured lists the cells whose scenarios ran, for its SKIP lines.
+	gates    *gates
+	measured []cellID
+	// noise samples the machine around every point; noiseRows are the
+	// run's, summarised in env.txt at its end.
+	noise     *noise.Sampler
+	noiseRows []results.NoiseRow
+	// interrupted reports whether the caller's context ended the run (a
+	// Ctrl-C): what fails after that is the interrupt, not news.
+	interrupted func() bool
 }
 
 // Run executes p. The results directory is complete (summary.md included)
@@ -119,9 +133,11 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening results directory: %w", err)
 	}
+	parent := ctx
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop}
+	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop, interrupted: func() bool { return parent.Err() != nil },
+		gates: newGates(p.Thresholds), noise: noise.New(serverCommands(p, opts.Registry))}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
 	if pr := opts.Progress; pr != nil {
 		pr.SetTotal(r.estimate())
@@ -159,6 +175,14 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 			break
 		}
 		r.scale(ctx, sp)
+	}
+	for _, l := range r.gates.unmatched(r.measured) {
+		r.emit(l)
+	}
+	if len(r.noiseRows) > 0 {
+		if err := dir.WriteEnvLines(noiseEnv(r.noiseRows), r.sensitive); err != nil {
+			r.resultsLost(fmt.Errorf("writing env.txt: %w", err))
+		}
 	}
 	counts, cerr := dir.Close()
 	r.out.Checks = counts
@@ -230,6 +254,9 @@ func (r *run) emit(rec results.Record) {
 	if t, ok := rec.(results.Timing); ok {
 		r.out.Rows = append(r.out.Rows, results.Row(t))
 	}
+	for _, l := range r.gates.observe(rec) {
+		r.emit(l)
+	}
 }
 
 // errResultsLost is the cause of a run stopped by resultsLost.
@@ -249,7 +276,16 @@ func (r *run) resultsLost(err error) {
 func (r *run) fail(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	r.out.Failures = append(r.out.Failures, msg)
-	fmt.Fprintf(r.opts.Log, "FAILED: %s\n", msg)
+	if r.interrupted != nil && r.interrupted() {
+		// Every point in flight ends with the interrupt's error: one plain
+		// line says so, errors.log keeps each.
+		if !r.out.Interrupted {
+			r.out.Interrupted = true
+			fmt.Fprintf(r.opts.Log, "interrupted: stopping; the rows measured so far are kept in %s\n", r.opts.ResultsDir)
+		}
+	} else {
+		fmt.Fprintf(r.opts.Log, "FAILED: %s\n", msg)
+	}
 	r.logTo("errors", "%s %s\n", time.Now().UTC().Format(time.RFC3339), msg)
 }
 
@@ -308,6 +344,9 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 		c := &cell{run: r, pc: pc, truth: truth}
 		if err := c.execute(ctx); err != nil && !errors.Is(context.Cause(ctx), errResultsLost) {
 			r.fail("%s: %v", pc.Name(), err)
+		}
+		if c.measured {
+			r.measured = append(r.measured, cellID{pc.Backend.Name, sp.Name})
 		}
 	}
 	for _, l := range r.cross.lines() {

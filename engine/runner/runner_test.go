@@ -69,7 +69,7 @@ func quickstartText(t testing.TB, writes bool, edits ...string) (specPath, dataD
 	replace("min_s   = 1\n", "min_s   = 0.05\n")
 	replace("min_n   = 30\n", "min_n   = 5\n")
 	replace("max_s   = 2\n", "max_s   = 0.3\n")
-	replace("reps    = 1\n", "reps    = 2\n")
+	replace("reps    = var.reps\n", "reps    = 2\n")
 	for i := 0; i+1 < len(edits); i += 2 {
 		replace(edits[i], edits[i+1])
 	}

@@ -65,7 +65,13 @@ func (c *cell) probeStats(ctx context.Context) {
 // statistics and a snapshot of them into logs/, so a slow point can be
 // explained from the server's side.
 func (c *cell) runPoint(ctx context.Context, sc *plan.Scenario, i int, pt kind.Point, env kind.Env) error {
-	return c.withStatementStats(ctx, sc, i, pt, "", func() error { return pt.Run(ctx, env) })
+	return c.withStatementStats(ctx, sc, i, pt, "", func() error {
+		if rp, ok := pt.(kind.Repeatable); ok {
+			// Between reps, a threshold with abort may end the scenario.
+			return kind.RunRepsWhile(ctx, rp.Reps(env), func() bool { return !c.aborted(sc) })
+		}
+		return pt.Run(ctx, env)
+	})
 }
 
 // withStatementStats runs fn, point number i of sc (or one of its reps,

@@ -394,7 +394,9 @@ func (a *reps) measure(ctx context.Context, env kind.Env, n int, rep func(contex
 		env.Emit(pr)
 		a.rows[i] = append(a.rows[i], row)
 		if r.Hist != nil {
-			a.hists[i] = append(a.hists[i], results.Interval{Start: start, End: start.Add(r.Elapsed), Hist: r.Hist})
+			iv := results.Interval{Start: start, End: start.Add(r.Elapsed), Hist: r.Hist}
+			a.hists[i] = append(a.hists[i], iv)
+			env.Emit(results.RepHist{Row: row, Interval: iv})
 		}
 		if r.Errors > 0 {
 			env.LogErrors(r)

@@ -339,3 +339,19 @@ scenario "history" {
     expect_rows = truth.changed
   }
 }
+
+threshold "fast_lookups" {
+  scenario       = "lookup"
+  op             = "read"
+  backend        = "sqlite"
+  scale          = "xs"
+  clients        = 1
+  p50_ms         = 1
+  p95_ms         = 2
+  p99_ms         = 5
+  max_ms         = 100
+  min_ops_s      = 10
+  max_error_rate = 0.01
+  max_late_share = 0.05
+  abort          = true
+}
