@@ -9,7 +9,7 @@
 // duration, windows), open_loop (calls at a fixed rate) and write_mixed
 // (one writer and readers, verified). A new kind is one package that
 // implements Kind, is registered, and passes the conformance suite
-// (engine/kind/kindtest), without touching the core.
+// (engine/kindtest), without touching the core.
 package kind
 
 import (

@@ -3,8 +3,8 @@ package openloop_test
 import (
 	"testing"
 
-	"github.com/mentat-spec/mentat-spec/engine/kind/kindtest"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/openloop"
+	"github.com/mentat-spec/mentat-spec/engine/kindtest"
 )
 
 func TestConformance(t *testing.T) {

@@ -3,8 +3,8 @@ package writemixed_test
 import (
 	"testing"
 
-	"github.com/mentat-spec/mentat-spec/engine/kind/kindtest"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/writemixed"
+	"github.com/mentat-spec/mentat-spec/engine/kindtest"
 )
 
 func TestConformance(t *testing.T) {

@@ -209,7 +209,7 @@ func timedRun(t *testing.T, path, data string) (*runner.Outcome, string, time.Du
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
 // writeSpec writes the case's spec and returns its path and data dir.
