@@ -75,6 +75,16 @@ type StoreLocker interface {
 	LockStore(ctx context.Context, cfg Config, w storelock.Wait) (storelock.Lock, error)
 }
 
+// LockStoreFile is LockStore for a driver whose store is a file: the lock
+// file beside the file loc resolves for cfg.
+func LockStoreFile(ctx context.Context, loc StoreLocator, cfg Config, w storelock.Wait) (storelock.Lock, error) {
+	path, err := loc.StorePath(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("backend %q: %w", cfg.Backend, err)
+	}
+	return LockFile(ctx, path, w)
+}
+
 // LockFile is the lock of a file store at path: path.lock beside it.
 func LockFile(ctx context.Context, path string, w storelock.Wait) (storelock.Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

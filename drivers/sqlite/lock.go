@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
@@ -12,14 +11,6 @@ var _ drivers.StoreLocker = sqliteDriver{}
 
 // LockStore takes the lock file beside the database file: one run at a
 // time loads, measures or writes it.
-func (sqliteDriver) LockStore(ctx context.Context, cfg drivers.Config, w storelock.Wait) (storelock.Lock, error) {
-	name := cfg.Backend
-	if name == "" {
-		name = Name
-	}
-	path, err := dbPath(cfg, name)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
-	}
-	return drivers.LockFile(ctx, path, w)
+func (d sqliteDriver) LockStore(ctx context.Context, cfg drivers.Config, w storelock.Wait) (storelock.Lock, error) {
+	return drivers.LockStoreFile(ctx, d, cfg, w)
 }
