@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -225,5 +226,20 @@ func TestVarHash(t *testing.T) {
 	}
 	if strings.Contains(h, "postgres") {
 		t.Errorf("hash %s shows the value", h)
+	}
+}
+
+// A connection refused before the run listens for refusals (the port
+// opens when apply starts, the results directory later) is still told.
+func TestEarlyRefusalsReplayed(t *testing.T) {
+	l := &Launcher{}
+	l.refuse(errors.New("no proof"))
+	l.refuse(&AuthError{Remote: "10.0.0.9:1", Err: errors.New("wrong secret")})
+	var got []string
+	l.OnRefused(func(e *AuthError, n int64) { got = append(got, fmt.Sprintf("%d %s %v", n, e.Remote, e.Err)) })
+	l.refuse(&AuthError{Remote: "10.0.0.9:2", Err: errors.New("late")})
+	want := []string{"1 ? no proof", "2 10.0.0.9:1 wrong secret", "3 10.0.0.9:2 late"}
+	if fmt.Sprint(got) != fmt.Sprint(want) || l.Refused() != 3 {
+		t.Errorf("refusals told %q (count %d), want %q", got, l.Refused(), want)
 	}
 }

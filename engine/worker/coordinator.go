@@ -56,7 +56,20 @@ type Launcher struct {
 	closed    bool
 	refused   atomic.Int64
 	onRefused func(*AuthError, int64)
+	// early holds the refusals made before OnRefused was set (the port
+	// listens from the start of apply, before its results directory
+	// opens), replayed to it then.
+	early []earlyRefusal
 }
+
+type earlyRefusal struct {
+	err *AuthError
+	n   int64
+}
+
+// maxEarly bounds the refusals kept for OnRefused; later ones are
+// counted only.
+const maxEarly = 100
 
 // remote is a worker that dialled Listen and proved the secret.
 type remote struct {
@@ -72,8 +85,17 @@ const maxPending = 64
 // authentication (logged by the run); n is the count so far.
 func (l *Launcher) OnRefused(f func(err *AuthError, n int64)) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.onRefused = f
+	early := l.early
+	if f != nil {
+		l.early = nil
+	}
+	l.mu.Unlock()
+	if f != nil {
+		for _, e := range early {
+			f(e.err, e.n)
+		}
+	}
 }
 
 // Refused is how many connections failed the authentication.
@@ -87,6 +109,9 @@ func (l *Launcher) refuse(err error) {
 	n := l.refused.Add(1)
 	l.mu.Lock()
 	f := l.onRefused
+	if f == nil && len(l.early) < maxEarly {
+		l.early = append(l.early, earlyRefusal{ae, n})
+	}
 	l.mu.Unlock()
 	if f != nil {
 		f(ae, n)
