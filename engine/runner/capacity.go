@@ -1,13 +1,13 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/host"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 )
 
@@ -86,7 +86,7 @@ func (r *run) fits(pc *plan.Cell, est estimate) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil // reused, refused or replaced: its space is taken already
 	}
-	free, err := freeBytes(existingDir(filepath.Dir(path)))
+	free, err := host.FreeBytes(host.ExistingDir(filepath.Dir(path)))
 	if err != nil {
 		return nil // unknown: let the load find out
 	}
@@ -96,22 +96,6 @@ func (r *run) fits(pc *plan.Cell, est estimate) error {
 	}
 	return nil
 }
-
-// existingDir is dir or its nearest existing parent.
-func existingDir(dir string) string {
-	for {
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return dir
-		}
-		dir = parent
-	}
-}
-
-var errNoStatfs = errors.New("free space unknown on this system")
 
 func humanBytes(n int64) string {
 	const unit = 1024

@@ -21,6 +21,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
+	"github.com/mentat-spec/mentat-spec/engine/host"
 	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
@@ -145,7 +146,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		pr.Start()
 		defer pr.Close()
 	}
-	env := append(machineEnv(), machineTuning(opts.DataDir)...)
+	env := append(host.Machine(), host.Tuning(opts.DataDir)...)
 	env = append(env, opts.Env...)
 	env = append(env, p.Env...)
 	env = append(env, results.KV{Key: "phase", Value: opts.Phase})
@@ -266,7 +267,7 @@ var errResultsLost = errors.New("results can no longer be written")
 // the rows written before stay, the run measures no more.
 func (r *run) resultsLost(err error) {
 	what := "writing results"
-	if diskFull(err) {
+	if host.DiskFull(err) {
 		what = "writing results: the disk of " + r.opts.ResultsDir + " is full or its file size limit reached"
 	}
 	r.fail("%s: %v; stopping the run (the rows written before are kept in %s)", what, err, r.opts.ResultsDir)

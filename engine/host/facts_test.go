@@ -1,4 +1,4 @@
-package runner
+package host
 
 import (
 	"os"
@@ -52,7 +52,7 @@ func TestWithinAndUnescape(t *testing.T) {
 // Every fact of the machine is there: with its source, or unknown with
 // the reason.
 func TestMachineTuningNeverLeavesAFactOut(t *testing.T) {
-	kv := machineTuning(t.TempDir())
+	kv := Tuning(t.TempDir())
 	keys := map[string]string{}
 	for _, x := range kv {
 		keys[x.Key] = x.Value
@@ -74,7 +74,7 @@ func TestMachineTuningNeverLeavesAFactOut(t *testing.T) {
 	}
 	// A data directory that does not exist yet is described by the
 	// filesystem that will hold it.
-	kv = machineTuning(filepath.Join(t.TempDir(), "not", "yet"))
+	kv = Tuning(filepath.Join(t.TempDir(), "not", "yet"))
 	for _, x := range kv {
 		if x.Key == "data_fs" && strings.HasPrefix(x.Value, "unknown") && strings.Contains(x.Value, "no mount") {
 			t.Errorf("data_fs of a future directory: %s", x.Value)

@@ -1,4 +1,4 @@
-package runner
+package host
 
 import (
 	"bufio"
@@ -10,21 +10,21 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
-// machineEnv describes the machine for env.txt.
-func machineEnv() []results.KV {
+// Machine describes the machine for env.txt.
+func Machine() []results.KV {
 	host, _ := os.Hostname()
 	kv := []results.KV{
-		fact("go", runtime.Version(), "the Go runtime"),
-		fact("os_arch", runtime.GOOS+"/"+runtime.GOARCH, "the Go runtime"),
-		fact("hostname", host, "uname"),
-		fact("cpus", fmt.Sprint(runtime.NumCPU()), "the CPUs this process may use"),
+		Fact("go", runtime.Version(), "the Go runtime"),
+		Fact("os_arch", runtime.GOOS+"/"+runtime.GOARCH, "the Go runtime"),
+		Fact("hostname", host, "uname"),
+		Fact("cpus", fmt.Sprint(runtime.NumCPU()), "the CPUs this process may use"),
 	}
 	v, err := readTrim("/proc/sys/kernel/osrelease")
 	kv = append(kv, factOr("kernel", "/proc/sys/kernel/osrelease", v, err))
 	for _, f := range []struct{ key, path, field string }{
 		{"cpu_model", "/proc/cpuinfo", "model name"}, {"mem_total", "/proc/meminfo", "MemTotal"}} {
 		if v := procField(f.path, f.field); v != "" {
-			kv = append(kv, fact(f.key, v, f.path))
+			kv = append(kv, Fact(f.key, v, f.path))
 		} else {
 			kv = append(kv, results.KV{Key: f.key, Value: "unknown (no " + f.field + " in " + f.path + ")"})
 		}

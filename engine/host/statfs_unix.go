@@ -1,11 +1,11 @@
 //go:build unix
 
-package runner
+package host
 
 import "syscall"
 
-// freeBytes is the space available to this user on dir's filesystem.
-func freeBytes(dir string) (int64, error) {
+// FreeBytes is the space available to this user on dir's filesystem.
+func FreeBytes(dir string) (int64, error) {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return 0, err

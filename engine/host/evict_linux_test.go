@@ -1,4 +1,4 @@
-package runner
+package host
 
 import (
 	"os"
@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// evict empties the page cache of exactly the files it is given, as
-// residency (mincore) sees it, without privileges.
+// Evict empties the page cache of exactly the files it is given, as
+// Residency (mincore) sees it, without privileges.
 func TestEvictEmptiesThePageCacheOfTheFiles(t *testing.T) {
 	dir := t.TempDir()
 	data := make([]byte, 4<<20)
@@ -26,26 +26,26 @@ func TestEvictEmptiesThePageCacheOfTheFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	files, err := storeFiles([]string{dir, filepath.Join(dir, "missing")})
+	files, err := StoreFiles([]string{dir, filepath.Join(dir, "missing")})
 	if err != nil || len(files) != 2 {
-		t.Fatalf("storeFiles = %v, %v", files, err)
+		t.Fatalf("StoreFiles = %v, %v", files, err)
 	}
-	before, err := residency(files)
+	before, err := Residency(files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if before.pages != 2*int64(len(data)/os.Getpagesize()) || before.resident < before.pages/2 {
+	if before.Pages != 2*int64(len(data)/os.Getpagesize()) || before.Resident < before.Pages/2 {
 		t.Fatalf("before eviction: %+v; the files were just written and read", before)
 	}
-	if err := evict(files[:1]); err != nil {
+	if err := Evict(files[:1]); err != nil {
 		t.Fatal(err)
 	}
-	one, _ := residency(files[:1])
-	other, _ := residency(files[1:])
-	if one.resident > one.pages/10 {
+	one, _ := Residency(files[:1])
+	other, _ := Residency(files[1:])
+	if one.Resident > one.Pages/10 {
 		t.Errorf("evicted file still cached: %+v", one)
 	}
-	if other.resident < other.pages/2 {
+	if other.Resident < other.Pages/2 {
 		t.Errorf("the file not evicted left the cache too: %+v", other)
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package host
 
 import (
 	"errors"
@@ -10,14 +10,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pageCache evicts and inspects files in the OS page cache.
-type pageCache struct {
-	files, pages, resident int64 // what residency last counted
+// PageCache evicts and inspects files in the OS page cache.
+type PageCache struct {
+	Files, Pages, Resident int64 // what Residency last counted
 }
 
-// storeFiles lists the regular files under paths (directories walked);
+// StoreFiles lists the regular files under paths (directories walked);
 // paths that do not exist are left out.
-func storeFiles(paths []string) ([]string, error) {
+func StoreFiles(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
 		err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
@@ -39,10 +39,10 @@ func storeFiles(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// evict writes back and drops the files' pages from the page cache
+// Evict writes back and drops the files' pages from the page cache
 // (posix_fadvise DONTNEED needs no privilege: only read access to the
 // file). Dirty pages are written first, since DONTNEED keeps them.
-func evict(files []string) error {
+func Evict(files []string) error {
 	var errs []error
 	for _, f := range files {
 		fd, err := unix.Open(f, unix.O_RDONLY|unix.O_CLOEXEC, 0)
@@ -63,9 +63,9 @@ func evict(files []string) error {
 	return errors.Join(errs...)
 }
 
-// residency counts the files' pages and how many of them are in the page
+// Residency counts the files' pages and how many of them are in the page
 // cache (mincore over a read-only mapping, which reads nothing).
-func residency(files []string) (pc pageCache, err error) {
+func Residency(files []string) (pc PageCache, err error) {
 	page := int64(os.Getpagesize())
 	for _, f := range files {
 		fd, err := unix.Open(f, unix.O_RDONLY|unix.O_CLOEXEC, 0)
@@ -91,23 +91,23 @@ func residency(files []string) (pc pageCache, err error) {
 		if err != nil {
 			return pc, &os.PathError{Op: "mincore", Path: f, Err: err}
 		}
-		pc.files++
-		pc.pages += int64(len(vec))
+		pc.Files++
+		pc.Pages += int64(len(vec))
 		for _, v := range vec {
-			pc.resident += int64(v & 1)
+			pc.Resident += int64(v & 1)
 		}
 	}
 	return pc, nil
 }
 
-// dropAllCaches is the root way: write back everything, then drop the
+// DropAllCaches is the root way: write back everything, then drop the
 // whole page cache (and dentries and inodes).
-func dropAllCaches() error {
+func DropAllCaches() error {
 	unix.Sync()
 	return os.WriteFile("/proc/sys/vm/drop_caches", []byte("3\n"), 0)
 }
 
-// mincore fills vec with the residency of m's pages (bit 0 of each byte).
+// mincore fills vec with the Residency of m's pages (bit 0 of each byte).
 func mincore(m, vec []byte) error {
 	_, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&m[0])), uintptr(len(m)), uintptr(unsafe.Pointer(&vec[0])))
 	if e != 0 {

@@ -1,4 +1,4 @@
-package runner
+package host
 
 import (
 	"bufio"
@@ -14,9 +14,9 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
-// fact is one env.txt line with where its value was read. A value that
+// Fact is one env.txt line with where its value was read. A value that
 // cannot be read is written as "unknown (<reason>)", never left out.
-func fact(key, value, source string) results.KV {
+func Fact(key, value, source string) results.KV {
 	return results.KV{Key: key, Value: value + " (from " + source + ")"}
 }
 
@@ -28,17 +28,17 @@ func factOr(key, source string, value string, err error) results.KV {
 	if err != nil {
 		return unknown(key, err)
 	}
-	return fact(key, value, source)
+	return Fact(key, value, source)
 }
 
-// machineTuning records what the seed's env.txt recorded of the machine's
+// Tuning records what the seed's env.txt recorded of the machine's
 // tuning: the build's revision, the instance, sockets and NUMA nodes, huge
 // pages, transparent huge pages, the CPU frequency governor, the kernel's
 // memory knobs and the filesystem holding the data directory.
-func machineTuning(dataDir string) []results.KV {
+func Tuning(dataDir string) []results.KV {
 	kv := []results.KV{{Key: "mentat_spec_revision", Value: buildinfo.Describe()}}
 	if !strings.HasPrefix(kv[0].Value, "unknown") {
-		kv[0] = fact(kv[0].Key, kv[0].Value, "go build info")
+		kv[0] = Fact(kv[0].Key, kv[0].Value, "go build info")
 	}
 	v, err := instanceType()
 	kv = append(kv, factOr("instance_type", "/sys/class/dmi/id", v, err))
@@ -194,8 +194,8 @@ func dataFS(dataDir string) []results.KV {
 	if err != nil {
 		kv = append(kv, unknown("data_fs", err), unknown("data_fs_options", err))
 	} else {
-		kv = append(kv, fact("data_fs", m.device+" "+m.fstype+" "+m.point, "/proc/mounts"),
-			fact("data_fs_options", m.options, "/proc/mounts"))
+		kv = append(kv, Fact("data_fs", m.device+" "+m.fstype+" "+m.point, "/proc/mounts"),
+			Fact("data_fs_options", m.options, "/proc/mounts"))
 	}
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {
@@ -209,7 +209,7 @@ func dataFS(dataDir string) []results.KV {
 	if used+avail > 0 {
 		pct = 100 * float64(used) / float64(used+avail)
 	}
-	return append(kv, fact("data_fs_space", fmt.Sprintf("size %s used %s avail %s use %.0f%%", gib(total), gib(used), gib(avail), pct), "statfs"))
+	return append(kv, Fact("data_fs_space", fmt.Sprintf("size %s used %s avail %s use %.0f%%", gib(total), gib(used), gib(avail), pct), "statfs"))
 }
 
 func gib(n uint64) string { return fmt.Sprintf("%.1fG", float64(n)/(1<<30)) }
