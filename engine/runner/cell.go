@@ -137,7 +137,7 @@ func (c *cell) execute(ctx context.Context) error {
 // aborted reports whether a threshold with abort ended sc in this cell,
 // logging it the first time it is asked.
 func (c *cell) aborted(sc *plan.Scenario) bool {
-	why := c.run.gates.abortedBy(sc.Name, c.pc.Backend.Name, c.pc.Scale.Name)
+	why := c.run.gates.AbortedBy(sc.Name, c.pc.Backend.Name, c.pc.Scale.Name)
 	if why == "" {
 		return false
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
 	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/threshold"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
 
@@ -97,8 +98,8 @@ type run struct {
 	cross *crossScale
 	// gates judges the plan's thresholds on the points' histograms;
 	// measured lists the cells whose scenarios ran, for its SKIP lines.
-	gates    *gates
-	measured []cellID
+	gates    *threshold.Gates
+	measured []threshold.Cell
 	// noise samples the machine around every point; noiseRows are the
 	// run's, summarised in env.txt at its end.
 	noise     *noise.Sampler
@@ -138,7 +139,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop, interrupted: func() bool { return parent.Err() != nil },
-		gates: newGates(p.Thresholds), noise: noise.New(serverCommands(p, opts.Registry))}
+		gates: threshold.NewGates(p.Thresholds), noise: noise.New(serverCommands(p, opts.Registry))}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
 	if pr := opts.Progress; pr != nil {
 		pr.SetTotal(r.estimate())
@@ -177,7 +178,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		}
 		r.scale(ctx, sp)
 	}
-	for _, l := range r.gates.unmatched(r.measured) {
+	for _, l := range r.gates.Unmatched(r.measured) {
 		r.emit(l)
 	}
 	if len(r.noiseRows) > 0 {
@@ -255,7 +256,7 @@ func (r *run) emit(rec results.Record) {
 	if t, ok := rec.(results.Timing); ok {
 		r.out.Rows = append(r.out.Rows, results.Row(t))
 	}
-	for _, l := range r.gates.observe(rec) {
+	for _, l := range r.gates.Observe(rec) {
 		r.emit(l)
 	}
 }
@@ -347,7 +348,7 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 			r.fail("%s: %v", pc.Name(), err)
 		}
 		if c.measured {
-			r.measured = append(r.measured, cellID{pc.Backend.Name, sp.Name})
+			r.measured = append(r.measured, threshold.Cell{Backend: pc.Backend.Name, Scale: sp.Name})
 		}
 	}
 	for _, l := range r.cross.lines() {

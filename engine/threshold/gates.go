@@ -1,20 +1,19 @@
-package runner
+package threshold
 
 import (
 	"fmt"
 	"sync"
 
 	"github.com/mentat-spec/mentat-spec/engine/results"
-	"github.com/mentat-spec/mentat-spec/engine/threshold"
 )
 
-// gates judges the plan's thresholds on what the kinds emit: each point's
+// Gates judges the plan's thresholds on what the kinds emit: each point's
 // Hist (every rep merged, every client and worker in each) is judged once
 // and gives a PASS or THRESHOLD line; the reps' histograms, merged as
 // they come, let a threshold with abort end its scenario before the
 // point's last rep.
-type gates struct {
-	specs []threshold.Spec
+type Gates struct {
+	specs []Spec
 
 	mu      sync.Mutex
 	late    map[results.Key]int64 // windows' late calls, until the point's Hist
@@ -38,13 +37,13 @@ type soFar struct {
 // scenarioCell is one scenario in one (scale, backend) cell.
 type scenarioCell struct{ scenario, backend, scale string }
 
-func newGates(specs []threshold.Spec) *gates {
-	return &gates{specs: specs, late: map[results.Key]int64{}, sofar: map[results.Key]*soFar{},
+func NewGates(specs []Spec) *Gates {
+	return &Gates{specs: specs, late: map[results.Key]int64{}, sofar: map[results.Key]*soFar{},
 		aborted: map[scenarioCell]string{}, matched: map[matchKey]bool{}}
 }
 
-// observe takes one record and returns the check lines it decides.
-func (g *gates) observe(rec results.Record) []results.CheckLine {
+// Observe takes one record and returns the check lines it decides.
+func (g *Gates) Observe(rec results.Record) []results.CheckLine {
 	if g == nil || len(g.specs) == 0 {
 		return nil
 	}
@@ -63,7 +62,7 @@ func (g *gates) observe(rec results.Record) []results.CheckLine {
 
 // rep merges one rep into its point and ends the scenario when an
 // aborting threshold is crossed by what was measured so far.
-func (g *gates) rep(r results.RepHist) {
+func (g *Gates) rep(r results.RepHist) {
 	k := r.Row.Key()
 	sf := g.sofar[k]
 	if sf == nil {
@@ -77,7 +76,7 @@ func (g *gates) rep(r results.RepHist) {
 		if !s.Abort || !s.Matches(r.Row) || g.aborted[sc] != "" {
 			continue
 		}
-		detail, crossed := s.Judge(threshold.Observe(sf.intervals, sf.errors, g.late[k]))
+		detail, crossed := s.Judge(Observe(sf.intervals, sf.errors, g.late[k]))
 		if crossed {
 			g.aborted[sc] = fmt.Sprintf("threshold %s crossed after %d rep(s) at %d clients %s: %s", s.Name, len(sf.intervals), r.Row.Clients, r.Row.Op, detail)
 		}
@@ -85,7 +84,7 @@ func (g *gates) rep(r results.RepHist) {
 }
 
 // point judges every matching threshold on the point's merged histogram.
-func (g *gates) point(h results.Hist) []results.CheckLine {
+func (g *Gates) point(h results.Hist) []results.CheckLine {
 	row := h.Row
 	k := row.Key()
 	late := g.late[k]
@@ -98,7 +97,7 @@ func (g *gates) point(h results.Hist) []results.CheckLine {
 			continue
 		}
 		g.matched[matchKey{i, row.Backend, row.Scale}] = true
-		detail, crossed := s.Judge(threshold.Observe(h.Intervals, row.Errors, late))
+		detail, crossed := s.Judge(Observe(h.Intervals, row.Errors, late))
 		status := results.Pass
 		if crossed {
 			status = results.Threshold
@@ -115,9 +114,9 @@ func (g *gates) point(h results.Hist) []results.CheckLine {
 	return out
 }
 
-// abortedBy says why a threshold ended the scenario in the cell ("" when
+// AbortedBy says why a threshold ended the scenario in the cell ("" when
 // none did).
-func (g *gates) abortedBy(scenario, backend, scale string) string {
+func (g *Gates) AbortedBy(scenario, backend, scale string) string {
 	if g == nil {
 		return ""
 	}
@@ -126,10 +125,10 @@ func (g *gates) abortedBy(scenario, backend, scale string) string {
 	return g.aborted[scenarioCell{scenario, backend, scale}]
 }
 
-// unmatched are SKIP lines for the thresholds that no point of a cell
+// Unmatched are SKIP lines for the thresholds that no point of a cell
 // the run measured in matched: a gate that judged nothing must not read
 // as passed.
-func (g *gates) unmatched(cells []cellID) []results.CheckLine {
+func (g *Gates) Unmatched(cells []Cell) []results.CheckLine {
 	if g == nil {
 		return nil
 	}
@@ -138,19 +137,19 @@ func (g *gates) unmatched(cells []cellID) []results.CheckLine {
 	var out []results.CheckLine
 	for i, s := range g.specs {
 		for _, c := range cells {
-			if s.Backend != "" && s.Backend != c.backend || s.Scale != "" && s.Scale != c.scale || g.matched[matchKey{i, c.backend, c.scale}] {
+			if s.Backend != "" && s.Backend != c.Backend || s.Scale != "" && s.Scale != c.Scale || g.matched[matchKey{i, c.Backend, c.Scale}] {
 				continue
 			}
 			scenario := s.Scenario
 			if scenario == "" {
 				scenario = "*"
 			}
-			out = append(out, results.CheckLine{Status: results.Skip, Scenario: scenario, Backend: c.backend, Scale: c.scale,
+			out = append(out, results.CheckLine{Status: results.Skip, Scenario: scenario, Backend: c.Backend, Scale: c.Scale,
 				Name: "threshold " + s.Name, Detail: "no measured point matched it (its scenario, clients or op did not run here)"})
 		}
 	}
 	return out
 }
 
-// cellID is a (scale, backend) cell that ran.
-type cellID struct{ backend, scale string }
+// Cell is a (scale, backend) cell that ran.
+type Cell struct{ Backend, Scale string }
