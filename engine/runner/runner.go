@@ -21,6 +21,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
+	"github.com/mentat-spec/mentat-spec/engine/crosscheck"
 	"github.com/mentat-spec/mentat-spec/engine/host"
 	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
@@ -95,7 +96,7 @@ type run struct {
 	stop context.CancelCauseFunc
 	// cross holds the running scale's answers for the cross-backend
 	// comparison (crossbackend.go).
-	cross *crossScale
+	cross *crosscheck.Scale
 	// gates judges the plan's thresholds on the points' histograms;
 	// measured lists the cells whose scenarios ran, for its SKIP lines.
 	gates    *threshold.Gates
@@ -337,8 +338,8 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 		return
 	}
 	r.logf("scale %s: %s datoms; truth computed in %s", sp.Name, plan.Thousands(sp.Stats.Datoms), time.Since(start).Round(time.Millisecond))
-	r.cross = &crossScale{scale: sp.Name, parent: r.opts.ResultsDir, checks: map[crossID]*crossCheck{}}
-	defer r.cross.close()
+	r.cross = crosscheck.New(sp.Name, r.opts.ResultsDir)
+	defer r.cross.Close()
 	for _, pc := range cells {
 		if ctx.Err() != nil {
 			return
@@ -351,7 +352,7 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 			r.measured = append(r.measured, threshold.Cell{Backend: pc.Backend.Name, Scale: sp.Name})
 		}
 	}
-	for _, l := range r.cross.lines() {
+	for _, l := range r.cross.Lines() {
 		r.emit(l)
 	}
 }

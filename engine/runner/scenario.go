@@ -216,7 +216,7 @@ func (c *cell) checkLine(ctx context.Context, sc *plan.Scenario, ck plan.Check, 
 		out, ans := c.runCase(ctx, sc, q, cc)
 		if ans != nil && comparable && !alt && c.run.cross != nil {
 			id := fmt.Sprintf("%d\x00%s\x00%s\x00%s", i, cc.Key, ans.params, state)
-			if err := c.run.cross.record(c.pc.Backend.Name, crossID{sc.Name, ck.Name}, id, caseLabel(cc), ans.columns, ans.rows); err != nil {
+			if err := c.run.cross.Record(c.pc.Backend.Name, sc.Name, ck.Name, id, caseLabel(cc), ans.columns, ans.rows); err != nil {
 				c.run.fail("%s %s: %v", c.name(), sc.Name, err)
 			}
 		}

@@ -1,4 +1,17 @@
-package runner
+// Package crosscheck compares answers across backends: every check
+// case's answer (same query, same parameters, same committed writes) on
+// each backend of a scale is compared with the first backend's answer,
+// whether or not the check's expectation passed. Answers are normalised as checks compare values
+// (checks.Key: numbers across int64, float and decimal text, booleans,
+// nulls) and, since no check kind looks at row order, compared as sorted
+// rows with columns in name order. Backends run one after the other, so
+// the first backend's answers are kept until the scale's last backend has
+// run: a digest and the first rows in memory, and the whole sorted answer
+// in a file of the run's own when it is longer, so memory stays flat at
+// any scale and a difference can still be shown row by row. Answers are
+// compared within one invocation only: a rerun into the same results
+// directory never compares with answers of another run.
+package crosscheck
 
 import (
 	"bufio"
@@ -15,26 +28,12 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
-// Cross-backend answers: every check case's answer (same query, same
-// parameters, same committed writes) on each backend of a scale is
-// compared with the first backend's answer, whether or not the check's
-// expectation passed. Answers are normalised as checks compare values
-// (checks.Key: numbers across int64, float and decimal text, booleans,
-// nulls) and, since no check kind looks at row order, compared as sorted
-// rows with columns in name order. Backends run one after the other, so
-// the first backend's answers are kept until the scale's last backend has
-// run: a digest and the first rows in memory, and the whole sorted answer
-// in a file of the run's own when it is longer, so memory stays flat at
-// any scale and a difference can still be shown row by row. Answers are
-// compared within one invocation only: a rerun into the same results
-// directory never compares with answers of another run.
-
 // crossKeep is how many rows of an answer are kept in memory; longer
 // answers are also written to a file.
 const crossKeep = 32
 
-// crossScale collects a scale's answers.
-type crossScale struct {
+// Scale collects a scale's answers.
+type Scale struct {
 	scale  string
 	parent string // the results directory
 	dir    string // the spill directory in it, created on first use
@@ -140,9 +139,10 @@ func digestOf(columns string, lines []string) [32]byte {
 	return d
 }
 
-// record adds backend's answer to a case of a check, comparing it with
+// Record adds backend's answer to a case of a check, comparing it with
 // the first backend's answer to the same case.
-func (x *crossScale) record(backend string, id crossID, caseID, label string, columns []string, rows [][]any) error {
+func (x *Scale) Record(backend, scenario, check, caseID, label string, columns []string, rows [][]any) error {
+	id := crossID{scenario, check}
 	ck := x.checks[id]
 	if ck == nil {
 		ck = &crossCheck{cases: map[string]*crossCase{}}
@@ -184,7 +184,7 @@ func (x *crossScale) record(backend string, id crossID, caseID, label string, co
 }
 
 // spill writes an answer's sorted rows to a file of the run's own.
-func (x *crossScale) spill(lines []string) (string, error) {
+func (x *Scale) spill(lines []string) (string, error) {
 	if x.dir == "" {
 		d, err := os.MkdirTemp(x.parent, ".cross-backend-"+x.scale+"-")
 		if err != nil {
@@ -265,10 +265,10 @@ func (a *answer) rows() (next func() (string, bool), done func(), err error) {
 	}, func() { f.Close() }, nil
 }
 
-// lines returns the scale's cross-backend check lines: for each check
+// Lines returns the scale's cross-backend check lines: for each check
 // answered on two backends or more, PASS when every case agrees, FAIL
 // naming the backends and the first differing row otherwise.
-func (x *crossScale) lines() []results.CheckLine {
+func (x *Scale) Lines() []results.CheckLine {
 	var out []results.CheckLine
 	for _, id := range x.order {
 		ck := x.checks[id]
@@ -316,11 +316,17 @@ func (x *crossScale) lines() []results.CheckLine {
 	return out
 }
 
-// close removes the directory the scale's answers were kept in (its
+// Close removes the directory the scale's answers were kept in (its
 // own, made by spill).
-func (x *crossScale) close() {
+func (x *Scale) Close() {
 	if x.dir != "" {
 		os.RemoveAll(x.dir)
 		x.dir = ""
 	}
+}
+
+// New collects the answers of one scale; longer answers are spilled into
+// a directory of its own under the results directory parent.
+func New(scale, parent string) *Scale {
+	return &Scale{scale: scale, parent: parent, checks: map[crossID]*crossCheck{}}
 }

@@ -1,4 +1,4 @@
-package runner
+package crosscheck
 
 import (
 	"fmt"
@@ -39,16 +39,15 @@ func TestCrossBackendNormalises(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			x := &crossScale{scale: "xs", parent: t.TempDir(), checks: map[crossID]*crossCheck{}}
-			defer x.close()
-			id := crossID{"s", "c"}
-			if err := x.record("a", id, "case", "", tc.colsA, tc.rowsA); err != nil {
+			x := New("xs", t.TempDir())
+			defer x.Close()
+			if err := x.Record("a", "s", "c", "case", "", tc.colsA, tc.rowsA); err != nil {
 				t.Fatal(err)
 			}
-			if err := x.record("b", id, "case", "", tc.colsB, tc.rowsB); err != nil {
+			if err := x.Record("b", "s", "c", "case", "", tc.colsB, tc.rowsB); err != nil {
 				t.Fatal(err)
 			}
-			lines := x.lines()
+			lines := x.Lines()
 			if len(lines) != 1 {
 				t.Fatalf("lines %v", lines)
 			}
@@ -69,7 +68,7 @@ func TestCrossBackendNormalises(t *testing.T) {
 // A long answer is kept on disk, not in memory, and the first difference
 // past the rows kept in memory is still found row by row.
 func TestCrossBackendLongAnswers(t *testing.T) {
-	x := &crossScale{scale: "xs", parent: t.TempDir(), checks: map[crossID]*crossCheck{}}
+	x := New("xs", t.TempDir())
 	n := 10 * crossKeep
 	rows := func(bad int) [][]any {
 		out := make([][]any, n)
@@ -81,28 +80,27 @@ func TestCrossBackendLongAnswers(t *testing.T) {
 		}
 		return out
 	}
-	id := crossID{"s", "c"}
-	if err := x.record("a", id, "k", "[k] ", []string{"e", "v"}, rows(-1)); err != nil {
+	if err := x.Record("a", "s", "c", "k", "[k] ", []string{"e", "v"}, rows(-1)); err != nil {
 		t.Fatal(err)
 	}
-	ref := x.checks[id].cases["k"].ref
+	ref := x.checks[crossID{"s", "c"}].cases["k"].ref
 	if len(ref.head) != crossKeep || ref.file == "" {
 		t.Fatalf("kept %d rows in memory, file %q", len(ref.head), ref.file)
 	}
-	if err := x.record("b", id, "k", "[k] ", []string{"e", "v"}, rows(-1)); err != nil {
+	if err := x.Record("b", "s", "c", "k", "[k] ", []string{"e", "v"}, rows(-1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := x.record("c", id, "k", "[k] ", []string{"e", "v"}, rows(5*crossKeep)); err != nil {
+	if err := x.Record("c", "s", "c", "k", "[k] ", []string{"e", "v"}, rows(5*crossKeep)); err != nil {
 		t.Fatal(err)
 	}
-	l := x.lines()[0]
+	l := x.Lines()[0]
 	want := fmt.Sprintf(`[k] a %d rows, c %d rows; first differing row (#%d, rows sorted): a (%d, "v%d") | c (%d, "changed")`,
 		n, n, 5*crossKeep+1, 1000+5*crossKeep, 5*crossKeep, 1000+5*crossKeep)
 	if l.Status != "FAIL" || !strings.Contains(l.Detail, want) || !strings.HasPrefix(l.Detail, "c differ(s) from a in 1 of 1 cases") {
 		t.Errorf("got %s %s\nwant %s", l.Status, l.Detail, want)
 	}
 	dir := x.dir
-	x.close()
+	x.Close()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the answers' directory %s is left: %v", dir, err)
 	}
