@@ -35,6 +35,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
+	"github.com/mentat-spec/mentat-spec/engine/store"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -143,7 +144,7 @@ func resetTables(b testing.TB, be drivers.Backend, bc plan.Backend) {
 			b.Fatal(err)
 		}
 	}
-	if err := execStatements(ctx, s, bc.Setup); err != nil {
+	if err := store.Exec(ctx, s, bc.Setup); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -302,21 +303,21 @@ func engineLoadVariant(b *testing.B, name string, sp *plan.ScalePlan, lc plan.Lo
 			b.Fatal("the backend has no bulk loader")
 		}
 		c0 := cpuTime()
-		res, err := bulkLoad(context.Background(), bl, sp.Gen, lc, 0)
+		res, err := store.BulkLoad(context.Background(), bl, sp.Gen, lc, 0, nil)
 		if err != nil {
 			b.Fatalf("%s: %v", name, err)
 		}
-		wall := res.elapsed
+		wall := res.Elapsed
 		if after != nil {
 			t0 := time.Now()
 			after(be)
 			wall += time.Since(t0)
 		}
 		cpu := cpuTime() - c0
-		if res.datoms != sp.Stats.Datoms {
-			b.Fatalf("%s loaded %d datoms, want %d", name, res.datoms, sp.Stats.Datoms)
+		if res.Datoms != sp.Stats.Datoms {
+			b.Fatalf("%s loaded %d datoms, want %d", name, res.Datoms, sp.Stats.Datoms)
 		}
-		return sample{wall: wall, cpu: cpu, ops: res.datoms}
+		return sample{wall: wall, cpu: cpu, ops: res.Datoms}
 	}}
 }
 
@@ -479,7 +480,7 @@ func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc plan.Backend, dir string
 		if err != nil {
 			b.Fatal(err)
 		}
-		st, err := tx.Prepare(insertSQL(tables[0], attrColumns, 1))
+		st, err := tx.Prepare(insertSQL(tables[0], store.AttrColumns, 1))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -498,7 +499,7 @@ func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc plan.Backend, dir string
 			}
 			var sts [3]*sql.Stmt
 			for i := range sts {
-				if sts[i], err = tx.Prepare(insertSQL(tables[1+i], datomColumns, 1)); err != nil {
+				if sts[i], err = tx.Prepare(insertSQL(tables[1+i], store.DatomColumns, 1)); err != nil {
 					return err
 				}
 			}
@@ -556,16 +557,16 @@ func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc plan.Backend, dir string
 				return rs.Close()
 			}
 			c0, t0 := cpuTime(), time.Now()
-			attrSt := prep(insertSQL(tables[0], attrColumns, 1))
+			attrSt := prep(insertSQL(tables[0], store.AttrColumns, 1))
 			defer attrSt.Close()
 			var single, multi [3]*sqlite3.SQLiteStmt
 			var buf [3][]driver.NamedValue
 			var nbuf [3]int
 			for i := range single {
-				single[i] = prep(insertSQL(tables[1+i], datomColumns, 1))
+				single[i] = prep(insertSQL(tables[1+i], store.DatomColumns, 1))
 				defer single[i].Close()
 				if rowsPerInsert > 1 {
-					multi[i] = prep(insertSQL(tables[1+i], datomColumns, rowsPerInsert))
+					multi[i] = prep(insertSQL(tables[1+i], store.DatomColumns, rowsPerInsert))
 					defer multi[i].Close()
 					buf[i] = named(5 * rowsPerInsert)
 				}
@@ -574,7 +575,7 @@ func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc plan.Backend, dir string
 			if _, err := c.ExecContext(ctx, "BEGIN", nil); err != nil {
 				b.Fatal(err)
 			}
-			attrArgs := named(len(attrColumns))
+			attrArgs := named(len(store.AttrColumns))
 			for _, r := range nr.attrs {
 				for i, v := range r {
 					attrArgs[i].Value = v
@@ -1112,14 +1113,14 @@ func BenchmarkLoadOverhead(b *testing.B) {
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
 			c0, t0 := cpuTime(), time.Now()
-			res, err := bulkLoad(ctx, noopBackend{}, sp.Gen, cp.Backend.Load, 0)
-			if err != nil || res.datoms != sp.Stats.Datoms {
-				b.Fatalf("%d datoms, %v", res.datoms, err)
+			res, err := store.BulkLoad(ctx, noopBackend{}, sp.Gen, cp.Backend.Load, 0, nil)
+			if err != nil || res.Datoms != sp.Stats.Datoms {
+				b.Fatalf("%d datoms, %v", res.Datoms, err)
 			}
-			s := sample{wall: time.Since(t0), cpu: cpuTime() - c0, ops: res.datoms}
+			s := sample{wall: time.Since(t0), cpu: cpuTime() - c0, ops: res.Datoms}
 			runtime.ReadMemStats(&m1)
 			mallocs += m1.Mallocs - m0.Mallocs
-			datoms += uint64(res.datoms)
+			datoms += uint64(res.Datoms)
 			return s
 		}},
 		{name: "stream", run: func() sample {

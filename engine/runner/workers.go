@@ -11,6 +11,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/store"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
 
@@ -210,9 +211,9 @@ func OpenWorkerCell(ctx context.Context, pc *plan.Cell, reg *drivers.Registry, d
 			c.closeStore()
 			return nil, fmt.Errorf("connecting: %w", err)
 		}
-		state := readMeta(ctx, s)
+		state := store.ReadMeta(ctx, s)
 		s.Close()
-		if !state.ours || !state.loaded || state.fingerprint != fingerprint(pc.Scale.Gen, bc) {
+		if !state.Ours || !state.Loaded || state.Fingerprint != store.Fingerprint(pc.Scale.Gen, bc) {
 			c.closeStore()
 			return nil, errors.New("the store does not hold this spec's dataset: workers measure only a store the coordinator loaded")
 		}

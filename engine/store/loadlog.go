@@ -1,4 +1,4 @@
-package runner
+package store
 
 import (
 	"context"
@@ -29,16 +29,17 @@ func (j *jobLog) commit(start time.Time, tx, datoms int64) {
 	j.commits = append(j.commits, commitLog{at: start, took: time.Since(start), tx: tx, datom: datoms})
 }
 
-// writeLoadLog writes the load's log: per job, its range, rows per table,
+// WriteLog writes the load's log: per job, its range, rows per table,
 // and every commit with its time and duration.
-func writeLoadLog(w io.Writer, name string, tables []drivers.TableSpec, res loadResult) {
-	fmt.Fprintf(w, "# %s: bulk load, %d job(s), %d datoms in %s", name, len(res.jobs), res.datoms, res.elapsed.Round(time.Millisecond))
-	if res.capped {
+func WriteLog(w io.Writer, name string, res Result) {
+	tables := res.Tables
+	fmt.Fprintf(w, "# %s: bulk load, %d job(s), %d datoms in %s", name, len(res.Jobs), res.Datoms, res.Elapsed.Round(time.Millisecond))
+	if res.Capped {
 		fmt.Fprint(w, " (load cap hit)")
 	}
 	fmt.Fprintln(w)
 	total := make([]int64, len(tables))
-	for i, j := range res.jobs {
+	for i, j := range res.Jobs {
 		fmt.Fprintf(w, "job %d: transactions %d..%d, %d commits", i, j.from, j.to, len(j.commits))
 		if j.err != nil {
 			fmt.Fprintf(w, ", ended with: %v", j.err)
@@ -62,21 +63,10 @@ func writeLoadLog(w io.Writer, name string, tables []drivers.TableSpec, res load
 	}
 }
 
-// writeLoadLog writes logs/load-<scale>-<backend>.log.
-func (c *cell) writeLoadLog(res loadResult) {
-	w, err := c.run.dir.Log(fmt.Sprintf("load-%s-%s", c.pc.Scale.Name, c.pc.Backend.Name))
-	if err != nil {
-		c.run.logf("%s: load log: %v", c.name(), err)
-		return
-	}
-	defer w.Close()
-	writeLoadLog(w, c.name(), res.tables, res)
-}
-
-// countLoaded counts the rows of the datom tables: after a load cut by
+// CountLoaded counts the rows of the datom tables: after a load cut by
 // the cap, what the store holds, including a last commit the cut may or
 // may not have completed.
-func countLoaded(ctx context.Context, s drivers.Session, tables []drivers.TableSpec) (int64, error) {
+func CountLoaded(ctx context.Context, s drivers.Session, tables []drivers.TableSpec) (int64, error) {
 	var n int64
 	for _, t := range tables[1:] { // tables[0] holds the attributes
 		st, err := s.Prepare(ctx, "SELECT count(*) FROM "+t.Name)
