@@ -104,7 +104,7 @@ func (c *cell) execute(ctx context.Context) error {
 
 	ready, err := c.prepareStore(ctx)
 	if err != nil || !ready {
-		return c.run.storeFull(c.pc, err)
+		return store.Full(c.run.driver(c.pc), c.pc, c.run.opts.DataDir, err)
 	}
 	c.probeStats(ctx)
 	c.envLines(ctx)
