@@ -12,6 +12,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
+	"github.com/mentat-spec/mentat-spec/engine/ops"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -43,7 +44,7 @@ type cell struct {
 	locker       drivers.StoreLocker // the store's lock, held for the cell
 	lock         storelock.Lock
 	seqMu        sync.Mutex
-	seqs         map[string]*writeSeq // write operations' numbering, per generator
+	seqs         map[string]*ops.Seq // write operations' numbering, per generator
 	baseTruth    *plan.Truth
 	truthAlt     *plan.Truth
 	doubt        string

@@ -1,4 +1,4 @@
-package runner
+package ops
 
 import (
 	"sync"
@@ -35,7 +35,7 @@ func TestAckWindow(t *testing.T) {
 // exactly the committed ones, failures leave holes, and the visible
 // count only passes a k once every earlier one finished.
 func TestWriteSeqConcurrent(t *testing.T) {
-	var s writeSeq
+	var s Seq
 	const clients, each = 8, 500
 	var wg sync.WaitGroup
 	for c := 0; c < clients; c++ {
@@ -43,29 +43,29 @@ func TestWriteSeqConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				k := s.next.Add(1) - 1
+				k := s.Next()
 				if k%7 == 3 {
-					s.fail(k)
+					s.Fail(k)
 				} else {
-					s.commit(k, 1000+k)
+					s.Commit(k, 1000+k)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	commits, doubt := s.snapshot()
+	commits, doubt := s.Snapshot()
 	seen := map[int64]bool{}
 	for _, c := range commits {
-		if seen[c.k] || c.k%7 == 3 || c.e != 1000+c.k {
+		if seen[c.K] || c.K%7 == 3 || c.E != 1000+c.K {
 			t.Fatalf("commit %+v: handed out twice, a failed write, or the wrong entity", c)
 		}
-		seen[c.k] = true
+		seen[c.K] = true
 	}
 	total := int64(clients * each)
-	if int64(len(commits))+s.failed != total || len(doubt) != 0 {
-		t.Errorf("%d commits + %d failed, want %d writes", len(commits), s.failed, total)
+	if int64(len(commits))+s.Failed() != total || len(doubt) != 0 {
+		t.Errorf("%d commits + %d failed, want %d writes", len(commits), s.Failed(), total)
 	}
-	if s.visible.Load() != total {
-		t.Errorf("visible %d, want %d", s.visible.Load(), total)
+	if s.Visible() != total {
+		t.Errorf("visible %d, want %d", s.Visible(), total)
 	}
 }
