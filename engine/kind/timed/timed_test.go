@@ -6,7 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/mentat-spec/mentat-spec/engine/kinds/timed"
+	"github.com/mentat-spec/mentat-spec/engine/kind/timed"
 	"github.com/zclconf/go-cty/cty"
 )
 
