@@ -1,4 +1,4 @@
-package plandiff
+package udiff
 
 import (
 	"fmt"

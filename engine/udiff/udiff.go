@@ -1,4 +1,7 @@
-package plandiff
+// Package udiff writes the unified diff of two texts, as diff -u does:
+// plan -diff shows changed SQL and definitions with it, fmt -diff the
+// formatting a spec would get.
+package udiff
 
 import (
 	"fmt"
