@@ -28,9 +28,8 @@ const (
 	histHighest = int64(time.Hour)
 	histDigits  = 3
 
-	// minCheckGap is the least time between two precision checks; checks
-	// otherwise come at 10% more elapsed time each, so a rep spends at most
-	// about a tenth of its time past the moment it became precise.
+	// minCheckGap is the least time between two precision checks
+	// (NextCheck).
 	minCheckGap = 20 * time.Millisecond
 
 	// cur values besides a start time.
@@ -394,19 +393,18 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 		}
 		el := time.Duration(now - begin)
 		wake = min(wake, begin+int64(s.MaxDuration))
+		stop, wait, held := s.Bound(el, minRun, callsOf(first))
 		switch {
-		case el >= s.MaxDuration:
-			r.stoppedBy = StopMax
-		case el < minRun:
-			wake = min(wake, begin+int64(minRun))
+		case stop != "":
+			r.stoppedBy = stop
+		case held && wait > 0:
+			wake = min(wake, now+int64(wait))
 			continue
-		case callsOf(first) < int64(s.MinSamples):
+		case held:
 			// Past the minimum time with too few calls: slow calls,
 			// where looking every poll interval costs little.
 			wake = min(wake, now+int64(pollInterval))
 			continue
-		case s.Precision == 0:
-			r.stoppedBy = StopMin
 		case r.precise(s, first, el):
 			r.stoppedBy = StopPrecision
 		default:
@@ -455,7 +453,7 @@ func (r *run) precise(s Sampling, first []*client, el time.Duration) bool {
 	if h == nil {
 		return false
 	}
-	r.nextCheck = max(el+el/10, el+minCheckGap)
+	r.nextCheck = NextCheck(el)
 	return Precise(h, s)
 }
 
