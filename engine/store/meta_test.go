@@ -28,7 +28,7 @@ func session(t *testing.T, init []string) drivers.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 
