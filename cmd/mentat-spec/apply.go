@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,7 +25,7 @@ import (
 )
 
 // isTerminal reports whether w is a character device (a terminal), where
-// progress redraws one line instead of printing a line every progress_s.
+// progress redraws one line instead of printing a line every -progress-s.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -44,7 +45,8 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	phase := fs.String("phase", runner.PhaseAll, "all: load where needed, measure, check; load: load and check only; bench: reuse loaded stores, never load; sustained: only the sustained scenarios, on loaded stores")
 	reload := fs.Bool("reload", false, "drop and reload stores this tool created even when they already hold the dataset")
 	quiet := fs.Bool("q", false, "print only the final table (no log, no progress)")
-	progressS := fs.Float64("progress_s", 10, "when stdout is not a terminal, print a progress line (with ETA) every this many seconds; 0 turns progress off")
+	progressS := fs.Float64("progress-s", 10, "print a progress line every this many seconds: per stream ops/s, p50, p99 and errors of that interval, and the ETA (on a terminal without it: one line redrawn in place); 0 turns progress off")
+	fs.Float64Var(progressS, "progress_s", 10, "the older spelling of -progress-s")
 	workerListen := fs.String("worker-listen", "", "start no worker processes: take each point's workers from those that dial HOST:PORT (mentat-spec worker -connect HOST:PORT -loop, on other machines; docs/distributed.md)")
 	workerTCP := fs.Bool("worker-tcp", false, "worker processes (backends with clients = \"process\" or processes = N) reach this run over TCP on 127.0.0.1 instead of stdin and stdout")
 	secretFile := fs.String("worker-secret-file", "", "with -worker-listen: the run's worker secret is read from FILE (one line, or secret=), which then also gets this run's certificate fingerprint; a missing FILE is created with a new secret. Without it the secret is "+worker.EnvSecret+" or generated (docs/distributed.md)")
@@ -96,7 +98,18 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	if *quiet {
 		log = io.Discard
 	} else if *progressS > 0 {
-		pr = progress.New(stdout, isTerminal(stdout), time.Duration(*progressS*float64(time.Second)), p.Estimate().Lo)
+		tty := isTerminal(stdout)
+		pr = progress.New(stdout, tty, time.Duration(*progressS*float64(time.Second)), p.Estimate().Lo)
+		if tty {
+			pr.SetWidth(func() int { return terminalWidth(stdout) })
+			// An interval asked for gets its lines on a terminal too, as
+			// pgbench -P prints them.
+			fs.Visit(func(f *flag.Flag) {
+				if f.Name == "progress-s" || f.Name == "progress_s" {
+					pr.SetLines(true)
+				}
+			})
+		}
 		log = pr
 	}
 	var kinds []string

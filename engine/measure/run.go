@@ -52,6 +52,7 @@ type client struct {
 
 	call OpCall
 	ctx  context.Context // only the client goroutine reads and replaces it
+	live *LiveCounts     // the live view's counters (nil: none)
 
 	mu     sync.Mutex // orders the watchdog's cancel with renew; off the hot path
 	cancel context.CancelCauseFunc
@@ -198,9 +199,10 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 
 	clients := make([][]*client, len(streams))
 	var all []*client
+	live := liveFrom(ctx)
 	for i, st := range streams {
 		for j := 0; j < st.clients(); j++ {
-			c := &client{call: st.opCall(j), ops: newOpStats(len(st.Ops)), wantSnap: i == 0 && s.Precision > 0}
+			c := &client{call: st.opCall(j), ops: newOpStats(len(st.Ops)), wantSnap: i == 0 && s.Precision > 0, live: live.client(i, st.Op)}
 			c.ctx, c.cancel = context.WithCancelCause(runCtx)
 			clients[i] = append(clients[i], c)
 			all = append(all, c)
@@ -630,6 +632,7 @@ func (c *client) measure(r *run) {
 		case cut:
 			o.timeout++
 			o.fail(ns, fmt.Sprintf("%s of %s", ErrCeiling, time.Duration(r.probe)))
+			c.live.Error()
 			c.renew(r)
 			c.cur.Store(ns)
 		case err != nil:
@@ -640,6 +643,7 @@ func (c *client) measure(r *run) {
 				return
 			}
 			o.fail(ns, err.Error())
+			c.live.Error()
 			if errors.Is(err, ErrClientLost) {
 				// One error for the client, not one per call: it stops,
 				// and the controller ends the point with the reason.
@@ -657,6 +661,7 @@ func (c *client) measure(r *run) {
 				_ = o.hist.RecordValue(histHighest)
 			}
 			o.ok++
+			c.live.Record(time.Duration(d))
 		}
 		c.calls.Add(1)
 		if c.wantSnap {

@@ -174,8 +174,9 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		env, counts := c.pointEnv(sc, i)
 		lo, _ := pt.Estimate()
 		c.run.begin(fmt.Sprintf("%s %s %s", c.name(), sc.Name, pt.Describe()), "ops", lo, 0, counts)
+		pctx := c.run.watch(ctx)
 		var err error
-		c.withNoise(sc, i, 0, func() { err = c.runPoint(ctx, sc, i, pt, env) })
+		c.withNoise(sc, i, 0, func() { err = c.runPoint(pctx, sc, i, pt, env) })
 		c.finishPoint(env)
 		c.run.end()
 		if err != nil {

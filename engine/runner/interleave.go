@@ -148,6 +148,7 @@ func (c *cell) runRep(ctx context.Context, p *repPoint, n int) (done bool, err e
 		return n1 - n0, e1 - e0
 	})
 	defer c.run.end()
+	ctx = c.run.watch(ctx)
 	c.withNoise(p.sc, p.index, n, func() {
 		err = c.withStatementStats(ctx, p.sc, p.index, p.pt, fmt.Sprintf(" rep %d", n), func() error {
 			var err error

@@ -23,6 +23,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
 	"github.com/mentat-spec/mentat-spec/engine/crosscheck"
 	"github.com/mentat-spec/mentat-spec/engine/host"
+	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
@@ -205,6 +206,18 @@ func (r *run) begin(name, unit string, est time.Duration, total int64, count pro
 	if r.opts.Progress != nil {
 		r.opts.Progress.Begin(name, unit, est, total, count)
 	}
+}
+
+// watch gives the running task a live view of its calls and returns ctx
+// carrying it, for the point's measure to count into; without a progress
+// ctx is returned as it is and the point counts nothing extra.
+func (r *run) watch(ctx context.Context) context.Context {
+	if r.opts.Progress == nil {
+		return ctx
+	}
+	l := measure.NewLive()
+	r.opts.Progress.Watch(l)
+	return measure.WithLive(ctx, l)
 }
 
 // estimate is the plan's estimate of what this run's phase runs.
