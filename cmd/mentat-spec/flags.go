@@ -87,6 +87,7 @@ func parseOrExit(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 		return nil, exitOK, false
 	}
 	if err != nil {
+		suggestFlag(fs, err, fs.Output())
 		return nil, exitUsage, false
 	}
 	return pos, 0, true
@@ -118,7 +119,7 @@ func printDiags(w io.Writer, spec *config.Spec, diags hcl.Diagnostics) {
 	if spec != nil && spec.Parser != nil {
 		files = spec.Parser.Files()
 	}
-	writeDiags(w, files, hideSensitive(spec, diags))
+	writeDiags(w, files, hintDiags(spec, hideSensitive(spec, diags)))
 }
 
 // writeDiags prints diags with the source lines of files.
