@@ -41,6 +41,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		"Runs the benchmark: for each scale and backend, loads the generated dataset into a store the run creates (or reuses one an earlier run loaded), measures every scenario at every client count, checks every answer against the generator's truth, and writes a results directory. Exits 1 if a check fails, 4 if a threshold is crossed, 7 if the run could not finish, 130 when interrupted.", stderr)
 	sf.register(fs)
 	out := fs.String("o", "", "results directory (default results/run-<UTC time>); an existing one is appended to")
+	resume := fs.String("resume", "", "continue the interrupted run in results directory DIR, with the same spec and variables: the points and checks it finished are not run again, and what it wrote after the last of them is moved under DIR/interrupted/")
 	dataDir := fs.String("data", ".", "directory that relative database paths of backends are resolved against, and where backends without a path put their files")
 	phase := fs.String("phase", runner.PhaseAll, "all: load where needed, measure, check; load: load and check only; bench: reuse loaded stores, never load; sustained: only the sustained scenarios, on loaded stores")
 	reload := fs.Bool("reload", false, "drop and reload stores this tool created even when they already hold the dataset")
@@ -90,6 +91,13 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	dir := *out
+	if *resume != "" {
+		if *out != "" && filepath.Clean(*out) != filepath.Clean(*resume) {
+			fmt.Fprintf(stderr, "mentat-spec apply: -resume %s continues that directory; -o %s names another\n", *resume, *out)
+			return exitUsage
+		}
+		dir = *resume
+	}
 	if dir == "" {
 		dir = filepath.Join("results", "run-"+time.Now().UTC().Format("2006-01-02T150405Z"))
 	}
@@ -161,7 +169,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	o, err := runner.Run(ctx, p, runner.Options{
 		Registry: drivers.Default, ResultsDir: dir, DataDir: *dataDir, Phase: *phase, Reload: *reload,
 		Workers: workers(), Log: log, Env: env, MaxStoreBytes: int64(*maxStore * 1e9), Sensitive: func(k string) bool { return sensitive[k] },
-		Kinds: kinds, Progress: pr, Launcher: launcher, LockWait: lw,
+		Kinds: kinds, Progress: pr, Launcher: launcher, LockWait: lw, Resume: *resume != "",
 	})
 	if o != nil {
 		printTable(stdout, o)
@@ -171,6 +179,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case interrupted:
 		fmt.Fprintf(stderr, "mentat-spec apply: interrupted; what was measured before is kept in %s%s\n", dir, listFiles(dir))
+		fmt.Fprintf(stderr, "To continue from the first point not measured, run the same command with -resume %s\n", dir)
 		return exit
 	case err != nil:
 		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)

@@ -108,12 +108,19 @@ func (c *cell) execute(ctx context.Context) error {
 		return store.Full(c.run.driver(c.pc), c.pc, c.run.opts.DataDir, err)
 	}
 	c.probeStats(ctx)
-	c.envLines(ctx)
-	c.recordSize(ctx)
+	// A cell the resumed run had begun has its env lines, size and plans
+	// on disk already.
+	resumed := c.run.journal.resumedCell(c.name())
+	if !resumed {
+		c.envLines(ctx)
+		c.recordSize(ctx)
+	}
 	if err := c.bindQueries(); err != nil {
 		return err
 	}
-	c.explain(ctx)
+	if !resumed {
+		c.explain(ctx)
+	}
 	for _, g := range c.groups() {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -130,7 +137,13 @@ func (c *cell) execute(ctx context.Context) error {
 			return ctx.Err() // a check cut short would read as failed
 		}
 		for _, sc := range g {
+			if c.run.journal.checked(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name) {
+				continue
+			}
 			c.check(ctx, sc)
+			if ctx.Err() == nil {
+				c.run.recorded(c.run.journal.check(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name))
+			}
 		}
 	}
 	return nil
@@ -171,8 +184,12 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		if ctx.Err() != nil || c.broken != nil || c.aborted(sc) {
 			return
 		}
-		env, counts := c.pointEnv(sc, i)
 		lo, _ := pt.Estimate()
+		if c.run.journal.pointDone(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
+			c.run.skip(lo)
+			continue
+		}
+		env, counts := c.pointEnv(sc, i)
 		c.run.begin(fmt.Sprintf("%s %s %s", c.name(), sc.Name, pt.Describe()), "ops", lo, 0, counts)
 		pctx := c.run.watch(ctx)
 		var err error
@@ -181,6 +198,9 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		c.run.end()
 		if err != nil {
 			c.run.fail("%s %s: %s: %v", c.name(), sc.Name, pt.Describe(), err)
+		}
+		if ctx.Err() == nil {
+			c.run.recorded(c.run.journal.point(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i))
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
@@ -50,7 +51,12 @@ type Options struct {
 	DataDir    string // where drivers put file databases by default
 	Phase      string
 	Reload     bool // drop and reload stores this tool created even when already loaded
-	Workers    int  // parallelism of dataset counting and truth
+	// Resume continues the interrupted run of the same plan in
+	// ResultsDir (its journal, logs/done.log): the points and checks it
+	// finished are not run again, and what it wrote after them is moved
+	// under interrupted/.
+	Resume  bool
+	Workers int // parallelism of dataset counting and truth
 	// MaxStoreBytes refuses to load a store estimated larger (0: no limit
 	// besides the free disk of file stores).
 	MaxStoreBytes int64
@@ -109,6 +115,9 @@ type run struct {
 	// interrupted reports whether the caller's context ended the run (a
 	// Ctrl-C): what fails after that is the interrupt, not news.
 	interrupted func() bool
+	// journal records each point and check as it is on disk, for a
+	// resume (resume.go).
+	journal *journal
 }
 
 // Run executes p. The results directory is complete (summary.md included)
@@ -133,8 +142,20 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	defer dirLock.Release()
+	digest, err := planDigest(p)
+	if err != nil {
+		return nil, fmt.Errorf("the plan's digest: %w", err)
+	}
+	digest += "-" + opts.Phase + "-" + strings.Join(opts.Kinds, ",")
+	var jr *journal
+	if opts.Resume {
+		if jr, err = resumeJournal(opts.ResultsDir, digest); err != nil {
+			return nil, err
+		}
+	}
 	dir, err := results.Open(opts.ResultsDir)
 	if err != nil {
+		jr.close()
 		return nil, fmt.Errorf("opening results directory: %w", err)
 	}
 	parent := ctx
@@ -153,13 +174,28 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	env = append(env, opts.Env...)
 	env = append(env, p.Env...)
 	env = append(env, results.KV{Key: "phase", Value: opts.Phase})
-	if err := dir.WriteEnv(env, r.sensitive); err != nil {
+	writeEnv := dir.WriteEnv
+	if opts.Resume {
+		// The interrupted run's env.txt stands; the resumed part adds its
+		// own machine's facts after it.
+		env = append([]results.KV{{Key: "resumed_at", Value: time.Now().UTC().Format(time.RFC3339)}}, env...)
+		writeEnv = dir.WriteEnvLines
+	}
+	if err := writeEnv(env, r.sensitive); err != nil {
 		dir.Close()
+		jr.close()
 		return nil, fmt.Errorf("writing env.txt: %w", err)
 	}
 	if err := plandiff.WriteFingerprints(opts.ResultsDir, p); err != nil {
 		r.fail("%v", err) // compare then cannot tell changed definitions apart
 	}
+	if jr == nil {
+		if jr, err = startJournal(opts.ResultsDir, digest); err != nil {
+			r.fail("%v", err)
+		}
+	}
+	r.journal = jr
+	defer jr.close()
 	if l := opts.Launcher; l != nil {
 		l.OnRefused(func(e *worker.AuthError, n int64) {
 			r.logTo("auth", "%s refused=%d %v\n", time.Now().UTC().Format(time.RFC3339), n, e)
@@ -218,6 +254,15 @@ func (r *run) watch(ctx context.Context) context.Context {
 	l := measure.NewLive()
 	r.opts.Progress.Watch(l)
 	return measure.WithLive(ctx, l)
+}
+
+// recorded notes a journal record; a record that cannot be written
+// leaves the run resumable only up to the record before, which is said,
+// not fatal.
+func (r *run) recorded(err error) {
+	if err != nil {
+		r.logf("%v: a -resume of this run would start again from the last point recorded before", err)
+	}
 }
 
 // estimate is the plan's estimate of what this run's phase runs.
