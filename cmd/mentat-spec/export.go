@@ -85,7 +85,7 @@ func workersNeeded(p *plan.Plan) int {
 	most := 0
 	for _, sp := range p.Scales {
 		for _, c := range sp.Cells {
-			if c.Backend.ClientModel == config.ClientsGoroutine {
+			if c.Backend.ClientModel == plan.ClientsGoroutine {
 				continue
 			}
 			for _, sc := range c.Scenarios {
@@ -95,7 +95,7 @@ func workersNeeded(p *plan.Plan) int {
 						continue
 					}
 					n := cp.Clients()
-					if c.Backend.ClientModel == config.ClientsProcesses {
+					if c.Backend.ClientModel == plan.ClientsProcesses {
 						n = min(n, c.Backend.Processes)
 					}
 					most = max(most, n)

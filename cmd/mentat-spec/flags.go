@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"io"
 	"runtime"
 	"sort"
@@ -103,7 +104,7 @@ func loadSpec(paths []string, sf *specFlags, stderr io.Writer) (*config.Spec, bo
 func checkSpec(paths []string, sf *specFlags) (*config.Spec, hcl.Diagnostics) {
 	spec, diags := config.Load(paths, config.Options{Vars: sf.vars})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	return spec, diags
 }

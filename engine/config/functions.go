@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -152,10 +153,8 @@ func (s *Spec) envFunc() function.Function {
 	})
 }
 
-func num(v cty.Value) float64 { f, _ := v.AsBigFloat().Float64(); return f }
-
 func intArg(v cty.Value, what string) (int64, error) {
-	f := num(v)
+	f := hcleval.Float(v)
 	if f != math.Trunc(f) || math.IsInf(f, 0) {
 		return 0, fmt.Errorf("%s must be a whole number, got %v", what, f)
 	}
@@ -217,7 +216,7 @@ var generatorFunctions = map[string]function.Function{
 		}),
 	"uniform_float": genFunc("A number uniform in [min, max).",
 		[]function.Parameter{p("min", cty.Number), p("max", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
-			lo, hi := num(a[0]), num(a[1])
+			lo, hi := hcleval.Float(a[0]), hcleval.Float(a[1])
 			if hi <= lo {
 				return datagen.Generator{}, fmt.Errorf("max (%v) must be above min (%v)", hi, lo)
 			}
@@ -236,7 +235,7 @@ var generatorFunctions = map[string]function.Function{
 			sort.Strings(keys)
 			g := datagen.Generator{Kind: datagen.GenWeighted}
 			for _, k := range keys {
-				w := num(m[k])
+				w := hcleval.Float(m[k])
 				if w <= 0 {
 					return datagen.Generator{}, fmt.Errorf("weight of %q must be positive, got %v", k, w)
 				}
@@ -250,7 +249,7 @@ var generatorFunctions = map[string]function.Function{
 		}),
 	"zipf": genFunc("A reference to an entity of a kind, zipf-distributed over ids (id 0 hottest).",
 		[]function.Parameter{p("entity", cty.String), p("exponent", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
-			s := num(a[1])
+			s := hcleval.Float(a[1])
 			if s <= 0 {
 				return datagen.Generator{}, fmt.Errorf("exponent must be positive, got %v", s)
 			}
@@ -262,7 +261,7 @@ var generatorFunctions = map[string]function.Function{
 		"A reference to an entity of a kind, zipf-distributed from the newest id down (YCSB's latest); the exponent defaults to 0.99."),
 	"hotspot": genFunc("A reference to an entity of a kind: hot_op_fraction of the draws go uniformly to the hot_data_fraction of lowest ids, the others uniformly to the rest (YCSB's hotspot).",
 		[]function.Parameter{p("entity", cty.String), p("hot_data_fraction", cty.Number), p("hot_op_fraction", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
-			data, op := num(a[1]), num(a[2])
+			data, op := hcleval.Float(a[1]), hcleval.Float(a[2])
 			for _, f := range []struct {
 				name string
 				v    float64
@@ -342,11 +341,11 @@ var generatorFunctions = map[string]function.Function{
 		}),
 	"offset": genFunc("Another attribute's value of the same entity plus a whole number uniform in [min, max] (milliseconds or durations such as \"2h\" for instants).",
 		[]function.Parameter{p("source", cty.String), p("min", cty.DynamicPseudoType), p("max", cty.DynamicPseudoType)}, func(a []cty.Value) (datagen.Generator, error) {
-			lo, err := durationMS(a[1])
+			lo, err := DurationMS(a[1])
 			if err != nil {
 				return datagen.Generator{}, err
 			}
-			hi, err := durationMS(a[2])
+			hi, err := DurationMS(a[2])
 			if err != nil {
 				return datagen.Generator{}, err
 			}
@@ -357,7 +356,7 @@ var generatorFunctions = map[string]function.Function{
 		}),
 	"chance": genFunc("true with probability p, else false.",
 		[]function.Parameter{p("p", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
-			pr := num(a[0])
+			pr := hcleval.Float(a[0])
 			if pr < 0 || pr > 1 {
 				return datagen.Generator{}, fmt.Errorf("p must be in [0, 1], got %v", pr)
 			}
@@ -385,7 +384,7 @@ func chooserFunc(kind datagen.GenKind, desc string) function.Function {
 			}
 			s := defaultZipfExponent
 			if len(a) == 2 {
-				s = num(a[1])
+				s = hcleval.Float(a[1])
 			}
 			if !(s > 0) || math.IsInf(s, 0) {
 				return cty.NilVal, fmt.Errorf("exponent must be positive and finite, got %v", s)
@@ -398,9 +397,9 @@ func chooserFunc(kind datagen.GenKind, desc string) function.Function {
 // seqFormat is a seq format: one %d or %0Nd; %% is a literal percent.
 var seqFormat = regexp.MustCompile(`^(?:[^%]|%%)*%(?:0[1-9][0-9]?)?d(?:[^%]|%%)*$`)
 
-// durationMS reads milliseconds: a whole number, or a duration such as
+// DurationMS reads milliseconds: a whole number, or a duration such as
 // "90s", "36h" or "2d" (d: 24 hours).
-func durationMS(v cty.Value) (int64, error) {
+func DurationMS(v cty.Value) (int64, error) {
 	if !v.IsKnown() || v.IsNull() {
 		return 0, fmt.Errorf("a duration must be known and not null")
 	}
@@ -460,7 +459,7 @@ var timeFunctions = map[string]function.Function{
 		Params:      []function.Parameter{p("duration", cty.String)},
 		Type:        function.StaticReturnType(cty.Number),
 		Impl: func(a []cty.Value, _ cty.Type) (cty.Value, error) {
-			ms, err := durationMS(a[0])
+			ms, err := DurationMS(a[0])
 			if err != nil {
 				return cty.NilVal, err
 			}
@@ -476,7 +475,7 @@ var timeFunctions = map[string]function.Function{
 			if err != nil {
 				return cty.NilVal, err
 			}
-			d, err := durationMS(a[1])
+			d, err := DurationMS(a[1])
 			if err != nil {
 				return cty.NilVal, err
 			}
@@ -584,19 +583,19 @@ var rangeFunc = function.New(&function.Spec{
 		var start, end, step float64
 		switch len(args) {
 		case 1:
-			end = num(args[0])
+			end = hcleval.Float(args[0])
 			step = 1
 			if end < 0 {
 				step = -1
 			}
 		case 2:
-			start, end = num(args[0]), num(args[1])
+			start, end = hcleval.Float(args[0]), hcleval.Float(args[1])
 			step = 1
 			if end < start {
 				step = -1
 			}
 		case 3:
-			start, end, step = num(args[0]), num(args[1]), num(args[2])
+			start, end, step = hcleval.Float(args[0]), hcleval.Float(args[1]), hcleval.Float(args[2])
 		default:
 			return cty.NilVal, fmt.Errorf("range takes one, two or three arguments")
 		}

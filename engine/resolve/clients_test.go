@@ -1,4 +1,4 @@
-package config_test
+package resolve_test
 
 import (
 	"os"
@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/zclconf/go-cty/cty"
 )
 
 // A backend's client model: goroutine by default, "threads" as its old
 // name, one process per client, or N processes sharing the clients.
 func TestClientModels(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("testdata", "valid-files", "minimal.hcl"))
+	base, err := os.ReadFile(filepath.Join("..", "config", "testdata", "valid-files", "minimal.hcl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,14 +24,14 @@ func TestClientModels(t *testing.T) {
 		processes   int
 		err         string
 	}{
-		{"default", "", config.ClientsGoroutine, 0, ""},
-		{"goroutine", `clients = "goroutine"`, config.ClientsGoroutine, 0, ""},
-		{"threads alias", `clients = "threads"`, config.ClientsGoroutine, 0, ""},
-		{"process", `clients = "process"`, config.ClientsProcess, 0, ""},
-		{"processes", `processes = 4`, config.ClientsProcesses, 4, ""},
-		{"clients null", `clients = null`, config.ClientsGoroutine, 0, ""},
-		{"processes null", "clients = \"process\"\n  processes = null", config.ClientsProcess, 0, ""},
-		{"clients null, processes", "clients = null\n  processes = 3", config.ClientsProcesses, 3, ""},
+		{"default", "", resolve.ClientsGoroutine, 0, ""},
+		{"goroutine", `clients = "goroutine"`, resolve.ClientsGoroutine, 0, ""},
+		{"threads alias", `clients = "threads"`, resolve.ClientsGoroutine, 0, ""},
+		{"process", `clients = "process"`, resolve.ClientsProcess, 0, ""},
+		{"processes", `processes = 4`, resolve.ClientsProcesses, 4, ""},
+		{"clients null", `clients = null`, resolve.ClientsGoroutine, 0, ""},
+		{"processes null", "clients = \"process\"\n  processes = null", resolve.ClientsProcess, 0, ""},
+		{"clients null, processes", "clients = null\n  processes = 3", resolve.ClientsProcesses, 3, ""},
 		{"unknown", `clients = "fibers"`, "", 0, "Unsupported client model"},
 		{"zero processes", `processes = 0`, "", 0, "Invalid processes"},
 		{"both", "clients = \"process\"\n  processes = 2", "", 0, "Conflicting client models"},
@@ -45,7 +46,7 @@ func TestClientModels(t *testing.T) {
 			if diags.HasErrors() {
 				t.Fatal(diags.Error())
 			}
-			bc, diags := spec.Backend("lite").Resolve(spec.CellContext(cell(t, spec, "xs", "lite"), cty.NilVal))
+			bc, diags := resolve.Backend(spec.Backend("lite"), spec.CellContext(cell(t, spec, "xs", "lite"), cty.NilVal), "")
 			if tc.err != "" {
 				if !diags.HasErrors() || !strings.Contains(diags.Error(), tc.err) {
 					t.Fatalf("diagnostics %v, want %q", diags, tc.err)
