@@ -9,6 +9,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
+	"github.com/mentat-spec/mentat-spec/engine/hclfunc"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -43,7 +44,7 @@ func Dataset(ds *config.Dataset, ctx *hcl.EvalContext) (*datagen.Dataset, hcl.Di
 			gv, d := e.PerParent.Value(ctx)
 			diags = append(diags, d...)
 			if !d.HasErrors() {
-				g, ok := config.AsGenerator(gv)
+				g, ok := hclfunc.AsGenerator(gv)
 				if !ok {
 					diags = append(diags, hcleval.AttrError(e.PerParent, "Invalid per_parent", "per_parent must be uniform(min, max) or weighted({\"1\" = 3, \"2\" = 1})."))
 				}
@@ -292,7 +293,7 @@ func resolveAttr(a *config.AttrBlock, ctx *hcl.EvalContext) (datagen.Attr, hcl.D
 	gv, d := a.Gen.Value(ctx)
 	diags = append(diags, d...)
 	if !d.HasErrors() {
-		g, ok := config.AsGenerator(gv)
+		g, ok := hclfunc.AsGenerator(gv)
 		if !ok {
 			diags = append(diags, hcleval.AttrError(a.Gen, "Invalid generator",
 				"gen must be a generator call such as seq(\"user%d\"), uniform(1, 5), weighted({a = 1}), zipf(\"user\", 1.1), sample(\"label\", 0, 3), instant(...), const(...) or chance(0.5)."))
@@ -316,7 +317,7 @@ func resolveProcess(h *config.HistoryBlock, ctx *hcl.EvalContext, hist *datagen.
 		gv, d := h.Gen.Value(ctx)
 		diags = append(diags, d...)
 		if !d.HasErrors() {
-			g, ok := config.AsGenerator(gv)
+			g, ok := hclfunc.AsGenerator(gv)
 			if !ok {
 				diags = append(diags, hcleval.AttrError(h.Gen, "Invalid generator", "gen must be a generator call such as uniform(1, 5) or weighted({a = 1})."))
 			}
@@ -355,7 +356,7 @@ func resolveProcess(h *config.HistoryBlock, ctx *hcl.EvalContext, hist *datagen.
 			if v.IsKnown() && !v.IsNull() && v.CanIterateElements() {
 				for it := v.ElementIterator(); it.Next(); {
 					_, e := it.Element()
-					n, err := config.DurationMS(e)
+					n, err := hclfunc.DurationMS(e)
 					if err != nil {
 						diags = append(diags, hcleval.AttrError(h.Delay, "Invalid delay", err.Error()))
 						break

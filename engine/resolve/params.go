@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mentat-spec/mentat-spec/engine/config"
-
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/engine/hclfunc"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -14,10 +13,10 @@ import (
 // ParamSpec converts a query or check parameter's value (a constant, a
 // pick()/picks()/mark() call or uniform(min, max)) to its typed form.
 func ParamSpec(v cty.Value) (params.Spec, error) {
-	if pg, ok := config.AsParamGen(v); ok {
+	if pg, ok := hclfunc.AsParamGen(v); ok {
 		return pg, nil
 	}
-	if g, ok := config.AsGenerator(v); ok {
+	if g, ok := hclfunc.AsGenerator(v); ok {
 		switch {
 		case g.Kind == datagen.GenUniformInt:
 			return params.Spec{Kind: params.Range, Min: g.Min, Max: g.Max}, nil

@@ -10,7 +10,9 @@ import (
 	"github.com/mentat-spec/mentat-spec/checks"
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/hclfunc"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all" // the scenario kinds the fixture uses
+	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -167,10 +169,10 @@ func TestQueryResolve(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	if pg, ok := config.AsParamGen(rq.Params["email"]); !ok || pg != (config.ParamGen{Kind: config.ParamPick, Entity: "user", Attr: "user/email"}) {
+	if pg, ok := hclfunc.AsParamGen(rq.Params["email"]); !ok || pg != (params.Spec{Kind: params.Pick, Entity: "user", Attr: "user/email"}) {
 		t.Errorf("email = %+v (%v)", pg, ok)
 	}
-	if pg, ok := config.AsParamGen(rq.Params["t"]); !ok || pg != (config.ParamGen{Kind: config.ParamMark, Mark: "t0"}) {
+	if pg, ok := hclfunc.AsParamGen(rq.Params["t"]); !ok || pg != (params.Spec{Kind: params.Mark, Mark: "t0"}) {
 		t.Errorf("t = %+v (%v)", pg, ok)
 	}
 	for name, want := range map[string]any{"limit": int64(5), "ids": "[1,2]"} {
@@ -194,7 +196,7 @@ func TestParamConst(t *testing.T) {
 		{cty.NullVal(cty.String), nil, false},
 		{cty.TupleVal([]cty.Value{cty.StringVal("a"), cty.NumberIntVal(1)}), `["a",1]`, false},
 		{cty.ObjectVal(map[string]cty.Value{"k": cty.StringVal("v")}), `{"k":"v"}`, false},
-		{cty.CapsuleVal(config.GeneratorType, &datagen.Generator{}), nil, true},
+		{cty.CapsuleVal(hclfunc.GeneratorType, &datagen.Generator{}), nil, true},
 	}
 	for _, tt := range tests {
 		got, err := resolve.ParamConst(tt.v)

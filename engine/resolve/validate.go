@@ -8,6 +8,8 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
+	"github.com/mentat-spec/mentat-spec/engine/hclfunc"
+	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -182,7 +184,7 @@ func ValidateCell(s *config.Spec, c config.Cell, dialect string, gen *datagen.Da
 					}
 				}
 				for name, v := range cc.Params {
-					if pg, ok := config.AsParamGen(v); ok {
+					if pg, ok := hclfunc.AsParamGen(v); ok {
 						diags = append(diags, checkParamGen(gen, pg, ck.Attrs["params"].Expr.Range(), fmt.Sprintf("check %q param %q", ck.Name, name))...)
 					}
 				}
@@ -203,10 +205,10 @@ func paramsSubject(params hcl.Expression, block hcl.Range) *hcl.Range {
 
 func validateParam(gen *datagen.Dataset, expr hcl.Expression, query, name string, v cty.Value) hcl.Diagnostics {
 	what := fmt.Sprintf("query %q param %q", query, name)
-	if pg, ok := config.AsParamGen(v); ok {
+	if pg, ok := hclfunc.AsParamGen(v); ok {
 		return checkParamGen(gen, pg, expr.Range(), what)
 	}
-	if _, ok := config.AsGenerator(v); ok {
+	if _, ok := hclfunc.AsGenerator(v); ok {
 		if _, err := ParamSpec(v); err != nil {
 			return hcl.Diagnostics{hcleval.AttrError(expr, "Invalid query parameter", fmt.Sprintf("%s: %s.", what, err))}
 		}
@@ -221,13 +223,13 @@ func validateParam(gen *datagen.Dataset, expr hcl.Expression, query, name string
 	return nil
 }
 
-func checkParamGen(gen *datagen.Dataset, pg config.ParamGen, rng hcl.Range, what string) hcl.Diagnostics {
+func checkParamGen(gen *datagen.Dataset, pg params.Spec, rng hcl.Range, what string) hcl.Diagnostics {
 	fail := func(msg string) hcl.Diagnostics {
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid query parameter",
 			Detail: fmt.Sprintf("%s: %s.", what, msg), Subject: rng.Ptr()}}
 	}
 	switch pg.Kind {
-	case config.ParamMark:
+	case params.Mark:
 		if _, ok := gen.MarkTx(pg.Mark); !ok {
 			names := make([]string, 0)
 			for n := range gen.MarkTxs() {
@@ -236,7 +238,7 @@ func checkParamGen(gen *datagen.Dataset, pg config.ParamGen, rng hcl.Range, what
 			sort.Strings(names)
 			return fail(fmt.Sprintf("mark(%q): the dataset's marks are %v", pg.Mark, names))
 		}
-	case config.ParamPick, config.ParamPicks:
+	case params.Pick, params.Picks:
 		if _, ok := gen.Entity(pg.Entity); !ok {
 			return fail(fmt.Sprintf("entity %q is not declared", pg.Entity))
 		}
@@ -245,7 +247,7 @@ func checkParamGen(gen *datagen.Dataset, pg config.ParamGen, rng hcl.Range, what
 				return fail(err.Error())
 			}
 		}
-		if pg.Kind == config.ParamPicks && int64(pg.N) > gen.Count(pg.Entity) {
+		if pg.Kind == params.Picks && int64(pg.N) > gen.Count(pg.Entity) {
 			return fail(fmt.Sprintf("picks %d distinct %s entities, but there are only %d", pg.N, pg.Entity, gen.Count(pg.Entity)))
 		}
 		if pg.Chooser != nil {

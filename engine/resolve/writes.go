@@ -8,6 +8,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
+	"github.com/mentat-spec/mentat-spec/engine/hclfunc"
 )
 
 // Writes evaluates the dataset's write blocks for one scale against
@@ -21,7 +22,7 @@ func Writes(ds *config.Dataset, ctx *hcl.EvalContext, gen *datagen.Dataset) (*da
 		if d.HasErrors() {
 			return datagen.Generator{}
 		}
-		g, ok := config.AsGenerator(v)
+		g, ok := hclfunc.AsGenerator(v)
 		if !ok {
 			diags = append(diags, hcleval.AttrError(expr, "Invalid generator",
 				fmt.Sprintf("%s must be a generator call such as weighted({a = 1}), uniform(1, 5), ref(\"issue\") or zipf(\"issue\", 1.1).", what)))
