@@ -8,10 +8,12 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// Backend is a `backend "name" {}` block: a driver and how to set up,
-// load and talk to one deployment. Attributes the engine does not know are
-// the driver's own options (dsn, database, path, protocol, ...).
-type Backend struct {
+// BackendBlock is a `backend "name" {}` block as decoded: a driver and how
+// to set up, load and talk to one deployment, its expressions kept for
+// each cell (engine/resolve makes a resolve.CellBackend of it). Attributes
+// the engine does not know are the driver's own options (dsn, database,
+// path, protocol, ...).
+type BackendBlock struct {
 	Name      string
 	Driver    string
 	Attrs     map[string]hcl.Expression // engine attributes, evaluated per cell
@@ -35,8 +37,8 @@ var loadSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "tables", Required: true}, {Name: "jobs"}, {Name: "batch_rows"},
 }}
 
-func decodeBackendBlock(b *hcl.Block) (*Backend, hcl.Diagnostics) {
-	be := &Backend{Name: b.Labels[0], DeclRange: b.DefRange, Attrs: map[string]hcl.Expression{}}
+func decodeBackendBlock(b *hcl.Block) (*BackendBlock, hcl.Diagnostics) {
+	be := &BackendBlock{Name: b.Labels[0], DeclRange: b.DefRange, Attrs: map[string]hcl.Expression{}}
 	diags := checkName("backend", be.Name, b.LabelRanges[0])
 	content, remain, d := b.Body.PartialContent(backendSchema)
 	diags = append(diags, d...)
@@ -66,7 +68,7 @@ func decodeBackendBlock(b *hcl.Block) (*Backend, hcl.Diagnostics) {
 }
 
 // Object is backend.* as seen by expressions.
-func (b *Backend) Object() cty.Value {
+func (b *BackendBlock) Object() cty.Value {
 	return cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(b.Name), "driver": cty.StringVal(b.Driver)})
 }
 

@@ -69,7 +69,7 @@ func (s *Spec) TopContext() *hcl.EvalContext { return s.baseContext(nil) }
 // Cell is one (scale, backend) point of the matrix.
 type Cell struct {
 	Scale   *Scale
-	Backend *Backend
+	Backend *BackendBlock
 }
 
 // ScaleContext evaluates expressions of one scale (datasets).
@@ -87,8 +87,9 @@ func (s *Spec) CellContext(c Cell, truth cty.Value) *hcl.EvalContext {
 	return s.baseContext(extra)
 }
 
-// Sampling is the `sampling {}` block: how each point is measured.
-type Sampling struct {
+// SamplingBlock is the `sampling {}` block as decoded: its body, and Values
+// once evaluated (how each point is measured, in the spec's units).
+type SamplingBlock struct {
 	Body      hcl.Body
 	DeclRange hcl.Range
 	Values    SamplingValues
@@ -279,7 +280,7 @@ func (s *Spec) decodeTopLevelValues() hcl.Diagnostics {
 	ctx := s.TopContext()
 	var diags hcl.Diagnostics
 	if s.Sampling == nil {
-		s.Sampling = &Sampling{Values: DefaultSampling}
+		s.Sampling = &SamplingBlock{Values: DefaultSampling}
 	} else {
 		v, d := decodeSampling(s.Sampling.Body, ctx, DefaultSampling)
 		diags = append(diags, d...)

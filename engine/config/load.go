@@ -49,11 +49,11 @@ type Spec struct {
 
 	Variables []*Variable
 	Locals    []*Local
-	Sampling  *Sampling
+	Sampling  *SamplingBlock
 	Matrix    *Matrix
 	Scales    []*Scale
 	Datasets  []*Dataset
-	Backends  []*Backend
+	Backends  []*BackendBlock
 	Queries   []*Query
 	Scenarios []*Scenario
 	Samplers  []*SamplerBlock
@@ -175,7 +175,7 @@ func (s *Spec) decodeBlocks(blocks []*hcl.Block) hcl.Diagnostics {
 				diags = append(diags, DuplicateDiag("sampling", "", b.DefRange, s.Sampling.DeclRange))
 				continue
 			}
-			s.Sampling = &Sampling{Body: b.Body, DeclRange: b.DefRange}
+			s.Sampling = &SamplingBlock{Body: b.Body, DeclRange: b.DefRange}
 		case "matrix":
 			if s.Matrix != nil {
 				diags = append(diags, DuplicateDiag("matrix", "", b.DefRange, s.Matrix.DeclRange))
@@ -321,7 +321,7 @@ func (s *Spec) Scale(name string) *Scale {
 }
 
 // Backend finds a backend by name.
-func (s *Spec) Backend(name string) *Backend {
+func (s *Spec) Backend(name string) *BackendBlock {
 	for _, b := range s.Backends {
 		if b.Name == name {
 			return b

@@ -33,7 +33,7 @@ import (
 type Plan struct {
 	Dataset   string
 	Scales    []*ScalePlan
-	Sampling  Sampling        // the spec's top-level sampling
+	Sampling  SamplingPlan    // the spec's top-level sampling
 	Matrix    Matrix          // what was selected
 	Env       []results.KV    // the spec's facts for env.txt (files, hash, variables, sampling)
 	Sensitive map[string]bool // env keys whose values are secrets
@@ -50,8 +50,10 @@ type Matrix struct {
 	Scales, Backends, Scenarios []string
 }
 
-// Sampling is how a scenario's points are measured, as durations.
-type Sampling struct {
+// SamplingPlan is how a scenario's points are measured, resolved from
+// config.SamplingValues (seconds as written) into durations: measure's
+// sampling and the run's order and caps around it.
+type SamplingPlan struct {
 	measure.Sampling
 	// Interleaved: the reps of this scenario's points may run apart, rep
 	// 1 of every such point of the cell first (sampling order).
@@ -107,7 +109,7 @@ type Scenario struct {
 	Name        string
 	Kind        string
 	Description string
-	Sampling    Sampling
+	Sampling    SamplingPlan
 	Queries     []string // the queries its points run
 	Writes      bool     // running it changes the store
 	Points      []kind.Point
@@ -183,7 +185,7 @@ func Build(ctx context.Context, spec *config.Spec, drv resolve.Drivers, workers 
 	return p, diags
 }
 
-func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv resolve.Drivers) (*Cell, hcl.Diagnostics) {
+func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.Drivers) (*Cell, hcl.Diagnostics) {
 	spec := p.spec
 	cc := config.Cell{Scale: sp.scale, Backend: be}
 	ctx := spec.CellContext(cc, cty.NilVal)
@@ -280,8 +282,8 @@ func (b borrowedCheck) name() string { return b.check.Name + " (from " + b.from 
 
 func secs(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
-func toSampling(v config.SamplingValues) Sampling {
-	return Sampling{
+func toSampling(v config.SamplingValues) SamplingPlan {
+	return SamplingPlan{
 		Sampling: measure.Sampling{Warmup: v.Warmup, MinDuration: secs(v.MinS), MinSamples: v.MinN,
 			MaxDuration: secs(v.MaxS), Reps: v.Reps, Probe: secs(v.ProbeS),
 			Precision: v.Precision, PrecisionP99: v.PrecisionP99},

@@ -56,7 +56,7 @@ var LoadTableKeys = []string{"attrs", "text", "int", "real"}
 
 // Backend evaluates a backend block for one cell; dialect is its driver's
 // (Dialect).
-func Backend(b *config.Backend, ctx *hcl.EvalContext, dialect string) (*CellBackend, hcl.Diagnostics) {
+func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*CellBackend, hcl.Diagnostics) {
 	bc := &CellBackend{Name: b.Name, Driver: b.Driver, Dialect: dialect, Options: map[string]string{}, Settings: map[string]string{},
 		Load: Load{Jobs: 1, BatchRows: 10000}}
 	var diags hcl.Diagnostics
@@ -137,7 +137,7 @@ func Backend(b *config.Backend, ctx *hcl.EvalContext, dialect string) (*CellBack
 // "process") and `processes = N`, which alone means N worker processes
 // sharing the clients. Either set to null counts as not set, so that one
 // variable can choose between them (specs/full.hcl's client_model).
-func resolveClients(b *config.Backend, ctx *hcl.EvalContext, bc *CellBackend) hcl.Diagnostics {
+func resolveClients(b *config.BackendBlock, ctx *hcl.EvalContext, bc *CellBackend) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	bc.ClientModel = ClientsGoroutine
 	ce, hasClients := b.Attrs["clients"]
@@ -180,7 +180,7 @@ func isNull(expr hcl.Expression, ctx *hcl.EvalContext) bool {
 }
 
 // CheckSkips reports skip_scenarios names that are no declared scenario.
-func CheckSkips(s *config.Spec, b *config.Backend, bc *CellBackend) hcl.Diagnostics {
+func CheckSkips(s *config.Spec, b *config.BackendBlock, bc *CellBackend) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, n := range bc.SkipScenarios {
 		if s.Scenario(n) == nil {

@@ -31,7 +31,7 @@ type Drivers interface {
 
 // Dialect returns the SQL dialect of a backend's driver, or its driver
 // name when the driver is unknown (validation reports that).
-func Dialect(drv Drivers, b *config.Backend) string {
+func Dialect(drv Drivers, b *config.BackendBlock) string {
 	if drv != nil {
 		if d, ok := drv.Driver(b.Driver); ok {
 			return d.Dialect()
