@@ -172,10 +172,8 @@ func hideSensitive(spec *config.Spec, diags hcl.Diagnostics) hcl.Diagnostics {
 		return diags
 	}
 	tainted := map[string]bool{}
-	for _, v := range spec.Variables {
-		if v.Sensitive {
-			tainted["var."+v.Name] = true
-		}
+	for name := range spec.SensitiveVariables() {
+		tainted["var."+name] = true
 	}
 	if len(tainted) == 0 {
 		return diags
