@@ -27,7 +27,8 @@ type BackendBlock struct {
 var backendSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "driver", Required: true}, {Name: "settings"}, {Name: "setup"}, {Name: "after_load"},
-		{Name: "analyze"}, {Name: "vacuum"}, {Name: "restart"}, {Name: "drop_caches"}, {Name: "clients"}, {Name: "processes"},
+		{Name: "analyze"}, {Name: "vacuum"}, {Name: "restart"}, {Name: "drop_caches"},
+		{Name: "client_model"}, {Name: "clients"}, {Name: "processes"}, // clients: client_model's older name
 		{Name: "skip_scenarios"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "load"}},

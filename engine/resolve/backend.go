@@ -133,17 +133,18 @@ func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*Cel
 	return bc, diags
 }
 
-// resolveClients reads `clients` ("goroutine", its old name "threads", or
-// "process") and `processes = N`, which alone means N worker processes
-// sharing the clients. Either set to null counts as not set, so that one
-// variable can choose between them (specs/full.hcl's client_model).
+// resolveClients reads `client_model` ("goroutine", its old name
+// "threads", or "process"; `clients` is the attribute's older name) and
+// `processes = N`, which alone means N worker processes sharing the
+// clients. Either set to null counts as not set, so that one variable can
+// choose between them (specs/full.hcl's client_model).
 func resolveClients(b *config.BackendBlock, ctx *hcl.EvalContext, bc *CellBackend) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	bc.ClientModel = ClientsGoroutine
-	ce, hasClients := b.Attrs["clients"]
-	hasClients = hasClients && !isNull(ce, ctx)
+	model, ce := clientModelAttr(b, ctx, &diags)
+	hasClients := ce != nil
 	if hasClients {
-		s, d := hcleval.String(ce, ctx, "clients")
+		s, d := hcleval.String(ce, ctx, model)
 		diags = append(diags, d...)
 		switch {
 		case d.HasErrors():
@@ -152,7 +153,7 @@ func resolveClients(b *config.BackendBlock, ctx *hcl.EvalContext, bc *CellBacken
 			bc.ClientModel = ClientsProcess
 		default:
 			diags = append(diags, hcleval.AttrError(ce, "Unsupported client model",
-				fmt.Sprintf("clients = %q: the models are \"goroutine\" (one engine process; \"threads\" is the same), \"process\" (one worker process per client), or processes = N (N worker processes sharing the clients).", s)))
+				fmt.Sprintf("%s = %q: the models are \"goroutine\" (one engine process; \"threads\" is the same), \"process\" (one worker process per client), or processes = N (N worker processes sharing the clients).", model, s)))
 		}
 	}
 	if pe, ok := b.Attrs["processes"]; ok && !isNull(pe, ctx) {
@@ -164,12 +165,34 @@ func resolveClients(b *config.BackendBlock, ctx *hcl.EvalContext, bc *CellBacken
 			diags = append(diags, hcleval.AttrError(pe, "Invalid processes", "processes must be at least 1."))
 		case hasClients:
 			diags = append(diags, hcleval.AttrError(pe, "Conflicting client models",
-				"Set either clients (goroutine or process) or processes = N, not both."))
+				"Set either "+model+" (goroutine or process) or processes = N, not both."))
 		default:
 			bc.ClientModel, bc.Processes = ClientsProcesses, int(n)
 		}
 	}
 	return diags
+}
+
+// clientModelAttr is the backend's client model attribute not set to null
+// and the name it is written with: client_model, or its older name
+// clients (a scenario's clients are its client counts). Both is a mistake.
+func clientModelAttr(b *config.BackendBlock, ctx *hcl.EvalContext, diags *hcl.Diagnostics) (string, hcl.Expression) {
+	set := func(name string) hcl.Expression {
+		if e, ok := b.Attrs[name]; ok && !isNull(e, ctx) {
+			return e
+		}
+		return nil
+	}
+	model, older := set("client_model"), set("clients")
+	switch {
+	case model != nil && older != nil:
+		*diags = append(*diags, hcleval.AttrError(older, "Conflicting arguments",
+			"Set client_model or clients, its older name, not both."))
+		return "client_model", model
+	case older != nil:
+		return "clients", older
+	}
+	return "client_model", model
 }
 
 // isNull reports whether expr evaluates to null. An expression that does

@@ -12,7 +12,8 @@ import (
 )
 
 // A backend's client model: goroutine by default, "threads" as its old
-// name, one process per client, or N processes sharing the clients.
+// name, one process per client, or N processes sharing the clients; the
+// attribute is client_model, or clients, its older name.
 func TestClientModels(t *testing.T) {
 	base, err := os.ReadFile(filepath.Join("..", "config", "testdata", "valid-files", "minimal.hcl"))
 	if err != nil {
@@ -35,6 +36,13 @@ func TestClientModels(t *testing.T) {
 		{"unknown", `clients = "fibers"`, "", 0, "Unsupported client model"},
 		{"zero processes", `processes = 0`, "", 0, "Invalid processes"},
 		{"both", "clients = \"process\"\n  processes = 2", "", 0, "Conflicting client models"},
+		{"client_model goroutine", `client_model = "goroutine"`, resolve.ClientsGoroutine, 0, ""},
+		{"client_model process", `client_model = "process"`, resolve.ClientsProcess, 0, ""},
+		{"client_model null, clients", "client_model = null\n  clients = \"process\"", resolve.ClientsProcess, 0, ""},
+		{"client_model unknown", `client_model = "fibers"`, "", 0, `client_model = "fibers": the models are`},
+		{"client_model and processes", "client_model = \"process\"\n  processes = 2", "", 0, "Set either client_model (goroutine or process)"},
+		{"client_model and clients", "client_model = \"process\"\n  clients = \"process\"", "", 0, "Set client_model or clients, its older name, not both."},
+		{"clients unknown keeps its name", `clients = "fibers"`, "", 0, `clients = "fibers": the models are`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "spec.hcl")
