@@ -2,7 +2,8 @@
 // (scale, backend) cell the backend's configuration, every query's SQL for
 // the driver's dialect with typed parameters, and each scenario's points
 // as its kind expanded them, with their sampling. Everything HCL decides
-// is evaluated here, once; the runner executes a Plan and never reads HCL.
+// is evaluated here, once, through engine/resolve; the runner executes a
+// Plan and never reads HCL.
 // The one part that waits for run time is the checks, whose expectations
 // need the scale's truth: Cell.Checks resolves them from typed truth.
 //

@@ -34,7 +34,7 @@ type CellBackend struct {
 	SkipScenarios []string
 }
 
-// Client models of a backend's `clients` attribute.
+// Client models of a backend's `client_model` attribute.
 const (
 	ClientsGoroutine = "goroutine"
 	ClientsProcess   = "process"

@@ -20,8 +20,8 @@ type CheckCase struct {
 	Expect checks.Expect
 }
 
-// CheckCases evaluates a check for one cell, expanding for_each. ctx must hold
-// truth.
+// CheckCases evaluates a check for one cell, expanding for_each. ctx must
+// hold truth.
 func CheckCases(ck *config.CheckBlock, ctx *hcl.EvalContext) ([]CheckCase, hcl.Diagnostics) {
 	type elem struct {
 		key string

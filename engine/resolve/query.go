@@ -14,7 +14,7 @@ import (
 type CellQuery struct {
 	Name   string
 	SQL    string
-	Params map[string]cty.Value // constants or ParamType values
+	Params map[string]cty.Value // constants or hclfunc.ParamType values
 	Range  hcl.Range
 }
 

@@ -40,9 +40,9 @@ func Dialect(drv Drivers, b *config.BackendBlock) string {
 	return b.Driver
 }
 
-// ValidateDrivers checks that every backend's driver exists and knows
+// validateDrivers checks that every backend's driver exists and knows
 // every option the backend sets.
-func ValidateDrivers(s *config.Spec, drv Drivers) hcl.Diagnostics {
+func validateDrivers(s *config.Spec, drv Drivers) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, b := range s.Backends {
 		d, ok := drv.Driver(b.Driver)
@@ -71,7 +71,7 @@ func ValidateDrivers(s *config.Spec, drv Drivers) hcl.Diagnostics {
 // declared scale and backend (not only the selected ones), so a mistake
 // anywhere is reported before anything runs. It touches no database.
 func Validate(s *config.Spec, drv Drivers) hcl.Diagnostics {
-	diags := ValidateDrivers(s, drv)
+	diags := validateDrivers(s, drv)
 	_, d := Thresholds(s)
 	diags = append(diags, d...)
 	if len(s.Scales) == 0 {
@@ -106,7 +106,7 @@ func Validate(s *config.Spec, drv Drivers) hcl.Diagnostics {
 		}
 		truth := placeholderTruth(gen)
 		for _, b := range s.Backends {
-			report(ValidateCell(s, config.Cell{Scale: sc, Backend: b}, Dialect(drv, b), gen, truth))
+			report(validateCell(s, config.Cell{Scale: sc, Backend: b}, Dialect(drv, b), gen, truth))
 		}
 	}
 	return diags
@@ -125,9 +125,9 @@ func placeholderTruth(gen *datagen.Dataset) cty.Value {
 	return cty.ObjectVal(m)
 }
 
-// ValidateCell checks one cell: its backend, every query's text and
+// validateCell checks one cell: its backend, every query's text and
 // parameters, and every check of the scenarios that run on the backend.
-func ValidateCell(s *config.Spec, c config.Cell, dialect string, gen *datagen.Dataset, truth cty.Value) hcl.Diagnostics {
+func validateCell(s *config.Spec, c config.Cell, dialect string, gen *datagen.Dataset, truth cty.Value) hcl.Diagnostics {
 	ctx := s.CellContext(c, truth)
 	bc, diags := Backend(c.Backend, ctx, dialect)
 	if bc != nil {
