@@ -138,7 +138,7 @@ func TestQuickstartMatchesTheSuite(t *testing.T) {
 	}
 }
 
-func findScenario(s *config.Spec, name string) *config.Scenario {
+func findScenario(s *config.Spec, name string) *config.ScenarioBlock {
 	for _, sc := range s.Scenarios {
 		if sc.Name == name {
 			return sc
@@ -147,7 +147,7 @@ func findScenario(s *config.Spec, name string) *config.Scenario {
 	return nil
 }
 
-func names(sc *config.Scenario) string {
+func names(sc *config.ScenarioBlock) string {
 	var out string
 	for _, q := range sc.Queries() {
 		out += "query:" + q + " "

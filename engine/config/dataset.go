@@ -4,9 +4,9 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// Dataset is a `dataset "name" {}` block. Its expressions may read scale.*
-// and are resolved per scale into a datagen.Dataset.
-type Dataset struct {
+// DatasetBlock is a `dataset "name" {}` block as decoded. Its expressions
+// may read scale.*; resolve.Dataset makes a datagen.Dataset of it per scale.
+type DatasetBlock struct {
 	Name      string
 	Seed      hcl.Expression
 	TxSize    hcl.Expression
@@ -119,8 +119,8 @@ func WhereContent(w *hcl.Block) (*hcl.BodyContent, hcl.Diagnostics) {
 // OrContent decodes a truth's `or` block: the where blocks it holds.
 func OrContent(w *hcl.Block) (*hcl.BodyContent, hcl.Diagnostics) { return w.Body.Content(orSchema) }
 
-func decodeDatasetBlock(b *hcl.Block) (*Dataset, hcl.Diagnostics) {
-	ds := &Dataset{Name: b.Labels[0], DeclRange: b.DefRange}
+func decodeDatasetBlock(b *hcl.Block) (*DatasetBlock, hcl.Diagnostics) {
+	ds := &DatasetBlock{Name: b.Labels[0], DeclRange: b.DefRange}
 	diags := checkName("dataset", ds.Name, b.LabelRanges[0])
 	content, d := b.Body.Content(datasetSchema)
 	diags = append(diags, d...)

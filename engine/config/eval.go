@@ -375,7 +375,7 @@ func (s *Spec) decodeMatrix(ctx *hcl.EvalContext) hcl.Diagnostics {
 }
 
 // Scenario returns the scenario declared with name, or nil.
-func (s *Spec) Scenario(name string) *Scenario {
+func (s *Spec) Scenario(name string) *ScenarioBlock {
 	for _, sc := range s.Scenarios {
 		if sc.Name == name {
 			return sc
@@ -396,8 +396,8 @@ func (s *Spec) Cells() []Cell {
 }
 
 // SelectedScenarios lists the scenarios that run, in matrix order.
-func (s *Spec) SelectedScenarios() []*Scenario {
-	var out []*Scenario
+func (s *Spec) SelectedScenarios() []*ScenarioBlock {
+	var out []*ScenarioBlock
 	for _, n := range s.Matrix.ScenarioNames {
 		out = append(out, s.Scenario(n))
 	}
@@ -405,7 +405,7 @@ func (s *Spec) SelectedScenarios() []*Scenario {
 }
 
 // SelectedDataset is the dataset the matrix runs.
-func (s *Spec) SelectedDataset() *Dataset { return s.Dataset(s.Matrix.DatasetName) }
+func (s *Spec) SelectedDataset() *DatasetBlock { return s.Dataset(s.Matrix.DatasetName) }
 
 // evaluateScaleLocals evaluates the locals that read scale.* once per
 // declared scale, in dependency order, so that datasets, backends,

@@ -52,10 +52,10 @@ type Spec struct {
 	Sampling  *SamplingBlock
 	Matrix    *Matrix
 	Scales    []*Scale
-	Datasets  []*Dataset
+	Datasets  []*DatasetBlock
 	Backends  []*BackendBlock
-	Queries   []*Query
-	Scenarios []*Scenario
+	Queries   []*QueryBlock
+	Scenarios []*ScenarioBlock
 	Samplers  []*SamplerBlock
 	// Thresholds are the spec's absolute gates (threshold.go).
 	Thresholds []*ThresholdBlock
@@ -331,7 +331,7 @@ func (s *Spec) Backend(name string) *BackendBlock {
 }
 
 // Query finds a query by name.
-func (s *Spec) Query(name string) *Query {
+func (s *Spec) Query(name string) *QueryBlock {
 	for _, q := range s.Queries {
 		if q.Name == name {
 			return q
@@ -341,7 +341,7 @@ func (s *Spec) Query(name string) *Query {
 }
 
 // Dataset finds a dataset by name.
-func (s *Spec) Dataset(name string) *Dataset {
+func (s *Spec) Dataset(name string) *DatasetBlock {
 	for _, d := range s.Datasets {
 		if d.Name == name {
 			return d

@@ -4,9 +4,10 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// Query is a `query "name" {}` block: SQL text per dialect (with a
-// default) and how its :name parameters are made.
-type Query struct {
+// QueryBlock is a `query "name" {}` block as decoded: SQL text per dialect
+// (with a default) and how its :name parameters are made, evaluated per
+// cell by resolve.Query.
+type QueryBlock struct {
 	Name      string
 	SQL       hcl.Expression
 	Params    hcl.Expression
@@ -18,8 +19,8 @@ var querySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "sql", Required: true}, {Name: "params"}, {Name: "edn"},
 }}
 
-func decodeQueryBlock(b *hcl.Block) (*Query, hcl.Diagnostics) {
-	q := &Query{Name: b.Labels[0], DeclRange: b.DefRange}
+func decodeQueryBlock(b *hcl.Block) (*QueryBlock, hcl.Diagnostics) {
+	q := &QueryBlock{Name: b.Labels[0], DeclRange: b.DefRange}
 	diags := checkName("query", q.Name, b.LabelRanges[0])
 	c, d := b.Body.Content(querySchema)
 	diags = append(diags, d...)

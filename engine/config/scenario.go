@@ -9,11 +9,11 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// Scenario is a `scenario "name" {}` block. Every scenario has a
+// ScenarioBlock is a `scenario "name" {}` block. Every scenario has a
 // description, a kind, the backends it runs on, its sampling and its
 // checks; the rest of its body belongs to its kind (see engine/kind),
 // which decodes it into a Definition.
-type Scenario struct {
+type ScenarioBlock struct {
 	Name        string
 	Description string
 	KindName    string // as written; "" means the registry's default kind
@@ -55,8 +55,8 @@ var checkSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "expect_rows"}, {Name: "expect_values"}, {Name: "expect_set"}, {Name: "expect_map"}, {Name: "expect_sum"}, {Name: "expect_ids"}, {Name: "expect_list"},
 }}
 
-func decodeScenarioBlock(b *hcl.Block) (*Scenario, hcl.Diagnostics) {
-	sc := &Scenario{Name: b.Labels[0], DeclRange: b.DefRange}
+func decodeScenarioBlock(b *hcl.Block) (*ScenarioBlock, hcl.Diagnostics) {
+	sc := &ScenarioBlock{Name: b.Labels[0], DeclRange: b.DefRange}
 	diags := checkName("scenario", sc.Name, b.LabelRanges[0])
 	c, remain, d := b.Body.PartialContent(scenarioSchema)
 	diags = append(diags, d...)
@@ -119,7 +119,7 @@ func (s *Spec) queryObject() cty.Value {
 	return cty.ObjectVal(m)
 }
 
-func (sc *Scenario) decodeTop(s *Spec, top *hcl.EvalContext) hcl.Diagnostics {
+func (sc *ScenarioBlock) decodeTop(s *Spec, top *hcl.EvalContext) hcl.Diagnostics {
 	ctx := top
 	var diags hcl.Diagnostics
 	name := sc.KindName
@@ -169,7 +169,7 @@ func (sc *Scenario) decodeTop(s *Spec, top *hcl.EvalContext) hcl.Diagnostics {
 }
 
 // Queries lists the queries the scenario runs (not its checks').
-func (sc *Scenario) Queries() []string {
+func (sc *ScenarioBlock) Queries() []string {
 	if sc.Def == nil {
 		return nil
 	}
@@ -177,7 +177,7 @@ func (sc *Scenario) Queries() []string {
 }
 
 // RunsOn reports whether the scenario runs on a backend.
-func (sc *Scenario) RunsOn(backend string) bool {
+func (sc *ScenarioBlock) RunsOn(backend string) bool {
 	if len(sc.Backends) == 0 {
 		return true
 	}

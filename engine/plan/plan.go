@@ -123,7 +123,7 @@ type Scenario struct {
 	// another scenario's: their answers go unverified, and plan says so.
 	Unchecked []string
 
-	def *config.Scenario
+	def *config.ScenarioBlock
 	// borrowed are the checks other scenarios declare for the queries
 	// this one runs and checks not: a fast wrong answer must not look like
 	// a win where nobody checks it (the sweep at 128 clients).
@@ -245,7 +245,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.D
 // it. A scenario that writes borrows nothing and is not marked: its
 // statements include writes, which the checks after them verify through
 // the truth the writes advance.
-func borrowChecks(spec *config.Spec, sd *config.Scenario, backend string) (borrowed []borrowedCheck, unchecked []string) {
+func borrowChecks(spec *config.Spec, sd *config.ScenarioBlock, backend string) (borrowed []borrowedCheck, unchecked []string) {
 	if sd.Def.Writes() {
 		return nil, nil
 	}

@@ -16,7 +16,7 @@ import (
 
 // Dataset evaluates a dataset block for one scale and validates it with the
 // generator. The result is Finish()ed.
-func Dataset(ds *config.Dataset, ctx *hcl.EvalContext) (*datagen.Dataset, hcl.Diagnostics) {
+func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, hcl.Diagnostics) {
 	out := &datagen.Dataset{Name: ds.Name, Seed: 1, TxSize: 500}
 	var diags hcl.Diagnostics
 	if ds.Seed != nil {
@@ -162,7 +162,7 @@ func attrExpr(attrs map[string]*hcl.Attribute, name string) hcl.Expression {
 // "h": `, `mark "m": `, `truth "t": `) and then names the setting at
 // fault, so the diagnostic points at that attribute, not at the dataset
 // header or at a block the error merely mentions.
-func locate(ds *config.Dataset, err error) hcl.Range {
+func locate(ds *config.DatasetBlock, err error) hcl.Range {
 	msg := err.Error()
 	prefix := func(kind, name string) (string, bool) {
 		return strings.CutPrefix(msg, fmt.Sprintf("%s %q: ", kind, name))

@@ -20,7 +20,7 @@ type CellQuery struct {
 
 // Query picks a query block's text for dialect (falling back to "default")
 // and evaluates its parameters.
-func Query(q *config.Query, ctx *hcl.EvalContext, dialect string) (*CellQuery, hcl.Diagnostics) {
+func Query(q *config.QueryBlock, ctx *hcl.EvalContext, dialect string) (*CellQuery, hcl.Diagnostics) {
 	rq := &CellQuery{Name: q.Name, Params: map[string]cty.Value{}, Range: q.DeclRange}
 	var diags hcl.Diagnostics
 	if q.SQL != nil {

@@ -13,7 +13,7 @@ import (
 
 // Writes evaluates the dataset's write blocks for one scale against
 // gen, the dataset resolved for that scale.
-func Writes(ds *config.Dataset, ctx *hcl.EvalContext, gen *datagen.Dataset) (*datagen.Writes, hcl.Diagnostics) {
+func Writes(ds *config.DatasetBlock, ctx *hcl.EvalContext, gen *datagen.Dataset) (*datagen.Writes, hcl.Diagnostics) {
 	var decls []datagen.WriteDecl
 	var diags hcl.Diagnostics
 	gens := func(expr hcl.Expression, what string) datagen.Generator {
