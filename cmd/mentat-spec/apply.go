@@ -124,12 +124,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	if *phase == runner.PhaseSustained {
 		kinds = []string{sustained.Name}
 	}
-	sensitive := map[string]bool{}
-	for _, v := range spec.Variables {
-		if v.Sensitive {
-			sensitive["var."+v.Name] = true
-		}
-	}
+	sensitive := p.Sensitive // env keys (var.NAME) of the sensitive variables
 	env := []results.KV{
 		{Key: "mentat_spec_version", Value: versionFact()},
 		{Key: "command", Value: "mentat-spec apply " + strings.Join(redactArgs(args, sensitive), " ")},

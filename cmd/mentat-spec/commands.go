@@ -14,6 +14,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 func signalContext() (context.Context, context.CancelFunc) {
@@ -199,7 +200,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec gen: the spec declares no scale %q\n", *scale)
 		return exitUsage
 	}
-	gen, diags := spec.SelectedDataset().Resolve(spec.ScaleContext(sc))
+	gen, diags := resolve.Dataset(spec.SelectedDataset(), spec.ScaleContext(sc))
 	printDiags(stderr, spec, diags)
 	if diags.HasErrors() {
 		return exitUsage

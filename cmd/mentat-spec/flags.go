@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"io"
 	"runtime"
 	"sort"
@@ -104,7 +105,7 @@ func loadSpec(paths []string, sf *specFlags, stderr io.Writer) (*config.Spec, bo
 func checkSpec(paths []string, sf *specFlags) (*config.Spec, hcl.Diagnostics) {
 	spec, diags := config.Load(paths, config.Options{Vars: sf.vars})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	return spec, diags
 }
@@ -172,10 +173,8 @@ func hideSensitive(spec *config.Spec, diags hcl.Diagnostics) hcl.Diagnostics {
 		return diags
 	}
 	tainted := map[string]bool{}
-	for _, v := range spec.Variables {
-		if v.Sensitive {
-			tainted["var."+v.Name] = true
-		}
+	for name := range spec.SensitiveVariables() {
+		tainted["var."+name] = true
 	}
 	if len(tainted) == 0 {
 		return diags

@@ -33,6 +33,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all" // the registry the loader reads
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
 
@@ -252,7 +253,7 @@ func build(t *testing.T, path string) *plan.Plan {
 	t.Helper()
 	spec, diags := config.Load([]string{path}, config.Options{Env: []string{}})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	if diags.HasErrors() {
 		t.Fatalf("spec: %s", diags.Error())

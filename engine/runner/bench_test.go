@@ -33,6 +33,7 @@ import (
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
 	"github.com/mentat-spec/mentat-spec/engine/store"
@@ -95,7 +96,7 @@ func benchPlan(b testing.TB, backend, dataDir string) (*plan.Plan, *plan.ScalePl
 	}
 	spec, diags := config.Load([]string{benchSpec()}, config.Options{Vars: vars})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	if diags.HasErrors() {
 		b.Fatalf("bench spec: %s", diags.Error())
@@ -159,7 +160,7 @@ func TestBenchSpecMatchesQuickstart(t *testing.T) {
 	load := func(path string) *config.Spec {
 		spec, diags := config.Load([]string{path}, config.Options{Env: []string{}})
 		if !diags.HasErrors() {
-			diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+			diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 		}
 		if diags.HasErrors() {
 			t.Fatalf("%s: %s", path, diags.Error())
@@ -196,12 +197,12 @@ func TestBenchSpecMatchesQuickstart(t *testing.T) {
 		if bb == nil {
 			t.Fatalf("the bench spec lacks backend %s", qb.Name)
 		}
-		qc, d1 := qb.Resolve(quick.CellContext(config.Cell{Scale: xs, Backend: qb}, cty.NilVal))
-		bc, d2 := bb.Resolve(bench.CellContext(config.Cell{Scale: bench.Scale("xs"), Backend: bb}, cty.NilVal))
+		qc, d1 := resolve.Backend(qb, quick.CellContext(config.Cell{Scale: xs, Backend: qb}, cty.NilVal), "")
+		bc, d2 := resolve.Backend(bb, bench.CellContext(config.Cell{Scale: bench.Scale("xs"), Backend: bb}, cty.NilVal), "")
 		if d1.HasErrors() || d2.HasErrors() {
 			t.Fatalf("backend %s: %s %s", qb.Name, d1.Error(), d2.Error())
 		}
-		for _, c := range []*config.BackendConfig{qc, bc} {
+		for _, c := range []*resolve.CellBackend{qc, bc} {
 			for _, o := range own {
 				delete(c.Options, o)
 			}

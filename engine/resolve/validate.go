@@ -1,12 +1,14 @@
-package config
+package resolve
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/hcleval"
+	"github.com/mentat-spec/mentat-spec/engine/hclfunc"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
 	"github.com/zclconf/go-cty/cty"
@@ -29,7 +31,7 @@ type Drivers interface {
 
 // Dialect returns the SQL dialect of a backend's driver, or its driver
 // name when the driver is unknown (validation reports that).
-func Dialect(drv Drivers, b *Backend) string {
+func Dialect(drv Drivers, b *config.BackendBlock) string {
 	if drv != nil {
 		if d, ok := drv.Driver(b.Driver); ok {
 			return d.Dialect()
@@ -38,9 +40,9 @@ func Dialect(drv Drivers, b *Backend) string {
 	return b.Driver
 }
 
-// ValidateDrivers checks that every backend's driver exists and knows
+// validateDrivers checks that every backend's driver exists and knows
 // every option the backend sets.
-func (s *Spec) ValidateDrivers(drv Drivers) hcl.Diagnostics {
+func validateDrivers(s *config.Spec, drv Drivers) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, b := range s.Backends {
 		d, ok := drv.Driver(b.Driver)
@@ -68,15 +70,15 @@ func (s *Spec) ValidateDrivers(drv Drivers) hcl.Diagnostics {
 // Validate resolves everything that depends on a matrix cell, for every
 // declared scale and backend (not only the selected ones), so a mistake
 // anywhere is reported before anything runs. It touches no database.
-func (s *Spec) Validate(drv Drivers) hcl.Diagnostics {
-	diags := s.ValidateDrivers(drv)
-	_, d := s.ResolveThresholds()
+func Validate(s *config.Spec, drv Drivers) hcl.Diagnostics {
+	diags := validateDrivers(s, drv)
+	_, d := Thresholds(s)
 	diags = append(diags, d...)
 	if len(s.Scales) == 0 {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scale", Detail: `A spec declares at least one scale "name" {} block.`, Subject: s.start()})
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scale", Detail: `A spec declares at least one scale "name" {} block.`, Subject: start(s)})
 	}
 	if len(s.Datasets) == 0 {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No dataset", Detail: `A spec declares a dataset "name" {} block.`, Subject: s.start()})
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No dataset", Detail: `A spec declares a dataset "name" {} block.`, Subject: start(s)})
 	}
 	ds := s.SelectedDataset()
 	if ds == nil || diags.HasErrors() {
@@ -97,14 +99,14 @@ func (s *Spec) Validate(drv Drivers) hcl.Diagnostics {
 		}
 	}
 	for _, sc := range s.Scales {
-		gen, d := ds.Resolve(s.ScaleContext(sc))
+		gen, d := Dataset(ds, s.ScaleContext(sc))
 		report(d)
 		if d.HasErrors() {
 			continue
 		}
 		truth := placeholderTruth(gen)
 		for _, b := range s.Backends {
-			report(s.ValidateCell(Cell{Scale: sc, Backend: b}, Dialect(drv, b), gen, truth))
+			report(validateCell(s, config.Cell{Scale: sc, Backend: b}, Dialect(drv, b), gen, truth))
 		}
 	}
 	return diags
@@ -123,17 +125,17 @@ func placeholderTruth(gen *datagen.Dataset) cty.Value {
 	return cty.ObjectVal(m)
 }
 
-// ValidateCell checks one cell: its backend, every query's text and
+// validateCell checks one cell: its backend, every query's text and
 // parameters, and every check of the scenarios that run on the backend.
-func (s *Spec) ValidateCell(c Cell, dialect string, gen *datagen.Dataset, truth cty.Value) hcl.Diagnostics {
+func validateCell(s *config.Spec, c config.Cell, dialect string, gen *datagen.Dataset, truth cty.Value) hcl.Diagnostics {
 	ctx := s.CellContext(c, truth)
-	bc, diags := c.Backend.Resolve(ctx)
+	bc, diags := Backend(c.Backend, ctx, dialect)
 	if bc != nil {
-		diags = append(diags, s.CheckSkips(c.Backend, bc)...)
+		diags = append(diags, CheckSkips(s, c.Backend, bc)...)
 	}
-	queries := map[string]*ResolvedQuery{}
+	queries := map[string]*CellQuery{}
 	for _, q := range s.Queries {
-		rq, d := q.Resolve(ctx, dialect)
+		rq, d := Query(q, ctx, dialect)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
@@ -165,7 +167,7 @@ func (s *Spec) ValidateCell(c Cell, dialect string, gen *datagen.Dataset, truth 
 			}
 		}
 		for _, ck := range sc.Checks {
-			cases, d := ck.Resolve(ctx)
+			cases, d := CheckCases(ck, ctx)
 			diags = append(diags, d...)
 			rq, ok := queries[ck.Query]
 			if !ok || d.HasErrors() {
@@ -182,7 +184,7 @@ func (s *Spec) ValidateCell(c Cell, dialect string, gen *datagen.Dataset, truth 
 					}
 				}
 				for name, v := range cc.Params {
-					if pg, ok := AsParamGen(v); ok {
+					if pg, ok := hclfunc.AsParamGen(v); ok {
 						diags = append(diags, checkParamGen(gen, pg, ck.Attrs["params"].Expr.Range(), fmt.Sprintf("check %q param %q", ck.Name, name))...)
 					}
 				}
@@ -203,12 +205,12 @@ func paramsSubject(params hcl.Expression, block hcl.Range) *hcl.Range {
 
 func validateParam(gen *datagen.Dataset, expr hcl.Expression, query, name string, v cty.Value) hcl.Diagnostics {
 	what := fmt.Sprintf("query %q param %q", query, name)
-	if pg, ok := AsParamGen(v); ok {
+	if pg, ok := hclfunc.AsParamGen(v); ok {
 		return checkParamGen(gen, pg, expr.Range(), what)
 	}
-	if _, ok := AsGenerator(v); ok {
+	if _, ok := hclfunc.AsGenerator(v); ok {
 		if _, err := ParamSpec(v); err != nil {
-			return hcl.Diagnostics{attrErr(expr, "Invalid query parameter", fmt.Sprintf("%s: %s.", what, err))}
+			return hcl.Diagnostics{hcleval.AttrError(expr, "Invalid query parameter", fmt.Sprintf("%s: %s.", what, err))}
 		}
 		return nil
 	}
@@ -216,18 +218,18 @@ func validateParam(gen *datagen.Dataset, expr hcl.Expression, query, name string
 		return nil
 	}
 	if _, err := ParamConst(v); err != nil {
-		return hcl.Diagnostics{attrErr(expr, "Invalid query parameter", fmt.Sprintf("%s: %s.", what, err))}
+		return hcl.Diagnostics{hcleval.AttrError(expr, "Invalid query parameter", fmt.Sprintf("%s: %s.", what, err))}
 	}
 	return nil
 }
 
-func checkParamGen(gen *datagen.Dataset, pg ParamGen, rng hcl.Range, what string) hcl.Diagnostics {
+func checkParamGen(gen *datagen.Dataset, pg params.Spec, rng hcl.Range, what string) hcl.Diagnostics {
 	fail := func(msg string) hcl.Diagnostics {
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid query parameter",
 			Detail: fmt.Sprintf("%s: %s.", what, msg), Subject: rng.Ptr()}}
 	}
 	switch pg.Kind {
-	case ParamMark:
+	case params.Mark:
 		if _, ok := gen.MarkTx(pg.Mark); !ok {
 			names := make([]string, 0)
 			for n := range gen.MarkTxs() {
@@ -236,7 +238,7 @@ func checkParamGen(gen *datagen.Dataset, pg ParamGen, rng hcl.Range, what string
 			sort.Strings(names)
 			return fail(fmt.Sprintf("mark(%q): the dataset's marks are %v", pg.Mark, names))
 		}
-	case ParamPick, ParamPicks:
+	case params.Pick, params.Picks:
 		if _, ok := gen.Entity(pg.Entity); !ok {
 			return fail(fmt.Sprintf("entity %q is not declared", pg.Entity))
 		}
@@ -245,7 +247,7 @@ func checkParamGen(gen *datagen.Dataset, pg ParamGen, rng hcl.Range, what string
 				return fail(err.Error())
 			}
 		}
-		if pg.Kind == ParamPicks && int64(pg.N) > gen.Count(pg.Entity) {
+		if pg.Kind == params.Picks && int64(pg.N) > gen.Count(pg.Entity) {
 			return fail(fmt.Sprintf("picks %d distinct %s entities, but there are only %d", pg.N, pg.Entity, gen.Count(pg.Entity)))
 		}
 		if pg.Chooser != nil {
@@ -257,71 +259,9 @@ func checkParamGen(gen *datagen.Dataset, pg ParamGen, rng hcl.Range, what string
 	return nil
 }
 
-// ParamSpec converts a query or check parameter's value (a constant, a
-// pick()/picks()/mark() call or uniform(min, max)) to its typed form.
-func ParamSpec(v cty.Value) (params.Spec, error) {
-	if pg, ok := AsParamGen(v); ok {
-		return pg, nil
-	}
-	if g, ok := AsGenerator(v); ok {
-		switch {
-		case g.Kind == datagen.GenUniformInt:
-			return params.Spec{Kind: params.Range, Min: g.Min, Max: g.Max}, nil
-		case datagen.IsKeyChooser(g.Kind):
-			return params.Spec{}, fmt.Errorf("%s() is a key chooser: draw an entity with pick(%s) or its value with pick(%s, attr)", g.Kind, params.ChooserString(g), params.ChooserString(g))
-		}
-		return params.Spec{}, fmt.Errorf("of the value generators only uniform(min, max) is a parameter, not %s()", g.Kind)
-	}
-	c, err := ParamConst(v)
-	if err != nil {
-		return params.Spec{}, err
-	}
-	return params.Spec{Kind: params.Const, Value: c}, nil
-}
-
-// ParamConst converts a constant parameter value to int64, float64, string
-// or bool; lists and objects are bound as JSON text.
-func ParamConst(v cty.Value) (any, error) {
-	if v.IsNull() {
-		return nil, nil
-	}
-	ty := v.Type()
-	switch {
-	case ty == cty.String:
-		return v.AsString(), nil
-	case ty == cty.Bool:
-		return v.True(), nil
-	case ty == cty.Number:
-		bf := v.AsBigFloat()
-		if bf.IsInt() {
-			i, acc := bf.Int64()
-			if acc == 0 {
-				return i, nil
-			}
-		}
-		f, _ := bf.Float64()
-		return f, nil
-	case ty.IsListType() || ty.IsTupleType() || ty.IsSetType() || ty.IsMapType() || ty.IsObjectType():
-		g, err := toGo(v)
-		if err != nil {
-			return nil, err
-		}
-		return jsonText(g)
-	}
-	return nil, fmt.Errorf("a parameter is a string, number, bool, list or a pick()/picks()/mark() call, not a %s", ty.FriendlyName())
-}
-
-func jsonText(v any) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", fmt.Errorf("encoding a list parameter as JSON: %w", err)
-	}
-	return string(b), nil
-}
-
 // start is the beginning of the spec's first file, where a diagnostic
 // about something the spec lacks as a whole points.
-func (s *Spec) start() *hcl.Range {
+func start(s *config.Spec) *hcl.Range {
 	if len(s.Files) == 0 {
 		return nil
 	}

@@ -1,13 +1,28 @@
-package config
+package resolve_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/params"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
+	"github.com/zclconf/go-cty/cty"
 )
+
+// evalFn evaluates src with the spec language's functions.
+func evalFn(t *testing.T, src string) (cty.Value, hcl.Diagnostics) {
+	t.Helper()
+	expr, diags := hclsyntax.ParseExpression([]byte(src), "test.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	return expr.Value((&config.Spec{}).TopContext())
+}
 
 // TestChooserParams: what each key chooser, pick() over one and a
 // uniform() parameter become, and the mistakes refused at the call.
@@ -46,7 +61,7 @@ func TestChooserParams(t *testing.T) {
 			var got params.Spec
 			var err error
 			if !diags.HasErrors() {
-				got, err = ParamSpec(v)
+				got, err = resolve.ParamSpec(v)
 			}
 			msg := diags.Error()
 			if err != nil {
@@ -65,16 +80,5 @@ func TestChooserParams(t *testing.T) {
 				t.Errorf("got %+v (%s), want %+v (%s)", got, got, tt.want, tt.want)
 			}
 		})
-	}
-}
-
-// random_bytes is a generator of its length.
-func TestRandomBytesFunc(t *testing.T) {
-	v, diags := evalFn(t, `random_bytes(100)`)
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	if g, ok := AsGenerator(v); !ok || g.Kind != datagen.GenRandomBytes || g.Length != 100 {
-		t.Errorf("got %+v", g)
 	}
 }

@@ -1,4 +1,4 @@
-package config
+package hclfunc
 
 import (
 	"testing"
@@ -15,7 +15,7 @@ func evalFn(t *testing.T, src string) (cty.Value, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		t.Fatalf("%s: %s", src, diags.Error())
 	}
-	return expr.Value(&hcl.EvalContext{Functions: (&Spec{}).functions()})
+	return expr.Value(&hcl.EvalContext{Functions: Functions()})
 }
 
 // TestTimeFunctions: an instant written once as RFC 3339 gives the epoch
@@ -80,5 +80,16 @@ func TestGeneratorFunctions(t *testing.T) {
 		if _, diags := evalFn(t, bad); !diags.HasErrors() {
 			t.Errorf("%s: no error", bad)
 		}
+	}
+}
+
+// random_bytes is a generator of its length.
+func TestRandomBytesFunc(t *testing.T) {
+	v, diags := evalFn(t, `random_bytes(100)`)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if g, ok := AsGenerator(v); !ok || g.Kind != datagen.GenRandomBytes || g.Length != 100 {
+		t.Errorf("got %+v", g)
 	}
 }

@@ -1,4 +1,4 @@
-package config_test
+package resolve_test
 
 import (
 	"fmt"
@@ -10,6 +10,10 @@ import (
 	"github.com/mentat-spec/mentat-spec/checks"
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/hclfunc"
+	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all" // the scenario kinds the fixture uses
+	"github.com/mentat-spec/mentat-spec/engine/params"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -42,7 +46,7 @@ func TestDatasetResolvePerScale(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.scale, func(t *testing.T) {
-			gen, diags := spec.Dataset("d").Resolve(spec.ScaleContext(spec.Scale(tt.scale)))
+			gen, diags := resolve.Dataset(spec.Dataset("d"), spec.ScaleContext(spec.Scale(tt.scale)))
 			if diags.HasErrors() {
 				t.Fatal(diags.Error())
 			}
@@ -86,37 +90,37 @@ func TestBackendResolve(t *testing.T) {
 	spec := loadResolveSpec(t)
 	tests := []struct {
 		scale, backend string
-		want           config.BackendConfig
+		want           resolve.CellBackend
 	}{
-		{"xs", "lite", config.BackendConfig{
+		{"xs", "lite", resolve.CellBackend{
 			Name: "lite", Driver: "sqlite",
 			Options:  map[string]string{"path": "data/lite-xs.sqlite"},
 			Settings: map[string]string{"journal_mode": "WAL", "cache_size": "-2000", "foreign_keys": "true"},
 			Setup:    []string{"CREATE TABLE a (x)", "CREATE TABLE b (y)"},
 			Analyze:  []string{"ANALYZE"},
-			Load: config.LoadConfig{Tables: map[string]string{"attrs": "attrs", "text": "t", "int": "i", "real": "r"},
+			Load: resolve.Load{Tables: map[string]string{"attrs": "attrs", "text": "t", "int": "i", "real": "r"},
 				Jobs: 3, BatchRows: 1000, Declared: true},
-			ClientModel: config.ClientsGoroutine,
+			ClientModel: resolve.ClientsGoroutine,
 		}},
-		{"s", "lite", config.BackendConfig{
+		{"s", "lite", resolve.CellBackend{
 			Name: "lite", Driver: "sqlite",
 			Options:  map[string]string{"path": "data/lite-s.sqlite"},
 			Settings: map[string]string{"journal_mode": "WAL", "cache_size": "-2000", "foreign_keys": "true"},
 			Setup:    []string{"CREATE TABLE a (x)", "CREATE TABLE b (y)"},
 			Analyze:  []string{"ANALYZE"},
-			Load: config.LoadConfig{Tables: map[string]string{"attrs": "attrs", "text": "t", "int": "i", "real": "r"},
+			Load: resolve.Load{Tables: map[string]string{"attrs": "attrs", "text": "t", "int": "i", "real": "r"},
 				Jobs: 3, BatchRows: 4000, Declared: true},
-			ClientModel: config.ClientsGoroutine,
+			ClientModel: resolve.ClientsGoroutine,
 		}},
-		{"xs", "duck", config.BackendConfig{
+		{"xs", "duck", resolve.CellBackend{
 			Name: "duck", Driver: "duckdb", Options: map[string]string{}, Settings: map[string]string{},
-			Load:        config.LoadConfig{Jobs: 1, BatchRows: 10000},
-			ClientModel: config.ClientsGoroutine,
+			Load:        resolve.Load{Jobs: 1, BatchRows: 10000},
+			ClientModel: resolve.ClientsGoroutine,
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scale+"/"+tt.backend, func(t *testing.T) {
-			bc, diags := spec.Backend(tt.backend).Resolve(spec.CellContext(cell(t, spec, tt.scale, tt.backend), cty.NilVal))
+			bc, diags := resolve.Backend(spec.Backend(tt.backend), spec.CellContext(cell(t, spec, tt.scale, tt.backend), cty.NilVal), "")
 			if diags.HasErrors() {
 				t.Fatal(diags.Error())
 			}
@@ -145,7 +149,7 @@ func TestQueryResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query+"/"+tt.dialect, func(t *testing.T) {
-			rq, diags := spec.Query(tt.query).Resolve(ctx, tt.dialect)
+			rq, diags := resolve.Query(spec.Query(tt.query), ctx, tt.dialect)
 			if tt.wantErr != "" {
 				if len(diags) != 1 || diags[0].Summary != tt.wantErr {
 					t.Fatalf("diagnostics %v, want %q", diags, tt.wantErr)
@@ -161,18 +165,18 @@ func TestQueryResolve(t *testing.T) {
 		})
 	}
 
-	rq, diags := spec.Query("q").Resolve(ctx, "sqlite")
+	rq, diags := resolve.Query(spec.Query("q"), ctx, "sqlite")
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	if pg, ok := config.AsParamGen(rq.Params["email"]); !ok || pg != (config.ParamGen{Kind: config.ParamPick, Entity: "user", Attr: "user/email"}) {
+	if pg, ok := hclfunc.AsParamGen(rq.Params["email"]); !ok || pg != (params.Spec{Kind: params.Pick, Entity: "user", Attr: "user/email"}) {
 		t.Errorf("email = %+v (%v)", pg, ok)
 	}
-	if pg, ok := config.AsParamGen(rq.Params["t"]); !ok || pg != (config.ParamGen{Kind: config.ParamMark, Mark: "t0"}) {
+	if pg, ok := hclfunc.AsParamGen(rq.Params["t"]); !ok || pg != (params.Spec{Kind: params.Mark, Mark: "t0"}) {
 		t.Errorf("t = %+v (%v)", pg, ok)
 	}
 	for name, want := range map[string]any{"limit": int64(5), "ids": "[1,2]"} {
-		got, err := config.ParamConst(rq.Params[name])
+		got, err := resolve.ParamConst(rq.Params[name])
 		if err != nil || got != want {
 			t.Errorf("%s = %#v (%v), want %#v", name, got, err, want)
 		}
@@ -192,10 +196,10 @@ func TestParamConst(t *testing.T) {
 		{cty.NullVal(cty.String), nil, false},
 		{cty.TupleVal([]cty.Value{cty.StringVal("a"), cty.NumberIntVal(1)}), `["a",1]`, false},
 		{cty.ObjectVal(map[string]cty.Value{"k": cty.StringVal("v")}), `{"k":"v"}`, false},
-		{cty.CapsuleVal(config.GeneratorType, &datagen.Generator{}), nil, true},
+		{cty.CapsuleVal(hclfunc.GeneratorType, &datagen.Generator{}), nil, true},
 	}
 	for _, tt := range tests {
-		got, err := config.ParamConst(tt.v)
+		got, err := resolve.ParamConst(tt.v)
 		if (err != nil) != tt.wantErr || got != tt.want {
 			t.Errorf("ParamConst(%#v) = %#v, %v; want %#v (error %v)", tt.v, got, err, tt.want, tt.wantErr)
 		}
@@ -268,7 +272,7 @@ func TestCheckResolve(t *testing.T) {
 			if ck.Query != "plain" {
 				t.Errorf("query %q, want plain", ck.Query)
 			}
-			cases, diags := ck.Resolve(ctx)
+			cases, diags := resolve.CheckCases(ck, ctx)
 			if diags.HasErrors() {
 				t.Fatal(diags.Error())
 			}
@@ -317,7 +321,7 @@ func TestCheckResolveErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.check, func(t *testing.T) {
 			ck := checkBlock(t, spec, "bad", tt.check)
-			_, diags := ck.Resolve(ctx)
+			_, diags := resolve.CheckCases(ck, ctx)
 			if len(diags) != 1 || diags[0].Summary != tt.summary {
 				t.Fatalf("diagnostics %v, want one %q", diags, tt.summary)
 			}
@@ -335,7 +339,7 @@ func TestCheckResolveUnknownTruth(t *testing.T) {
 	unknown := cty.ObjectVal(map[string]cty.Value{"users": cty.DynamicVal, "by_state": cty.DynamicVal, "open": cty.DynamicVal})
 	ctx := spec.CellContext(cell(t, spec, "xs", "lite"), unknown)
 	for _, name := range []string{"list", "object", "all"} {
-		cases, diags := checkBlock(t, spec, "s", name).Resolve(ctx)
+		cases, diags := resolve.CheckCases(checkBlock(t, spec, "s", name), ctx)
 		if diags.HasErrors() {
 			t.Fatalf("%s: %s", name, diags.Error())
 		}

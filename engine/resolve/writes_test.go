@@ -1,4 +1,4 @@
-package config_test
+package resolve_test
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 // writesSpec is a dataset whose write blocks are writes, one per line.
@@ -54,11 +55,11 @@ func resolveWrites(t *testing.T, writes string) (*datagen.Writes, hcl.Diagnostic
 		return nil, diags, path
 	}
 	ctx := spec.ScaleContext(spec.Scale("xs"))
-	gen, diags := spec.Dataset("d").Resolve(ctx)
+	gen, diags := resolve.Dataset(spec.Dataset("d"), ctx)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	w, diags := spec.Dataset("d").ResolveWrites(ctx, gen)
+	w, diags := resolve.Writes(spec.Dataset("d"), ctx, gen)
 	return w, diags, path
 }
 
