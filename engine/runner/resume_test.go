@@ -13,6 +13,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
 
@@ -44,7 +45,7 @@ func buildPlan(t *testing.T, path string) *plan.Plan {
 	t.Helper()
 	spec, diags := config.Load([]string{path}, config.Options{})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	if diags.HasErrors() {
 		t.Fatalf("spec: %s", diags.Error())
