@@ -250,7 +250,7 @@ type Pool struct {
 	procs   []*proc
 	events  chan event
 	samp    measure.Sampling
-	timed   *Timed // a timed assignment (RunTimed), nil for sampled points
+	timed   *WireTimed // a timed assignment (RunTimed), nil for sampled points
 	streams int
 	rep     int
 	ln      net.Listener
