@@ -132,7 +132,7 @@ func openStore(b testing.TB, sp *plan.ScalePlan, cp *plan.Cell, dataDir string, 
 var datomTables = []string{"attrs", "log_text", "log_int", "log_real", "cur_text", "cur_int", "cur_real"}
 
 // resetTables drops the layout's tables and runs the backend's setup.
-func resetTables(b testing.TB, be drivers.Backend, bc plan.Backend) {
+func resetTables(b testing.TB, be drivers.Backend, bc resolve.CellBackend) {
 	b.Helper()
 	ctx := context.Background()
 	s, err := be.Session(ctx)
@@ -294,7 +294,7 @@ func reportLoads(b *testing.B, vs []*variant) {
 // (bulkLoad: the datagen stream into the driver's Loader, with the spec's
 // jobs and batch_rows) into a store fresh() makes. The wall time is
 // bulkLoad's own, the figure loads.csv reports.
-func engineLoadVariant(b *testing.B, name string, sp *plan.ScalePlan, lc plan.Load,
+func engineLoadVariant(b *testing.B, name string, sp *plan.ScalePlan, lc resolve.Load,
 	fresh func() (drivers.Backend, func()), after func(drivers.Backend)) *variant {
 	return &variant{name: name, run: func() sample {
 		be, done := fresh()
@@ -424,7 +424,7 @@ func rawConn(b testing.TB, path string, settings map[string]string) *sqlite3.SQL
 	return c
 }
 
-func tableNames(lc plan.Load) []string {
+func tableNames(lc resolve.Load) []string {
 	names := []string{lc.Tables["attrs"]}
 	for _, cl := range datagen.ClassNames {
 		names = append(names, lc.Tables[cl])
@@ -440,7 +440,7 @@ func insertSQL(table string, cols []string, rows int) string {
 // sqliteNativeLoads are the hand-written loops on the same rows, each into
 // a fresh file with the quickstart's schema and settings, committing the
 // same row ranges as the engine.
-func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc plan.Backend, dir string) []*variant {
+func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc resolve.CellBackend, dir string) []*variant {
 	ctx := context.Background()
 	tables := tableNames(bc.Load)
 	n := int64(len(nr.rows))

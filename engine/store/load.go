@@ -9,7 +9,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
-	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
 )
 
@@ -44,7 +44,7 @@ type Result struct {
 // boundaries every lc.BatchRows rows, and adds the datoms loaded to datoms
 // (nil: none) as they commit, for the live progress. capDur > 0 cuts the
 // load after that long: the result says capped, not an error.
-func BulkLoad(ctx context.Context, bl drivers.BulkLoader, gen *datagen.Dataset, lc plan.Load, capDur time.Duration, datoms *atomic.Int64) (Result, error) {
+func BulkLoad(ctx context.Context, bl drivers.BulkLoader, gen *datagen.Dataset, lc resolve.Load, capDur time.Duration, datoms *atomic.Int64) (Result, error) {
 	tables := []drivers.TableSpec{{Name: lc.Tables["attrs"], Columns: AttrColumns}}
 	for _, class := range datagen.ClassNames {
 		tables = append(tables, drivers.TableSpec{Name: lc.Tables[class], Columns: DatomColumns})

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
-	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 // MetaTable records, inside each store, that this tool created it and what
@@ -91,7 +91,7 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'
 
 // Fingerprint identifies a dataset's content for one backend's layout, so
 // a store loaded by an earlier run is reused only for the same data.
-func Fingerprint(gen *datagen.Dataset, bc plan.Backend) string {
+func Fingerprint(gen *datagen.Dataset, bc resolve.CellBackend) string {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	_ = enc.Encode(gen.Name)
