@@ -224,3 +224,65 @@ sampler "server" {
 		t.Errorf("server: %s processes, want the postmaster and its children", server[2][3])
 	}
 }
+
+// The timed kinds repeat their duration reps times: a raw row per rep,
+// one timing row and one openloop.csv row per phase, whose late and
+// dropped calls are all the reps'.
+func TestTimedKindsHonourReps(t *testing.T) {
+	scenarios := `
+scenario "soak" {
+  kind       = "sustained"
+  duration_s = 0.4
+  window_s   = 0.2
+  reps       = 2
+  read {
+    query = query.q1
+  }
+}
+
+scenario "arrivals" {
+  kind       = "open_loop"
+  duration_s = 0.4
+  reps       = 3
+  read {
+    query = query.q1
+    rate  = 100
+  }
+}
+`
+	spec, data := tinyQuickstart(t, `scenario "point_lookup" {`, scenarios+"\n"+`scenario "point_lookup" {`)
+	o, dir := apply(t, spec, runner.Options{DataDir: data}, config.VarArg{Name: "scenarios", Value: `["soak", "arrivals"]`})
+	if o.Failed() {
+		t.Fatalf("failed: %v", o.Failures)
+	}
+	reps := map[string][]string{}
+	for _, r := range readCSV(t, filepath.Join(dir, "raw.csv"))[1:] {
+		reps[r[0]] = append(reps[r[0]], r[6])
+	}
+	if got := strings.Join(reps["soak"], ","); got != "1,2" {
+		t.Errorf("soak's raw reps %s, want 1,2", got)
+	}
+	if got := strings.Join(reps["arrivals"], ","); got != "1,2,3" {
+		t.Errorf("arrivals' raw reps %s, want 1,2,3", got)
+	}
+	timings, err := results.ReadTimings(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, r := range timings {
+		per[r.Scenario]++
+	}
+	if per["soak"] != 1 || per["arrivals"] != 1 {
+		t.Errorf("timing rows per scenario %v, want one each", per)
+	}
+	open := readCSV(t, filepath.Join(dir, results.OpenLoopFile))
+	if len(open) != 2 {
+		t.Fatalf("openloop.csv: %v, want one row for the phase", open)
+	}
+	// The row is the median rep's: at most the 40 calls one rep of 0.4 s
+	// at 100/s starts, not the three reps' sum.
+	if n, _ := strconv.Atoi(open[1][6]); n < 1 || n > 40 {
+		t.Errorf("openloop.csv count %s, want one rep's calls (at most 40): %v", open[1][6], open[1])
+	}
+}
