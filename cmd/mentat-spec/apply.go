@@ -13,10 +13,10 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/compare"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/sustained"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
-	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
@@ -334,14 +334,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	opts := results.Options{Method: *method, ThresholdPct: *threshold, Alpha: *alpha, Force: *force, NoiseBoundPct: *noiseBound}
 	// When both runs recorded what they ran, points whose query, scenario
 	// or dataset changed are listed and left out; the rest are compared.
-	c, ferr := plandiff.Unchanged(pos[0], pos[1])
+	c, ferr := compare.Unchanged(pos[0], pos[1])
 	switch {
 	case ferr == nil:
 		opts.Comparable, opts.LoadComparable = c.Comparable, c.LoadComparable
 		for _, n := range c.NotCompared {
 			opts.NotCompared = append(opts.NotCompared, n.String())
 		}
-	case errors.Is(ferr, plandiff.ErrNoFingerprints):
+	case errors.Is(ferr, results.ErrNoFingerprints):
 		// Runs from before fingerprints: the whole spec's hash decides.
 	default:
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", ferr)

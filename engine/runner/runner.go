@@ -23,7 +23,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
 	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
-	"github.com/mentat-spec/mentat-spec/engine/plandiff"
+	"github.com/mentat-spec/mentat-spec/engine/plandesc"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
@@ -153,7 +153,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		dir.Close()
 		return nil, fmt.Errorf("writing env.txt: %w", err)
 	}
-	if err := plandiff.WriteFingerprints(opts.ResultsDir, p); err != nil {
+	if err := results.WriteFingerprints(opts.ResultsDir, plandesc.Describe(p).Fingerprints()); err != nil {
 		r.fail("%v", err) // compare then cannot tell changed definitions apart
 	}
 	if l := opts.Launcher; l != nil {
