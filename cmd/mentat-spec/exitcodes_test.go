@@ -14,6 +14,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/mentat-spec/mentat-spec/engine/compare"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
@@ -58,20 +59,20 @@ func TestApplyExit(t *testing.T) {
 }
 
 func TestCompareExit(t *testing.T) {
-	undecided := results.Report{Verdicts: []results.Verdict{{Outcome: results.OutNoChange}, {Outcome: results.OutUndecided}}}
+	undecided := compare.Verdict{Verdicts: []compare.MetricVerdict{{Outcome: compare.OutNoChange}, {Outcome: compare.OutUndecided}}}
 	regressed := undecided
-	regressed.Findings = []results.Finding{{Kind: results.KindP50}}
+	regressed.Findings = []compare.Finding{{Kind: compare.KindP50}}
 	for _, tt := range []struct {
 		name          string
-		rep           results.Report
+		rep           compare.Verdict
 		failUndecided bool
 		want          int
 	}{
-		{"nothing found", results.Report{Verdicts: []results.Verdict{{Outcome: results.OutNoChange}}}, true, exitOK},
+		{"nothing found", compare.Verdict{Verdicts: []compare.MetricVerdict{{Outcome: compare.OutNoChange}}}, true, exitOK},
 		{"undecided passes by default", undecided, false, exitOK},
 		{"undecided fails when asked", undecided, true, exitUndecided},
 		{"a regression wins over undecided", regressed, true, exitRegression},
-		{"refused", results.Report{Refused: true}, false, exitUndecided},
+		{"refused", compare.Verdict{Refused: true}, false, exitUndecided},
 	} {
 		if got := compareExit(tt.rep, tt.failUndecided); got != tt.want {
 			t.Errorf("%s: exit %d, want %d", tt.name, got, tt.want)

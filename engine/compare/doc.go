@@ -5,6 +5,6 @@
 // hash, dataset, scales, variables, each backend's driver, version and
 // settings: Differences) and fingerprints.json (what each cell's rows were
 // measured with: Unchanged). Dirs then matches the points of both runs,
-// judges each metric (Verdict, MetricVerdict) and weighs the machine's
-// noise; a Verdict prints as text (String) or as a page (HTML).
+// judges each metric (MetricVerdict) and weighs the machine's noise; the
+// Verdict prints as text (String) or as a page (HTML).
 package compare

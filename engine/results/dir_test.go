@@ -224,10 +224,10 @@ backend.pg.s.option.dsn: (redacted)
 	if strings.Contains(got, "hunter2") {
 		t.Error("a password reached env.txt")
 	}
-	env, err := readEnv(dir)
+	env, err := ReadEnv(dir)
 	must(t, err)
 	if env[0] != (KV{"kernel", "6.13"}) || env[6].Value != "work_mem=64MB\nshared_buffers=8GB" {
-		t.Errorf("readEnv: %+v", env)
+		t.Errorf("ReadEnv: %+v", env)
 	}
 }
 

@@ -202,9 +202,9 @@ func readChecks(dir string) ([]CheckLine, error) {
 	return out, err
 }
 
-// readEnv returns env.txt with each key's latest value, keys in the order
+// ReadEnv returns env.txt with each key's latest value, keys in the order
 // they first appeared.
-func readEnv(dir string) ([]KV, error) {
+func ReadEnv(dir string) ([]KV, error) {
 	var out []KV
 	at := map[string]int{}
 	err := readLines(filepath.Join(dir, EnvFile), func(line string) {

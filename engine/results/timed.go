@@ -268,7 +268,7 @@ func (d *Dir) appendSample(s Sample) error {
 
 func appendCSVLine(b []byte, fields []string) []byte {
 	for _, f := range fields {
-		b = appendField(b, oneLine(f))
+		b = appendField(b, OneLine(f))
 	}
 	if len(fields) > 0 {
 		b = b[:len(b)-1]
@@ -287,4 +287,33 @@ func timedLine(rec Record) string {
 			r.Scale, r.Backend, r.Scenario, r.Op, r.Rate, r.Throughput, r.Late, r.Dropped, r.Errors)
 	}
 	return ""
+}
+
+// ReadWindows reads windows.csv of dir in file order.
+func ReadWindows(dir string) ([]WindowRow, error) {
+	var rows []WindowRow
+	err := readCSV(filepath.Join(dir, WindowsFile), WindowsHeader, func(r *record) {
+		rows = append(rows, WindowRow{
+			Row: Row{Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
+				Clients: int(r.int("clients")), Op: r.str("op"), Count: r.int("count"),
+				P50Ms: r.float("p50_ms"), P95Ms: r.float("p95_ms"), P99Ms: r.float("p99_ms"), MaxMs: r.float("max_ms"),
+				Throughput: r.float("throughput_ops_s"), Errors: r.int("errors")},
+			Window: int(r.int("window")), StartS: r.float("start_s"), EndS: r.float("end_s"), Late: r.int("late"),
+		})
+	})
+	return rows, err
+}
+
+// ReadOpenLoop reads openloop.csv of dir in file order.
+func ReadOpenLoop(dir string) ([]OpenLoopRow, error) {
+	var rows []OpenLoopRow
+	err := readCSV(filepath.Join(dir, OpenLoopFile), OpenLoopHeader, func(r *record) {
+		rows = append(rows, OpenLoopRow{
+			Row: Row{Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
+				Clients: int(r.int("clients")), Op: r.str("op"), Count: r.int("count"),
+				Throughput: r.float("throughput_ops_s"), Errors: r.int("errors")},
+			Rate: r.float("rate_ops_s"), Late: r.int("late"), Dropped: r.int("dropped"),
+		})
+	})
+	return rows, err
 }

@@ -104,15 +104,13 @@ func TestTimedFiles(t *testing.T) {
 			t.Errorf("%s:\n%s\nwant\n%s (%v)", name, b, w, err)
 		}
 	}
-	var sb strings.Builder
-	if err := Summary(dir, &sb); err != nil {
-		t.Fatal(err)
+	ws, err := ReadWindows(dir)
+	if err != nil || len(ws) != 2 || ws[1].Window != 1 || ws[1].Throughput != 900 || ws[1].P99Ms != 2 || ws[1].Key() != base.Key() {
+		t.Errorf("windows read back: %+v (%v)", ws, err)
 	}
-	if s := sb.String(); !strings.Contains(s, "throughput 1,000 -> 900.0 ops/s (-10.0%), p99 1.000 -> 2.000 ms (+100.0%)") {
-		t.Errorf("summary lacks the drift line:\n%s", s)
-	}
-	if s := sb.String(); !strings.Contains(s, "| sustained | sqlite | xs | 2 | read@500 | 500.0 | 499.9 | 4999 | 3 | 1 | 0 |") {
-		t.Errorf("summary lacks the open-loop row:\n%s", s)
+	ols, err := ReadOpenLoop(dir)
+	if err != nil || len(ols) != 1 || ols[0].Rate != 500 || ols[0].Late != 3 || ols[0].Dropped != 1 || ols[0].Count != 4999 {
+		t.Errorf("open-loop rows read back: %+v (%v)", ols, err)
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandesc"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
+	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
@@ -186,8 +187,8 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	counts, cerr := dir.Close()
 	r.out.Checks = counts
-	if err := results.WriteSummary(opts.ResultsDir); err != nil && cerr == nil {
-		cerr = fmt.Errorf("writing summary.md: %w", err)
+	if err := report.WriteAll(opts.ResultsDir); err != nil && cerr == nil {
+		cerr = fmt.Errorf("writing the reports: %w", err)
 	}
 	return r.out, cerr
 }
