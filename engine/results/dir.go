@@ -342,12 +342,7 @@ func escapeValue(v string) string {
 	return strings.NewReplacer(`\`, `\\`, "\r", `\r`, "\n", `\n`).Replace(v)
 }
 
-// PlanName is the plans/ file name of a query's plan, ext "txt" or "json".
-func PlanName(scale, backend, query, ext string) string {
-	return token(scale) + "-" + token(backend) + "-" + token(query) + "." + ext
-}
-
-// Plan opens plans/<name> for appending (see PlanName).
+// Plan opens plans/<name> for appending (see ScenarioPlanName).
 func (d *Dir) Plan(name string) (io.WriteCloser, error) {
 	return d.openSub(PlansDir, name)
 }

@@ -275,10 +275,7 @@ func TestPlanAndLog(t *testing.T) {
 	dir := t.TempDir()
 	d := openT(t, dir)
 	defer closeT(t, d)
-	name := PlanName("s", "postgres", "q1", "json")
-	if name != "s-postgres-q1.json" {
-		t.Errorf("PlanName %q", name)
-	}
+	name := ScenarioPlanName("s", "postgres", "lookup", "q1", "json")
 	for i := 0; i < 2; i++ {
 		w, err := d.Plan(name)
 		must(t, err)

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -222,27 +221,6 @@ func WriteHlog(w *bytes.Buffer, intervals []Interval) error {
 		}
 	}
 	return nil
-}
-
-// ReadHlog reads every interval histogram of an HDR log file.
-func ReadHlog(path string) ([]*hdrhistogram.Histogram, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("results: %w", err)
-	}
-	defer f.Close()
-	r := hdrhistogram.NewHistogramLogReader(bufio.NewReader(f))
-	var out []*hdrhistogram.Histogram
-	for {
-		h, err := r.NextIntervalHistogram()
-		if err != nil {
-			return out, fmt.Errorf("results: reading %s: %w", path, err)
-		}
-		if h == nil {
-			return out, nil
-		}
-		out = append(out, h)
-	}
 }
 
 // appendSample appends a sampler row to logs/sampler-<name>.csv, with
