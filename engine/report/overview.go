@@ -261,20 +261,14 @@ func fullDetail(key string) bool {
 	return strings.HasPrefix(key, "pg_setting.") || strings.HasPrefix(key, "duckdb_setting.") || key == "compile_options"
 }
 
-// cacheName names the buffer cache sizes.txt records for a backend, after
-// its driver: PostgreSQL's shared_buffers, DuckDB's memory_limit.
+// cacheName names the buffer cache sizes.txt records for a backend: the
+// setting its driver names (env.txt's cache_setting, e.g. DuckDB's
+// memory_limit), else what sizes.txt calls it.
 func cacheName(r *results.Run, backend, scale string) string {
-	driver := r.EnvValue("backend." + backend + "." + scale + ".driver")
-	if driver == "" {
-		driver = backend
+	if v := r.EnvValue("backend." + backend + "." + scale + "." + results.CacheSettingKey); v != "" {
+		return v
 	}
-	switch {
-	case strings.Contains(driver, "postgres"), strings.HasPrefix(driver, "pg"):
-		return "shared_buffers"
-	case strings.Contains(driver, "duckdb"):
-		return "memory_limit"
-	}
-	return "cache"
+	return results.SizesCacheLabel
 }
 
 // datasetDetail returns env.txt's dataset.<scale> without the datom count

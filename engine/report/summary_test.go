@@ -91,7 +91,7 @@ func TestSummaryTeaches(t *testing.T) {
 		},
 		{
 			name: "duckdb's cache is its memory_limit",
-			files: map[string]string{results.TimingsFile: timing("duckdb"), results.EnvFile: "backend.duckdb.xs.driver: duckdb\n",
+			files: map[string]string{results.TimingsFile: timing("duckdb"), results.EnvFile: "backend.duckdb.xs.driver: duckdb\nbackend.duckdb.xs.cache_setting: memory_limit\n",
 				results.SizesFile: "xs duckdb 5000 bytes (4.88 KiB); shared_buffers 1048576 bytes (1.00 MiB); ratio 0.0048\n"},
 			want:   []string{"duckdb 4.88 KiB (0.5% of memory_limit 1.00 MiB)"},
 			reject: []string{"shared_buffers"},
@@ -99,7 +99,7 @@ func TestSummaryTeaches(t *testing.T) {
 		{
 			name: "postgres settings in force",
 			files: map[string]string{results.TimingsFile: timing("postgres"),
-				results.EnvFile:   "backend.postgres.xs.driver: postgres\nbackend.postgres.xs.setting.enable_seqscan: off\n",
+				results.EnvFile:   "backend.postgres.xs.driver: postgres\nbackend.postgres.xs.cache_setting: shared_buffers\nbackend.postgres.xs.setting.enable_seqscan: off\n",
 				results.SizesFile: "xs postgres 5000 bytes (4.88 KiB); shared_buffers 1048576 bytes (1.00 MiB); ratio 0.0048\n"},
 			want: []string{"## Settings in force per backend", "| postgres | setting.enable_seqscan | off |", "(0.5% of shared_buffers 1.00 MiB)"},
 		},

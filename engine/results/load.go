@@ -267,7 +267,8 @@ func (s BackendSetting) Value(scales []string) string {
 }
 
 // BackendSettings returns env.txt's backend.* keys grouped by backend and
-// key: driver and version first, then settings, then options.
+// key: driver and version first, then settings, then options. The cache
+// setting's name (CacheSettingKey) is a fact of the driver, left out.
 func (r *Run) BackendSettings() []BackendSetting {
 	var out []BackendSetting
 	at := map[[2]string]int{}
@@ -279,7 +280,7 @@ func (r *Run) BackendSettings() []BackendSetting {
 		// backend.<name>.<scale>.<key>: names and scales are tokens
 		// without dots; the key may hold dots (setting.a.b).
 		f := strings.SplitN(rest, ".", 3)
-		if len(f) < 3 {
+		if len(f) < 3 || f[2] == CacheSettingKey {
 			continue
 		}
 		k := [2]string{f[0], f[2]}

@@ -267,7 +267,7 @@ func readSizes(dir string) ([]SizeRow, error) {
 		}
 		s := SizeRow{Scale: f[0], Backend: f[1], Bytes: n}
 		for _, p := range parts[1:] {
-			if g := strings.Fields(p); len(g) >= 2 && g[0] == "shared_buffers" {
+			if g := strings.Fields(p); len(g) >= 2 && g[0] == SizesCacheLabel {
 				s.SharedBuffers, _ = strconv.ParseInt(g[1], 10, 64)
 			}
 		}

@@ -281,7 +281,7 @@ func appendSize(b []byte, s SizeRow) []byte {
 	b = append(b, HumanBytes(s.Bytes)...)
 	b = append(b, ')')
 	if s.SharedBuffers > 0 {
-		b = append(b, "; shared_buffers "...)
+		b = append(b, "; "+SizesCacheLabel+" "...)
 		b = strconv.AppendInt(b, s.SharedBuffers, 10)
 		b = append(b, " bytes ("...)
 		b = append(b, HumanBytes(s.SharedBuffers)...)
@@ -290,6 +290,16 @@ func appendSize(b []byte, s SizeRow) []byte {
 	}
 	return append(b, '\n')
 }
+
+// SizesCacheLabel is what sizes.txt calls a store's buffer cache,
+// whatever the database calls it (the seed suite measured PostgreSQL's).
+const SizesCacheLabel = "shared_buffers"
+
+// CacheSettingKey is the env.txt key, under backend.<name>.<scale>., of
+// the setting that sizes a backend's buffer cache as its driver names it
+// (drivers.CacheSetting). It is a fact of the driver, not a setting in
+// force: BackendSettings leaves it out.
+const CacheSettingKey = "cache_setting"
 
 // OneLine keeps a text field on its line.
 func OneLine(s string) string {
