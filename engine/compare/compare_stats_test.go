@@ -149,7 +149,7 @@ func TestCompareRefusalDifferences(t *testing.T) {
 	}
 }
 
-func TestCompareWithInvalid(t *testing.T) {
+func TestDirsInvalid(t *testing.T) {
 	tests := []struct {
 		name string
 		old  string

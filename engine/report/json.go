@@ -109,7 +109,7 @@ func jsonTimings(rows []results.Row) []jsonTiming {
 	return out
 }
 
-// JSON is the results.json reporter.
+// JSON is the results.json format.
 func JSON(r *results.Run, w io.Writer) error {
 	out := jsonRun{
 		Format: "mentat-spec-results/1", Name: r.Name, Invocations: r.Invocations,
