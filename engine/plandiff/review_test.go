@@ -239,39 +239,6 @@ func TestWriteFingerprintsKeepsOtherCells(t *testing.T) {
 	}
 }
 
-// TestDescribeRedactsSecrets: an option built from a sensitive variable
-// is neither shown nor fingerprinted, and changing it is no change.
-func TestDescribeRedactsSecrets(t *testing.T) {
-	quick := "../../examples"
-	build := func(dsn string) *plandesc.Description {
-		spec, diags := config.Load([]string{filepath.Join(quick, "quickstart.hcl")}, config.Options{Vars: []config.VarArg{
-			{Name: "backends", Value: `["postgres"]`}, {Name: "pg_dsn", Value: dsn}}})
-		if diags.HasErrors() {
-			t.Fatal(diags.Error())
-		}
-		p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
-		if diags.HasErrors() {
-			t.Fatal(diags.Error())
-		}
-		return plandesc.Describe(p)
-	}
-	a := build("postgres://bench:hunter2-secret@127.0.0.1:5432/postgres")
-	b := build("postgres://bench:other-secret@127.0.0.1:5433/postgres")
-	js, _ := json.Marshal(a)
-	if strings.Contains(string(js), "hunter2-secret") {
-		t.Fatalf("the description shows the secret: %s", js)
-	}
-	if got := a.Cells[0].Backend.Options["dsn"]; got != "(sensitive)" {
-		t.Errorf("dsn option %q", got)
-	}
-	if a.Cells[0].Backend.Options["database"] != "mentat_quickstart_xs" {
-		t.Errorf("a plain option was redacted: %v", a.Cells[0].Backend.Options)
-	}
-	if r := plandiff.Between("a", "b", a, b); !r.Empty() {
-		t.Errorf("changing a secret is reported: %+v", r.Changes)
-	}
-}
-
 // TestDiffChecksIgnoresLayout: a check's expressions are compared as
 // canonical source: comments and line breaks change nothing, a value
 // does.
