@@ -141,7 +141,7 @@ func (b *htmlBuilder) table(head []string, right []bool, rows [][]string) {
 func (b *htmlBuilder) charts(cs []chart.Chart) {
 	svgs := make([]template.HTML, len(cs))
 	for i, c := range cs {
-		svgs[i] = template.HTML(c.SVG()) // drawn here, its texts escaped by package chart
+		svgs[i] = c.SVG()
 	}
 	b.render("charts", svgs)
 }
