@@ -192,6 +192,13 @@ type CacheSizer interface {
 	CacheSize(ctx context.Context) (int64, error)
 }
 
+// CacheSetting names the database setting that sizes the buffer cache
+// CacheSizer reports (PostgreSQL's shared_buffers, DuckDB's
+// memory_limit), so the reports call the cache what the database does.
+type CacheSetting interface {
+	CacheSetting() string
+}
+
 // Explainer returns the plan of a statement in the database's own format.
 type Explainer interface {
 	Explain(ctx context.Context, sql string, args []any) (string, error)

@@ -551,6 +551,9 @@ func (b *Backend) Size(ctx context.Context) (int64, error) {
 	return n, err
 }
 
+// CacheSetting is the setting CacheSize reads.
+func (b *Backend) CacheSetting() string { return "shared_buffers" }
+
 // CacheSize is shared_buffers in bytes.
 func (b *Backend) CacheSize(ctx context.Context) (int64, error) {
 	var n int64

@@ -482,6 +482,9 @@ func (c *cell) envLines(ctx context.Context) {
 	bc := c.pc.Backend
 	prefix := fmt.Sprintf("backend.%s.%s.", bc.Name, c.pc.Scale.Name)
 	kv := []results.KV{{Key: prefix + "driver", Value: bc.Driver}}
+	if cs, ok := c.be.(drivers.CacheSetting); ok {
+		kv = append(kv, results.KV{Key: prefix + results.CacheSettingKey, Value: cs.CacheSetting()})
+	}
 	if v, ok := c.be.(drivers.Versioner); ok {
 		if s, err := v.Version(ctx); err == nil {
 			kv = append(kv, results.KV{Key: prefix + "version", Value: s})

@@ -27,8 +27,9 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
-	"github.com/mentat-spec/mentat-spec/engine/plandiff"
+	"github.com/mentat-spec/mentat-spec/engine/plandesc"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
+	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/threshold"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
@@ -186,7 +187,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		jr.close()
 		return nil, fmt.Errorf("writing env.txt: %w", err)
 	}
-	if err := plandiff.WriteFingerprints(opts.ResultsDir, p); err != nil {
+	if err := results.WriteFingerprints(opts.ResultsDir, plandesc.Describe(p).Fingerprints()); err != nil {
 		r.fail("%v", err) // compare then cannot tell changed definitions apart
 	}
 	if jr == nil {
@@ -226,8 +227,8 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	counts, cerr := dir.Close()
 	r.out.Checks = counts
-	if err := results.WriteSummary(opts.ResultsDir); err != nil && cerr == nil {
-		cerr = fmt.Errorf("writing summary.md: %w", err)
+	if err := report.WriteAll(opts.ResultsDir); err != nil && cerr == nil {
+		cerr = fmt.Errorf("writing the reports: %w", err)
 	}
 	return r.out, cerr
 }

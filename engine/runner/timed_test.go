@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -116,10 +117,7 @@ func TestSustainedAndOpenLoopOnSQLite(t *testing.T) {
 		t.Fatalf("%d timing rows", len(timings))
 	}
 	for _, r := range timings {
-		hs, err := results.ReadHlog(filepath.Join(dir, results.HdrDir, results.HlogName(r)))
-		if err != nil {
-			t.Fatalf("%s: %v", r.Key(), err)
-		}
+		hs := readHlog(t, filepath.Join(dir, results.HdrDir, results.HlogName(r)))
 		merged := hdrhistogram.New(1, int64(time.Hour), 3)
 		for _, h := range hs {
 			merged.Merge(h)
@@ -222,6 +220,29 @@ sampler "server" {
 	}
 	if pids, _ := strconv.Atoi(server[2][3]); pids < 3 {
 		t.Errorf("server: %s processes, want the postmaster and its children", server[2][3])
+	}
+}
+
+// readHlog reads every interval histogram of the HDR log at path with
+// the HdrHistogram library's own reader, as other tools read it.
+func readHlog(t *testing.T, path string) []*hdrhistogram.Histogram {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := hdrhistogram.NewHistogramLogReader(bufio.NewReader(f))
+	var out []*hdrhistogram.Histogram
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatalf("reading %s: %v", path, err)
+		}
+		if h == nil {
+			return out
+		}
+		out = append(out, h)
 	}
 }
 

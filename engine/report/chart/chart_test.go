@@ -78,7 +78,7 @@ func TestSVG(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			svg := tt.c.SVG()
+			svg := string(tt.c.SVG())
 			if !strings.HasPrefix(svg, "<svg ") || !strings.HasSuffix(svg, "</svg>") {
 				t.Fatalf("not one svg element: %.80s", svg)
 			}
@@ -113,7 +113,7 @@ func TestSlant(t *testing.T) {
 		t.Errorf("long names not slanted: %v %d", ok, extra)
 	}
 	long.Bars, long.Series = true, []Series{{Name: "sqlite", Points: []Point{{0, 1}, {7, 2}}}}
-	if svg := long.SVG(); !strings.Contains(svg, "rotate(-35") {
+	if svg := string(long.SVG()); !strings.Contains(svg, "rotate(-35") {
 		t.Error("slanted names are not rotated")
 	}
 }

@@ -1,4 +1,4 @@
-package results
+package compare
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mentat-spec/mentat-spec/engine/report"
+	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/stats"
 )
 
@@ -24,7 +26,7 @@ const (
 	OutNoisy = "cannot decide (noise)"
 )
 
-// Verdict is the statistical judgement of one metric of one point. The
+// MetricVerdict is the statistical judgement of one metric of one point. The
 // unit of evidence is the rep: Old and New hold one value per rep, and
 // the test asks whether NEW's reps differ from OLD's more than reps of
 // one run differ among themselves. A change is a regression (or an
@@ -32,7 +34,7 @@ const (
 // lies beyond the threshold: shown to be larger than the threshold, not
 // merely estimated so, which keeps a noisy metric whose estimate lands
 // just past the threshold from failing a gate.
-type Verdict struct {
+type MetricVerdict struct {
 	What   string // the point, as Key.String
 	Metric string // KindP50, KindP99 or KindThroughput
 	Old    []float64
@@ -48,17 +50,17 @@ type Verdict struct {
 	// Reason says why an OutNoisy metric cannot be decided.
 	Reason string
 
-	key Key
+	key results.Key
 }
 
 // Pct is the estimated change in percent.
-func (v Verdict) Pct() float64 { return 100 * (v.Ratio - 1) }
+func (v MetricVerdict) Pct() float64 { return 100 * (v.Ratio - 1) }
 
 // higherIsWorse reports the direction of a metric.
 func higherIsWorse(metric string) bool { return metric != KindThroughput }
 
 // judge fills the statistics and outcome of v from its reps.
-func judge(v *Verdict, alpha, thresholdPct float64) {
+func judge(v *MetricVerdict, alpha, thresholdPct float64) {
 	v.OldMedian, v.NewMedian = stats.Median(v.Old), stats.Median(v.New)
 	v.Ratio, v.Lo, v.Hi, v.P = math.NaN(), math.Inf(-1), math.Inf(1), 1
 	if stats.MinP(len(v.Old), len(v.New)) > alpha {
@@ -111,9 +113,9 @@ func logs(v []float64) []float64 {
 // compareReps judges p50, p99 and throughput of every point of OLD's
 // raw.csv that NEW's raw.csv has too. A rep measured twice (a resumed
 // run) counts once, its last measurement.
-func compareReps(rep *Report, oldDir, newDir string) error {
-	oldRaw, errOld := ReadRaw(oldDir)
-	newRaw, errNew := ReadRaw(newDir)
+func compareReps(rep *Verdict, oldDir, newDir string) error {
+	oldRaw, errOld := results.ReadRaw(oldDir)
+	newRaw, errNew := results.ReadRaw(newDir)
 	if errors.Is(errOld, fs.ErrNotExist) || errors.Is(errNew, fs.ErrNotExist) {
 		rep.Notes = append(rep.Notes, "no raw.csv on both sides: without per-rep values no change can be decided")
 		return nil
@@ -122,14 +124,14 @@ func compareReps(rep *Report, oldDir, newDir string) error {
 		return fmt.Errorf("compare reps: %w", err)
 	}
 	type repKey struct {
-		Key
+		results.Key
 		rep int
 	}
-	group := func(rows []Row) (map[Key][]Row, []Key) {
-		by := map[Key][]Row{}
-		var order []Key
-		for _, r := range lastPerKey(rows, func(r Row) repKey { return repKey{r.Key(), r.Rep} }) {
-			if r.Op == OpCeiling || !rep.keep(r.Key()) {
+	group := func(rows []results.Row) (map[results.Key][]results.Row, []results.Key) {
+		by := map[results.Key][]results.Row{}
+		var order []results.Key
+		for _, r := range results.LastPerKey(rows, func(r results.Row) repKey { return repKey{r.Key(), r.Rep} }) {
+			if r.Op == results.OpCeiling || !rep.keep(r.Key()) {
 				continue
 			}
 			k := r.Key()
@@ -144,11 +146,11 @@ func compareReps(rep *Report, oldDir, newDir string) error {
 	newBy, _ := group(newRaw)
 	metrics := []struct {
 		kind string
-		of   func(Row) float64
+		of   func(results.Row) float64
 	}{
-		{KindP50, func(r Row) float64 { return r.P50Ms }},
-		{KindP99, func(r Row) float64 { return r.P99Ms }},
-		{KindThroughput, func(r Row) float64 { return r.Throughput }},
+		{KindP50, func(r results.Row) float64 { return r.P50Ms }},
+		{KindP99, func(r results.Row) float64 { return r.P99Ms }},
+		{KindThroughput, func(r results.Row) float64 { return r.Throughput }},
 	}
 	for _, k := range order {
 		nr, ok := newBy[k]
@@ -157,7 +159,7 @@ func compareReps(rep *Report, oldDir, newDir string) error {
 		}
 		or := oldBy[k]
 		for _, m := range metrics {
-			v := Verdict{What: k.String(), Metric: m.kind, key: k}
+			v := MetricVerdict{What: k.String(), Metric: m.kind, key: k}
 			for _, r := range or {
 				v.Old = append(v.Old, m.of(r))
 			}
@@ -183,38 +185,38 @@ func compareReps(rep *Report, oldDir, newDir string) error {
 // that moved inconclusive where the machine's noise during its scenario
 // (or, without rows for it, the whole run) differed beyond the bound,
 // unless forced.
-func judgeNoise(rep *Report, oldDir, newDir string) error {
-	oldRows, errOld := ReadNoise(oldDir)
-	newRows, errNew := ReadNoise(newDir)
+func judgeNoise(rep *Verdict, oldDir, newDir string) error {
+	oldRows, errOld := results.ReadNoise(oldDir)
+	newRows, errNew := results.ReadNoise(newDir)
 	if errors.Is(errOld, fs.ErrNotExist) || errors.Is(errNew, fs.ErrNotExist) {
 		rep.Notes = append(rep.Notes, "no noise.csv on both sides: the machine's noise during the runs is unknown, and not weighed")
 		if errOld == nil {
-			rep.NoiseOld = SummarizeNoise(oldRows, nil)
+			rep.NoiseOld = results.SummarizeNoise(oldRows, nil)
 		}
 		if errNew == nil {
-			rep.NoiseNew = SummarizeNoise(newRows, nil)
+			rep.NoiseNew = results.SummarizeNoise(newRows, nil)
 		}
 		return nil
 	}
 	if err := errors.Join(errOld, errNew); err != nil {
 		return fmt.Errorf("compare noise: %w", err)
 	}
-	rep.NoiseOld, rep.NoiseNew = SummarizeNoise(oldRows, nil), SummarizeNoise(newRows, nil)
-	rep.NoiseReason = NoiseDiffers(rep.NoiseOld, rep.NoiseNew, rep.NoiseBoundPct)
+	rep.NoiseOld, rep.NoiseNew = results.SummarizeNoise(oldRows, nil), results.SummarizeNoise(newRows, nil)
+	rep.NoiseReason = noiseDiffers(rep.NoiseOld, rep.NoiseNew, rep.NoiseBoundPct)
 	forced := map[string]bool{}
 	for i := range rep.Verdicts {
 		v := &rep.Verdicts[i]
 		if v.Outcome != OutRegression && v.Outcome != OutImprovement {
 			continue
 		}
-		of := func(r NoiseRow) bool {
+		of := func(r results.NoiseRow) bool {
 			return r.Scenario == v.key.Scenario && r.Backend == v.key.Backend && r.Scale == v.key.Scale
 		}
-		o, n := SummarizeNoise(oldRows, of), SummarizeNoise(newRows, of)
+		o, n := results.SummarizeNoise(oldRows, of), results.SummarizeNoise(newRows, of)
 		if o.Rows == 0 || n.Rows == 0 {
 			o, n = rep.NoiseOld, rep.NoiseNew
 		}
-		why := NoiseDiffers(o, n, rep.NoiseBoundPct)
+		why := noiseDiffers(o, n, rep.NoiseBoundPct)
 		switch {
 		case why == "":
 		case rep.force:
@@ -230,7 +232,7 @@ func judgeNoise(rep *Report, oldDir, newDir string) error {
 }
 
 // writeNoise prints both runs' noise, and why it differs when it does.
-func writeNoise(b *strings.Builder, rep Report) {
+func writeNoise(b *strings.Builder, rep Verdict) {
 	if rep.NoiseOld.Rows == 0 && rep.NoiseNew.Rows == 0 {
 		return
 	}
@@ -241,7 +243,7 @@ func writeNoise(b *strings.Builder, rep Report) {
 }
 
 // writeVerdicts prints one line per metric of each point.
-func writeVerdicts(b *strings.Builder, vs []Verdict) {
+func writeVerdicts(b *strings.Builder, vs []MetricVerdict) {
 	if len(vs) == 0 {
 		return
 	}
@@ -253,12 +255,12 @@ func writeVerdicts(b *strings.Builder, vs []Verdict) {
 			fmt.Fprintf(tw, "%s (reps %d -> %d)\n", v.What, len(v.Old), len(v.New))
 			last = v.What
 		}
-		name, unit, f := "p50", " ms", fmtMs
+		name, unit, f := "p50", " ms", report.FormatMs
 		switch v.Metric {
 		case KindP99:
 			name = "p99"
 		case KindThroughput:
-			name, unit, f = "ops/s", "", fmtRate
+			name, unit, f = "ops/s", "", report.FormatRate
 		}
 		change, ci, p := "", "", ""
 		if v.Outcome != OutUndecided {
@@ -280,7 +282,7 @@ func writeVerdicts(b *strings.Builder, vs []Verdict) {
 
 // writeTally prints how many metrics fell into each outcome, and says
 // plainly when nothing could be decided.
-func writeTally(b *strings.Builder, vs []Verdict, alpha float64) {
+func writeTally(b *strings.Builder, vs []MetricVerdict, alpha float64) {
 	n := map[string]int{}
 	minOld, minNew := math.MaxInt, math.MaxInt
 	for _, v := range vs {

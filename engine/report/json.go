@@ -1,9 +1,11 @@
-package results
+package report
 
 import (
 	"encoding/json"
 	"io"
 	"time"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 // The results.json form: every row of every file, typed, with the CSV
@@ -98,7 +100,7 @@ type jsonSize struct {
 	SharedBuffers int64  `json:"shared_buffers,omitempty"`
 }
 
-func jsonTimings(rows []Row) []jsonTiming {
+func jsonTimings(rows []results.Row) []jsonTiming {
 	out := make([]jsonTiming, len(rows))
 	for i, r := range rows {
 		out[i] = jsonTiming{r.Scenario, r.Backend, r.Scale, r.NDatoms, r.Clients, r.Op, r.Rep, r.Count,
@@ -107,8 +109,8 @@ func jsonTimings(rows []Row) []jsonTiming {
 	return out
 }
 
-// JSON is the results.json reporter.
-func JSON(r *Run, w io.Writer) error {
+// JSON is the results.json format.
+func JSON(r *results.Run, w io.Writer) error {
 	out := jsonRun{
 		Format: "mentat-spec-results/1", Name: r.Name, Invocations: r.Invocations,
 		Env: []jsonKV{}, Timings: jsonTimings(r.Timings), Raw: jsonTimings(r.Raw),

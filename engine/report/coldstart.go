@@ -1,31 +1,23 @@
-package results
+package report
 
 import (
 	"bytes"
 	"strings"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
-
-// ColdStartCheck names the checks.txt line of each cold_warm point: PASS
-// with what was restarted and how the OS page cache was emptied of the
-// store, or SKIP with why its calls are not cold (its cold_ rows are then
-// not written).
-const ColdStartCheck = "cold start"
-
-// CrossBackendSuffix ends the name of a cross-backend check line: the
-// check's answers compared between the backends that ran it at a scale.
-const CrossBackendSuffix = " (cross-backend)"
 
 // writeColdStarts states, for each cell with cold starts, what was
 // restarted and whether the page cache was emptied (the last line of a
 // cell and scenario wins: a rerun supersedes).
-func writeColdStarts(b *bytes.Buffer, checks []CheckLine) {
-	var lines []CheckLine
+func writeColdStarts(b *bytes.Buffer, checks []results.CheckLine) {
+	var lines []results.CheckLine
 	for _, l := range checks {
-		if l.Name == ColdStartCheck {
+		if l.Name == results.ColdStartCheck {
 			lines = append(lines, l)
 		}
 	}
-	lines = lastPerKey(lines, func(l CheckLine) [3]string { return [3]string{l.Scenario, l.Backend, l.Scale} })
+	lines = results.LastPerKey(lines, func(l results.CheckLine) [3]string { return [3]string{l.Scenario, l.Backend, l.Scale} })
 	if len(lines) == 0 {
 		return
 	}
@@ -33,7 +25,7 @@ func writeColdStarts(b *bytes.Buffer, checks []CheckLine) {
 	t := table{head: []string{"backend", "scale", "scenario", "cold", "what was done"}, right: make([]bool, 5)}
 	for _, l := range lines {
 		cold, what := "yes", l.Detail
-		if l.Status != Pass {
+		if l.Status != results.Pass {
 			cold = "no: cold calls not measured"
 			what = strings.TrimPrefix(l.Detail, "cold calls not measured: ")
 		}

@@ -1,16 +1,16 @@
-package results
+package report
 
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 // AbridgedEnv lists the env.txt keys the summary shows, in this order;
@@ -25,26 +25,16 @@ var AbridgedEnv = []string{
 	"spec_files", "spec_sha256", "dataset", "scales", "backends", "phase", "sampling",
 }
 
-// Summary renders the Markdown summary of the results directory dir (see
-// SummaryMD).
-func Summary(dir string, w io.Writer) error {
-	r, err := Load(dir)
-	if err != nil {
-		return fmt.Errorf("results: summary: %w", err)
-	}
-	return SummaryMD(r, w)
-}
-
-// SummaryMD is the summary.md reporter. It teaches top down: an overview
+// SummaryMD is the summary.md format. It teaches top down: an overview
 // (what ran, how long, the checks, the headline numbers per backend and
 // scale), findings.md if present, the settings in force per backend, the
 // dataset and store sizes, the environment abridged, the bulk_load table,
 // one table per scenario in first-seen order and the checks. A section
 // that does not apply to the run is left out.
-func SummaryMD(r *Run, w io.Writer) error {
+func SummaryMD(r *results.Run, w io.Writer) error {
 	timings := r.Points()
 	loads := r.LatestLoads()
-	rank := scaleRanks(timings, loads, r.Sizes)
+	rank := results.ScaleRanks(timings, loads, r.Sizes)
 
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# mentat-spec benchmark: %s\n\n", r.Name)
@@ -73,95 +63,15 @@ func SummaryMD(r *Run, w io.Writer) error {
 	return nil
 }
 
-// optional treats a missing file as empty.
-func optional(err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return err
-}
-
-// lastPerKey keeps the last row of each key (a rerun supersedes), at the
-// position of that last row.
-func lastPerKey[T any, K comparable](rows []T, key func(T) K) []T {
-	last := map[K]int{}
-	for i, r := range rows {
-		last[key(r)] = i
-	}
-	out := rows[:0:0]
-	for i, r := range rows {
-		if last[key(r)] == i {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// scaleRanks orders scales by size (their smallest datom count), then by
-// first appearance: "s" before "m" though not alphabetically.
-func scaleRanks(timings []Row, loads []LoadRow, sizes []SizeRow) map[string]int {
-	type info struct {
-		nd    int64
-		first int
-	}
-	m := map[string]*info{}
-	see := func(scale string, nd int64) {
-		in := m[scale]
-		if in == nil {
-			in = &info{first: len(m)}
-			m[scale] = in
-		}
-		if nd > 0 && (in.nd == 0 || nd < in.nd) {
-			in.nd = nd
-		}
-	}
-	for _, r := range timings {
-		see(r.Scale, r.NDatoms)
-	}
-	for _, l := range loads {
-		see(l.Scale, l.NDatoms)
-	}
-	for _, s := range sizes {
-		see(s.Scale, 0)
-	}
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		x, y := m[a], m[b]
-		if (x.nd == 0) != (y.nd == 0) {
-			if x.nd == 0 {
-				return 1
-			}
-			return -1
-		}
-		return cmp.Or(cmp.Compare(x.nd, y.nd), cmp.Compare(x.first, y.first))
-	})
-	rank := make(map[string]int, len(names))
-	for i, n := range names {
-		rank[n] = i
-	}
-	return rank
-}
-
-func byRank(rank map[string]int) []string {
-	out := make([]string, len(rank))
-	for n, i := range rank {
-		out[i] = n
-	}
-	return out
-}
-
-func writeEnv(b *bytes.Buffer, env []KV) {
-	var show []KV
+func writeEnv(b *bytes.Buffer, env []results.KV) {
+	var show []results.KV
 	at := map[string]string{}
 	for _, kv := range env {
 		at[kv.Key] = kv.Value
 	}
 	for _, k := range AbridgedEnv {
 		if v, ok := at[k]; ok {
-			show = append(show, KV{k, v})
+			show = append(show, results.KV{Key: k, Value: v})
 		}
 	}
 	for _, kv := range env {
@@ -190,11 +100,11 @@ func writeEnv(b *bytes.Buffer, env []KV) {
 	b.WriteString("```\n\n")
 }
 
-func writeLoads(b *bytes.Buffer, loads []LoadRow, rank map[string]int) {
+func writeLoads(b *bytes.Buffer, loads []results.LoadRow, rank map[string]int) {
 	if len(loads) == 0 {
 		return
 	}
-	slices.SortStableFunc(loads, func(x, y LoadRow) int {
+	slices.SortStableFunc(loads, func(x, y results.LoadRow) int {
 		return cmp.Or(cmp.Compare(x.Backend, y.Backend), cmp.Compare(rank[x.Scale], rank[y.Scale]))
 	})
 	t := table{head: []string{"backend", "scale", "datoms", "wall s", "datoms/s", "post-load s", "ANALYZE s", "VACUUM s", "store size", "jobs", "note"},
@@ -202,7 +112,7 @@ func writeLoads(b *bytes.Buffer, loads []LoadRow, rank map[string]int) {
 	for _, l := range loads {
 		size, jobs, note := "", "", ""
 		if l.SizeBytes != nil {
-			size = humanBytes(*l.SizeBytes)
+			size = results.HumanBytes(*l.SizeBytes)
 		}
 		if l.Jobs > 0 {
 			jobs = strconv.Itoa(l.Jobs)
@@ -210,16 +120,16 @@ func writeLoads(b *bytes.Buffer, loads []LoadRow, rank map[string]int) {
 		if l.Ceiling {
 			note = "ceiling (load cap hit; the rate reached)"
 		}
-		t.rows = append(t.rows, []string{l.Backend, l.Scale, fmtInt(l.NDatoms), fmtSecs(l.WallS, 1), fmtInt(int64(math.Round(l.DatomsPerS))),
+		t.rows = append(t.rows, []string{l.Backend, l.Scale, results.Thousands(l.NDatoms), fmtSecs(l.WallS, 1), results.Thousands(int64(math.Round(l.DatomsPerS))),
 			optSecs(l.PostLoadS), optSecs(l.AnalyzeS), optSecs(l.VacuumS), size, jobs, note})
 	}
 	b.WriteString("## bulk_load\n\n")
 	t.write(b)
 }
 
-func writeScenarios(b *bytes.Buffer, timings []Row, rank map[string]int) {
+func writeScenarios(b *bytes.Buffer, timings []results.Row, rank map[string]int) {
 	var order []string
-	by := map[string][]Row{}
+	by := map[string][]results.Row{}
 	for _, r := range timings {
 		if _, ok := by[r.Scenario]; !ok {
 			order = append(order, r.Scenario)
@@ -228,23 +138,23 @@ func writeScenarios(b *bytes.Buffer, timings []Row, rank map[string]int) {
 	}
 	for _, sc := range order {
 		rows := by[sc]
-		slices.SortStableFunc(rows, func(x, y Row) int {
+		slices.SortStableFunc(rows, func(x, y results.Row) int {
 			return cmp.Or(cmp.Compare(x.Backend, y.Backend), cmp.Compare(rank[x.Scale], rank[y.Scale]), cmp.Compare(x.Clients, y.Clients))
 		})
 		t := table{head: []string{"backend", "scale", "datoms", "clients", "op", "n", "p50 ms", "p95 ms", "p99 ms", "max ms", "ops/s", "errors", "reps"},
 			right: []bool{false, false, true, true, false, true, true, true, true, true, true, true, true}}
 		for _, r := range rows {
-			t.rows = append(t.rows, []string{r.Backend, r.Scale, fmtInt(r.NDatoms), strconv.Itoa(r.Clients), r.Op,
-				strconv.FormatInt(r.Count, 10), fmtMs(r.P50Ms), fmtMs(r.P95Ms), fmtMs(r.P99Ms), fmtMs(r.MaxMs),
-				fmtRate(r.Throughput), strconv.FormatInt(r.Errors, 10), strconv.Itoa(r.Reps)})
+			t.rows = append(t.rows, []string{r.Backend, r.Scale, results.Thousands(r.NDatoms), strconv.Itoa(r.Clients), r.Op,
+				strconv.FormatInt(r.Count, 10), FormatMs(r.P50Ms), FormatMs(r.P95Ms), FormatMs(r.P99Ms), FormatMs(r.MaxMs),
+				FormatRate(r.Throughput), strconv.FormatInt(r.Errors, 10), strconv.Itoa(r.Reps)})
 		}
 		fmt.Fprintf(b, "## %s\n\n", sc)
 		t.write(b)
 	}
 }
 
-func writeChecks(b *bytes.Buffer, checks []CheckLine) {
-	var c CheckCounts
+func writeChecks(b *bytes.Buffer, checks []results.CheckLine) {
+	var c results.CheckCounts
 	type run struct{ backend, scale string }
 	failed := map[run]bool{}
 	var runs []run
@@ -254,8 +164,8 @@ func writeChecks(b *bytes.Buffer, checks []CheckLine) {
 			runs = append(runs, k)
 			failed[k] = false
 		}
-		c.add(l.Status)
-		if l.Status == Fail {
+		c.Add(l.Status)
+		if l.Status == results.Fail {
 			failed[k] = true
 		}
 	}
@@ -266,24 +176,24 @@ func writeChecks(b *bytes.Buffer, checks []CheckLine) {
 		}
 	}
 	b.WriteString("## Correctness checks\n\n")
-	b.Write(appendCounts(nil, c))
+	b.WriteString(c.String())
 	if len(checks) == 0 {
 		b.WriteString("; no checks recorded\n")
 		return
 	}
-	fmt.Fprintf(b, "; %d backend check runs OK, %d FAILED (all FAIL lines in %s)\n", len(runs)-bad, bad, ChecksFile)
+	fmt.Fprintf(b, "; %d backend check runs OK, %d FAILED (all FAIL lines in %s)\n", len(runs)-bad, bad, results.ChecksFile)
 	// The failures themselves, a page at most: they are what to read next.
 	const most = 20
 	n := 0
 	for _, l := range checks {
-		if l.Status != Fail {
+		if l.Status != results.Fail {
 			continue
 		}
 		if n == 0 {
 			b.WriteString("\n")
 		}
 		if n++; n > most {
-			fmt.Fprintf(b, "- ... and %d more in %s\n", c.Fail-most, ChecksFile)
+			fmt.Fprintf(b, "- ... and %d more in %s\n", c.Fail-most, results.ChecksFile)
 			break
 		}
 		fmt.Fprintf(b, "- FAIL %s %s %s %s: %s\n", l.Scenario, l.Backend, l.Scale, l.Name, l.Detail)
@@ -291,7 +201,7 @@ func writeChecks(b *bytes.Buffer, checks []CheckLine) {
 	// Every crossed threshold: a gate the spec set, so each is named.
 	first := true
 	for _, l := range checks {
-		if l.Status != Threshold {
+		if l.Status != results.Threshold {
 			continue
 		}
 		if first {
@@ -333,61 +243,6 @@ func (t *table) write(b *bytes.Buffer) {
 		line(r)
 	}
 	b.WriteString("\n")
-}
-
-// Number formats of seed 001.
-
-// fmtInt writes n with thousands separators: 984,803.
-func fmtInt(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// fmtMs: 3 decimals under 1000 ms, whole with separators above: 0.083, 1,067.
-func fmtMs(v float64) string {
-	if r := math.Round(v*1000) / 1000; r < 1000 {
-		return strconv.FormatFloat(r, 'f', 3, 64)
-	}
-	return fmtInt(int64(math.Round(v)))
-}
-
-// fmtRate: 1 decimal under 1000 ops/s, whole with separators above: 865.5, 1,557.
-func fmtRate(v float64) string {
-	if r := math.Round(v*10) / 10; r < 1000 {
-		return strconv.FormatFloat(r, 'f', 1, 64)
-	}
-	return fmtInt(int64(math.Round(v)))
-}
-
-// fmtSecs: dec decimals under 1000 s, whole with separators above.
-func fmtSecs(v float64, dec int) string {
-	p := math.Pow10(dec)
-	if r := math.Round(v*p) / p; r < 1000 {
-		return strconv.FormatFloat(r, 'f', dec, 64)
-	}
-	return fmtInt(int64(math.Round(v)))
-}
-
-// optSecs formats a step's seconds, empty when it did not run.
-func optSecs(v *float64) string {
-	if v == nil {
-		return ""
-	}
-	return fmtSecs(*v, 2)
 }
 
 // withoutSource drops the " (from <source>)" env.txt writes after a

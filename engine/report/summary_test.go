@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -9,7 +9,23 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
+
+// summaryOf renders the summary of the results directory dir.
+func summaryOf(t *testing.T, dir string) string {
+	t.Helper()
+	r, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := SummaryMD(r, &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
@@ -37,15 +53,11 @@ func TestSummaryGolden(t *testing.T) {
 		run, golden string
 		end         time.Time
 	}{
-		{"summary/run1", "summary.golden.md", time.Date(2026, 9, 27, 4, 2, 10, 0, time.UTC)},
-		{"report/run1", "report-summary.golden.md", fixtureEnd},
+		{filepath.Join("testdata", "summary", "run1"), "summary.golden.md", time.Date(2026, 9, 27, 4, 2, 10, 0, time.UTC)},
+		{runFixture, "report-summary.golden.md", fixtureEnd},
 	} {
 		t.Run(tt.run, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := Summary(fixtureRun(t, tt.run, tt.end), &b); err != nil {
-				t.Fatal(err)
-			}
-			golden(t, tt.golden, b.Bytes())
+			golden(t, tt.golden, []byte(summaryOf(t, fixtureRun(t, tt.run, tt.end))))
 		})
 	}
 }
@@ -61,14 +73,10 @@ func TestSummaryTeaches(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var b bytes.Buffer
-		if err := Summary(dir, &b); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
+		return summaryOf(t, dir)
 	}
 	timing := func(backend string) string {
-		return TimingsHeader + "\npoint_lookup," + backend + ",xs,1000,1,read,10,0.05,0.06,0.07,0.1,200,0,1\n"
+		return results.TimingsHeader + "\npoint_lookup," + backend + ",xs,1000,1,read,10,0.05,0.06,0.07,0.1,200,0,1\n"
 	}
 	tests := []struct {
 		name         string
@@ -77,27 +85,27 @@ func TestSummaryTeaches(t *testing.T) {
 	}{
 		{
 			name:   "sqlite only",
-			files:  map[string]string{TimingsFile: timing("sqlite"), SizesFile: "xs sqlite 5000 bytes (4.88 KiB)\n", EnvFile: "dataset.xs: 1000 datoms, 12 txs, seed 7\n"},
+			files:  map[string]string{results.TimingsFile: timing("sqlite"), results.SizesFile: "xs sqlite 5000 bytes (4.88 KiB)\n", results.EnvFile: "dataset.xs: 1000 datoms, 12 txs, seed 7\n"},
 			want:   []string{"## Overview", "1 scenario on backend sqlite at scale xs", "- xs: 1,000 datoms (12 transactions, seed 7); stores: sqlite 4.88 KiB", "Checks:** none recorded"},
 			reject: []string{"shared_buffers", "memory_limit", "## Settings in force", "## bulk_load"},
 		},
 		{
 			name: "duckdb's cache is its memory_limit",
-			files: map[string]string{TimingsFile: timing("duckdb"), EnvFile: "backend.duckdb.xs.driver: duckdb\n",
-				SizesFile: "xs duckdb 5000 bytes (4.88 KiB); shared_buffers 1048576 bytes (1.00 MiB); ratio 0.0048\n"},
+			files: map[string]string{results.TimingsFile: timing("duckdb"), results.EnvFile: "backend.duckdb.xs.driver: duckdb\nbackend.duckdb.xs.cache_setting: memory_limit\n",
+				results.SizesFile: "xs duckdb 5000 bytes (4.88 KiB); shared_buffers 1048576 bytes (1.00 MiB); ratio 0.0048\n"},
 			want:   []string{"duckdb 4.88 KiB (0.5% of memory_limit 1.00 MiB)"},
 			reject: []string{"shared_buffers"},
 		},
 		{
 			name: "postgres settings in force",
-			files: map[string]string{TimingsFile: timing("postgres"),
-				EnvFile:   "backend.postgres.xs.driver: postgres\nbackend.postgres.xs.setting.enable_seqscan: off\n",
-				SizesFile: "xs postgres 5000 bytes (4.88 KiB); shared_buffers 1048576 bytes (1.00 MiB); ratio 0.0048\n"},
+			files: map[string]string{results.TimingsFile: timing("postgres"),
+				results.EnvFile:   "backend.postgres.xs.driver: postgres\nbackend.postgres.xs.cache_setting: shared_buffers\nbackend.postgres.xs.setting.enable_seqscan: off\n",
+				results.SizesFile: "xs postgres 5000 bytes (4.88 KiB); shared_buffers 1048576 bytes (1.00 MiB); ratio 0.0048\n"},
 			want: []string{"## Settings in force per backend", "| postgres | setting.enable_seqscan | off |", "(0.5% of shared_buffers 1.00 MiB)"},
 		},
 		{
 			name:  "a failed check leads the overview",
-			files: map[string]string{TimingsFile: timing("sqlite"), ChecksFile: "FAIL point_lookup sqlite xs title: got 1 row, want 2\nPASS pull sqlite xs entity: ok\n"},
+			files: map[string]string{results.TimingsFile: timing("sqlite"), results.ChecksFile: "FAIL point_lookup sqlite xs title: got 1 row, want 2\nPASS pull sqlite xs entity: ok\n"},
 			want:  []string{"1 PASS, 1 FAIL, 0 SKIP: the run FAILED; first failure: point_lookup sqlite xs title: got 1 row, want 2.", "| 1/2 pass, 1 FAIL |"},
 		},
 	}
@@ -120,11 +128,7 @@ func TestSummaryTeaches(t *testing.T) {
 
 // The cells seed 001 shows for the same numbers.
 func TestSummarySeedCells(t *testing.T) {
-	var b bytes.Buffer
-	if err := Summary(filepath.Join("testdata", "summary", "run1"), &b); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
+	out := summaryOf(t, filepath.Join("testdata", "summary", "run1"))
 	for _, want := range []string{
 		"# mentat-spec benchmark: ext-cache\n",
 		"| duckdb | s | 984,803 | 1 | read | 15574 | 0.625 | 0.713 | 0.745 | 1.502 | 1,557 | 0 | 1 |",
@@ -147,20 +151,22 @@ func TestSummarySeedCells(t *testing.T) {
 	}
 }
 
-func TestWriteSummary(t *testing.T) {
+func TestWriteAll(t *testing.T) {
 	dir := t.TempDir()
-	d, err := Open(dir)
+	d, err := results.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.AppendTiming(Row{Scenario: "pull", Backend: "sqlite", Scale: "xs", NDatoms: 1000, Clients: 1, Op: "read", Count: 10, P50Ms: 0.05, Reps: 1}); err != nil {
+	if err := d.AppendTiming(results.Row{Scenario: "pull", Backend: "sqlite", Scale: "xs", NDatoms: 1000, Clients: 1, Op: "read", Count: 10, P50Ms: 0.05, Reps: 1}); err != nil {
 		t.Fatal(err)
 	}
-	closeT(t, d)
-	if err := WriteSummary(dir); err != nil {
+	if _, err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err := WriteAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, results.SummaryFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,10 +177,10 @@ func TestWriteSummary(t *testing.T) {
 	}
 	for _, name := range []string{ReportHTMLFile, JSONFile} {
 		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
-			t.Errorf("WriteSummary did not write %s: %v", name, err)
+			t.Errorf("WriteAll did not write %s: %v", name, err)
 		}
 	}
-	if err := WriteSummary(filepath.Join(dir, "nope")); err == nil {
+	if err := WriteAll(filepath.Join(dir, "nope")); err == nil {
 		t.Error("summary of a missing directory: no error")
 	}
 }

@@ -5,7 +5,7 @@ package chart
 
 import (
 	"fmt"
-	"html"
+	"html/template"
 	"math"
 	"strconv"
 	"strings"
@@ -46,21 +46,17 @@ const (
 
 // SVG renders the chart. A chart without points renders its title and
 // "no data", never an empty element.
-func (c Chart) SVG() string {
-	var b strings.Builder
+func (c Chart) SVG() template.HTML {
 	rows := (len(c.Series) + 3) / 4
 	// Category names that do not fit their slot are slanted, and the plot
 	// gives them room below.
 	slant, extra := c.slant()
 	plotH := height + extra
-	h := plotH + rows*legend
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s">`, width, h, esc(c.Title))
-	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.Title))
-	fmt.Fprintf(&b, `<text class="title" x="%d" y="20">%s</text>`, padL, esc(c.Title))
+	d := drawing{W: width, H: plotH + rows*legend, Title: c.Title, TitleX: padL}
 	xmin, xmax, ymin, ymax, ok := c.bounds()
 	if !ok {
-		fmt.Fprintf(&b, `<text class="empty" x="%d" y="%d">no data</text></svg>`, width/2, height/2)
-		return b.String()
+		d.Empty, d.EmptyX, d.EmptyY = true, width/2, height/2
+		return d.render()
 	}
 	x0, x1, y0, y1 := float64(padL), float64(width-padR), float64(height-padB), float64(padT)
 	xs := scale{min: xmin, max: xmax, log: c.LogX, lo: x0, hi: x1}
@@ -72,35 +68,35 @@ func (c Chart) SVG() string {
 	// Grid and Y ticks.
 	for _, v := range ys.ticks() {
 		y := ys.at(v)
-		fmt.Fprintf(&b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x0, y, x1, y)
-		fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="end">%s</text>`, x0-4, y+4, num(v))
+		d.line("grid", x0, y, x1, y)
+		d.text(mark{Class: "tick", X: f1(x0 - 4), Y: f1(y + 4), Anchor: "end", Text: num(v)})
 	}
 	// X ticks.
 	if len(c.Categories) > 0 {
 		for i, name := range c.Categories {
 			x := xs.at(float64(i))
 			if slant {
-				fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="end" transform="rotate(-35 %.1f %.1f)">%s</text>`, x, y0+14, x, y0+14, esc(name))
+				d.text(mark{Class: "tick", X: f1(x), Y: f1(y0 + 14), Anchor: "end", Transform: "rotate(-35 " + f1(x) + " " + f1(y0+14) + ")", Text: name})
 				continue
 			}
-			fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x, y0+16, esc(name))
+			d.text(mark{Class: "tick", X: f1(x), Y: f1(y0 + 16), Anchor: "middle", Text: name})
 		}
 	} else {
 		for _, v := range xs.ticks() {
 			x := xs.at(v)
-			fmt.Fprintf(&b, `<line class="grid" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x, y0, x, y1)
-			fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x, y0+16, num(v))
+			d.line("grid", x, y0, x, y1)
+			d.text(mark{Class: "tick", X: f1(x), Y: f1(y0 + 16), Anchor: "middle", Text: num(v)})
 		}
 	}
-	fmt.Fprintf(&b, `<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x0, y0, x1, y0)
-	fmt.Fprintf(&b, `<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, x0, y0, x0, y1)
-	fmt.Fprintf(&b, `<text class="label" x="%.1f" y="%d" text-anchor="middle">%s</text>`, (x0+x1)/2, plotH-8, esc(c.XLabel))
-	fmt.Fprintf(&b, `<text class="label" transform="translate(14 %.1f) rotate(-90)" text-anchor="middle">%s</text>`, (y0+y1)/2, esc(c.YLabel))
+	d.line("axis", x0, y0, x1, y0)
+	d.line("axis", x0, y0, x0, y1)
+	d.text(mark{Class: "label", X: f1((x0 + x1) / 2), Y: strconv.Itoa(plotH - 8), Anchor: "middle", Text: c.XLabel})
+	d.add(mark{Kind: "vtext", Class: "label", Transform: "translate(14 " + f1((y0+y1)/2) + ") rotate(-90)", Anchor: "middle", Text: c.YLabel})
 
 	if c.Bars {
-		c.drawBars(&b, xs, ys)
+		c.drawBars(&d, xs, ys)
 	} else {
-		c.drawLines(&b, xs, ys)
+		c.drawLines(&d, xs, ys)
 	}
 	// Legend.
 	colors := c.colors()
@@ -108,15 +104,72 @@ func (c Chart) SVG() string {
 		lx := float64(padL + (i%4)*((width-padL)/4))
 		ly := float64(plotH + (i/4)*legend + 4)
 		if c.Bars || s.Dash == 0 {
-			fmt.Fprintf(&b, `<rect class="s%d" x="%.1f" y="%.1f" width="10" height="10"/>`, colors[i], lx, ly)
+			d.add(mark{Kind: "swatch", Class: fmt.Sprintf("s%d", colors[i]), X: f1(lx), Y: f1(ly)})
 		} else {
-			fmt.Fprintf(&b, `<line class="line s%d d%d" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`, colors[i], s.Dash, lx-2, ly+5, lx+11, ly+5)
+			d.line(fmt.Sprintf("line s%d d%d", colors[i], s.Dash), lx-2, ly+5, lx+11, ly+5)
 		}
-		fmt.Fprintf(&b, `<text class="legend" x="%.1f" y="%.1f">%s</text>`, lx+14, ly+9, esc(s.Name))
+		d.text(mark{Class: "legend", X: f1(lx + 14), Y: f1(ly + 9), Text: s.Name})
 	}
-	b.WriteString(`</svg>`)
-	return b.String()
+	return d.render()
 }
+
+// drawing is a chart's SVG as data: its marks in drawing order, each
+// coordinate written as the drawing is (one decimal).
+type drawing struct {
+	W, H, TitleX   int
+	Title          string
+	Empty          bool
+	EmptyX, EmptyY int
+	Marks          []mark
+}
+
+// mark is one SVG element; Kind says which, the rest are its attributes
+// and text.
+type mark struct {
+	Kind, Class                string
+	X, Y, X1, Y1, X2, Y2, W, H string
+	Anchor, Transform, Points  string
+	Text                       string
+}
+
+func (d *drawing) add(m mark) { d.Marks = append(d.Marks, m) }
+
+func (d *drawing) line(class string, x1, y1, x2, y2 float64) {
+	d.add(mark{Kind: "line", Class: class, X1: f1(x1), Y1: f1(y1), X2: f1(x2), Y2: f1(y2)})
+}
+
+func (d *drawing) text(m mark) {
+	m.Kind = "text"
+	d.add(m)
+}
+
+// The SVG of a drawing, one element after another without white space.
+// html/template escapes every text and attribute value.
+const svgTemplate = `{{define "svg"}}<svg class="chart" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="{{.Title}}">` +
+	`<title>{{.Title}}</title><text class="title" x="{{.TitleX}}" y="20">{{.Title}}</text>` +
+	`{{if .Empty}}<text class="empty" x="{{.EmptyX}}" y="{{.EmptyY}}">no data</text>{{else}}{{range .Marks}}{{template "mark" .}}{{end}}{{end}}</svg>{{end}}` +
+	`{{define "mark"}}{{if eq .Kind "line"}}<line class="{{.Class}}" x1="{{.X1}}" y1="{{.Y1}}" x2="{{.X2}}" y2="{{.Y2}}"/>` +
+	`{{else if eq .Kind "text"}}<text class="{{.Class}}" x="{{.X}}" y="{{.Y}}"{{with .Anchor}} text-anchor="{{.}}"{{end}}{{with .Transform}} transform="{{.}}"{{end}}>{{.Text}}</text>` +
+	`{{else if eq .Kind "vtext"}}<text class="{{.Class}}" transform="{{.Transform}}" text-anchor="{{.Anchor}}">{{.Text}}</text>` +
+	`{{else if eq .Kind "polyline"}}<polyline class="{{.Class}}" points="{{.Points}}"/>` +
+	`{{else if eq .Kind "dot"}}<circle class="{{.Class}}" cx="{{.X}}" cy="{{.Y}}" r="3"><title>{{.Text}}</title></circle>` +
+	`{{else if eq .Kind "swatch"}}<rect class="{{.Class}}" x="{{.X}}" y="{{.Y}}" width="10" height="10"/>` +
+	`{{else if eq .Kind "bar"}}<rect class="{{.Class}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Text}}</title></rect>` +
+	`{{end}}{{end}}`
+
+var svg = template.Must(template.New("chart").Parse(svgTemplate))
+
+func (d drawing) render() template.HTML {
+	var b strings.Builder
+	if err := svg.ExecuteTemplate(&b, "svg", d); err != nil {
+		// The template and its data are this package's: an error is a bug.
+		panic("chart: " + err.Error())
+	}
+	return template.HTML(b.String())
+}
+
+// f1 writes a coordinate with one decimal.
+func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 // slant reports whether the category names are too long for their slots
 // (at about 6 units a character), and the extra height they then need.
@@ -155,28 +208,31 @@ func (c Chart) colors() []int {
 	return out
 }
 
-func (c Chart) drawLines(b *strings.Builder, xs, ys scale) {
+func (c Chart) drawLines(d *drawing, xs, ys scale) {
 	colors := c.colors()
 	for i, s := range c.Series {
-		var pts []string
+		var pts [][2]string
 		for _, p := range s.Points {
 			if !xs.valid(p.X) || !ys.valid(p.Y) {
 				continue
 			}
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", xs.at(p.X), ys.at(p.Y)))
+			pts = append(pts, [2]string{f1(xs.at(p.X)), f1(ys.at(p.Y))})
 		}
 		if len(pts) > 1 {
-			fmt.Fprintf(b, `<polyline class="line s%d d%d" points="%s"/>`, colors[i], s.Dash, strings.Join(pts, " "))
+			joined := make([]string, len(pts))
+			for j, p := range pts {
+				joined[j] = p[0] + "," + p[1]
+			}
+			d.add(mark{Kind: "polyline", Class: fmt.Sprintf("line s%d d%d", colors[i], s.Dash), Points: strings.Join(joined, " ")})
 		}
 		for j, p := range pts {
-			x, y, _ := strings.Cut(p, ",")
-			fmt.Fprintf(b, `<circle class="dot s%d" cx="%s" cy="%s" r="3"><title>%s: %s, %s</title></circle>`,
-				colors[i], x, y, esc(s.Name), c.xText(s.Points[j].X), num(s.Points[j].Y))
+			d.add(mark{Kind: "dot", Class: fmt.Sprintf("dot s%d", colors[i]), X: p[0], Y: p[1],
+				Text: s.Name + ": " + c.xText(s.Points[j].X) + ", " + num(s.Points[j].Y)})
 		}
 	}
 }
 
-func (c Chart) drawBars(b *strings.Builder, xs, ys scale) {
+func (c Chart) drawBars(d *drawing, xs, ys scale) {
 	colors := c.colors()
 	n := len(c.Series)
 	slot := (xs.hi - xs.lo) / float64(len(c.Categories))
@@ -189,8 +245,8 @@ func (c Chart) drawBars(b *strings.Builder, xs, ys scale) {
 			}
 			x := xs.at(p.X) - slot*0.4 + float64(i)*bw
 			y := ys.at(p.Y)
-			fmt.Fprintf(b, `<rect class="bar s%d" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s, %s: %s</title></rect>`,
-				colors[i], x, y, bw, math.Max(base-y, 0.5), esc(s.Name), c.xText(p.X), num(p.Y))
+			d.add(mark{Kind: "bar", Class: fmt.Sprintf("bar s%d", colors[i]), X: f1(x), Y: f1(y), W: f1(bw), H: f1(math.Max(base-y, 0.5)),
+				Text: s.Name + ", " + c.xText(p.X) + ": " + num(p.Y)})
 		}
 	}
 }
@@ -320,5 +376,3 @@ func num(v float64) string {
 		return strconv.FormatFloat(v, 'g', 2, 64)
 	}
 }
-
-func esc(s string) string { return html.EscapeString(s) }

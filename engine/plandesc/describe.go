@@ -1,13 +1,11 @@
-// Package plandiff relates two revisions of a spec through their plans.
-// A plan is the resolved program, so comparing two plans compares what
-// two revisions would run: Describe turns a plan into a deterministic,
-// comparable description with a fingerprint (sha256 of canonical JSON)
-// per dataset, backend, query and scenario; Diff lists what was added,
-// removed or changed between two descriptions, with unified diffs of SQL
-// and the estimated duration before and after. The fingerprints are also
-// written into each results directory (fingerprints.json) so that two
-// runs can be compared row by row where their definitions did not change.
-package plandiff
+// Package plandesc turns a plan into a deterministic, comparable
+// description with a fingerprint (sha256 of canonical JSON) per dataset,
+// backend, query and scenario. Two readers use it: package plandiff,
+// which lists what changed between two revisions of a spec, and the
+// runner, which records the fingerprints in each results directory
+// (results.Fingerprints) so that package compare can compare two runs row
+// by row where their definitions did not change.
+package plandesc
 
 import (
 	"crypto/sha256"

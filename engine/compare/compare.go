@@ -1,4 +1,4 @@
-package results
+package compare
 
 import (
 	"errors"
@@ -8,6 +8,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/mentat-spec/mentat-spec/engine/report"
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 // Finding kinds.
@@ -30,7 +33,7 @@ type Finding struct {
 	Pct      float64 // change in percent where it applies
 	// Stat is the statistical evidence of a metric finding of the
 	// statistical method; nil for the threshold method.
-	Stat *Verdict
+	Stat *MetricVerdict
 }
 
 // Comparison methods.
@@ -39,7 +42,7 @@ const (
 	MethodThreshold = "threshold" // the seed's rule: medians beyond a threshold
 )
 
-// Options says how Compare decides.
+// Options says how Dirs decides.
 type Options struct {
 	Method       string  // MethodStats (default when empty) or MethodThreshold
 	ThresholdPct float64 // a change must exceed this to count
@@ -47,9 +50,9 @@ type Options struct {
 	Force        bool    // compare even when the runs are not comparable
 	// Comparable, when set, says which points kept their definition
 	// (query, scenario and dataset fingerprints): the others are left out
-	// and listed in Report.NotCompared. With it, a different spec hash is
+	// and listed in Verdict.NotCompared. With it, a different spec hash is
 	// no longer by itself a reason to refuse.
-	Comparable func(Key) bool
+	Comparable func(results.Key) bool
 	// LoadComparable says which (backend, scale) loads kept their dataset.
 	LoadComparable func(backend, scale string) bool
 	// NotCompared describes what Comparable leaves out, for the report.
@@ -60,8 +63,9 @@ type Options struct {
 	NoiseBoundPct float64
 }
 
-// Report is the outcome of Compare. String prints it as text.
-type Report struct {
+// Verdict is the outcome of comparing two runs (Dirs). String prints it
+// as text, HTML as a page.
+type Verdict struct {
 	Old, New     string
 	Method       string
 	ThresholdPct float64
@@ -76,35 +80,35 @@ type Report struct {
 	Findings    []Finding
 	// Verdicts holds every metric of every matched point under the
 	// statistical method, in OLD's row order.
-	Verdicts []Verdict
+	Verdicts []MetricVerdict
 	Notes    []string // what could not be checked or decided
 	// NotCompared lists the points whose definitions changed between the
 	// runs (from their fingerprints): reported, never judged.
 	NotCompared []string
 	// NoiseOld and NoiseNew are the machine's noise during each run
 	// (noise.csv); NoiseReason says how they differ beyond NoiseBoundPct.
-	NoiseOld, NoiseNew Noise
+	NoiseOld, NoiseNew results.Noise
 	NoiseBoundPct      float64
 	NoiseReason        string
 
 	force          bool
-	comparable     func(Key) bool
+	comparable     func(results.Key) bool
 	loadComparable func(backend, scale string) bool
 }
 
-func (r *Report) keep(k Key) bool { return r.comparable == nil || r.comparable(k) }
+func (r *Verdict) keep(k results.Key) bool { return r.comparable == nil || r.comparable(k) }
 
-func (r *Report) keepLoad(backend, scale string) bool {
+func (r *Verdict) keepLoad(backend, scale string) bool {
 	return r.loadComparable == nil || r.loadComparable(backend, scale)
 }
 
 // Regressed reports whether there is any regression. A refused
 // comparison has none: see Refused.
-func (r Report) Regressed() bool { return len(r.Findings) > 0 }
+func (r Verdict) Regressed() bool { return len(r.Findings) > 0 }
 
 // Undecided counts the metrics the statistical method could not decide:
 // no verdict, which a gate must not read as a pass.
-func (r Report) Undecided() int {
+func (r Verdict) Undecided() int {
 	n := 0
 	for _, v := range r.Verdicts {
 		if v.Outcome == OutUndecided || v.Outcome == OutNoisy {
@@ -115,12 +119,12 @@ func (r Report) Undecided() int {
 }
 
 // Write prints the report as text.
-func (r Report) Write(w io.Writer) error {
+func (r Verdict) Write(w io.Writer) error {
 	_, err := io.WriteString(w, r.String())
 	return err
 }
 
-func (r Report) String() string {
+func (r Verdict) String() string {
 	var b strings.Builder
 	if r.Method == MethodStats {
 		fmt.Fprintf(&b, "compare %s -> %s (statistics over reps: Mann-Whitney U at alpha %s, threshold %s%%)\n",
@@ -149,15 +153,15 @@ func (r Report) String() string {
 		b.WriteString(": ")
 		switch f.Kind {
 		case KindP50, KindP99:
-			fmt.Fprintf(&b, "%s %s -> %s ms (%+.1f%%)", f.Kind, fmtMs(f.Old), fmtMs(f.New), f.Pct)
+			fmt.Fprintf(&b, "%s %s -> %s ms (%+.1f%%)", f.Kind, report.FormatMs(f.Old), report.FormatMs(f.New), f.Pct)
 		case KindThroughput:
-			fmt.Fprintf(&b, "ops/s %s -> %s (%+.1f%%)", fmtRate(f.Old), fmtRate(f.New), f.Pct)
+			fmt.Fprintf(&b, "ops/s %s -> %s (%+.1f%%)", report.FormatRate(f.Old), report.FormatRate(f.New), f.Pct)
 		case KindLoadRate:
-			fmt.Fprintf(&b, "datoms/s %s -> %s (%+.1f%%)", fmtInt(int64(math.Round(f.Old))), fmtInt(int64(math.Round(f.New))), f.Pct)
+			fmt.Fprintf(&b, "datoms/s %s -> %s (%+.1f%%)", results.Thousands(int64(math.Round(f.Old))), results.Thousands(int64(math.Round(f.New))), f.Pct)
 		case KindErrors:
 			fmt.Fprintf(&b, "errors %d -> %d", int64(f.Old), int64(f.New))
 		case KindCeiling:
-			fmt.Fprintf(&b, "now a ceiling (first call %s ms)", fmtMs(f.New))
+			fmt.Fprintf(&b, "now a ceiling (first call %s ms)", report.FormatMs(f.New))
 		case KindLoadCeiling:
 			b.WriteString("bulk load now hits the load cap")
 		case KindMissing:
@@ -183,30 +187,20 @@ func (r Report) String() string {
 	return b.String()
 }
 
-// Compare diffs the timings (and loads, when both have them) of two
-// results directories as the seed's compare.py did: rows are matched on
-// (scenario, backend, scale, clients, op); p50/p99 increases and
-// throughput drops beyond thresholdPct, new errors, a scenario that became
-// a ceiling and rows missing from NEW are regressions. Compare runs from
-// the same kind of machine only. It is CompareWith's threshold method
-// without the comparability check.
-func Compare(oldDir, newDir string, thresholdPct float64) (Report, error) {
-	if math.IsNaN(thresholdPct) || thresholdPct < 0 {
-		return Report{}, fmt.Errorf("results: compare: threshold %v%% must be >= 0", thresholdPct)
-	}
-	rep := Report{Old: oldDir, New: newDir, Method: MethodThreshold, ThresholdPct: thresholdPct}
-	return rep, compareRows(&rep, oldDir, newDir)
-}
-
-// CompareWith compares two results directories. First it checks that they
-// are comparable (see Differences): when they are not and opt.Force is
-// false the report is Refused and nothing else is compared. Then, under
-// MethodThreshold, it is Compare; under MethodStats the p50, p99 and
-// throughput of each point are decided from the per-rep values of raw.csv
-// (see Verdict), while errors, ceilings, missing rows and load ceilings
-// are found as Compare finds them. A single bulk load per run gives no
-// variation to judge, so load rates are notes, not findings.
-func CompareWith(oldDir, newDir string, opt Options) (Report, error) {
+// Dirs compares two results directories. First it checks that they are
+// comparable (see Differences): when they are not and opt.Force is false
+// the verdict is Refused and nothing else is compared. Then rows are
+// matched on (scenario, backend, scale, clients, op). Under
+// MethodThreshold it is the seed's compare.py: p50/p99 increases and
+// throughput drops beyond the threshold, new errors, a scenario that
+// became a ceiling and rows missing from NEW are regressions. Under
+// MethodStats the p50, p99 and throughput of each point are decided from
+// the per-rep values of raw.csv (see MetricVerdict), while errors,
+// ceilings, missing rows and load ceilings are found as under the
+// threshold method. A single bulk load per run gives no variation to
+// judge, so load rates are notes, not findings. Compare runs from the
+// same kind of machine only.
+func Dirs(oldDir, newDir string, opt Options) (Verdict, error) {
 	if opt.Method == "" {
 		opt.Method = MethodStats
 	}
@@ -215,15 +209,15 @@ func CompareWith(oldDir, newDir string, opt Options) (Report, error) {
 	}
 	switch {
 	case opt.Method != MethodStats && opt.Method != MethodThreshold:
-		return Report{}, fmt.Errorf("results: compare: method %q, want %s or %s", opt.Method, MethodStats, MethodThreshold)
+		return Verdict{}, fmt.Errorf("results: compare: method %q, want %s or %s", opt.Method, MethodStats, MethodThreshold)
 	case math.IsNaN(opt.ThresholdPct) || opt.ThresholdPct < 0:
-		return Report{}, fmt.Errorf("results: compare: threshold %v%% must be >= 0", opt.ThresholdPct)
+		return Verdict{}, fmt.Errorf("results: compare: threshold %v%% must be >= 0", opt.ThresholdPct)
 	case !(opt.Alpha > 0 && opt.Alpha < 1):
-		return Report{}, fmt.Errorf("results: compare: alpha %v must be between 0 and 1", opt.Alpha)
+		return Verdict{}, fmt.Errorf("results: compare: alpha %v must be between 0 and 1", opt.Alpha)
 	case math.IsNaN(opt.NoiseBoundPct) || opt.NoiseBoundPct < 0:
-		return Report{}, fmt.Errorf("results: compare: noise bound %v must be >= 0", opt.NoiseBoundPct)
+		return Verdict{}, fmt.Errorf("results: compare: noise bound %v must be >= 0", opt.NoiseBoundPct)
 	}
-	rep := Report{Old: oldDir, New: newDir, Method: opt.Method, ThresholdPct: opt.ThresholdPct,
+	rep := Verdict{Old: oldDir, New: newDir, Method: opt.Method, ThresholdPct: opt.ThresholdPct,
 		NotCompared: opt.NotCompared, comparable: opt.Comparable, loadComparable: opt.LoadComparable,
 		NoiseBoundPct: opt.NoiseBoundPct, force: opt.Force}
 	if opt.Method == MethodStats {
@@ -264,22 +258,22 @@ func CompareWith(oldDir, newDir string, opt Options) (Report, error) {
 
 // compareRows finds the regressions of timings.csv and loads.csv; under
 // the statistical method only those that are not metric changes.
-func compareRows(rep *Report, oldDir, newDir string) error {
+func compareRows(rep *Verdict, oldDir, newDir string) error {
 	metrics := rep.Method != MethodStats
 	thresholdPct := rep.ThresholdPct
-	oldRows, err := ReadTimings(oldDir)
+	oldRows, err := results.ReadTimings(oldDir)
 	if err != nil {
 		return fmt.Errorf("compare OLD: %w", err)
 	}
-	newRows, err := ReadTimings(newDir)
+	newRows, err := results.ReadTimings(newDir)
 	if err != nil {
 		return fmt.Errorf("compare NEW: %w", err)
 	}
-	oldRows, newRows = lastPerKey(oldRows, Row.Key), lastPerKey(newRows, Row.Key)
+	oldRows, newRows = results.LastPerKey(oldRows, results.Row.Key), results.LastPerKey(newRows, results.Row.Key)
 
 	type scenarioKey struct{ scenario, backend, scale string }
-	sk := func(r Row) scenarioKey { return scenarioKey{r.Scenario, r.Backend, r.Scale} }
-	oldByKey := map[Key]Row{}
+	sk := func(r results.Row) scenarioKey { return scenarioKey{r.Scenario, r.Backend, r.Scale} }
+	oldByKey := map[results.Key]results.Row{}
 	oldCeiling := map[scenarioKey]bool{}
 	for _, r := range oldRows {
 		oldByKey[r.Key()] = r
@@ -287,7 +281,7 @@ func compareRows(rep *Report, oldDir, newDir string) error {
 			oldCeiling[sk(r)] = true
 		}
 	}
-	newKeys := map[Key]bool{}
+	newKeys := map[results.Key]bool{}
 	newCeiling := map[scenarioKey]bool{}
 	up := 1 + thresholdPct/100
 	down := 1 - thresholdPct/100
@@ -331,18 +325,18 @@ func compareRows(rep *Report, oldDir, newDir string) error {
 		}
 	}
 
-	oldLoads, errOld := ReadLoads(oldDir)
-	newLoads, errNew := ReadLoads(newDir)
-	if err := errors.Join(optional(errOld), optional(errNew)); err != nil {
+	oldLoads, errOld := results.ReadLoads(oldDir)
+	newLoads, errNew := results.ReadLoads(newDir)
+	if err := errors.Join(results.MissingIsEmpty(errOld), results.MissingIsEmpty(errNew)); err != nil {
 		return fmt.Errorf("compare loads: %w", err)
 	}
 	type loadKey struct{ backend, scale string }
-	lk := func(l LoadRow) loadKey { return loadKey{l.Backend, l.Scale} }
-	oldL := map[loadKey]LoadRow{}
-	for _, l := range lastPerKey(oldLoads, lk) {
+	lk := func(l results.LoadRow) loadKey { return loadKey{l.Backend, l.Scale} }
+	oldL := map[loadKey]results.LoadRow{}
+	for _, l := range results.LastPerKey(oldLoads, lk) {
 		oldL[lk(l)] = l
 	}
-	for _, n := range lastPerKey(newLoads, lk) {
+	for _, n := range results.LastPerKey(newLoads, lk) {
 		o, ok := oldL[lk(n)]
 		if !ok || !rep.keepLoad(n.Backend, n.Scale) {
 			continue
@@ -356,7 +350,7 @@ func compareRows(rep *Report, oldDir, newDir string) error {
 				rep.Findings = append(rep.Findings, Finding{Kind: KindLoadRate, What: what, Old: o.DatomsPerS, New: n.DatomsPerS, Pct: pct(o.DatomsPerS, n.DatomsPerS)})
 			} else {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: datoms/s %s -> %s (%+.1f%%), one load per run: too few to decide",
-					what, fmtInt(int64(math.Round(o.DatomsPerS))), fmtInt(int64(math.Round(n.DatomsPerS))), pct(o.DatomsPerS, n.DatomsPerS)))
+					what, results.Thousands(int64(math.Round(o.DatomsPerS))), results.Thousands(int64(math.Round(n.DatomsPerS))), pct(o.DatomsPerS, n.DatomsPerS)))
 			}
 		}
 	}

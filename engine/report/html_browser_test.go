@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"context"
@@ -67,9 +67,9 @@ type chartInfo struct {
 // keeps the page, a screenshot and a PDF print as test artifacts.
 func TestHTMLInBrowser(t *testing.T) {
 	exe := browser(t)
-	run := fixtureRun(t, "report/run1", fixtureEnd)
+	run := fixtureRun(t, runFixture, fixtureEnd)
 	out := artifactDir(t)
-	if err := WriteReports(run, ReportFile{ReportHTMLFile, HTML}); err != nil {
+	if err := WriteAll(run); err != nil {
 		t.Fatal(err)
 	}
 	html, err := os.ReadFile(filepath.Join(run, ReportHTMLFile))

@@ -1,4 +1,4 @@
-package results
+package compare
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 // Difference is one env.txt entry that differs between OLD and NEW; a
@@ -82,8 +84,8 @@ func envValue(k, v string) string {
 // scales anyway). When a directory has no env.txt nothing can be
 // checked: that is said in notes, not treated as a difference.
 func Differences(oldDir, newDir string) (diffs []Difference, notes []string, err error) {
-	oldEnv, errOld := readEnv(oldDir)
-	newEnv, errNew := readEnv(newDir)
+	oldEnv, errOld := results.ReadEnv(oldDir)
+	newEnv, errNew := results.ReadEnv(newDir)
 	for _, x := range []struct {
 		side string
 		err  error
@@ -100,7 +102,7 @@ func Differences(oldDir, newDir string) (diffs []Difference, notes []string, err
 	oldMap, newMap := map[string]string{}, map[string]string{}
 	oldBackends, newBackends := map[string]bool{}, map[string]bool{}
 	var keys []string
-	add := func(env []KV, m map[string]string, backends map[string]bool) {
+	add := func(env []results.KV, m map[string]string, backends map[string]bool) {
 		for _, kv := range env {
 			if !comparableKey(kv.Key) {
 				continue
@@ -147,7 +149,7 @@ func writeDifferences(b *strings.Builder, diffs []Difference, refused bool) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  \tOLD\tNEW\n")
 	for _, d := range slices.Clone(diffs) {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", d.Key, oneLine(d.Old), oneLine(d.New))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", d.Key, results.OneLine(d.Old), results.OneLine(d.New))
 	}
 	tw.Flush()
 	if refused {

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 // The summary's sections that read across files: overview, settings,
@@ -19,17 +21,17 @@ import (
 type headline struct {
 	backend, scale string
 	datoms         int64
-	load           *LoadRow
+	load           *results.LoadRow
 	size           int64
-	fastest        *Row // lowest p50 of the measured rows
-	slowest        *Row // highest p50
-	peak           *Row // highest throughput
+	fastest        *results.Row // lowest p50 of the measured rows
+	slowest        *results.Row // highest p50
+	peak           *results.Row // highest throughput
 	ceilings       int
 	errors         int64
-	checks         CheckCounts
+	checks         results.CheckCounts
 }
 
-func headlines(r *Run, timings []Row, loads []LoadRow, rank map[string]int) []*headline {
+func headlines(r *results.Run, timings []results.Row, loads []results.LoadRow, rank map[string]int) []*headline {
 	at := map[[2]string]*headline{}
 	get := func(backend, scale string) *headline {
 		k := [2]string{backend, scale}
@@ -73,7 +75,7 @@ func headlines(r *Run, timings []Row, loads []LoadRow, rank map[string]int) []*h
 	}
 	for _, c := range r.Checks {
 		h := get(c.Backend, c.Scale)
-		h.checks.add(c.Status)
+		h.checks.Add(c.Status)
 	}
 	out := make([]*headline, 0, len(at))
 	for _, h := range at {
@@ -85,14 +87,14 @@ func headlines(r *Run, timings []Row, loads []LoadRow, rank map[string]int) []*h
 	return out
 }
 
-func writeOverview(b *bytes.Buffer, r *Run, timings []Row, loads []LoadRow, rank map[string]int) {
+func writeOverview(b *bytes.Buffer, r *results.Run, timings []results.Row, loads []results.LoadRow, rank map[string]int) {
 	var scenarios []string
 	for _, t := range timings {
 		if !slices.Contains(scenarios, t.Scenario) {
 			scenarios = append(scenarios, t.Scenario)
 		}
 	}
-	backends, scales := r.Backends(), byRank(rank)
+	backends, scales := r.Backends(), results.ByRank(rank)
 	if len(backends) == 0 && len(scenarios) == 0 {
 		b.WriteString("## Overview\n\nNothing was measured: the directory has no timings, loads or checks.\n\n")
 		return
@@ -129,11 +131,11 @@ func writeOverview(b *bytes.Buffer, r *Run, timings []Row, loads []LoadRow, rank
 		}
 		fmt.Fprintf(b, "- **Loads:** %s, %s s in all.\n", plural(len(loads), "bulk load", "bulk loads"), fmtSecs(total, 1))
 	}
-	var c CheckCounts
-	var fails []CheckLine
+	var c results.CheckCounts
+	var fails []results.CheckLine
 	for _, l := range r.Checks {
-		c.add(l.Status)
-		if l.Status == Fail {
+		c.Add(l.Status)
+		if l.Status == results.Fail {
 			fails = append(fails, l)
 		}
 	}
@@ -141,12 +143,12 @@ func writeOverview(b *bytes.Buffer, r *Run, timings []Row, loads []LoadRow, rank
 	case len(r.Checks) == 0:
 		b.WriteString("- **Checks:** none recorded.\n")
 	case c.Fail == 0 && c.Threshold > 0:
-		fmt.Fprintf(b, "- **Checks:** %s: no check failed, but a threshold was CROSSED (the THRESHOLD lines below).\n", appendCounts(nil, c))
+		fmt.Fprintf(b, "- **Checks:** %s: no check failed, but a threshold was CROSSED (the THRESHOLD lines below).\n", c.String())
 	case c.Fail == 0:
-		fmt.Fprintf(b, "- **Checks:** %s: no check failed.\n", appendCounts(nil, c))
+		fmt.Fprintf(b, "- **Checks:** %s: no check failed.\n", c.String())
 	default:
 		fmt.Fprintf(b, "- **Checks:** %s: the run FAILED; first failure: %s %s %s %s: %s.\n",
-			appendCounts(nil, c), fails[0].Scenario, fails[0].Backend, fails[0].Scale, fails[0].Name, fails[0].Detail)
+			c.String(), fails[0].Scenario, fails[0].Backend, fails[0].Scale, fails[0].Name, fails[0].Detail)
 	}
 	var errs int64
 	var ceilings []string
@@ -157,7 +159,7 @@ func writeOverview(b *bytes.Buffer, r *Run, timings []Row, loads []LoadRow, rank
 		}
 	}
 	if errs > 0 {
-		fmt.Fprintf(b, "- **Errors:** %s failed calls (their first messages are in logs/).\n", fmtInt(errs))
+		fmt.Fprintf(b, "- **Errors:** %s failed calls (their first messages are in logs/).\n", results.Thousands(errs))
 	}
 	if len(ceilings) > 0 {
 		fmt.Fprintf(b, "- **Skipped at the probe ceiling** (the first call was too slow): %s.\n", strings.Join(ceilings, ", "))
@@ -182,22 +184,22 @@ var (
 func headlineRows(hs []*headline) [][]string {
 	var rows [][]string
 	for _, h := range hs {
-		row := []string{h.backend, h.scale, "", "", "", "", "", "", fmtInt(h.errors), ""}
+		row := []string{h.backend, h.scale, "", "", "", "", "", "", results.Thousands(h.errors), ""}
 		if h.datoms > 0 {
-			row[2] = fmtInt(h.datoms)
+			row[2] = results.Thousands(h.datoms)
 		}
 		if h.load != nil {
-			row[3] = fmtInt(int64(math.Round(h.load.DatomsPerS)))
+			row[3] = results.Thousands(int64(math.Round(h.load.DatomsPerS)))
 		}
 		if h.size > 0 {
-			row[4] = humanBytes(h.size)
+			row[4] = results.HumanBytes(h.size)
 		}
 		if h.fastest != nil {
-			row[5] = fmt.Sprintf("%s (%s)", fmtMs(h.fastest.P50Ms), h.fastest.Scenario)
-			row[6] = fmt.Sprintf("%s (%s)", fmtMs(h.slowest.P50Ms), h.slowest.Scenario)
-			row[7] = fmt.Sprintf("%s (%s, %s)", fmtRate(h.peak.Throughput), h.peak.Scenario, plural(h.peak.Clients, "client", "clients"))
+			row[5] = fmt.Sprintf("%s (%s)", FormatMs(h.fastest.P50Ms), h.fastest.Scenario)
+			row[6] = fmt.Sprintf("%s (%s)", FormatMs(h.slowest.P50Ms), h.slowest.Scenario)
+			row[7] = fmt.Sprintf("%s (%s, %s)", FormatRate(h.peak.Throughput), h.peak.Scenario, plural(h.peak.Clients, "client", "clients"))
 		}
-		if n := h.checks.total(); n > 0 {
+		if n := h.checks.Total(); n > 0 {
 			row[9] = fmt.Sprintf("%d/%d pass", h.checks.Pass, n)
 			if h.checks.Threshold > 0 {
 				row[9] += fmt.Sprintf(", %d THRESHOLD", h.checks.Threshold)
@@ -230,81 +232,7 @@ func fmtDuration(d time.Duration) string {
 	}
 }
 
-// BackendSetting is one backend.<name>.<scale>.<key> of env.txt with its
-// value per scale.
-type BackendSetting struct {
-	Backend string
-	Key     string            // driver, version, setting.<name>, option.<name>, settings_error
-	Values  map[string]string // by scale
-}
-
-// Value is the setting's value when all scales agree, else each scale's.
-func (s BackendSetting) Value(scales []string) string {
-	var parts []string
-	first, same := "", true
-	for _, sc := range scales {
-		v, ok := s.Values[sc]
-		if !ok {
-			continue
-		}
-		if len(parts) == 0 {
-			first = v
-		} else if v != first {
-			same = false
-		}
-		parts = append(parts, sc+": "+v)
-	}
-	if same {
-		return first
-	}
-	return strings.Join(parts, "; ")
-}
-
-// BackendSettings returns env.txt's backend.* keys grouped by backend and
-// key: driver and version first, then settings, then options.
-func (r *Run) BackendSettings() []BackendSetting {
-	var out []BackendSetting
-	at := map[[2]string]int{}
-	for _, kv := range r.Env {
-		rest, ok := strings.CutPrefix(kv.Key, "backend.")
-		if !ok {
-			continue
-		}
-		// backend.<name>.<scale>.<key>: names and scales are tokens
-		// without dots; the key may hold dots (setting.a.b).
-		f := strings.SplitN(rest, ".", 3)
-		if len(f) < 3 {
-			continue
-		}
-		k := [2]string{f[0], f[2]}
-		i, seen := at[k]
-		if !seen {
-			i = len(out)
-			at[k] = i
-			out = append(out, BackendSetting{Backend: f[0], Key: f[2], Values: map[string]string{}})
-		}
-		out[i].Values[f[1]] = kv.Value
-	}
-	order := func(key string) int {
-		switch {
-		case key == "driver":
-			return 0
-		case key == "version":
-			return 1
-		case strings.HasPrefix(key, "setting."):
-			return 2
-		case strings.HasPrefix(key, "option."):
-			return 3
-		}
-		return 4
-	}
-	slices.SortStableFunc(out, func(x, y BackendSetting) int {
-		return cmp.Or(cmp.Compare(x.Backend, y.Backend), cmp.Compare(order(x.Key), order(y.Key)))
-	})
-	return out
-}
-
-func writeSettings(b *bytes.Buffer, r *Run) {
+func writeSettings(b *bytes.Buffer, r *results.Run) {
 	set := r.BackendSettings()
 	if len(set) == 0 {
 		return
@@ -333,20 +261,14 @@ func fullDetail(key string) bool {
 	return strings.HasPrefix(key, "pg_setting.") || strings.HasPrefix(key, "duckdb_setting.") || key == "compile_options"
 }
 
-// cacheName names the buffer cache sizes.txt records for a backend, after
-// its driver: PostgreSQL's shared_buffers, DuckDB's memory_limit.
-func (r *Run) cacheName(backend, scale string) string {
-	driver := r.EnvValue("backend." + backend + "." + scale + ".driver")
-	if driver == "" {
-		driver = backend
+// cacheName names the buffer cache sizes.txt records for a backend: the
+// setting its driver names (env.txt's cache_setting, e.g. DuckDB's
+// memory_limit), else what sizes.txt calls it.
+func cacheName(r *results.Run, backend, scale string) string {
+	if v := r.EnvValue("backend." + backend + "." + scale + "." + results.CacheSettingKey); v != "" {
+		return v
 	}
-	switch {
-	case strings.Contains(driver, "postgres"), strings.HasPrefix(driver, "pg"):
-		return "shared_buffers"
-	case strings.Contains(driver, "duckdb"):
-		return "memory_limit"
-	}
-	return "cache"
+	return results.SizesCacheLabel
 }
 
 // datasetDetail returns env.txt's dataset.<scale> without the datom count
@@ -362,7 +284,7 @@ func datasetDetail(v string) string {
 	}
 	v = txCount.ReplaceAllStringFunc(v, func(m string) string {
 		n, _ := strconv.ParseInt(strings.Fields(m)[0], 10, 64)
-		return fmtInt(n) + " transactions"
+		return results.Thousands(n) + " transactions"
 	})
 	// The entity and history counts the run writes read as the datoms
 	// do (13,000); other text is kept as written.
@@ -375,7 +297,7 @@ func datasetDetail(v string) string {
 	}
 	return v[:i] + bigCount.ReplaceAllStringFunc(v[i:], func(m string) string {
 		n, _ := strconv.ParseInt(m, 10, 64)
-		return fmtInt(n)
+		return results.Thousands(n)
 	})
 }
 
@@ -386,10 +308,10 @@ var (
 
 // datasetLine is the one wording of a scale's dataset: "101,234 datoms
 // (1,203 transactions, seed 42)".
-func (r *Run) datasetLine(scale string, datoms int64) string {
+func datasetLine(r *results.Run, scale string, datoms int64) string {
 	line := "datoms unknown"
 	if datoms > 0 {
-		line = fmtInt(datoms) + " datoms"
+		line = results.Thousands(datoms) + " datoms"
 	}
 	if d := datasetDetail(r.EnvValue("dataset." + scale)); d != "" {
 		line += " (" + d + ")"
@@ -399,7 +321,7 @@ func (r *Run) datasetLine(scale string, datoms int64) string {
 
 // scaleDatoms returns each scale's datom count from the timings and the
 // loads that completed.
-func scaleDatoms(timings []Row, loads []LoadRow) map[string]int64 {
+func scaleDatoms(timings []results.Row, loads []results.LoadRow) map[string]int64 {
 	nd := map[string]int64{}
 	for _, t := range timings {
 		nd[t.Scale] = max(nd[t.Scale], t.NDatoms)
@@ -412,26 +334,26 @@ func scaleDatoms(timings []Row, loads []LoadRow) map[string]int64 {
 	return nd
 }
 
-func writeDatasets(b *bytes.Buffer, r *Run, rank map[string]int, timings []Row, loads []LoadRow) {
-	scales := byRank(rank)
+func writeDatasets(b *bytes.Buffer, r *results.Run, rank map[string]int, timings []results.Row, loads []results.LoadRow) {
+	scales := results.ByRank(rank)
 	if len(scales) == 0 {
 		return
 	}
 	nd := scaleDatoms(timings, loads)
 	sizes := r.LatestSizes()
-	slices.SortStableFunc(sizes, func(x, y SizeRow) int { return cmp.Compare(x.Backend, y.Backend) })
+	slices.SortStableFunc(sizes, func(x, y results.SizeRow) int { return cmp.Compare(x.Backend, y.Backend) })
 	b.WriteString("## Dataset and store sizes\n\n")
 	for _, s := range scales {
-		fmt.Fprintf(b, "- %s: %s", s, r.datasetLine(s, nd[s]))
+		fmt.Fprintf(b, "- %s: %s", s, datasetLine(r, s, nd[s]))
 		var stores []string
 		for _, z := range sizes {
 			if z.Scale != s {
 				continue
 			}
-			st := z.Backend + " " + humanBytes(z.Bytes)
+			st := z.Backend + " " + results.HumanBytes(z.Bytes)
 			if z.SharedBuffers > 0 {
 				st += fmt.Sprintf(" (%s%% of %s %s)",
-					strconv.FormatFloat(100*float64(z.Bytes)/float64(z.SharedBuffers), 'f', 1, 64), r.cacheName(z.Backend, z.Scale), humanBytes(z.SharedBuffers))
+					strconv.FormatFloat(100*float64(z.Bytes)/float64(z.SharedBuffers), 'f', 1, 64), cacheName(r, z.Backend, z.Scale), results.HumanBytes(z.SharedBuffers))
 			}
 			stores = append(stores, st)
 		}

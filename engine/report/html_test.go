@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -8,13 +8,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 // The report is one self-contained file: no script, no style sheet, no
 // image, font or frame from elsewhere.
 func TestHTMLSelfContained(t *testing.T) {
-	dir := fixtureRun(t, "report/run1", fixtureEnd)
-	if err := WriteSummary(dir); err != nil {
+	dir := fixtureRun(t, runFixture, fixtureEnd)
+	if err := WriteAll(dir); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, ReportHTMLFile))
@@ -43,7 +45,7 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 }
 
-// expectedCharts are chart titles the report of testdata/report/run1 must
+// expectedCharts are chart titles the report of the fixture run must
 // draw: one of each kind.
 var expectedCharts = []string{
 	"concurrency_sweep at xs: latency against clients",
@@ -91,7 +93,7 @@ func TestExternalRefs(t *testing.T) {
 
 // results.json holds every row of every file, typed.
 func TestJSON(t *testing.T) {
-	r, err := Load(fixtureRun(t, "report/run1", fixtureEnd))
+	r, err := results.Load(fixtureRun(t, runFixture, fixtureEnd))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,12 +151,12 @@ func TestJSON(t *testing.T) {
 // BenchmarkReports loads a run of 67 points (three backends, two scales)
 // and renders each report.
 func BenchmarkReports(b *testing.B) {
-	dir := filepath.Join("testdata", "report", "run1")
-	for _, rep := range Reports() {
+	dir := runFixture
+	for _, rep := range Formats() {
 		b.Run(rep.File, func(b *testing.B) {
 			var buf bytes.Buffer
 			for b.Loop() {
-				r, err := Load(dir)
+				r, err := results.Load(dir)
 				if err != nil {
 					b.Fatal(err)
 				}

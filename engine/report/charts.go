@@ -1,11 +1,12 @@
-package results
+package report
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/mentat-spec/mentat-spec/engine/results/chart"
+	"github.com/mentat-spec/mentat-spec/engine/report/chart"
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 // The report's charts, built from the loaded rows. Latencies are drawn on
@@ -13,7 +14,7 @@ import (
 
 // measured reports whether a row holds a measured latency (not a
 // ceiling, not a cold/warm one-shot).
-func measured(r Row) bool {
+func measured(r results.Row) bool {
 	return r.Op != "ceiling" && r.Op != "open" && !strings.HasPrefix(r.Op, "cold_") && !strings.HasPrefix(r.Op, "warm_") && r.Count > 0
 }
 
@@ -31,12 +32,12 @@ func firstSeen[T any](rows []T, key func(T) string) []string {
 // sweepCharts draws, for each scenario and scale measured at more than one
 // client count, its latency percentiles and its throughput against
 // clients, one line per backend (and op).
-func sweepCharts(timings []Row, rank map[string]int) []chart.Chart {
+func sweepCharts(timings []results.Row, rank map[string]int) []chart.Chart {
 	var out []chart.Chart
-	rows := slices.DeleteFunc(slices.Clone(timings), func(r Row) bool { return !measured(r) })
-	for _, sc := range firstSeen(rows, func(r Row) string { return r.Scenario }) {
-		for _, scale := range byRank(rank) {
-			var pts []Row
+	rows := slices.DeleteFunc(slices.Clone(timings), func(r results.Row) bool { return !measured(r) })
+	for _, sc := range firstSeen(rows, func(r results.Row) string { return r.Scenario }) {
+		for _, scale := range results.ByRank(rank) {
+			var pts []results.Row
 			clients := map[int]bool{}
 			for _, r := range rows {
 				if r.Scenario == sc && r.Scale == scale {
@@ -47,8 +48,8 @@ func sweepCharts(timings []Row, rank map[string]int) []chart.Chart {
 			if len(clients) < 2 {
 				continue
 			}
-			slices.SortStableFunc(pts, func(x, y Row) int { return x.Clients - y.Clients })
-			lines := firstSeen(pts, func(r Row) string { return r.Backend + " " + r.Op })
+			slices.SortStableFunc(pts, func(x, y results.Row) int { return x.Clients - y.Clients })
+			lines := firstSeen(pts, func(r results.Row) string { return r.Backend + " " + r.Op })
 			lat := chart.Chart{Title: fmt.Sprintf("%s at %s: latency against clients", sc, scale), XLabel: "clients", YLabel: "ms", LogX: true, LogY: true}
 			thr := chart.Chart{Title: fmt.Sprintf("%s at %s: throughput against clients", sc, scale), XLabel: "clients", YLabel: "ops/s", LogX: true}
 			for _, line := range lines {
@@ -76,24 +77,24 @@ func sweepCharts(timings []Row, rank map[string]int) []chart.Chart {
 // scenarioCharts draws the median latency of every scenario per backend
 // at each scale (at its smallest client count), and, when the run has
 // more than one scale, each scenario's median across scales.
-func scenarioCharts(timings []Row, rank map[string]int) []chart.Chart {
-	rows := slices.DeleteFunc(slices.Clone(timings), func(r Row) bool { return !measured(r) })
+func scenarioCharts(timings []results.Row, rank map[string]int) []chart.Chart {
+	rows := slices.DeleteFunc(slices.Clone(timings), func(r results.Row) bool { return !measured(r) })
 	if len(rows) == 0 {
 		return nil
 	}
 	// The smallest client count of each (scenario, backend, scale, op).
 	type key struct{ sc, be, scale, op string }
-	least := map[key]Row{}
+	least := map[key]results.Row{}
 	for _, r := range rows {
 		k := key{r.Scenario, r.Backend, r.Scale, r.Op}
 		if l, ok := least[k]; !ok || r.Clients < l.Clients {
 			least[k] = r
 		}
 	}
-	scenarios := firstSeen(rows, func(r Row) string { return r.Scenario })
-	backends := firstSeen(rows, func(r Row) string { return r.Backend })
+	scenarios := firstSeen(rows, func(r results.Row) string { return r.Scenario })
+	backends := firstSeen(rows, func(r results.Row) string { return r.Backend })
 	slices.Sort(backends)
-	scales := byRank(rank)
+	scales := results.ByRank(rank)
 	var out []chart.Chart
 	for _, scale := range scales {
 		c := chart.Chart{Title: fmt.Sprintf("Median latency per scenario at %s", scale), YLabel: "p50 ms", Categories: scenarios, LogY: true, Bars: true}
@@ -136,8 +137,8 @@ func scenarioCharts(timings []Row, rank map[string]int) []chart.Chart {
 
 // pick returns the row of the smallest key matching ok (several ops of
 // one scenario: the first op in name order), deterministically.
-func pick[K comparable](m map[K]Row, ok func(K) bool) (Row, bool) {
-	var best Row
+func pick[K comparable](m map[K]results.Row, ok func(K) bool) (results.Row, bool) {
+	var best results.Row
 	found := false
 	for k, r := range m {
 		if ok(k) && (!found || r.Op < best.Op) {
@@ -148,10 +149,10 @@ func pick[K comparable](m map[K]Row, ok func(K) bool) (Row, bool) {
 }
 
 // loadChart draws bulk-load rates: one bar per backend at each scale.
-func loadChart(loads []LoadRow, rank map[string]int) chart.Chart {
-	scales := byRank(rank)
+func loadChart(loads []results.LoadRow, rank map[string]int) chart.Chart {
+	scales := results.ByRank(rank)
 	c := chart.Chart{Title: "Bulk load rate per backend", YLabel: "datoms/s", Categories: scales, Bars: true}
-	backends := firstSeen(loads, func(l LoadRow) string { return l.Backend })
+	backends := firstSeen(loads, func(l results.LoadRow) string { return l.Backend })
 	slices.Sort(backends)
 	for _, be := range backends {
 		s := chart.Series{Name: be}
@@ -168,13 +169,13 @@ func loadChart(loads []LoadRow, rank map[string]int) chart.Chart {
 // coldWarmCharts draws, per scenario and scale, each query's first call
 // after a restart (cold_*) next to its warm median (warm_*), and the
 // reopen time (open).
-func coldWarmCharts(timings []Row, rank map[string]int) []chart.Chart {
+func coldWarmCharts(timings []results.Row, rank map[string]int) []chart.Chart {
 	var out []chart.Chart
-	rows := slices.DeleteFunc(slices.Clone(timings), func(r Row) bool {
+	rows := slices.DeleteFunc(slices.Clone(timings), func(r results.Row) bool {
 		return r.Op != "open" && !strings.HasPrefix(r.Op, "cold_") && !strings.HasPrefix(r.Op, "warm_")
 	})
-	for _, sc := range firstSeen(rows, func(r Row) string { return r.Scenario }) {
-		for _, scale := range byRank(rank) {
+	for _, sc := range firstSeen(rows, func(r results.Row) string { return r.Scenario }) {
+		for _, scale := range results.ByRank(rank) {
 			var groups []string
 			type gk struct{ group, kind string }
 			val := map[gk]float64{}
@@ -213,19 +214,19 @@ func coldWarmCharts(timings []Row, rank map[string]int) []chart.Chart {
 
 // windowCharts draws each scenario's windows over time: p50 and p99 of
 // every (backend, scale, clients, stream) against the window's start.
-func windowCharts(windows []WindowRow) []chart.Chart {
+func windowCharts(windows []results.WindowRow) []chart.Chart {
 	var out []chart.Chart
-	for _, sc := range firstSeen(windows, func(w WindowRow) string { return w.Scenario }) {
+	for _, sc := range firstSeen(windows, func(w results.WindowRow) string { return w.Scenario }) {
 		lat := chart.Chart{Title: fmt.Sprintf("%s: latency over time", sc), XLabel: "s since start", YLabel: "ms", LogY: true}
 		ops := chart.Chart{Title: fmt.Sprintf("%s: calls per window", sc), XLabel: "s since start", YLabel: "calls"}
-		name := func(w WindowRow) string {
+		name := func(w results.WindowRow) string {
 			n := fmt.Sprintf("%s %s c%d", w.Backend, w.Scale, w.Clients)
 			if w.Op != "" {
 				n += " " + w.Op
 			}
 			return n
 		}
-		var these []WindowRow
+		var these []results.WindowRow
 		for _, w := range windows {
 			if w.Scenario == sc {
 				these = append(these, w)

@@ -1,4 +1,4 @@
-package results
+package compare
 
 import (
 	"math"
@@ -7,13 +7,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 func statsDir(name string) string { return filepath.Join("testdata", "stats", name) }
 
 type outcome struct{ what, metric, outcome string }
 
-func outcomes(r Report) []outcome {
+func outcomes(r Verdict) []outcome {
 	var out []outcome
 	for _, v := range r.Verdicts {
 		out = append(out, outcome{strings.Fields(v.What)[0], v.Metric, v.Outcome})
@@ -88,7 +90,7 @@ func TestCompareStats(t *testing.T) {
 			if opt.ThresholdPct == 0 {
 				opt.ThresholdPct = 10
 			}
-			rep, err := CompareWith(statsDir(tc.old), statsDir(tc.new), opt)
+			rep, err := Dirs(statsDir(tc.old), statsDir(tc.new), opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +125,7 @@ func TestCompareStats(t *testing.T) {
 }
 
 func TestCompareRefusalDifferences(t *testing.T) {
-	rep, err := CompareWith(statsDir("base"), statsDir("settings"), Options{ThresholdPct: 10})
+	rep, err := Dirs(statsDir("base"), statsDir("settings"), Options{ThresholdPct: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,44 +138,18 @@ func TestCompareRefusalDifferences(t *testing.T) {
 		t.Errorf("differences %v, want %v", rep.Differences, want)
 	}
 	// Refusal comes before anything is read: the same under -method threshold.
-	rep, err = CompareWith(statsDir("base"), statsDir("settings"), Options{Method: MethodThreshold, ThresholdPct: 10})
+	rep, err = Dirs(statsDir("base"), statsDir("settings"), Options{Method: MethodThreshold, ThresholdPct: 10})
 	if err != nil || !rep.Refused || rep.Regressed() {
 		t.Errorf("threshold method: refused %v regressed %v err %v, want refused", rep.Refused, rep.Regressed(), err)
 	}
 	// Without env.txt nothing can be checked: said, not refused.
-	rep, err = CompareWith(filepath.Join("testdata", "compare", "old"), filepath.Join("testdata", "compare", "old"), Options{ThresholdPct: 10})
+	rep, err = Dirs(filepath.Join("testdata", "compare", "old"), filepath.Join("testdata", "compare", "old"), Options{ThresholdPct: 10})
 	if err != nil || rep.Refused || !strings.Contains(rep.String(), "note: OLD has no env.txt") {
 		t.Errorf("no env.txt: refused %v err %v:\n%s", rep.Refused, err, rep)
 	}
 }
 
-// The threshold method is the seed's rule, exactly what Compare did.
-func TestCompareThresholdMethodIsTheSeedRule(t *testing.T) {
-	oldDir, newDir := filepath.Join("testdata", "compare", "old"), filepath.Join("testdata", "compare", "new")
-	for _, th := range []float64{0, 10, 25, 50} {
-		want, err := Compare(oldDir, newDir, th)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := CompareWith(oldDir, newDir, Options{Method: MethodThreshold, ThresholdPct: th})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(got.Findings, want.Findings) || got.Compared != want.Compared || got.OnlyNew != want.OnlyNew {
-			t.Errorf("threshold %v: findings\n%v\nwant\n%v", th, got.Findings, want.Findings)
-		}
-		// The text adds only the notes that no env.txt was there to check.
-		g := got.String()
-		for _, side := range []string{"OLD", "NEW"} {
-			g = strings.Replace(g, "note: "+side+" has no env.txt: cannot check that the runs are comparable\n", "", 1)
-		}
-		if g != want.String() {
-			t.Errorf("threshold %v: text\n%s\nwant\n%s", th, g, want.String())
-		}
-	}
-}
-
-func TestCompareWithInvalid(t *testing.T) {
+func TestDirsInvalid(t *testing.T) {
 	tests := []struct {
 		name string
 		old  string
@@ -187,7 +163,7 @@ func TestCompareWithInvalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := CompareWith(tc.old, statsDir("base"), tc.opt)
+			_, err := Dirs(tc.old, statsDir("base"), tc.opt)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err %v, want %q", err, tc.want)
 			}
@@ -212,12 +188,12 @@ func TestJudgeNoiseAndPower(t *testing.T) {
 	for _, spread := range []float64{0.02, 0.1, 0.3} {
 		var alarms, found int
 		for range trials {
-			v := Verdict{Metric: KindP50, Old: draw(5, 1, spread), New: draw(5, 1, spread)}
+			v := MetricVerdict{Metric: KindP50, Old: draw(5, 1, spread), New: draw(5, 1, spread)}
 			judge(&v, 0.05, 10)
 			if v.Outcome == OutRegression || v.Outcome == OutImprovement {
 				alarms++
 			}
-			w := Verdict{Metric: KindP50, Old: draw(5, 1, spread), New: draw(5, math.Exp(4*spread)+0.1, spread)}
+			w := MetricVerdict{Metric: KindP50, Old: draw(5, 1, spread), New: draw(5, math.Exp(4*spread)+0.1, spread)}
 			judge(&w, 0.05, 10)
 			if w.Outcome == OutRegression {
 				found++
@@ -254,7 +230,7 @@ func TestJudgeEdges(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := Verdict{Metric: tc.metric, Old: tc.old, New: tc.new}
+			v := MetricVerdict{Metric: tc.metric, Old: tc.old, New: tc.new}
 			judge(&v, 0.05, 10)
 			if v.Outcome != tc.want {
 				t.Errorf("outcome %q, want %q (p %v ratio %v)", v.Outcome, tc.want, v.P, v.Ratio)
@@ -266,8 +242,8 @@ func TestJudgeEdges(t *testing.T) {
 // With fingerprints, points whose definition changed are left out and
 // listed, the rest are judged as usual.
 func TestCompareLeavesOutChangedDefinitions(t *testing.T) {
-	changed := func(k Key) bool { return k.Scenario != "point_lookup" }
-	rep, err := CompareWith(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10,
+	changed := func(k results.Key) bool { return k.Scenario != "point_lookup" }
+	rep, err := Dirs(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10,
 		Comparable: changed, NotCompared: []string{"point_lookup sqlite xs: changed definition (query q1), not compared"}})
 	if err != nil {
 		t.Fatal(err)
@@ -284,7 +260,7 @@ func TestCompareLeavesOutChangedDefinitions(t *testing.T) {
 		t.Errorf("the left-out point is not listed:\n%s", rep)
 	}
 	// Without the filter the same pair is a regression.
-	if rep, err := CompareWith(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10}); err != nil || !rep.Regressed() {
+	if rep, err := Dirs(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10}); err != nil || !rep.Regressed() {
 		t.Errorf("without fingerprints: regressed %v err %v", rep.Regressed(), err)
 	}
 }
@@ -292,12 +268,12 @@ func TestCompareLeavesOutChangedDefinitions(t *testing.T) {
 // compare -html: one page, nothing fetched, the regression marked and
 // both runs' timings side by side.
 func TestCompareHTML(t *testing.T) {
-	rep, err := CompareWith(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10})
+	rep, err := Dirs(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := CompareHTML(rep, &b); err != nil {
+	if err := HTML(rep, &b); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -311,12 +287,12 @@ func TestCompareHTML(t *testing.T) {
 			t.Errorf("the page refers outside itself: %q", bad)
 		}
 	}
-	refused, err := CompareWith(statsDir("base"), statsDir("settings"), Options{ThresholdPct: 10})
+	refused, err := Dirs(statsDir("base"), statsDir("settings"), Options{ThresholdPct: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.Reset()
-	if err := CompareHTML(refused, &b); err != nil || !strings.Contains(b.String(), "Refused") || !strings.Contains(b.String(), "var.avet") {
+	if err := HTML(refused, &b); err != nil || !strings.Contains(b.String(), "Refused") || !strings.Contains(b.String(), "var.avet") {
 		t.Errorf("a refused comparison's page: %v\n%s", err, b.String())
 	}
 }

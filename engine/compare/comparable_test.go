@@ -1,4 +1,4 @@
-package results
+package compare
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 const baseEnv = `# invocation 2026-11-30T13:27:31Z
@@ -26,7 +28,7 @@ backend.sqlite.xs.option.path: data/q.sqlite
 func envDir(t *testing.T, env string) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, EnvFile), []byte(env), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, results.EnvFile), []byte(env), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
