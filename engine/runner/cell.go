@@ -176,6 +176,7 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		c.withNoise(sc, i, 0, func() { err = c.runPoint(ctx, sc, i, pt, env) })
 		c.finishPoint(env)
 		c.run.end()
+		c.run.pointDone()
 		if err != nil {
 			c.run.fail("%s %s: %s: %v", c.name(), sc.Name, pt.Describe(), err)
 		}

@@ -165,6 +165,7 @@ func (c *cell) finishRep(p *repPoint, n int) {
 	if err := p.reps.Finish(); err != nil {
 		c.run.fail("%s %s: %s: %v", c.name(), p.sc.Name, p.pt.Describe(), err)
 	}
+	c.run.pointDone()
 	if left := p.reps.Count() - n; left > 0 && n > 0 {
 		c.run.skip(p.est * time.Duration(left))
 	}
