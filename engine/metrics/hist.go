@@ -3,6 +3,7 @@ package metrics
 import (
 	"math"
 	"slices"
+	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	dto "github.com/prometheus/client_model/go"
@@ -96,18 +97,74 @@ func (l *latency) add(h *hdrhistogram.Histogram) {
 		l.classic = make([]uint64, len(classicNs)+1)
 		l.native = map[int]int64{}
 	}
-	for _, bar := range h.Distribution() {
-		if bar.Count == 0 {
-			continue
+	counts, table := h.Export().Counts, slotsOf(h)
+	for i := len(table); i < len(counts); i++ {
+		if counts[i] != 0 { // past the table's last bucket: never for HDR's own geometry
+			l.addBars(h)
+			return
 		}
-		top := bar.To // HDR's highest equivalent value, as its percentiles report
-		c, _ := slices.BinarySearch(classicNs, top)
-		l.classic[c] += uint64(bar.Count)
-		l.native[nativeIndex(float64(top)/1e9)] += bar.Count
-		mid := bar.From + (bar.To-bar.From+1)>>1
-		l.sum += float64(bar.Count) * float64(mid) / 1e9
-		l.count += uint64(bar.Count)
 	}
+	for i, c := range counts[:min(len(counts), len(table))] {
+		if c != 0 {
+			l.count1(table[i], c)
+		}
+	}
+}
+
+// addBars is add through HDR's Distribution: the same buckets, found
+// with an allocation per bucket.
+func (l *latency) addBars(h *hdrhistogram.Histogram) {
+	for _, bar := range h.Distribution() {
+		if bar.Count != 0 {
+			l.count1(slotOf(bar.From, bar.To), bar.Count)
+		}
+	}
+}
+
+func (l *latency) count1(s slot, n int64) {
+	l.classic[s.classic] += uint64(n)
+	l.native[s.native] += n
+	l.sum += float64(n) * s.mid
+	l.count += uint64(n)
+}
+
+// slot is where the calls of one HDR bucket go.
+type slot struct {
+	classic, native int
+	mid             float64 // seconds: the bucket's middle, as HDR's mean weighs it
+}
+
+// slotOf places the HDR bucket of values from..to (ns) by its highest
+// equivalent value to, the value HDR's percentiles report.
+func slotOf(from, to int64) slot {
+	c, _ := slices.BinarySearch(classicNs, to)
+	mid := from + (to-from+1)>>1
+	return slot{classic: c, native: nativeIndex(float64(to) / 1e9), mid: float64(mid) / 1e9}
+}
+
+// geometry identifies histograms whose counts arrays index alike.
+type geometry struct{ lowest, highest, sig int64 }
+
+// slotTables holds, per geometry, the slot of every counts index.
+var slotTables sync.Map
+
+// slotsOf is the slot of each index of h's counts array, made once per
+// geometry from HDR's own Distribution of a histogram holding its
+// highest trackable value (whose bars are then every bucket, in order).
+func slotsOf(h *hdrhistogram.Histogram) []slot {
+	g := geometry{h.LowestTrackableValue(), h.HighestTrackableValue(), h.SignificantFigures()}
+	if t, ok := slotTables.Load(g); ok {
+		return t.([]slot)
+	}
+	probe := hdrhistogram.New(g.lowest, g.highest, int(g.sig))
+	_ = probe.RecordValue(g.highest)
+	bars := probe.Distribution()
+	t := make([]slot, len(bars))
+	for i, b := range bars {
+		t[i] = slotOf(b.From, b.To)
+	}
+	slotTables.Store(g, t)
+	return t
 }
 
 // proto is the histogram as the exposition carries it: classic buckets

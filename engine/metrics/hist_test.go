@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -114,6 +116,27 @@ func TestClassicBounds(t *testing.T) {
 	for i := 1; i < len(ClassicBounds); i++ {
 		if !(ClassicBounds[i] > ClassicBounds[i-1]) {
 			t.Fatalf("bounds not increasing at %d: %v", i, ClassicBounds)
+		}
+	}
+}
+
+// TestSlotTableMatchesDistribution: the per-geometry table places every
+// bucket as HDR's own Distribution does, for the run's geometry and others.
+func TestSlotTableMatchesDistribution(t *testing.T) {
+	for _, g := range []struct {
+		lowest, highest int64
+		sig             int
+	}{{1, int64(time.Hour), 3}, {1, 1e9, 2}, {1000, 1e12, 3}, {1, 1e6, 4}} {
+		h := hdrhistogram.New(g.lowest, g.highest, g.sig)
+		for v := g.lowest; v < g.highest; v = v*3/2 + 1 {
+			_ = h.RecordValues(v, v%7+1)
+		}
+		var fast, slow latency
+		fast.add(h)
+		slow.classic, slow.native = make([]uint64, len(classicNs)+1), map[int]int64{}
+		slow.addBars(h)
+		if !slices.Equal(fast.classic, slow.classic) || !maps.Equal(fast.native, slow.native) || fast.count != slow.count || math.Abs(fast.sum-slow.sum) > 1e-9*slow.sum {
+			t.Errorf("geometry %+v: the table and Distribution disagree", g)
 		}
 	}
 }

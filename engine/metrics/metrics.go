@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
@@ -69,6 +70,19 @@ type series struct {
 	labels                       [labelsPerPoint]string
 	calls, errors, late, dropped int64
 	latency                      latency
+	// pairs are the labels as scrapes carry them; hist the latency as the
+	// last scrape did, made again only after a change (most points have
+	// ended: a scrape then costs little).
+	pairs []*dto.LabelPair
+	hist  *dto.Histogram
+}
+
+// histogram is s's latency for a scrape.
+func (s *series) histogram() *dto.Histogram {
+	if s.hist == nil {
+		s.hist = s.latency.proto()
+	}
+	return s.hist
 }
 
 // counted is what a running point's windows and reps already added.
@@ -92,7 +106,7 @@ type runState struct {
 func New() *Exporter {
 	e := &Exporter{now: time.Now, series: map[results.Key]*series{}, open: map[results.Key]*counted{}}
 	e.run.started = e.now()
-	e.reg = prometheus.NewPedanticRegistry()
+	e.reg = prometheus.NewRegistry()
 	e.reg.MustRegister(collector{e})
 	return e
 }
@@ -116,7 +130,7 @@ func (e *Exporter) Emit(rec results.Record) error {
 		}
 	case results.RepHist:
 		s := e.point(r.Row)
-		s.latency.add(r.Interval.Hist)
+		s.addLatency(r.Interval.Hist)
 		e.opened(r.Row.Key()).hist = true
 	case results.WindowRow:
 		s, o := e.point(r.Row), e.opened(r.Row.Key())
@@ -127,7 +141,7 @@ func (e *Exporter) Emit(rec results.Record) error {
 		o.errors += r.Errors
 		o.late += r.Late
 		if r.Hist != nil {
-			s.latency.add(r.Hist)
+			s.addLatency(r.Hist)
 			o.hist = true
 		}
 	case results.Hist:
@@ -135,7 +149,7 @@ func (e *Exporter) Emit(rec results.Record) error {
 		s, o := e.point(r.Row), e.open[k]
 		if o == nil || !o.hist {
 			for _, iv := range r.Intervals {
-				s.latency.add(iv.Hist)
+				s.addLatency(iv.Hist)
 			}
 		}
 		if o != nil {
@@ -159,12 +173,18 @@ func (e *Exporter) Emit(rec results.Record) error {
 	return nil
 }
 
+func (s *series) addLatency(h *hdrhistogram.Histogram) {
+	s.latency.add(h)
+	s.hist = nil
+}
+
 // point is the series of row's point, made on first use.
 func (e *Exporter) point(row results.Row) *series {
 	k := row.Key()
 	s := e.series[k]
 	if s == nil {
 		s = &series{labels: [labelsPerPoint]string{row.Scenario, row.Backend, row.Scale, strconv.Itoa(row.Clients), row.Op}}
+		s.pairs = prometheus.MakeLabelPairs(descCalls, s.labels[:])
 		e.series[k] = s
 	}
 	return s
@@ -267,23 +287,24 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	now := e.now()
 	rs := e.run
 	type snap struct {
-		labels                       [labelsPerPoint]string
+		pairs                        []*dto.LabelPair
 		calls, errors, late, dropped int64
 		hist                         *dto.Histogram
 	}
 	snaps := make([]snap, 0, len(e.series))
 	for _, s := range e.series {
-		snaps = append(snaps, snap{s.labels, s.calls, s.errors, s.late, s.dropped, s.latency.proto()})
+		snaps = append(snaps, snap{s.pairs, s.calls, s.errors, s.late, s.dropped, s.histogram()})
 	}
 	e.mu.Unlock()
 
+	// Written from the series' own label pairs and cached histograms,
+	// which no one changes once handed out.
 	for _, s := range snaps {
-		lv := s.labels[:]
-		ch <- prometheus.MustNewConstMetric(descCalls, prometheus.CounterValue, float64(s.calls), lv...)
-		ch <- prometheus.MustNewConstMetric(descErrs, prometheus.CounterValue, float64(s.errors), lv...)
-		ch <- prometheus.MustNewConstMetric(descLate, prometheus.CounterValue, float64(s.late), lv...)
-		ch <- prometheus.MustNewConstMetric(descDrop, prometheus.CounterValue, float64(s.dropped), lv...)
-		ch <- histMetric{labels: prometheus.MakeLabelPairs(descLat, lv), h: s.hist}
+		ch <- pointMetric{desc: descCalls, labels: s.pairs, counter: float64(s.calls)}
+		ch <- pointMetric{desc: descErrs, labels: s.pairs, counter: float64(s.errors)}
+		ch <- pointMetric{desc: descLate, labels: s.pairs, counter: float64(s.late)}
+		ch <- pointMetric{desc: descDrop, labels: s.pairs, counter: float64(s.dropped)}
+		ch <- pointMetric{desc: descLat, labels: s.pairs, hist: s.hist}
 	}
 	end := now
 	running := 1.0
@@ -315,16 +336,23 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descDone, float64(rs.done))
 }
 
-// histMetric is one point's latency histogram with both its classic
-// buckets and its native spans.
-type histMetric struct {
-	labels []*dto.LabelPair
-	h      *dto.Histogram
+// pointMetric is one metric of a point: a counter, or its latency
+// histogram with both its classic buckets and its native spans.
+type pointMetric struct {
+	desc    *prometheus.Desc
+	labels  []*dto.LabelPair
+	counter float64
+	hist    *dto.Histogram
 }
 
-func (m histMetric) Desc() *prometheus.Desc { return descLat }
+func (m pointMetric) Desc() *prometheus.Desc { return m.desc }
 
-func (m histMetric) Write(out *dto.Metric) error {
-	out.Label, out.Histogram = m.labels, m.h
+func (m pointMetric) Write(out *dto.Metric) error {
+	out.Label = m.labels
+	if m.hist != nil {
+		out.Histogram = m.hist
+	} else {
+		out.Counter = &dto.Counter{Value: &m.counter}
+	}
 	return nil
 }
