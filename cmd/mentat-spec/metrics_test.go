@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -17,8 +16,11 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
 	"github.com/mentat-spec/mentat-spec/engine/metrics"
-	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 const promScript = "../../scripts/prometheus.sh"
@@ -101,7 +103,7 @@ func TestMetricsPrometheus(t *testing.T) {
 		t.Fatal(msg)
 	}
 
-	timings := readTimingsCSV(t, filepath.Join(res, "timings.csv"))
+	timings := readCSV(t, filepath.Join(res, "timings.csv"))
 	if len(timings) != 3 {
 		t.Fatalf("timings.csv has %d rows, want 3 (lookup at 1 and 2 clients, soak)", len(timings))
 	}
@@ -118,9 +120,9 @@ func TestMetricsPrometheus(t *testing.T) {
 			}
 		}
 		for _, row := range timings {
-			sel := fmt.Sprintf(`{scenario=%q,backend=%q,scale=%q,clients="%d",op=%q}`, row.Scenario, row.Backend, row.Scale, row.Clients, row.Op)
-			if got := promValue(t, srv, metrics.Calls+sel, at[mode]); got != float64(row.Count) {
-				t.Errorf("%s: %s%s = %g, timings.csv's count %d", mode, metrics.Calls, sel, got, row.Count)
+			sel := pointSelector(row)
+			if got, want := promValue(t, srv, metrics.Calls+sel, at[mode]), row["count"]; strconv.FormatFloat(got, 'f', -1, 64) != want {
+				t.Errorf("%s: %s%s = %g, timings.csv's count %s", mode, metrics.Calls, sel, got, want)
 			}
 			var q string
 			if mode == "native" {
@@ -132,7 +134,7 @@ func TestMetricsPrometheus(t *testing.T) {
 				q = fmt.Sprintf("histogram_quantile(0.99, %s_bucket%s)", metrics.Latency, sel)
 			}
 			p99 := promValue(t, srv, q, at[mode])
-			want := row.P99Ms / 1e3
+			want := parseFloat(t, row["p99_ms"]) / 1e3
 			bucket := classicBucket
 			if mode == "native" {
 				bucket = nativeBucket
@@ -141,40 +143,24 @@ func TestMetricsPrometheus(t *testing.T) {
 				t.Errorf("%s: %s = %g s in bucket %d, the row's p99 %g s in bucket %d: more than one bucket apart",
 					mode, q, p99, bucket(p99), want, bucket(want))
 			} else {
-				t.Logf("%s %s clients=%d: Prometheus p99 %.6f ms, the row's %.6f ms (buckets %d and %d)", mode, row.Scenario, row.Clients, p99*1e3, row.P99Ms, bucket(p99), bucket(want))
+				t.Logf("%s %s clients=%s: Prometheus p99 %.6f ms, the row's %.6f ms (buckets %d and %d)", mode, row["scenario"], row["clients"], p99*1e3, want*1e3, bucket(p99), bucket(want))
 			}
 		}
 	}
 }
 
-// readTimingsCSV reads the columns of timings.csv the test compares.
-func readTimingsCSV(t *testing.T, path string) []results.Row {
+// pointSelector selects a timings.csv row's point.
+func pointSelector(row map[string]string) string {
+	return fmt.Sprintf(`{scenario=%q,backend=%q,scale=%q,clients=%q,op=%q}`, row["scenario"], row["backend"], row["scale"], row["clients"], row["op"])
+}
+
+func parseFloat(t *testing.T, s string) float64 {
 	t.Helper()
-	f, err := os.Open(path)
+	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("%s: %v", path, err)
-	}
-	col := map[string]int{}
-	for i, h := range recs[0] {
-		col[h] = i
-	}
-	var out []results.Row
-	for _, r := range recs[1:] {
-		clients, err1 := strconv.Atoi(r[col["clients"]])
-		count, err2 := strconv.ParseInt(r[col["count"]], 10, 64)
-		p99, err3 := strconv.ParseFloat(r[col["p99_ms"]], 64)
-		if err1 != nil || err2 != nil || err3 != nil {
-			t.Fatalf("%s: row %v", path, r)
-		}
-		out = append(out, results.Row{Scenario: r[col["scenario"]], Backend: r[col["backend"]], Scale: r[col["scale"]],
-			Clients: clients, Op: r[col["op"]], Count: count, P99Ms: p99})
-	}
-	return out
+	return v
 }
 
 // checkDashboard runs every query of the Grafana dashboard against srv
@@ -323,4 +309,85 @@ func promValue(t *testing.T, srv, query, at string) float64 {
 		t.Fatalf("%s at %s: %d samples, want 1: %+v", query, at, len(r), r)
 	}
 	return r[0].Value.value(t)
+}
+
+// TestMetricsWorkers: with worker processes (two, sharing an open-loop
+// stream), the endpoint counts every worker's calls, late and dropped
+// calls: once the run has ended they equal timings.csv's and
+// openloop.csv's. Scraped in the text format, as a scraper without
+// native histograms reads it.
+func TestMetricsWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	t.Setenv(asCLI, "1")
+	dir := t.TempDir()
+	target := freeLoopback(t)
+	done := make(chan string, 1)
+	go func() {
+		var stdout, stderr strings.Builder
+		code := run([]string{"apply", "../../examples/open-loop.hcl", "testdata/processes_override.hcl", "-var", "rate=[200]", "-var", "duration_s=2",
+			"-var", "data_dir=" + filepath.Join(dir, "data"), "-o", filepath.Join(dir, "out"), "-metrics-listen", target, "-metrics-linger", "3s"}, &stdout, &stderr)
+		if code != exitOK {
+			done <- fmt.Sprintf("apply exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+			return
+		}
+		done <- ""
+	}()
+	var fams map[string]*dto.MetricFamily
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run never ended while its endpoint served")
+		}
+		resp, err := http.Get("http://" + target + metrics.Path)
+		if err != nil {
+			continue // not listening yet
+		}
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err = p.TextToMetricFamilies(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := fams[metrics.Running]; r != nil && r.Metric[0].GetGauge().GetValue() == 0 {
+			break
+		}
+	}
+	if msg := <-done; msg != "" {
+		t.Fatal(msg)
+	}
+	value := func(name string, row map[string]string) float64 {
+		for _, m := range fams[name].GetMetric() {
+			match := true
+			for _, lp := range m.Label {
+				match = match && row[lp.GetName()] == lp.GetValue()
+			}
+			if match {
+				if h := m.GetHistogram(); h != nil {
+					return float64(h.GetSampleCount())
+				}
+				return m.GetCounter().GetValue()
+			}
+		}
+		t.Fatalf("no %s%s", name, pointSelector(row))
+		return 0
+	}
+	ol := readCSV(t, filepath.Join(dir, "out", "openloop.csv"))
+	if len(ol) != 1 {
+		t.Fatalf("openloop.csv: %v", ol)
+	}
+	row := ol[0]
+	if row["count"] == "0" {
+		t.Fatalf("the point made no call: %v", row)
+	}
+	row["op"] = "read@200"
+	for name, want := range map[string]string{metrics.Calls: row["count"], metrics.Latency: row["count"], metrics.Late: row["late"],
+		metrics.Dropped: row["dropped"], metrics.Errors: row["errors"]} {
+		if got := value(name, row); strconv.FormatFloat(got, 'f', -1, 64) != want {
+			t.Errorf("%s%s = %g, openloop.csv says %s", name, pointSelector(row), got, want)
+		}
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "out", "logs", "workers.log")); !strings.Contains(string(log), "workers=2") {
+		t.Errorf("the point ran without its two workers:\n%s", log)
+	}
 }
