@@ -55,6 +55,8 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	certFile := fs.String("worker-cert", "", "PEM certificate the worker listener presents instead of a self-signed one made for the run (with -worker-key)")
 	keyFile := fs.String("worker-key", "", "PEM private key of -worker-cert")
 	lockWait := fs.Duration("lock-wait", 24*time.Hour, "how long to wait for another run that holds a store or the results directory (its pid and host are printed); 0 refuses at once")
+	var mf metricsFlags
+	mf.register(fs)
 	maxStore := fs.Float64("max-store-gb", 0, "refuse to load a store estimated (from measured bytes per datom) larger than this many GB; file stores are also refused when larger than the free disk")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
@@ -121,6 +123,13 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		}
 		log = pr
 	}
+	// Before the run creates anything: a port in use is a usage error.
+	watch, stopMetrics, err := mf.start(ctx, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
+		return exitUsage
+	}
+	defer stopMetrics()
 	var kinds []string
 	if *phase == runner.PhaseSustained {
 		kinds = []string{sustained.Name}
@@ -165,7 +174,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	o, err := runner.Run(ctx, p, runner.Options{
 		Registry: drivers.Default, ResultsDir: dir, DataDir: *dataDir, Phase: *phase, Reload: *reload,
 		Workers: workers(), Log: log, Env: env, MaxStoreBytes: int64(*maxStore * 1e9), Sensitive: func(k string) bool { return sensitive[k] },
-		Kinds: kinds, Progress: pr, Launcher: launcher, LockWait: lw, Resume: *resume != "",
+		Kinds: kinds, Progress: pr, Launcher: launcher, LockWait: lw, Resume: *resume != "", Watch: watch,
 	})
 	if o != nil {
 		printTable(stdout, o)

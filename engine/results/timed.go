@@ -36,6 +36,9 @@ type WindowRow struct {
 	StartS float64 // since the run began
 	EndS   float64
 	Late   int64
+	// Hist is the window's latency histogram (ns), when measured: what a
+	// live view shows before the point's Hist. No file has it.
+	Hist *hdrhistogram.Histogram
 }
 
 // OpenLoopRow is one open-loop stream's offered load (openloop.csv): the
@@ -94,7 +97,7 @@ func (RepHist) record()     {}
 
 // WindowRowOf builds a windows.csv row from a measured window.
 func WindowRowOf(base Row, w measure.Window) WindowRow {
-	return WindowRow{Row: FromResult(base, w.Result), Window: w.Index, StartS: w.Start.Seconds(), EndS: w.End.Seconds(), Late: w.Late}
+	return WindowRow{Row: FromResult(base, w.Result), Window: w.Index, StartS: w.Start.Seconds(), EndS: w.End.Seconds(), Late: w.Late, Hist: w.Result.Hist}
 }
 
 // HistOf is a histogram of the given latencies over one interval, for

@@ -71,6 +71,9 @@ type Options struct {
 	Kinds []string
 	// Progress, when set, shows live progress; Log should write through it.
 	Progress *progress.Progress
+	// Watch, when set, follows the run as Progress does: every record
+	// and every task (a metrics endpoint).
+	Watch Watcher
 	// Launcher starts the worker processes of backends whose clients are
 	// processes (nil: such backends' points fail).
 	Launcher *worker.Launcher
@@ -78,6 +81,23 @@ type Options struct {
 	// directory or a store: 0 waits as long as ctx lasts, a negative value
 	// refuses at once.
 	LockWait time.Duration
+}
+
+// Watcher follows a run as it goes, for a live view besides Progress.
+type Watcher interface {
+	results.Sink
+	// Planned is what the run's phase measures: its points and the
+	// plan's estimate; called once, before any task.
+	Planned(points int, est time.Duration)
+	// Begin starts a task (a load, a point, a rep) estimated at est;
+	// count, when not nil, reports its calls and errors so far.
+	Begin(task string, est time.Duration, count func() (n, errs int64))
+	// End finishes the running task.
+	End()
+	// Skip counts an estimated task as done without running it.
+	Skip(est time.Duration)
+	// PointDone counts one point measured, or given up.
+	PointDone()
 }
 
 // Outcome summarises a finished run.
@@ -171,6 +191,10 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		pr.Start()
 		defer pr.Close()
 	}
+	if w := opts.Watch; w != nil {
+		w.Planned(r.points(), r.estimate())
+		r.sink = results.Tee(r.sink, w)
+	}
 	env := append(host.Machine(), host.Tuning(opts.DataDir)...)
 	env = append(env, opts.Env...)
 	env = append(env, p.Env...)
@@ -243,6 +267,34 @@ func (r *run) begin(name, unit string, est time.Duration, total int64, count pro
 	if r.opts.Progress != nil {
 		r.opts.Progress.Begin(name, unit, est, total, count)
 	}
+	if w := r.opts.Watch; w != nil {
+		w.Begin(name, est, count)
+	}
+}
+
+// points counts the points this run's phase measures.
+func (r *run) points() int {
+	if r.opts.Phase == PhaseLoad {
+		return 0
+	}
+	n := 0
+	for _, sp := range r.plan.Scales {
+		for _, c := range sp.Cells {
+			for _, sc := range c.Scenarios {
+				if r.selected(sc) {
+					n += len(sc.Points)
+				}
+			}
+		}
+	}
+	return n
+}
+
+// pointDone counts a point finished for the watcher.
+func (r *run) pointDone() {
+	if w := r.opts.Watch; w != nil {
+		w.PointDone()
+	}
 }
 
 // watch gives the running task a live view of its calls and returns ctx
@@ -292,11 +344,17 @@ func (r *run) skip(est time.Duration) {
 	if r.opts.Progress != nil {
 		r.opts.Progress.Skip(est)
 	}
+	if w := r.opts.Watch; w != nil {
+		w.Skip(est)
+	}
 }
 
 func (r *run) end() {
 	if r.opts.Progress != nil {
 		r.opts.Progress.End()
+	}
+	if w := r.opts.Watch; w != nil {
+		w.End()
 	}
 }
 
