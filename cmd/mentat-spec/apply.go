@@ -339,7 +339,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-noise-bound PCT] [-force] [-fail-undecided] [-html FILE]",
+	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-noise-bound PCT] [-calibrate AA_RUN...] [-force] [-fail-undecided] [-html FILE]",
 		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 6) unless -force. "+
 			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the whole confidence interval of the change (Hodges-Lehmann) lies beyond the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
 			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 5 on any regression, 6 when refused (or, with -fail-undecided, when a metric cannot be decided), 0 otherwise, so it can gate a release.", stderr)
@@ -350,6 +350,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	noiseBound := fs.Float64("noise-bound", 10, "points of the machine's CPU by which the share taken by other processes (or stolen by the hypervisor) may differ between the runs (noise.csv) before a metric that moved is reported as undecided instead of a regression; 0 does not weigh the noise; -force judges anyway")
 	failUndecided := fs.Bool("fail-undecided", false, "exit 6 when a metric cannot be decided (too few reps, or the machines' noise differs), instead of 0: no verdict is not a pass")
 	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to FILE (both runs side by side, changes marked)")
+	var calibrate repeated
+	fs.Var(&calibrate, "calibrate", "an A/A run: a results directory of the same spec on this machine with nothing changed (repeat, two or more): the variation between these runs is estimated, and each change of NEW must stand out from it as well as from the reps' spread. Without it the verdict assumes runs differ no more than their reps")
 	pos, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -359,6 +361,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opts := compare.Options{Method: *method, ThresholdPct: *threshold, Alpha: *alpha, Force: *force, NoiseBoundPct: *noiseBound}
+	if len(calibrate) > 0 {
+		rv, err := compare.Calibrate(calibrate)
+		if err != nil {
+			fmt.Fprintf(stderr, "mentat-spec compare: -calibrate: %v\n", err)
+			return exitUsage
+		}
+		opts.RunVariation = rv
+	}
 	// When both runs recorded what they ran, points whose query, scenario
 	// or dataset changed are listed and left out; the rest are compared.
 	c, ferr := compare.Unchanged(pos[0], pos[1])
@@ -468,3 +478,9 @@ func runSecurity(secretFile, certFile, keyFile string, listen bool) (*worker.Sec
 	}
 	return sec, path, nil
 }
+
+// repeated is a flag that may be given several times, in order.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ",") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }

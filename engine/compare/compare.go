@@ -61,6 +61,9 @@ type Options struct {
 	// processes' (or the hypervisor's) share may differ by between the
 	// runs before a metric that moved cannot be decided (0: not weighed).
 	NoiseBoundPct float64
+	// RunVariation, when set (Calibrate), is the variation between runs
+	// that a change must stand out from besides the reps' own spread.
+	RunVariation *RunVariation
 }
 
 // Verdict is the outcome of comparing two runs (Dirs). String prints it
@@ -90,6 +93,9 @@ type Verdict struct {
 	NoiseOld, NoiseNew results.Noise
 	NoiseBoundPct      float64
 	NoiseReason        string
+	// RunVariation is the run-to-run variation the verdicts allowed for
+	// (nil: none estimated, the reps' spread alone).
+	RunVariation *RunVariation
 
 	force          bool
 	comparable     func(results.Key) bool
@@ -141,6 +147,7 @@ func (r Verdict) String() string {
 		fmt.Fprintf(&b, "not compared: %s\n", n)
 	}
 	if r.Method == MethodStats {
+		writeRunVariation(&b, r.RunVariation)
 		writeNoise(&b, r)
 		writeVerdicts(&b, r.Verdicts)
 	}
@@ -219,7 +226,7 @@ func Dirs(oldDir, newDir string, opt Options) (Verdict, error) {
 	}
 	rep := Verdict{Old: oldDir, New: newDir, Method: opt.Method, ThresholdPct: opt.ThresholdPct,
 		NotCompared: opt.NotCompared, comparable: opt.Comparable, loadComparable: opt.LoadComparable,
-		NoiseBoundPct: opt.NoiseBoundPct, force: opt.Force}
+		NoiseBoundPct: opt.NoiseBoundPct, force: opt.Force, RunVariation: opt.RunVariation}
 	if opt.Method == MethodStats {
 		rep.Alpha = opt.Alpha
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -18,7 +19,8 @@ const sectionTemplates = `{{define "meta"}}<p class="meta">{{.Old}} &rarr; {{.Ne
 {{end}}{{if .Noise}}<p class="meta">Machine noise: OLD {{.NoiseOld}}; NEW {{.NoiseNew}}.</p>
 {{end}}{{with .NoiseReason}}<p class="verdict undecided">The machine's noise differs: {{.}}.</p>
 {{end}}<p class="meta">OLD {{.Old}}, NEW {{.New}}; {{.Method}}; {{.Compared}} points compared, {{.OnlyNew}} only in NEW.</p>
-{{end}}
+{{with .RunVariation}}<p class="meta">{{.}}</p>
+{{end}}{{end}}
 {{- define "list"}}<ul>
 {{range .}}<li>{{.}}</li>
 {{end}}</ul>
@@ -47,6 +49,7 @@ type verdictView struct {
 	NoiseReason        string
 	Old, New, Method   string
 	Compared, OnlyNew  int
+	RunVariation       string // which run-to-run variation the verdicts allow for
 }
 
 // metricRow is one row of the per-metric table.
@@ -160,6 +163,9 @@ func verdictOf(rep Verdict) verdictView {
 	v.Method = fmt.Sprintf("threshold %s%%", fmtPct(rep.ThresholdPct))
 	if rep.Method == MethodStats {
 		v.Method = fmt.Sprintf("statistics over reps (Mann-Whitney U at alpha %s), threshold %s%%", strconv.FormatFloat(rep.Alpha, 'f', -1, 64), fmtPct(rep.ThresholdPct))
+		var b strings.Builder
+		writeRunVariation(&b, rep.RunVariation)
+		v.RunVariation = strings.TrimSpace(b.String())
 	}
 	return v
 }

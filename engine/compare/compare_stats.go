@@ -81,22 +81,7 @@ func judge(v *MetricVerdict, alpha, thresholdPct float64) {
 	}
 	sh, _ := stats.HodgesLehmann(lo, ln, 1-alpha)
 	v.P, v.Ratio, v.Lo, v.Hi = mw.P, math.Exp(sh.Estimate), math.Exp(sh.Lo), math.Exp(sh.Hi)
-	t := thresholdPct / 100
-	up, down := v.Lo > 1+t, v.Hi < 1-t // the whole interval beyond the threshold
-	worse, better := up, down
-	if !higherIsWorse(v.Metric) {
-		worse, better = down, up
-	}
-	switch {
-	case mw.P >= alpha:
-		v.Outcome = OutNoChange
-	case worse:
-		v.Outcome = OutRegression
-	case better:
-		v.Outcome = OutImprovement
-	default:
-		v.Outcome = OutSmall
-	}
+	decide(v, mw.P, alpha, thresholdPct)
 }
 
 func logs(v []float64) []float64 {
@@ -144,29 +129,19 @@ func compareReps(rep *Verdict, oldDir, newDir string) error {
 	}
 	oldBy, order := group(oldRaw)
 	newBy, _ := group(newRaw)
-	metrics := []struct {
-		kind string
-		of   func(results.Row) float64
-	}{
-		{KindP50, func(r results.Row) float64 { return r.P50Ms }},
-		{KindP99, func(r results.Row) float64 { return r.P99Ms }},
-		{KindThroughput, func(r results.Row) float64 { return r.Throughput }},
-	}
 	for _, k := range order {
 		nr, ok := newBy[k]
 		if !ok {
 			continue // missing from NEW: a finding of compareRows
 		}
 		or := oldBy[k]
-		for _, m := range metrics {
-			v := MetricVerdict{What: k.String(), Metric: m.kind, key: k}
-			for _, r := range or {
-				v.Old = append(v.Old, m.of(r))
+		for _, m := range repMetrics {
+			v := MetricVerdict{What: k.String(), Metric: m.kind, key: k, Old: values(or, m.of), New: values(nr, m.of)}
+			if rv := rep.RunVariation; rv != nil && rv.Estimates[m.kind] > 0 {
+				judgeRuns(&v, rep.Alpha, rep.ThresholdPct, rv.SD[m.kind])
+			} else {
+				judge(&v, rep.Alpha, rep.ThresholdPct)
 			}
-			for _, r := range nr {
-				v.New = append(v.New, m.of(r))
-			}
-			judge(&v, rep.Alpha, rep.ThresholdPct)
 			rep.Verdicts = append(rep.Verdicts, v)
 		}
 	}
