@@ -67,9 +67,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/pgwire"
 )
 
 func init() { drivers.Default.MustRegister("postgres", New()) }
@@ -107,15 +107,15 @@ const (
 // IO values of the "io" option.
 const (
 	IOPoller   = "poller"   // Go's network poller
-	IOBlocking = "blocking" // blocking system calls, see blockingConn
-	IOAuto     = "auto"     // kernel waits up to GOMAXPROCS sessions, see autoConn
-	IORaw      = "raw"      // raw system calls that keep the P, see rawConn
+	IOBlocking = "blocking" // blocking system calls, see pgwire.DialBlocking
+	IOAuto     = "auto"     // kernel waits up to GOMAXPROCS sessions, see pgwire.DialAuto
+	IORaw      = "raw"      // raw system calls that keep the P, see pgwire.DialRaw
 )
 
 // defaultIO is the io option's default: raw where it has its own
 // transport (Linux), auto elsewhere.
 func defaultIO() string {
-	if rawAvailable {
+	if pgwire.RawAvailable {
 		return IORaw
 	}
 	return IOAuto
@@ -138,12 +138,13 @@ type Backend struct {
 	adminCfg *pgx.ConnConfig // connects to adminDB
 	connCfg  *pgx.ConnConfig // connects to database with the settings
 	sessCfg  *pgx.ConnConfig // connCfg for sessions (io = raw differs)
-	raw      bool            // sessions use rawConn
+	raw      bool            // sessions use pgwire.DialRaw
 
 	mu   sync.Mutex // guards meta
 	meta *pgx.Conn  // for Size, Explain, settings and version
 
-	watch watchConn // confirms cut queries are gone (cancelwait.go)
+	cancelDelay time.Duration    // cancelDeadlineDelay when Open ran
+	gone        pgwire.QueryGone // confirms cut queries are gone
 
 	sessions atomic.Int32 // open sessions, for io=auto
 	fewLimit int32        // io=auto waits in the kernel up to this many
@@ -243,7 +244,10 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 	if adminCfg.ConnectTimeout == 0 {
 		adminCfg.ConnectTimeout = 10 * time.Second
 	}
-	setCancelHandler(&adminCfg.Config)
+	// A cancelled context sends a cancel request to the server, so the
+	// running statement stops and the connection stays usable; the socket
+	// is closed only if the server does not answer in time.
+	adminCfg.BuildContextWatcherHandler = pgwire.CancelHandler(cancelDeadlineDelay, nil)
 	b := &Backend{
 		database:      o.database,
 		adminDB:       adminCfg.Database,
@@ -251,18 +255,20 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 		secrets:       secrets,
 		adminCfg:      adminCfg,
 		serverRestart: o.serverRestart,
+		cancelDelay:   cancelDeadlineDelay,
 	}
+	b.gone.Config = adminCfg
 
 	b.connCfg = adminCfg.Copy()
 	b.connCfg.Database = o.database
 	// A cut query must be gone on the server before its call returns.
-	b.connCfg.BuildContextWatcherHandler = b.cancelHandler
+	b.connCfg.BuildContextWatcherHandler = pgwire.CancelHandler(b.cancelDelay, b.gone.Wait)
 	switch o.io {
 	case IOBlocking:
-		b.connCfg.DialFunc = dialBlocking
+		b.connCfg.DialFunc = pgwire.DialBlocking
 	case IOAuto, IORaw:
 		b.fewLimit = int32(runtime.GOMAXPROCS(0))
-		b.connCfg.DialFunc = dialAuto(func() bool { return b.sessions.Load() <= b.fewLimit })
+		b.connCfg.DialFunc = pgwire.DialAuto(func() bool { return b.sessions.Load() <= b.fewLimit })
 	}
 	if o.protocol == ProtocolSimple {
 		b.connCfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
@@ -279,9 +285,9 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 	}
 	b.connCfg.RuntimeParams = rp
 	b.sessCfg = b.connCfg
-	if o.io == IORaw && rawAvailable {
+	if o.io == IORaw && pgwire.RawAvailable {
 		b.sessCfg = b.connCfg.Copy()
-		b.sessCfg.DialFunc = dialRaw
+		b.sessCfg.DialFunc = pgwire.DialRaw
 		b.raw = true
 	}
 
@@ -492,15 +498,6 @@ func (b *Backend) connectSession(ctx context.Context) (*pgx.Conn, error) {
 	return pgx.ConnectConfig(ctx, b.sessCfg)
 }
 
-// setCancelHandler makes a cancelled context send a cancel request to the
-// server, so the running statement stops and the connection stays usable;
-// the socket is closed only if the server does not answer in time.
-func setCancelHandler(cfg *pgconn.Config) {
-	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
-		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelDeadlineDelay}
-	}
-}
-
 // Dialect reports "postgres".
 func (b *Backend) Dialect() string { return "postgres" }
 
@@ -521,7 +518,7 @@ func (b *Backend) Close() error {
 		closeQuietly(b.meta)
 		b.meta = nil
 	}
-	b.watch.close()
+	b.gone.Close()
 	return nil
 }
 
