@@ -72,12 +72,17 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers/pgwire"
 )
 
-func init() { drivers.Default.MustRegister("postgres", New()) }
+// Name is the name the driver is registered under in drivers.Default.
+const Name = "postgres"
 
-// New returns the PostgreSQL driver.
-func New() drivers.Driver { return pgDriver{} }
+func init() { drivers.Default.MustRegister(Name, New(Name)) }
 
-type pgDriver struct{}
+// New returns the PostgreSQL driver for registration under name, which
+// its errors begin with: a database that speaks PostgreSQL's protocol
+// and SQL registers it under a name of its own.
+func New(name string) drivers.Driver { return pgDriver{name: name} }
+
+type pgDriver struct{ name string }
 
 var (
 	_ drivers.Driver = pgDriver{}
@@ -128,6 +133,7 @@ var cancelDeadlineDelay = 5 * time.Second
 
 // Backend is an open PostgreSQL database.
 type Backend struct {
+	name          string // the driver's name, which errors begin with
 	database      string // the benchmark database
 	serverRestart string // the server_restart option
 	adminDB       string // the DSN's own database
@@ -162,14 +168,16 @@ var (
 )
 
 type options struct {
+	name string // the driver's
+
 	dsn, database, protocol, io string
 	// serverRestart: "auto" lets cold_warm restart the DSN's server
 	// (coldstart.go), "off" never does.
 	serverRestart string
 }
 
-func parseOptions(cfg drivers.Config) (options, error) {
-	o := options{protocol: ProtocolExtended, io: defaultIO(), serverRestart: "auto"}
+func parseOptions(name string, cfg drivers.Config) (options, error) {
+	o := options{name: name, protocol: ProtocolExtended, io: defaultIO(), serverRestart: "auto"}
 	var unknown []string
 	for k, v := range cfg.Options {
 		switch k {
@@ -189,25 +197,25 @@ func parseOptions(cfg drivers.Config) (options, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return o, fmt.Errorf("postgres: unknown option(s) %s (known: dsn, database, protocol, io, server_restart)", strings.Join(unknown, ", "))
+		return o, fmt.Errorf("%s: unknown option(s) %s (known: dsn, database, protocol, io, server_restart)", o.name, strings.Join(unknown, ", "))
 	}
 	if o.dsn == "" {
 		return o, errors.New(`postgres: option "dsn" is required`)
 	}
 	if o.protocol != ProtocolExtended && o.protocol != ProtocolSimple {
-		return o, fmt.Errorf("postgres: option protocol = %q: want %q or %q", o.protocol, ProtocolExtended, ProtocolSimple)
+		return o, fmt.Errorf("%s: option protocol = %q: want %q or %q", o.name, o.protocol, ProtocolExtended, ProtocolSimple)
 	}
 	if o.io != IOPoller && o.io != IOBlocking && o.io != IOAuto && o.io != IORaw {
-		return o, fmt.Errorf("postgres: option io = %q: want %q, %q, %q or %q", o.io, IORaw, IOAuto, IOPoller, IOBlocking)
+		return o, fmt.Errorf("%s: option io = %q: want %q, %q, %q or %q", o.name, o.io, IORaw, IOAuto, IOPoller, IOBlocking)
 	}
 	if o.serverRestart != "auto" && o.serverRestart != "off" {
-		return o, fmt.Errorf("postgres: option server_restart = %q: want \"auto\" or \"off\"", o.serverRestart)
+		return o, fmt.Errorf("%s: option server_restart = %q: want \"auto\" or \"off\"", o.name, o.serverRestart)
 	}
 	if o.database == "" {
 		o.database = "mentat_" + sanitizeName(cfg.Scale)
 	}
 	if len(o.database) > 63 {
-		return o, fmt.Errorf("postgres: database name %q is longer than 63 bytes", o.database)
+		return o, fmt.Errorf("%s: database name %q is longer than 63 bytes", o.name, o.database)
 	}
 	return o, nil
 }
@@ -228,15 +236,15 @@ func sanitizeName(s string) string {
 
 // Open connects to the DSN's database, validates the settings, creates the
 // benchmark database if missing and opens a connection to it.
-func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, error) {
-	o, err := parseOptions(cfg)
+func (d pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, error) {
+	o, err := parseOptions(d.name, cfg)
 	if err != nil {
 		return nil, err
 	}
 	secrets := dsnSecrets(o.dsn)
 	adminCfg, err := pgx.ParseConfig(o.dsn)
 	if err != nil {
-		return nil, dsnParseError(o.dsn, err, secrets)
+		return nil, dsnParseError(d.name, o.dsn, err, secrets)
 	}
 	if adminCfg.Password != "" {
 		secrets = append(secrets, adminCfg.Password)
@@ -249,6 +257,7 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 	// is closed only if the server does not answer in time.
 	adminCfg.BuildContextWatcherHandler = pgwire.CancelHandler(cancelDeadlineDelay, nil)
 	b := &Backend{
+		name:          d.name,
 		database:      o.database,
 		adminDB:       adminCfg.Database,
 		protocol:      o.protocol,
@@ -293,7 +302,7 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 
 	admin, err := pgx.ConnectConfig(ctx, adminCfg)
 	if err != nil {
-		return nil, b.redact(fmt.Errorf("postgres: connect to database %q: %w", b.adminDB, err))
+		return nil, b.redact(fmt.Errorf("%s: connect to database %q: %w", b.name, b.adminDB, err))
 	}
 	defer closeQuietly(admin)
 	storable, err := b.validateSettings(ctx, admin, cfg.Settings)
@@ -305,7 +314,7 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 	}
 	b.meta, err = b.connect(ctx)
 	if err != nil {
-		err = fmt.Errorf("postgres: connect to database %q: %w", b.database, err)
+		err = fmt.Errorf("%s: connect to database %q: %w", b.name, b.database, err)
 		return nil, b.redact(b.undoCreate(admin, err))
 	}
 	return b, nil
@@ -330,7 +339,7 @@ func (b *Backend) create(ctx context.Context, admin *pgx.Conn, settings map[stri
 	var exists bool
 	err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", b.database).Scan(&exists)
 	if err != nil {
-		return fmt.Errorf("postgres: look up database %q: %w", b.database, err)
+		return fmt.Errorf("%s: look up database %q: %w", b.name, b.database, err)
 	}
 	if exists {
 		return nil
@@ -346,13 +355,13 @@ func (b *Backend) create(ctx context.Context, admin *pgx.Conn, settings map[stri
 		if errors.As(err, &pgErr) && pgErr.Code == "42P04" {
 			return nil // created concurrently by another process
 		}
-		return fmt.Errorf("postgres: create database %q: %w", b.database, err)
+		return fmt.Errorf("%s: create database %q: %w", b.name, b.database, err)
 	}
 	b.created = true
 	for _, name := range storable {
 		q := "ALTER DATABASE " + ident + " SET " + quoteSettingName(name) + " = " + quoteLiteral(settings[name])
 		if _, err := admin.Exec(ctx, q); err != nil {
-			return fmt.Errorf("postgres: store setting %s = %q in database %q: %w", name, settings[name], b.database, err)
+			return fmt.Errorf("%s: store setting %s = %q in database %q: %w", b.name, name, settings[name], b.database, err)
 		}
 	}
 	return nil
@@ -378,7 +387,7 @@ func (b *Backend) createWith(ctx context.Context, admin *pgx.Conn, init []string
 		return false, err
 	}
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+tmpIdent); err != nil {
-		return false, fmt.Errorf("postgres: create database %q: %w", tmp, err)
+		return false, fmt.Errorf("%s: create database %q: %w", b.name, tmp, err)
 	}
 	fail := func(err error) (bool, error) {
 		if _, derr := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+tmpIdent+" WITH (FORCE)"); derr != nil {
@@ -390,12 +399,12 @@ func (b *Backend) createWith(ctx context.Context, admin *pgx.Conn, init []string
 	cfg.Database = tmp
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fail(fmt.Errorf("postgres: connect to database %q: %w", tmp, err))
+		return fail(fmt.Errorf("%s: connect to database %q: %w", b.name, tmp, err))
 	}
 	for _, q := range init {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			closeQuietly(conn)
-			return fail(fmt.Errorf("postgres: create database %q: %q: %w", b.database, q, err))
+			return fail(fmt.Errorf("%s: create database %q: %q: %w", b.name, b.database, q, err))
 		}
 	}
 	closeQuietly(conn)
@@ -405,7 +414,7 @@ func (b *Backend) createWith(ctx context.Context, admin *pgx.Conn, init []string
 			_, err := fail(nil) // created concurrently by another process
 			return false, err
 		}
-		return fail(fmt.Errorf("postgres: create database %q: rename %q: %w", b.database, tmp, err))
+		return fail(fmt.Errorf("%s: create database %q: rename %q: %w", b.name, b.database, tmp, err))
 	}
 	return true, nil
 }
@@ -422,20 +431,20 @@ func (b *Backend) dropCreating(ctx context.Context, admin *pgx.Conn, name string
 	cfg.Database = name
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("postgres: connect to database %q: %w", name, err)
+		return fmt.Errorf("%s: connect to database %q: %w", b.name, name, err)
 	}
 	var tables int
 	err = conn.QueryRow(ctx, `SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'`).Scan(&tables)
 	closeQuietly(conn)
 	if err != nil {
-		return fmt.Errorf("postgres: database %q: %w", name, err)
+		return fmt.Errorf("%s: database %q: %w", b.name, name, err)
 	}
 	if tables > 1 {
-		return fmt.Errorf("postgres: database %q holds %d tables: not one this driver left while creating %q; drop or rename it", name, tables, b.database)
+		return fmt.Errorf("%s: database %q holds %d tables: not one this driver left while creating %q; drop or rename it", b.name, name, tables, b.database)
 	}
 	if _, err := admin.Exec(ctx, "DROP DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
-		return fmt.Errorf("postgres: drop the half-created database %q: %w", name, err)
+		return fmt.Errorf("%s: drop the half-created database %q: %w", b.name, name, err)
 	}
 	return nil
 }
@@ -454,23 +463,23 @@ func (b *Backend) validateSettings(ctx context.Context, conn *pgx.Conn, settings
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			if !strings.Contains(name, ".") {
-				return nil, fmt.Errorf("postgres: setting %q: unrecognized configuration parameter", name)
+				return nil, fmt.Errorf("%s: setting %q: unrecognized configuration parameter", b.name, name)
 			}
 			gucContext = "user" // a custom (extension) setting
 		case err != nil:
-			return nil, fmt.Errorf("postgres: look up setting %q: %w", name, err)
+			return nil, fmt.Errorf("%s: look up setting %q: %w", b.name, name, err)
 		}
 		switch gucContext {
 		case "user", "superuser":
 			// set_config checks the value exactly as SET would.
 			if _, err := conn.Exec(ctx, "SELECT set_config($1, $2, false)", name, value); err != nil {
-				return nil, fmt.Errorf("postgres: setting %s = %q: %w", name, value, err)
+				return nil, fmt.Errorf("%s: setting %s = %q: %w", b.name, name, value, err)
 			}
 			storable = append(storable, name)
 		case "backend", "superuser-backend":
 			atStart[name] = value
 		default:
-			return nil, fmt.Errorf("postgres: setting %q can only be changed in the server configuration (context %s), not per database or session", name, gucContext)
+			return nil, fmt.Errorf("%s: setting %q can only be changed in the server configuration (context %s), not per database or session", b.name, name, gucContext)
 		}
 	}
 	if len(atStart) > 0 {
@@ -481,7 +490,7 @@ func (b *Backend) validateSettings(ctx context.Context, conn *pgx.Conn, settings
 		}
 		c, err := pgx.ConnectConfig(ctx, cfg)
 		if err != nil {
-			return nil, fmt.Errorf("postgres: settings %v: %w", sortedKeys(atStart), err)
+			return nil, fmt.Errorf("%s: settings %v: %w", b.name, sortedKeys(atStart), err)
 		}
 		closeQuietly(c)
 	}
@@ -529,12 +538,12 @@ func (b *Backend) withMeta(ctx context.Context, what string, f func(*pgx.Conn) e
 	if b.meta == nil || b.meta.IsClosed() {
 		c, err := b.connect(ctx)
 		if err != nil {
-			return b.redact(fmt.Errorf("postgres: %s: connect to database %q: %w", what, b.database, err))
+			return b.redact(fmt.Errorf("%s: %s: connect to database %q: %w", b.name, what, b.database, err))
 		}
 		b.meta = c
 	}
 	if err := f(b.meta); err != nil {
-		return b.redact(fmt.Errorf("postgres: %s: %w", what, withCtx(ctx, err)))
+		return b.redact(fmt.Errorf("%s: %s: %w", b.name, what, withCtx(ctx, err)))
 	}
 	return nil
 }
@@ -625,18 +634,18 @@ func (b *Backend) protected() string {
 // from a connection to the DSN's database, ending other sessions on it.
 func (b *Backend) Drop(ctx context.Context) error {
 	if why := b.protected(); why != "" {
-		return fmt.Errorf("postgres: refusing to drop database %q: %s", b.database, why)
+		return fmt.Errorf("%s: refusing to drop database %q: %s", b.name, b.database, why)
 	}
 	if err := b.Close(); err != nil {
 		return err
 	}
 	admin, err := pgx.ConnectConfig(ctx, b.adminCfg)
 	if err != nil {
-		return b.redact(fmt.Errorf("postgres: drop: connect to database %q: %w", b.adminDB, err))
+		return b.redact(fmt.Errorf("%s: drop: connect to database %q: %w", b.name, b.adminDB, err))
 	}
 	defer closeQuietly(admin)
 	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{b.database}.Sanitize()+" WITH (FORCE)"); err != nil {
-		return b.redact(fmt.Errorf("postgres: drop database %q: %w", b.database, withCtx(ctx, err)))
+		return b.redact(fmt.Errorf("%s: drop database %q: %w", b.name, b.database, withCtx(ctx, err)))
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ var (
 func (b *Backend) Session(ctx context.Context) (drivers.Session, error) {
 	c, err := b.connectSession(ctx)
 	if err != nil {
-		return nil, b.redact(fmt.Errorf("postgres: session: connect to database %q: %w", b.database, withCtx(ctx, err)))
+		return nil, b.redact(fmt.Errorf("%s: session: connect to database %q: %w", b.name, b.database, withCtx(ctx, err)))
 	}
 	b.sessions.Add(1)
 	if b.raw {
@@ -65,17 +65,17 @@ func (s *Session) ready(ctx context.Context) (*pgx.Conn, error) {
 		return s.conn, nil
 	}
 	if s.stmts == nil {
-		return nil, errors.New("postgres: session is closed")
+		return nil, errors.New(s.b.name + ": session is closed")
 	}
 	s.fast.Reset()
 	c, err := s.b.connectSession(ctx)
 	if err != nil {
-		return nil, s.b.redact(fmt.Errorf("postgres: reconnect after a lost connection: %w: %w", drivers.ErrConnLost, withCtx(ctx, err)))
+		return nil, s.b.redact(fmt.Errorf("%s: reconnect after a lost connection: %w: %w", s.b.name, drivers.ErrConnLost, withCtx(ctx, err)))
 	}
 	for _, q := range s.sets {
 		if _, err := c.Exec(ctx, q); err != nil {
 			closeQuietly(c)
-			return nil, fmt.Errorf("postgres: reconnect: replay %q: %w", q, withCtx(ctx, err))
+			return nil, fmt.Errorf("%s: reconnect: replay %q: %w", s.b.name, q, withCtx(ctx, err))
 		}
 	}
 	for st := range s.stmts {
@@ -85,7 +85,7 @@ func (s *Session) ready(ctx context.Context) (*pgx.Conn, error) {
 		sd, err := c.Prepare(ctx, st.w.Name, st.sql)
 		if err != nil {
 			closeQuietly(c)
-			return nil, fmt.Errorf("postgres: reconnect: prepare %q: %w", st.sql, withCtx(ctx, err))
+			return nil, fmt.Errorf("%s: reconnect: prepare %q: %w", s.b.name, st.sql, withCtx(ctx, err))
 		}
 		st.w.Desc = sd
 	}
@@ -113,9 +113,9 @@ func (s *Session) fail(ctx context.Context, what string, err error) error {
 	if s.conn != nil && s.conn.IsClosed() {
 		closeQuietly(s.conn)
 		s.conn = nil
-		return s.b.redact(lostError(what, err))
+		return s.b.redact(lostError(s.b.name, what, err))
 	}
-	return s.b.redact(fmt.Errorf("postgres: %s: %w", what, err))
+	return s.b.redact(fmt.Errorf("%s: %s: %w", s.b.name, what, err))
 }
 
 // countedFail wraps err of a counted call (see fail); a lost connection
@@ -130,7 +130,7 @@ func (s *Session) countedFail(ctx context.Context, what string, err error) error
 	}
 	closeQuietly(s.conn)
 	s.conn = nil
-	return s.b.redact(lostError(what, withCtx(ctx, lost.Err)))
+	return s.b.redact(lostError(s.b.name, what, withCtx(ctx, lost.Err)))
 }
 
 // handOver readies the session's connection for pgx after counted calls
@@ -143,8 +143,8 @@ func (s *Session) handOver() error {
 }
 
 // lostError says a call failed because its connection was lost.
-func lostError(what string, err error) error {
-	return fmt.Errorf("postgres: %s: %w (the session reconnects on its next call): %w", what, drivers.ErrConnLost, err)
+func lostError(name, what string, err error) error {
+	return fmt.Errorf("%s: %s: %w (the session reconnects on its next call): %w", name, what, drivers.ErrConnLost, err)
 }
 
 // Exec runs sql (possibly several statements) with the simple protocol.
