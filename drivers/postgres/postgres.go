@@ -29,10 +29,15 @@
 //	          BENCHMARKS.md compares them against pgbench.
 //
 // Counted queries (the measured path: Stmt.Query with no destination) are
-// framed by the driver on the session's pgx connection (Bind, Execute and
-// Sync, or one Query message in simple mode, encoded and decoded with
-// pgproto3); everything else (connecting, authentication, TLS, prepare,
-// Exec, collected rows, COPY) is pgx's own path.
+// framed on the session's pgx connection by drivers/pgwire (Bind, Execute
+// and Sync, or one Query message in simple mode, encoded and decoded with
+// pgproto3), which also holds the io transports; everything else
+// (connecting, authentication, TLS, prepare, Exec, collected rows, COPY)
+// is pgx's own path.
+//
+// The package registers the driver as "postgres" (Name); New gives it
+// under another name, for a database that speaks PostgreSQL's protocol
+// and SQL.
 //
 // Settings (GUCs) are validated against the server at Open, before
 // anything is created, and a bad name or value fails Open with an error
