@@ -3,7 +3,6 @@ package pgwire
 import (
 	"context"
 	"errors"
-	"os"
 	"reflect"
 	"runtime"
 	"strconv"
@@ -13,21 +12,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/internal/pgtest"
 )
 
-// The tests that need a server reach it through MENTAT_SPEC_PG_DSN (as
-// drivers/postgres's do) and skip without it. They create nothing.
-const dsnEnv = "MENTAT_SPEC_PG_DSN"
-
-func testDSN(t testing.TB) string {
-	t.Helper()
-	dsn := os.Getenv(dsnEnv)
-	if dsn == "" {
-		t.Skipf("%s is not set; start a cluster with: export %s=$(scripts/pg.sh up)", dsnEnv, dsnEnv)
-	}
-	return dsn
-}
+// testDSN is the test server's DSN (skipping without one). The tests
+// create nothing on it.
+func testDSN(t testing.TB) string { t.Helper(); return pgtest.DSN(t) }
 
 func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -186,37 +176,15 @@ func TestCounted(t *testing.T) {
 	}
 }
 
-// processKinds are the two ways a process holds raw sessions: apply's own
-// (two spare Ps) and a worker's (drivers.SetClientProcess: no spare P).
-var processKinds = []struct {
-	name   string
-	client bool
-}{{"engine process", false}, {"worker process", true}}
-
-// asProcess makes this test process one of kind client for the test: a
-// worker process also starts with GOMAXPROCS 1 (its share of two CPUs at
-// two workers or more), so its raw sessions hold every P there is.
-func asProcess(t *testing.T, client bool) {
-	if !client {
-		return
-	}
-	procs := runtime.GOMAXPROCS(1)
-	drivers.SetClientProcess(true)
-	t.Cleanup(func() {
-		drivers.SetClientProcess(false)
-		runtime.GOMAXPROCS(procs)
-	})
-}
-
 // TestRawProcs checks that raw sessions raise GOMAXPROCS to their number
 // plus the spare Ps (none in a worker process) and that closing the last
 // one restores it.
 func TestRawProcs(t *testing.T) {
-	for _, pk := range processKinds {
-		t.Run(pk.name, func(t *testing.T) {
-			asProcess(t, pk.client)
+	for _, pk := range pgtest.ProcessKinds {
+		t.Run(pk.Name, func(t *testing.T) {
+			pgtest.AsProcess(t, pk.Client)
 			spare := rawSpare
-			if pk.client {
+			if pk.Client {
 				spare = 0
 			}
 			before := runtime.GOMAXPROCS(0)

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mentat-spec/mentat-spec/drivers/internal/pgtest"
 )
 
 // TestRawYield checks that raw sessions pass through Go's scheduler on
@@ -20,9 +22,9 @@ import (
 func TestRawYield(t *testing.T) {
 	testDSN(t)
 	const window = time.Second
-	for _, pk := range processKinds {
-		t.Run(pk.name, func(t *testing.T) {
-			asProcess(t, pk.client)
+	for _, pk := range pgtest.ProcessKinds {
+		t.Run(pk.Name, func(t *testing.T) {
+			pgtest.AsProcess(t, pk.Client)
 			yielding := rawSignalsDuring(t, window)
 			old := rawYieldEvery
 			t.Cleanup(func() { rawYieldEvery = old })

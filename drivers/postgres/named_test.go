@@ -4,13 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
+	"github.com/mentat-spec/mentat-spec/drivers/internal/pgtest"
 	"github.com/mentat-spec/mentat-spec/drivers/postgres"
 )
 
@@ -18,10 +18,7 @@ import (
 // a driver under a name of its own with one registration, which passes
 // the conformance suite against the server and names itself in errors.
 func TestSecondWireDriver(t *testing.T) {
-	dsn := os.Getenv("MENTAT_SPEC_PG_DSN")
-	if dsn == "" {
-		t.Skip("MENTAT_SPEC_PG_DSN is not set; start a cluster with: export MENTAT_SPEC_PG_DSN=$(scripts/pg.sh up)")
-	}
+	dsn := pgtest.DSN(t)
 	const name = "wiredb"
 	reg := drivers.NewRegistry()
 	reg.MustRegister(name, postgres.New(name))

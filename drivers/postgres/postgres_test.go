@@ -15,11 +15,12 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
+	"github.com/mentat-spec/mentat-spec/drivers/internal/pgtest"
 )
 
 // The tests reach PostgreSQL only through MENTAT_SPEC_PG_DSN; each test
 // works in its own database mentat_test_<random>, dropped at the end.
-const dsnEnv = "MENTAT_SPEC_PG_DSN"
+const dsnEnv = pgtest.DSNEnv
 
 func TestMain(m *testing.M) {
 	if os.Getenv(dsnEnv) == "" {
@@ -32,14 +33,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func testDSN(t testing.TB) string {
-	t.Helper()
-	dsn := os.Getenv(dsnEnv)
-	if dsn == "" {
-		t.Skipf("%s is not set; start a cluster with: export %s=$(scripts/pg.sh up)", dsnEnv, dsnEnv)
-	}
-	return dsn
-}
+func testDSN(t testing.TB) string { t.Helper(); return pgtest.DSN(t) }
 
 func testDBName(t testing.TB) string {
 	var b [6]byte

@@ -14,31 +14,10 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/internal/pgtest"
 )
 
 var rawVariants = []variant{{ProtocolExtended, IORaw}, {ProtocolSimple, IORaw}}
-
-// processKinds are the two ways a process holds raw sessions: apply's own
-// (two spare Ps) and a worker's (drivers.SetClientProcess: no spare P).
-var processKinds = []struct {
-	name   string
-	client bool
-}{{"engine process", false}, {"worker process", true}}
-
-// asProcess makes this test process one of kind client for the test: a
-// worker process also starts with GOMAXPROCS 1 (its share of two CPUs at
-// two workers or more), so its raw sessions hold every P there is.
-func asProcess(t *testing.T, client bool) {
-	if !client {
-		return
-	}
-	procs := runtime.GOMAXPROCS(1)
-	drivers.SetClientProcess(true)
-	t.Cleanup(func() {
-		drivers.SetClientProcess(false)
-		runtime.GOMAXPROCS(procs)
-	})
-}
 
 // counted runs sql on s with the rows counted: the measured path.
 func counted(t *testing.T, ctx context.Context, s drivers.Session, sql string, args ...any) (int64, error) {
@@ -58,10 +37,10 @@ func counted(t *testing.T, ctx context.Context, s drivers.Session, sql string, a
 func TestRawCeiling(t *testing.T) {
 	testDSN(t)
 	const ceiling = 300 * time.Millisecond
-	for _, pk := range processKinds {
+	for _, pk := range pgtest.ProcessKinds {
 		for _, v := range rawVariants {
-			t.Run(pk.name+"/"+v.String(), func(t *testing.T) {
-				asProcess(t, pk.client)
+			t.Run(pk.Name+"/"+v.String(), func(t *testing.T) {
+				pgtest.AsProcess(t, pk.Client)
 				rawCeiling(t, v, ceiling)
 			})
 		}
@@ -139,9 +118,9 @@ func TestRawGC(t *testing.T) {
 			}
 		})
 	}
-	for _, pk := range processKinds {
-		t.Run(pk.name, func(t *testing.T) {
-			asProcess(t, pk.client)
+	for _, pk := range pgtest.ProcessKinds {
+		t.Run(pk.Name, func(t *testing.T) {
+			pgtest.AsProcess(t, pk.Client)
 			rawGC(t)
 		})
 	}
@@ -215,9 +194,9 @@ func rawGC(t *testing.T) {
 // that closing the last one restores it.
 func TestRawProcs(t *testing.T) {
 	testDSN(t)
-	for _, pk := range processKinds {
-		t.Run(pk.name, func(t *testing.T) {
-			asProcess(t, pk.client)
+	for _, pk := range pgtest.ProcessKinds {
+		t.Run(pk.Name, func(t *testing.T) {
+			pgtest.AsProcess(t, pk.Client)
 			rawProcsRaised(t)
 		})
 	}
