@@ -329,8 +329,8 @@ func (b *backend) connectTo(ctx context.Context, dsn string, reader bool) (*sqli
 		return nil, fmt.Errorf("sqlite backend %q: open %s: %w", b.name, b.path, err)
 	}
 	c := dc.(*sqlite3.SQLiteConn)
-	if db := dbHandle(c); db != nil && b.stablePlans {
-		if err := stablePlans(db); err != nil {
+	if b.stablePlans {
+		if err := StablePlans(c); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("sqlite backend %q: open %s: %w", b.name, b.path, err)
 		}

@@ -17,6 +17,8 @@ import "C"
 import (
 	"fmt"
 	"unsafe"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
 // memStatus says whether SQLite's allocation statistics are off.
@@ -34,14 +36,22 @@ func init() {
 	}
 }
 
-// stablePlans turns on the query planner stability guarantee of the
-// connection db. Without it SQLite marks a statement whose plan might
-// depend on a parameter's value (a UNION ALL subquery filtered by a
-// parameter, as the pull query is) and compiles it again each time a new
-// value is bound: the parse and the planning then run at every call, and
-// a measured call is mostly compilation. With it a statement keeps the
-// plan it was prepared with, the plan EXPLAIN shows.
-func stablePlans(db unsafe.Pointer) error { return setStablePlans(db, true) }
+// StablePlans turns on the query planner stability guarantee on c, as
+// the driver does on every connection it opens (unless stable_plans is
+// "off"); a hand-written go-sqlite3 loop that a benchmark compares with
+// the engine calls it too, to get the same plans. Without it SQLite marks
+// a statement whose plan might depend on a parameter's value (a UNION ALL
+// subquery filtered by a parameter, as the pull query is) and compiles it
+// again each time a new value is bound: the parse and the planning then
+// run at every call, and a measured call is mostly compilation. With it a
+// statement keeps the plan it was prepared with, the plan EXPLAIN shows.
+func StablePlans(c *sqlite3.SQLiteConn) error {
+	db := dbHandle(c)
+	if db == nil {
+		return fmt.Errorf("the go-sqlite3 connection has no database handle: plans cannot be kept stable")
+	}
+	return setStablePlans(db, true)
+}
 
 // stablePlansOption reads the stable_plans option: "on" (the default) or
 // "off", SQLite's own behaviour, for a spec that wants to measure the
