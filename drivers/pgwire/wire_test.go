@@ -1,21 +1,16 @@
-package postgres
+package pgwire
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
-
-	"github.com/mentat-spec/mentat-spec/drivers"
 )
 
 // chunked reads its data in pieces of the sizes it cycles through, as a
@@ -157,11 +152,10 @@ func TestWireInAsFrontend(t *testing.T) {
 	}
 }
 
-// leave puts msgs in s's counted-path buffer as if they had arrived right
-// after a counted call's ReadyForQuery.
-func leave(t *testing.T, s *Session, b []byte) {
-	t.Helper()
-	in := &s.fast.in
+// leave puts msgs in c's buffer as if they had arrived right after a
+// counted call's ReadyForQuery.
+func leave(c *Counter, b []byte) {
+	in := &c.in
 	in.fit(len(b))
 	in.w += copy(in.buf[in.w:], b)
 }
@@ -171,26 +165,15 @@ func leave(t *testing.T, s *Session, b []byte) {
 // pgx would have handled them, or read by the next counted call.
 func TestHandOver(t *testing.T) {
 	testDSN(t)
-	old := cancelDeadlineDelay
-	cancelDeadlineDelay = 300 * time.Millisecond
-	defer func() { cancelDeadlineDelay = old }()
-	for _, v := range rawVariants {
-		t.Run(v.String(), func(t *testing.T) {
-			b := openTest(t, v, nil)
+	for _, d := range testDials {
+		t.Run(d.name, func(t *testing.T) {
+			s := newTestSession(t, d)
+			s.c.CancelDelay = 300 * time.Millisecond
 			ctx := testCtx(t)
-			ds, err := b.Session(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ds.Close()
-			s := ds.(*Session)
-			one, err := s.Prepare(ctx, "SELECT 1 WHERE $1::int > 0")
-			if err != nil {
-				t.Fatal(err)
-			}
+			one := s.prepare("SELECT 1 WHERE $1::int > 0")
 			query := func(what string) {
 				t.Helper()
-				if n, err := one.Query(ctx, []any{int64(1)}, nil); err != nil || n != 1 {
+				if n, err := s.count(ctx, one, int64(1)); err != nil || n != 1 {
 					t.Fatalf("%s: counted query: %d rows, %v", what, n, err)
 				}
 			}
@@ -201,124 +184,49 @@ func TestHandOver(t *testing.T) {
 			})
 
 			// Read by the next counted call, ahead of its answer.
-			leave(t, s, async)
+			leave(&s.c, async)
 			query("after a notification")
 
 			// Dropped before pgx's Exec, which then runs as usual.
-			leave(t, s, async)
-			if err := s.Exec(ctx, "SELECT 1"); err != nil {
+			leave(&s.c, async)
+			if err := s.pgxExec(ctx, "SELECT 1"); err != nil {
 				t.Fatalf("Exec after a notification: %v", err)
 			}
-			if s.fast.in.r != s.fast.in.w {
+			if s.c.in.r != s.c.in.w {
 				t.Fatal("leftover bytes after Exec")
 			}
 			query("after Exec")
 
 			// A parameter change the simple text depends on is noted.
-			leave(t, s, backendStream(t, []pgproto3.BackendMessage{&pgproto3.ParameterStatus{Name: "client_encoding", Value: "UTF8"}}))
-			var rows [][]any
-			if n, err := one.Query(ctx, []any{int64(1)}, &rows); err != nil || n != 1 {
-				t.Fatalf("collected query after a ParameterStatus: %d rows, %v", n, err)
+			leave(&s.c, backendStream(t, []pgproto3.BackendMessage{&pgproto3.ParameterStatus{Name: "client_encoding", Value: "UTF8"}}))
+			if err := s.pgxExec(ctx, "SELECT 1"); err != nil {
+				t.Fatalf("Exec after a ParameterStatus: %v", err)
 			}
-			if !s.fast.textOff {
+			if !s.c.textOff {
 				t.Error("a ParameterStatus of client_encoding was not noted")
 			}
-			s.fast.textOff = false
+			s.c.textOff = false
 			query("after a ParameterStatus")
 
-			// The server ending the session: pgx's call fails as lost,
-			// the next call reconnects.
-			pid := backendPID(t, s)
-			leave(t, s, backendStream(t, []pgproto3.BackendMessage{&pgproto3.ErrorResponse{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"}}))
-			if err := s.Exec(ctx, "SELECT 1"); !errors.Is(err, drivers.ErrConnLost) || !strings.Contains(err.Error(), "57P01") {
-				t.Errorf("Exec after a FATAL error: %v; want a lost connection with the server's error", err)
+			// The server ending the session: the hand-over fails as lost.
+			leave(&s.c, backendStream(t, []pgproto3.BackendMessage{&pgproto3.ErrorResponse{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"}}))
+			var lost *LostError
+			if err := s.pgxExec(ctx, "SELECT 1"); !errors.As(err, &lost) || !lost.Idle || !strings.Contains(err.Error(), "57P01") {
+				t.Errorf("Exec after a FATAL error: %v; want an idle LostError with the server's error", err)
 			}
+			s.reconnect()
+			one = s.prepare("SELECT 1 WHERE $1::int > 0")
 			query("after a FATAL error")
-			if backendPID(t, s) == pid {
-				t.Error("same server process after a lost connection")
-			}
 
 			// A message whose rest never comes: lost once the wait ends.
-			leave(t, s, []byte{'A', 0, 0, 0, 40, 0, 0})
+			leave(&s.c, []byte{'A', 0, 0, 0, 40, 0, 0})
 			start := time.Now()
-			if err := s.Exec(ctx, "SELECT 1"); !errors.Is(err, drivers.ErrConnLost) {
-				t.Errorf("Exec after a cut message: %v; want a lost connection", err)
+			if err := s.pgxExec(ctx, "SELECT 1"); !errors.As(err, &lost) || !errors.Is(err, errCutShort) {
+				t.Errorf("Exec after a cut message: %v; want a LostError, cut short", err)
 			}
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("the cut message held Exec for %v", d)
 			}
-			query("after a cut message")
-		})
-	}
-}
-
-// TestCountedNotifications: notifications another connection sends while
-// the session runs counted calls, pgx calls and collected queries in
-// turn, arriving wherever they do, disturb none of them.
-func TestCountedNotifications(t *testing.T) {
-	testDSN(t)
-	for _, v := range variants {
-		t.Run(v.String(), func(t *testing.T) {
-			b := openTest(t, v, nil)
-			ctx := testCtx(t)
-			ds, err := b.Session(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ds.Close()
-			if err := ds.Exec(ctx, "LISTEN mentat_ch"); err != nil {
-				t.Fatal(err)
-			}
-			st, err := ds.Prepare(ctx, "SELECT generate_series(1, $1::int)")
-			if err != nil {
-				t.Fatal(err)
-			}
-			other, err := pgx.ConnectConfig(ctx, b.connCfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer other.Close(context.Background())
-			stop := make(chan struct{})
-			var wg sync.WaitGroup
-			var sent int
-			wg.Go(func() {
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					if _, err := other.Exec(ctx, "SELECT pg_notify('mentat_ch', repeat('p', $1::int))", int64(sent%200)); err != nil {
-						t.Errorf("notify: %v", err)
-						return
-					}
-					sent++
-				}
-			})
-			for i := range 1500 {
-				want := int64(i%5 + 1)
-				switch i % 50 {
-				case 17:
-					if err := ds.Exec(ctx, "SELECT 1"); err != nil {
-						t.Fatalf("call %d: Exec: %v", i, err)
-					}
-				case 33:
-					var rows [][]any
-					if n, err := st.Query(ctx, []any{want}, &rows); err != nil || n != want {
-						t.Fatalf("call %d: collected: %d rows, %v; want %d", i, n, err, want)
-					}
-				default:
-					if n, err := st.Query(ctx, []any{want}, nil); err != nil || n != want {
-						t.Fatalf("call %d: counted: %d rows, %v; want %d", i, n, err, want)
-					}
-				}
-			}
-			close(stop)
-			wg.Wait()
-			if sent == 0 {
-				t.Fatal("no notification sent")
-			}
-			t.Logf("%d notifications sent during the calls", sent)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package postgres
+package pgwire
 
 import (
 	"context"
@@ -14,10 +14,50 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// fastState is a session's reusable state for counted queries, which it
-// frames itself on the pgx connection's socket: no pgx rows, result
-// reader or context watcher per call, no allocation in steady state.
-type fastState struct {
+// Statement is a statement as a counted call runs it: a statement
+// prepared on the server (Name and Desc, from pgx.Conn.Prepare), or one
+// for the simple protocol (Simple), whose arguments are interpolated
+// into its text as pgx's simple protocol does.
+type Statement struct {
+	Name string                       // the prepared statement's name; "" for the simple protocol
+	Desc *pgconn.StatementDescription // Name's parameter and result types
+
+	parts []any // simple protocol: the text split at its placeholders, see splitSQL
+}
+
+// Simple is sql as the simple protocol's counted calls run it.
+func Simple(sql string) Statement { return Statement{parts: splitSQL(sql)} }
+
+// A LostError is a counted call's error when the connection can no longer
+// be used (the protocol state is unknown, or the server ended the
+// session): the caller closes the connection and connects again. Other
+// errors (the server's, the context's) leave the connection usable.
+type LostError struct {
+	// Idle is set when the messages the server sent between calls lost
+	// it, not the call itself.
+	Idle bool
+	Err  error
+}
+
+func (e *LostError) Error() string { return e.Err.Error() }
+func (e *LostError) Unwrap() error { return e.Err }
+
+// Counter runs counted calls (rows counted, none decoded) on a pgx
+// connection, framing them itself on the connection's socket: no pgx
+// rows, result reader or context watcher per call, no allocation in
+// steady state. One Counter serves one session's connection, one call
+// at a time; HandOver readies the connection for pgx again, Reset
+// forgets a connection that is gone, Close ends the Counter's use.
+type Counter struct {
+	// CancelDelay bounds how long an interrupted call waits for the
+	// server's answer to its cancel request before the socket's deadline
+	// ends the call (and the connection), as pgx's DeadlineDelay does;
+	// HandOver waits as long for the rest of a message already begun.
+	CancelDelay time.Duration
+	// Gone, if set, runs with the backend's pid after an interrupted
+	// call's cancel request, before the call returns (QueryGone.Wait).
+	Gone func(pid uint32)
+
 	eqb   pgx.ExtendedQueryBuilder
 	bind  pgproto3.Bind
 	exec  pgproto3.Execute
@@ -29,7 +69,7 @@ type fastState struct {
 
 	// syncedPC is the connection checked free of pgx's buffered or
 	// background reads, textPC the one whose settings allow the simple
-	// protocol's text; both nil again once pgx runs something (handOver).
+	// protocol's text; both nil again once pgx runs something (HandOver).
 	syncedPC, textPC *pgconn.PgConn
 
 	// bindArgs' reusable parameters, and the result formats of the
@@ -58,30 +98,37 @@ type fastState struct {
 	cancelDone chan struct{}
 }
 
+// Reset forgets what was read on a connection that is gone.
+func (f *Counter) Reset() { f.in.reset() }
+
+// Close drops the interrupt's registration and what was read.
+func (f *Counter) Close() {
+	f.unwatch()
+	f.in.reset()
+}
+
 // watch registers the interrupt for ctx unless it already is, and
 // returns the registration's number (0: ctx cannot end).
-func (s *Session) watch(ctx context.Context) int64 {
-	f := &s.fast
+func (f *Counter) watch(ctx context.Context) int64 {
 	if ctx.Done() == nil {
 		return 0
 	}
 	if ctx != f.watched {
-		s.unwatch()
+		f.unwatch()
 		if f.cancelDone == nil {
 			f.cancelDone = make(chan struct{}, 1)
 		}
 		f.gen++
 		g := f.gen
 		f.watched = ctx
-		f.stopWatch = context.AfterFunc(ctx, func() { s.interrupt(g) })
+		f.stopWatch = context.AfterFunc(ctx, func() { f.interrupt(g) })
 	}
 	return f.gen
 }
 
 // unwatch drops the registration; an interrupt of it still running can
 // no longer claim a call (those run under a newer number, or wait for it).
-func (s *Session) unwatch() {
-	f := &s.fast
+func (f *Counter) unwatch() {
 	if f.stopWatch != nil {
 		f.stopWatch()
 		f.stopWatch, f.watched = nil, nil
@@ -89,17 +136,16 @@ func (s *Session) unwatch() {
 }
 
 // begin marks a call under registration g as running on pc.
-func (s *Session) begin(g int64, pc *pgconn.PgConn) {
+func (f *Counter) begin(g int64, pc *pgconn.PgConn) {
 	if g != 0 {
-		s.fast.pc = pc
-		s.fast.active.Store(g)
+		f.pc = pc
+		f.active.Store(g)
 	}
 }
 
 // end marks the call over; if the interrupt claimed it, it first waits
 // for the cancel request to be over and clears the socket's deadline.
-func (s *Session) end(g int64) {
-	f := &s.fast
+func (f *Counter) end(g int64) {
 	if g == 0 || f.active.CompareAndSwap(g, 0) {
 		return
 	}
@@ -109,27 +155,29 @@ func (s *Session) end(g int64) {
 	f.active.Store(0)
 }
 
-// queryCounted runs st and counts its rows without decoding them. ok is
-// false when pgx's own path must run the call instead (an argument this
-// path cannot encode: pgx reports the error; simple mode without
-// standard_conforming_strings or UTF8, which pgx refuses). The messages
-// are encoded by pgproto3 as pgx's Frontend encodes them and written and
-// read on the connection's socket itself (see wireIn).
-func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n int64, ok bool, err error) {
-	s := st.s
-	f := &s.fast
+// Query runs st on c with args and counts its rows without decoding
+// them; a statement without rows (INSERT, UPDATE) returns the count of
+// its command tag. ok is false when pgx's own path must run the call
+// instead (an argument this path cannot encode: pgx reports the error;
+// simple mode without standard_conforming_strings or UTF8, which pgx
+// refuses). The messages are encoded by pgproto3 as pgx's Frontend
+// encodes them and written and read on the connection's socket itself
+// (see wireIn). A context that ends during the call sends the server a
+// cancel request, as pgx does. An error is a *LostError when c can no
+// longer be used.
+func (f *Counter) Query(ctx context.Context, c *pgx.Conn, st *Statement, args []any) (n int64, ok bool, err error) {
 	pc := c.PgConn()
-	if st.name != "" {
+	if st.Name != "" {
 		if !f.bindArgs(st, c.TypeMap(), args) {
-			if f.eqb.Build(c.TypeMap(), st.sd, args) != nil {
+			if f.eqb.Build(c.TypeMap(), st.Desc, args) != nil {
 				return 0, false, nil
 			}
-			f.bind = pgproto3.Bind{PreparedStatement: st.name, ParameterFormatCodes: f.eqb.ParamFormats,
+			f.bind = pgproto3.Bind{PreparedStatement: st.Name, ParameterFormatCodes: f.eqb.ParamFormats,
 				Parameters: f.eqb.ParamValues, ResultFormatCodes: f.eqb.ResultFormats}
 		}
 	} else {
 		// The two settings pgx's simple protocol needs, looked up once
-		// per connection until pgx runs something on it (handOver).
+		// per connection until pgx runs something on it (HandOver).
 		if f.textOff {
 			return 0, false, nil
 		}
@@ -146,7 +194,7 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 	}
 	out := f.out[:0]
 	var lost error
-	if st.name != "" {
+	if st.Name != "" {
 		out, lost = f.bind.Encode(out)
 		if lost == nil {
 			out, _ = f.exec.Encode(out)
@@ -159,22 +207,22 @@ func (st *Stmt) queryCounted(ctx context.Context, c *pgx.Conn, args []any) (n in
 		f.query.String = ""
 	}
 	f.out = out
-	n, err = s.exchange(ctx, pc, "query", st.sql, lost, st.name != "" && len(st.sd.Fields) > 0)
+	n, err = f.exchange(ctx, pc, lost, st.Name != "" && len(st.Desc.Fields) > 0)
 	return n, true, err
 }
 
-// execCounted runs sql, one statement without parameters, with the simple
-// protocol on the connection's socket, as a counted query runs: for the
-// BEGIN and COMMIT around every write transaction, which through pgx
-// would cost its result reader and context watcher, and a hand-over of
-// the connection and a check of it before the next counted call.
-func (s *Session) execCounted(ctx context.Context, c *pgx.Conn, sql string) error {
-	f := &s.fast
+// Exec runs sql, one statement without parameters, with the simple
+// protocol on c's socket, as a counted query runs: for the BEGIN and
+// COMMIT around every write transaction, which through pgx would cost
+// its result reader and context watcher, and a hand-over of the
+// connection and a check of it before the next counted call. Errors are
+// Query's.
+func (f *Counter) Exec(ctx context.Context, c *pgx.Conn, sql string) error {
 	var lost error
 	f.query.String = sql
 	f.out, lost = f.query.Encode(f.out[:0])
 	f.query.String = ""
-	_, err := s.exchange(ctx, c.PgConn(), "exec", sql, lost, false)
+	_, err := f.exchange(ctx, c.PgConn(), lost, false)
 	return err
 }
 
@@ -182,11 +230,10 @@ func (s *Session) execCounted(ctx context.Context, c *pgx.Conn, sql string) erro
 // says they could not be encoded), and reads the replies up to
 // ReadyForQuery: the rows counted or, without rows (a statement that
 // returns none, when rows is false and no RowDescription came), the count
-// of its command tag. Errors name verb and sql.
-func (s *Session) exchange(ctx context.Context, pc *pgconn.PgConn, verb, sql string, lost error, rows bool) (n int64, err error) {
-	f := &s.fast
+// of its command tag.
+func (f *Counter) exchange(ctx context.Context, pc *pgconn.PgConn, lost error, rows bool) (n int64, err error) {
 	if err := ctx.Err(); err != nil {
-		return 0, s.fail(ctx, verb+" "+short(sql), err)
+		return 0, err
 	}
 	if f.syncedPC != pc {
 		// Nothing of pgx's may be buffered or reading when the socket is
@@ -194,16 +241,16 @@ func (s *Session) exchange(ctx context.Context, pc *pgconn.PgConn, verb, sql str
 		// something on it. What pgx read past its last ReadyForQuery
 		// (the server's asynchronous messages) is handled first, so a
 		// stream of notifications cannot keep the buffer from emptying.
-		if err := s.takeOver(ctx, pc); err != nil {
+		if err := f.takeOver(ctx, pc); err != nil {
 			return 0, err
 		}
 	}
 	conn := pc.Conn()
-	g := s.watch(ctx)
-	s.begin(g, pc)
+	g := f.watch(ctx)
+	f.begin(g, pc)
 	if err := ctx.Err(); err != nil {
-		s.end(g)
-		return 0, s.fail(ctx, verb+" "+short(sql), err)
+		f.end(g)
+		return 0, err
 	}
 
 	var affected int64
@@ -259,18 +306,16 @@ func (s *Session) exchange(ctx context.Context, pc *pgconn.PgConn, verb, sql str
 			}
 		}
 	}
-	s.end(g)
+	f.end(g)
 	if lost != nil {
-		// The protocol state is unknown: drop the connection, the next
-		// call reconnects (as pgx does on a broken read).
+		// The protocol state is unknown: the caller drops the
+		// connection and reconnects (as pgx does on a broken read).
 		in.reset()
-		closeQuietly(s.conn)
-		s.conn = nil
-		return n, s.b.redact(lostError(verb+" "+short(sql), withCtx(ctx, lost)))
+		return n, &LostError{Err: lost}
 	}
 	in.settle()
 	if qerr != nil {
-		return n, s.fail(ctx, verb+" "+short(sql), qerr)
+		return n, qerr
 	}
 	if n == 0 && !rows {
 		n = affected
@@ -281,7 +326,7 @@ func (s *Session) exchange(ctx context.Context, pc *pgconn.PgConn, verb, sql str
 // noteStatus follows a ParameterStatus a counted call read, which pgx's
 // connection does not see: a change of standard_conforming_strings or
 // client_encoding sends the simple protocol's text to pgx from then on.
-func (f *fastState) noteStatus(m *pgproto3.ParameterStatus) {
+func (f *Counter) noteStatus(m *pgproto3.ParameterStatus) {
 	switch m.Name {
 	case "standard_conforming_strings", "client_encoding":
 		f.textOff = true
@@ -292,24 +337,22 @@ func (f *fastState) noteStatus(m *pgproto3.ParameterStatus) {
 // buffered after its last ReadyForQuery are handled as idle ones (see
 // idleMsg), then PgConn.SyncConn checks that no background read runs
 // (it returns at once when nothing is buffered and none does).
-func (s *Session) takeOver(ctx context.Context, pc *pgconn.PgConn) error {
+func (f *Counter) takeOver(ctx context.Context, pc *pgconn.PgConn) error {
 	fe := pc.Frontend()
 	var err error
 	for fe.ReadBufferLen() > 0 && err == nil {
 		var msg pgproto3.BackendMessage
 		if msg, err = fe.Receive(); err == nil {
-			err = s.idleMsg(msg)
+			err = f.idleMsg(msg)
 		}
 	}
 	if err == nil {
 		if err = pc.SyncConn(ctx); err == nil {
-			s.fast.syncedPC = pc
+			f.syncedPC = pc
 			return nil
 		}
 	}
-	closeQuietly(s.conn)
-	s.conn = nil
-	return s.b.redact(lostError("read the server's messages", withCtx(ctx, err)))
+	return &LostError{Idle: true, Err: err}
 }
 
 // idleMsg handles a message the server sent while the session was idle,
@@ -317,10 +360,10 @@ func (s *Session) takeOver(ctx context.Context, pc *pgconn.PgConn) error {
 // call notes it), notices and notifications are dropped (the connection
 // has no handler for them); an error response (the server ending the
 // session) or anything else is an error that loses the connection.
-func (s *Session) idleMsg(msg pgproto3.BackendMessage) error {
+func (f *Counter) idleMsg(msg pgproto3.BackendMessage) error {
 	switch m := msg.(type) {
 	case *pgproto3.ParameterStatus:
-		s.fast.noteStatus(m)
+		f.noteStatus(m)
 	case *pgproto3.NoticeResponse, *pgproto3.NotificationResponse:
 	case *pgproto3.ErrorResponse:
 		return pgconn.ErrorResponseToPgError(m)
@@ -330,26 +373,25 @@ func (s *Session) idleMsg(msg pgproto3.BackendMessage) error {
 	return nil
 }
 
-// handOver readies the session's connection for pgx after counted calls.
-// Asynchronous messages that arrived after a counted call's ReadyForQuery
-// are in the counted path's buffer, where pgx cannot see them; they are
-// handled here (see idleMsg). The connection is checked again before the
-// next counted call.
-func (s *Session) handOver() error {
-	f := &s.fast
+// HandOver readies c for pgx after counted calls; c may be nil (no
+// connection). Asynchronous messages that arrived after a counted call's
+// ReadyForQuery are in the counted path's buffer, where pgx cannot see
+// them; they are handled here (see idleMsg). The connection is checked
+// again before the next counted call. An error is a *LostError (Idle).
+func (f *Counter) HandOver(c *pgx.Conn) error {
 	f.syncedPC, f.textPC = nil, nil
 	in := &f.in
-	if in.r == in.w || s.conn == nil {
+	if in.r == in.w || c == nil {
 		in.reset()
 		return nil
 	}
-	conn := s.conn.PgConn().Conn()
+	conn := c.PgConn().Conn()
 	var err error
 	for in.r < in.w && err == nil {
 		t, body, need := in.buffered()
 		if need != 0 {
 			// The rest of a message the server has begun is on its way.
-			_ = conn.SetDeadline(time.Now().Add(cancelDeadlineDelay))
+			_ = conn.SetDeadline(time.Now().Add(f.CancelDelay))
 			t, body, err = in.next(conn)
 			_ = conn.SetDeadline(time.Time{})
 			if err != nil {
@@ -359,14 +401,12 @@ func (s *Session) handOver() error {
 		}
 		var msg pgproto3.BackendMessage
 		if msg, err = in.m.decode(t, body); err == nil {
-			err = s.idleMsg(msg)
+			err = f.idleMsg(msg)
 		}
 	}
 	in.reset()
 	if err != nil {
-		closeQuietly(s.conn)
-		s.conn = nil
-		return s.b.redact(lostError("read the server's messages", err))
+		return &LostError{Idle: true, Err: err}
 	}
 	return nil
 }
@@ -376,8 +416,8 @@ func (s *Session) handOver() error {
 // int8 parameters and for int4 ones they fit (binary, as pgx does), the bytes pgx's
 // ExtendedQueryBuilder would produce. false: some argument is of another
 // kind, and the builder does it.
-func (f *fastState) bindArgs(st *Stmt, m *pgtype.Map, args []any) bool {
-	sd := st.sd
+func (f *Counter) bindArgs(st *Statement, m *pgtype.Map, args []any) bool {
+	sd := st.Desc
 	if len(sd.ParamOIDs) != len(args) {
 		return false
 	}
@@ -413,22 +453,22 @@ func (f *fastState) bindArgs(st *Stmt, m *pgtype.Map, args []any) bool {
 		}
 		f.rfmtsSD = sd
 	}
-	f.bind = pgproto3.Bind{PreparedStatement: st.name, ParameterFormatCodes: f.fmts, Parameters: f.vals, ResultFormatCodes: f.rfmts}
+	f.bind = pgproto3.Bind{PreparedStatement: st.Name, ParameterFormatCodes: f.fmts, Parameters: f.vals, ResultFormatCodes: f.rfmts}
 	return true
 }
 
-// interrupt cancels the running counted call of the session as pgx's
+// interrupt cancels the running counted call as pgx's
 // CancelRequestContextWatcherHandler does: a cancel request on a new
-// connection, the socket's deadline moved to cancelDeadlineDelay from now
-// (past it the call fails and the session reconnects), and a short pause
-// so the request cannot land on the session's next statement.
-func (s *Session) interrupt(g int64) {
-	if !s.fast.active.CompareAndSwap(g, -1) {
+// connection, the socket's deadline moved to CancelDelay from now (past
+// it the call fails and the session reconnects), and a short pause so
+// the request cannot land on the session's next statement.
+func (f *Counter) interrupt(g int64) {
+	if !f.active.CompareAndSwap(g, -1) {
 		return // no call runs under this registration
 	}
-	pc := s.fast.pc
+	pc := f.pc
 	pid := pc.PID()
-	deadline := time.Now().Add(cancelDeadlineDelay)
+	deadline := time.Now().Add(f.CancelDelay)
 	_ = pc.Conn().SetDeadline(deadline)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	_ = pc.CancelRequest(ctx) // an unanswered request ends at the deadline
@@ -436,8 +476,10 @@ func (s *Session) interrupt(g int64) {
 	time.Sleep(cancelSettle)
 	// A cut query must be gone on the server before its call returns, so
 	// it never overlaps the next measured point (as on the pgx path).
-	s.b.waitQueryGone(pid)
-	s.fast.cancelDone <- struct{}{}
+	if f.Gone != nil {
+		f.Gone(pid)
+	}
+	f.cancelDone <- struct{}{}
 }
 
 // cancelSettle is how long a cancelled call waits after its cancel

@@ -1,4 +1,4 @@
-package postgres
+package pgwire
 
 import (
 	"runtime"
@@ -35,7 +35,10 @@ func spareProcs() int {
 	return rawSpare
 }
 
-func rawSessionOpened() {
+// RawSessionOpened counts a session on a DialRaw connection as open,
+// raising GOMAXPROCS as rawProcs says. Every call is paired with a
+// RawSessionClosed when the session ends.
+func RawSessionOpened() {
 	p := &rawProcs
 	p.Lock()
 	defer p.Unlock()
@@ -50,7 +53,9 @@ func rawSessionOpened() {
 	}
 }
 
-func rawSessionClosed() {
+// RawSessionClosed counts a session of RawSessionOpened as closed; the
+// last one restores GOMAXPROCS.
+func RawSessionClosed() {
 	p := &rawProcs
 	p.Lock()
 	defer p.Unlock()

@@ -1,15 +1,15 @@
 //go:build !linux
 
-package postgres
+package pgwire
 
 import (
 	"context"
 	"net"
 )
 
-// dialAuto uses Go's poller alone where the kernel wait is not
+// DialAuto uses Go's poller alone where the kernel wait is not
 // implemented.
-func dialAuto(func() bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
+func DialAuto(func() bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, network, addr)

@@ -1,4 +1,4 @@
-package postgres
+package pgwire
 
 import (
 	"context"
@@ -29,20 +29,14 @@ type autoConn struct {
 // soon even while a long statement runs.
 const pollSlice = 20 * time.Millisecond
 
-func dialAuto(few func() bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
+// DialAuto returns a pgconn.DialFunc for io = auto: its connections wait
+// in the kernel while few reports true (the backend has no more sessions
+// than cores) and through Go's network poller otherwise.
+func DialAuto(few func() bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		sc, ok := c.(syscall.Conn)
-		if !ok {
-			return c, nil
-		}
-		raw, err := sc.SyscallConn()
-		if err != nil {
-			return c, nil //nolint:nilerr // the poller still works
+		c, raw, err := dialSocket(ctx, network, addr)
+		if err != nil || raw == nil {
+			return c, err
 		}
 		return &autoConn{Conn: c, raw: raw, few: few}, nil
 	}

@@ -1,4 +1,4 @@
-package postgres
+package pgwire
 
 import (
 	"bytes"
@@ -35,8 +35,8 @@ func TestBindArgsAsPgx(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sd := &pgconn.StatementDescription{Name: "s1", ParamOIDs: tc.oids, Fields: fields}
-			st := &Stmt{name: "s1", sd: sd}
-			var f fastState
+			st := &Statement{Name: "s1", Desc: sd}
+			var f Counter
 			// Twice: the second call reuses the buffers.
 			for range 2 {
 				if got := f.bindArgs(st, m, tc.args); got != tc.fast {

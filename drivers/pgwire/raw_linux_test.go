@@ -1,13 +1,16 @@
-package postgres
+package pgwire
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mentat-spec/mentat-spec/drivers/internal/pgtest"
 )
 
 // TestRawYield checks that raw sessions pass through Go's scheduler on
@@ -19,9 +22,9 @@ import (
 func TestRawYield(t *testing.T) {
 	testDSN(t)
 	const window = time.Second
-	for _, pk := range processKinds {
-		t.Run(pk.name, func(t *testing.T) {
-			asProcess(t, pk.client)
+	for _, pk := range pgtest.ProcessKinds {
+		t.Run(pk.Name, func(t *testing.T) {
+			pgtest.AsProcess(t, pk.Client)
 			yielding := rawSignalsDuring(t, window)
 			old := rawYieldEvery
 			t.Cleanup(func() { rawYieldEvery = old })
@@ -41,8 +44,6 @@ func TestRawYield(t *testing.T) {
 // rawSignalsDuring runs the two sessions for window and counts the
 // preemption signals (SIGURG) the process received meanwhile.
 func rawSignalsDuring(t *testing.T, window time.Duration) int {
-	b := openTest(t, rawVariants[0], nil)
-	ctx := testCtx(t)
 	queries := []struct {
 		sql  string
 		args []any
@@ -51,22 +52,15 @@ func rawSignalsDuring(t *testing.T, window time.Duration) int {
 	start := make(chan struct{})
 	errs := make(chan error, len(queries))
 	for _, q := range queries {
-		s, err := b.Session(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		st, err := s.Prepare(ctx, q.sql)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := newTestSession(t, rawDial)
+		st := s.prepare(q.sql)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
 			for end := time.Now().Add(window); time.Now().Before(end); {
-				if _, err := st.Query(context.Background(), q.args, nil); err != nil {
-					errs <- err
+				if _, ok, err := s.c.Query(context.Background(), s.conn, st, q.args); err != nil || !ok {
+					errs <- fmt.Errorf("%s: counted %v: %v", q.sql, ok, err)
 					return
 				}
 			}

@@ -1,4 +1,4 @@
-package postgres
+package pgwire
 
 import (
 	"context"
@@ -40,11 +40,9 @@ import (
 // The session also passes through the scheduler on its own every
 // rawYieldEvery (see yield), so that the scheduler never has to signal it.
 type rawConn struct {
-	fd       int
+	socket
 	yieldAt  time.Duration // monoNow of the next yield (see yield)
-	local    net.Addr
-	remote   net.Addr
-	deadline atomic.Int64 // Unix ns; 0: none
+	deadline atomic.Int64  // Unix ns; 0: none
 	closed   atomic.Bool
 	mu       sync.Mutex // serialises Close
 }
@@ -100,50 +98,29 @@ func (c *rawConn) yield() {
 	goyield()
 }
 
-// rawAvailable reports whether io = raw has its own transport here.
-const rawAvailable = true
+// RawAvailable reports whether io = raw has its own transport here.
+const RawAvailable = true
 
-// dialRaw dials like net.Dialer, then takes the socket over: a blocking
-// duplicate with receive and send timeouts of rawSlice.
-func dialRaw(ctx context.Context, network, addr string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
+// DialRaw is a pgconn.DialFunc for io = raw: it dials like net.Dialer,
+// then takes the socket over from Go's network poller, with receive and
+// send timeouts of rawSlice. A session on it must be counted by
+// RawSessionOpened and RawSessionClosed.
+func DialRaw(ctx context.Context, network, addr string) (net.Conn, error) {
+	s, c, err := takeOver(ctx, network, addr, "raw")
+	if c != nil || err != nil {
+		return c, err
 	}
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return c, nil
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("raw socket: %w", err)
-	}
-	fd := -1
-	var dupErr error
-	if err := raw.Control(func(s uintptr) { fd, dupErr = dupCloexec(int(s)) }); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("raw socket: %w", err)
-	}
-	if dupErr != nil {
-		c.Close()
-		return nil, fmt.Errorf("raw socket: dup: %w", dupErr)
-	}
-	rc := &rawConn{fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}
-	c.Close() // the duplicate keeps the connection open
 	tv := syscall.NsecToTimeval(int64(rawSlice))
 	for _, err := range []error{
-		syscall.SetNonblock(fd, false),
-		syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv),
-		syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv),
+		syscall.SetsockoptTimeval(s.fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv),
+		syscall.SetsockoptTimeval(s.fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv),
 	} {
 		if err != nil {
-			syscall.Close(fd)
+			syscall.Close(s.fd)
 			return nil, fmt.Errorf("raw socket: %w", err)
 		}
 	}
-	return rc, nil
+	return &rawConn{socket: s}, nil
 }
 
 func (c *rawConn) opErr(op string, err error) error {
@@ -247,5 +224,3 @@ func (c *rawConn) SetDeadline(t time.Time) error {
 
 func (c *rawConn) SetReadDeadline(t time.Time) error  { return c.SetDeadline(t) }
 func (c *rawConn) SetWriteDeadline(t time.Time) error { return c.SetDeadline(t) }
-func (c *rawConn) LocalAddr() net.Addr                { return c.local }
-func (c *rawConn) RemoteAddr() net.Addr               { return c.remote }

@@ -1,10 +1,9 @@
 //go:build unix
 
-package postgres
+package pgwire
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -24,9 +23,7 @@ import (
 // dead. pgx uses deadlines only that way (the fallback when a cancel
 // request goes unanswered, and to bound the close handshake).
 type blockingConn struct {
-	fd       int
-	local    net.Addr
-	remote   net.Addr
+	socket
 	timedOut atomic.Bool
 	closed   atomic.Bool
 
@@ -34,51 +31,14 @@ type blockingConn struct {
 	timer *time.Timer
 }
 
-// dialBlocking dials like net.Dialer, then takes over the socket.
-func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
+// DialBlocking is a pgconn.DialFunc for io = blocking: it dials like
+// net.Dialer, then takes the socket over from Go's network poller.
+func DialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
+	s, c, err := takeOver(ctx, network, addr, "blocking")
+	if c != nil || err != nil {
+		return c, err
 	}
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return c, nil
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("blocking socket: %w", err)
-	}
-	fd := -1
-	var dupErr error
-	if err := raw.Control(func(s uintptr) { fd, dupErr = dupCloexec(int(s)) }); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("blocking socket: %w", err)
-	}
-	if dupErr != nil {
-		c.Close()
-		return nil, fmt.Errorf("blocking socket: dup: %w", dupErr)
-	}
-	bc := &blockingConn{fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}
-	// Closing Go's descriptor leaves the connection open on the duplicate.
-	c.Close()
-	if err := syscall.SetNonblock(fd, false); err != nil {
-		syscall.Close(fd)
-		return nil, fmt.Errorf("blocking socket: %w", err)
-	}
-	return bc, nil
-}
-
-func dupCloexec(fd int) (int, error) {
-	syscall.ForkLock.RLock()
-	defer syscall.ForkLock.RUnlock()
-	nfd, err := syscall.Dup(fd)
-	if err != nil {
-		return -1, err
-	}
-	syscall.CloseOnExec(nfd)
-	return nfd, nil
+	return &blockingConn{socket: s}, nil
 }
 
 // timeoutError satisfies net.Error so pgx reports a timeout.
@@ -186,5 +146,3 @@ func (c *blockingConn) SetDeadline(t time.Time) error {
 
 func (c *blockingConn) SetReadDeadline(t time.Time) error  { return c.SetDeadline(t) }
 func (c *blockingConn) SetWriteDeadline(t time.Time) error { return c.SetDeadline(t) }
-func (c *blockingConn) LocalAddr() net.Addr                { return c.local }
-func (c *blockingConn) RemoteAddr() net.Addr               { return c.remote }
