@@ -1,8 +1,7 @@
 # ---------------------------------------------------------------------------
 # write_mixed: one writer changing issue states while readers run q1 and
 # q2, then the answers after the writes. Read by specs that declare the
-# variables mixed_s (seconds) and mixed_readers (reader clients) and the
-# local mixed_reps (repetitions of mixed_s, each a sample for compare):
+# variables mixed_s and mixed_readers and the local mixed_reps (reps):
 #   include "writes" { path = "<this directory>" }
 # The writes are the dataset's write "state_change" (dataset.hcl): write k
 # is a pure function of the seed and k, so the engine knows the truth
