@@ -14,6 +14,7 @@
 //	WriteLimiter       how many connections may write at once
 //	StoreEstimator     a loaded store's bytes and load seconds per datom
 //	StoreLocator       the file a store lives in, for the free-space check
+//	CacheSetting       the name of the database's buffer cache setting (shared_buffers), for sizes.txt and the summary
 //	StoreLocker        the store's exclusive lock, held for a run
 //	ServerCommands     the server's process names, whose CPU is the run's own
 //
