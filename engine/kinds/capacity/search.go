@@ -221,7 +221,7 @@ func (r *searchRun) bracket(ctx context.Context) (lo, hi float64, err error) {
 // few probes.
 func (r *searchRun) rebracket(ctx context.Context, lo, hi float64) (float64, float64, error) {
 	s := r.s
-	lo, hi = math.Max(lo, s.MinRate), math.Min(hi, s.MaxRate)
+	lo, hi = roundRate(math.Max(lo, s.MinRate)), roundRate(math.Min(hi, s.MaxRate))
 	step := hi / lo
 	for {
 		p, err := r.at(ctx, lo, PhaseEdge)
@@ -234,7 +234,7 @@ func (r *searchRun) rebracket(ctx context.Context, lo, hi float64) (float64, flo
 		if lo <= s.MinRate {
 			return 0, lo, nil
 		}
-		hi, lo = lo, math.Max(lo/step, s.MinRate)
+		hi, lo = lo, roundRate(math.Max(lo/step, s.MinRate))
 		step *= step
 	}
 	for {
@@ -248,7 +248,7 @@ func (r *searchRun) rebracket(ctx context.Context, lo, hi float64) (float64, flo
 		if hi >= s.MaxRate {
 			return lo, math.Inf(1), nil
 		}
-		lo, hi = hi, math.Min(hi*step, s.MaxRate)
+		lo, hi = hi, roundRate(math.Min(hi*step, s.MaxRate))
 		step *= step
 	}
 }
@@ -259,7 +259,10 @@ func (r *searchRun) rebracket(ctx context.Context, lo, hi float64) (float64, flo
 func (r *searchRun) bisect(ctx context.Context, lo, hi float64, phase string) error {
 	var err error
 	for hi/lo-1 > r.s.Resolution {
-		mid := math.Sqrt(lo * hi)
+		mid := roundRate(math.Sqrt(lo * hi))
+		if mid <= lo || mid >= hi {
+			break
+		}
 		var p Probe
 		if p, err = r.at(ctx, mid, phase); err != nil {
 			break
@@ -355,4 +358,14 @@ func mean(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
+}
+
+// roundRate keeps four significant digits of a rate: probes far finer
+// than any resolution, and rates that read well in the logs.
+func roundRate(r float64) float64 {
+	if r <= 0 {
+		return r
+	}
+	p := math.Pow(10, 3-math.Floor(math.Log10(r)))
+	return math.Round(r*p) / p
 }
