@@ -107,13 +107,17 @@ func pct(n, of int64) float64 {
 }
 
 // Judge lists the bounds o breaks, in the order latency, errors,
-// achieved, late; none means the rate is sustained. The percentile breaks
-// its bound only when the low end of its 95% interval does: a few calls
-// stalled by the machine in a short window do not make a rate fail that
-// the service sustains, while past the edge, where the queue grows through
-// the window, most calls are over. With too few calls for that interval
-// the percentile itself is judged. A probe that completed no call breaks
-// the latency and achieved bounds.
+// achieved, late; none means the rate is sustained. A bound breaks only
+// when the probe's evidence says so at 95%: the percentile when the low
+// end of its order-statistic interval is over its max, a share (errors,
+// late calls) when the low end of its Wilson interval is over its max,
+// the achieved share of the calls due when the high end of its interval
+// is under its min. A few calls stalled by a loaded machine in a short
+// window, or one late call of the ten a low rate makes, do not make a rate
+// fail that the service sustains; past the edge, where the queue grows
+// through the window, the evidence is overwhelming. With too few calls
+// for its interval the percentile itself is judged. A probe that
+// completed no call breaks the latency and achieved bounds.
 func (sl ServiceLevel) Judge(o Observation) []string {
 	var failed []string
 	lat := o.LatencyLow
@@ -123,16 +127,32 @@ func (sl ServiceLevel) Judge(o Observation) []string {
 	if o.Calls == 0 || lat > sl.MaxLatency {
 		failed = append(failed, BoundLatency)
 	}
-	if o.ErrorPct() > sl.MaxErrorPct {
+	started := o.Calls + o.Errors
+	if lo, _ := wilson(o.Errors, started); 100*lo > sl.MaxErrorPct {
 		failed = append(failed, BoundErrors)
 	}
-	if o.Calls == 0 || o.AchievedPct() < sl.MinAchievedPct {
+	due := max(int64(math.Round(o.Rate*o.Elapsed.Seconds())), o.Calls)
+	if _, hi := wilson(o.Calls, due); o.Calls == 0 || 100*hi < sl.MinAchievedPct {
 		failed = append(failed, BoundAchieved)
 	}
-	if o.LatePct() > sl.MaxLatePct {
+	if lo, _ := wilson(o.Late, started); 100*lo > sl.MaxLatePct {
 		failed = append(failed, BoundLate)
 	}
 	return failed
+}
+
+// wilson is the 95% Wilson score interval of a share of k in n; 0 to 1
+// when n is 0.
+func wilson(k, n int64) (lo, hi float64) {
+	if n <= 0 {
+		return 0, 1
+	}
+	const z = 1.959964
+	nf, p := float64(n), float64(k)/float64(n)
+	den := 1 + z*z/nf
+	mid := (p + z*z/(2*nf)) / den
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
+	return math.Max(mid-half, 0), math.Min(mid+half, 1)
 }
 
 // Validate reports a service level no rate could be judged by.
