@@ -29,6 +29,7 @@ func HTML(r *Run, w io.Writer) error {
 	rank := scaleRanks(timings, loads, r.Sizes)
 	p := &page{}
 	p.section("overview", "Overview", func() { p.overview(r, timings, loads, rank) })
+	p.capacityHTML(r)
 	if r.Findings != "" {
 		p.section("findings", "Findings", func() { p.f("<pre class=\"findings\">%s</pre>", esc(r.Findings)) })
 	}
