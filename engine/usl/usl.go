@@ -36,9 +36,6 @@ type Interval struct {
 	Value, Low, High float64
 }
 
-// Contains reports whether v lies in the interval.
-func (i Interval) Contains(v float64) bool { return i.Low <= v && v <= i.High }
-
 // Residual is a measured point against the fitted curve.
 type Residual struct {
 	Point
