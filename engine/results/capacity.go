@@ -12,7 +12,7 @@ import (
 // capacity.csv, and every probe of every search in logs/.
 const (
 	CapacityFile       = "capacity.csv"
-	CapacityHeader     = "scenario,backend,scale,clients,op,capacity_ops_s,low_ops_s,high_ops_s,limited_by,service_level,probes,seconds,budget_spent"
+	CapacityHeader     = "scenario,backend,scale,clients,op,capacity,low,high,unit,limited_by,service_level,probes,seconds,budget_spent"
 	CapacityProbesFile = LogsDir + "/capacity-probes.csv"
 	CapacityProbesHead = "scenario,backend,scale,clients,op,probe,phase,pass,rate_ops_s,seconds,count,errors,late,dropped,achieved_ops_s,achieved_pct,percentile_ms,percentile_low_ms,percentile_high_ms,p50_ms,p99_ms,error_pct,late_pct,held,failed"
 )
@@ -21,6 +21,12 @@ func init() {
 	csvHeaders[CapacityFile] = CapacityHeader
 	csvHeaders[filepath.FromSlash(CapacityProbesFile)] = CapacityProbesHead
 }
+
+// Units of a capacity.
+const (
+	UnitRate    = "ops/s"
+	UnitClients = "clients"
+)
 
 // CapacityOp is the op of the timing row of a capacity search: the
 // latencies of its probe at the capacity found, "read@capacity". The
@@ -36,11 +42,14 @@ type CapacityRow struct {
 	// interval; High is +Inf (written empty) when the search never found
 	// a failing rate.
 	Capacity, Low, High float64
-	LimitedBy           string // the bound that failed at the edge (latency, errors, achieved, late) or max_rate, min_rate, budget
-	ServiceLevel        string
-	Probes              int
-	Seconds             float64
-	BudgetSpent         bool
+	// Unit is what the capacity counts: ops/s (the highest rate) or
+	// clients (a closed-loop search: the most clients).
+	Unit         string
+	LimitedBy    string // the bound that failed at the edge (latency, errors, achieved, late, throughput) or max_rate, min_rate, budget
+	ServiceLevel string
+	Probes       int
+	Seconds      float64
+	BudgetSpent  bool
 }
 
 // CapacityProbeRow is one probe of a search (logs/capacity-probes.csv).
@@ -87,6 +96,7 @@ func (c CapacityRow) appendTo(d *Dir) error {
 		b = appendFloat(b, v, 3)
 		b = append(b, ',')
 	}
+	b = appendField(b, c.Unit)
 	b = appendField(b, c.LimitedBy)
 	b = appendField(b, c.ServiceLevel)
 	b = strconv.AppendInt(b, int64(c.Probes), 10)
@@ -141,11 +151,11 @@ func ReadCapacity(dir string) ([]CapacityRow, error) {
 	var out []CapacityRow
 	err := readCSV(filepath.Join(dir, CapacityFile), CapacityHeader, func(r *record) {
 		high := math.Inf(1)
-		if v := r.optFloat("high_ops_s"); v != nil {
+		if v := r.optFloat("high"); v != nil {
 			high = *v
 		}
 		out = append(out, CapacityRow{Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
-			Clients: int(r.int("clients")), Op: r.str("op"), Capacity: r.float("capacity_ops_s"), Low: r.float("low_ops_s"), High: high,
+			Clients: int(r.int("clients")), Op: r.str("op"), Capacity: r.float("capacity"), Low: r.float("low"), High: high, Unit: r.str("unit"),
 			LimitedBy: r.str("limited_by"), ServiceLevel: r.str("service_level"), Probes: int(r.int("probes")),
 			Seconds: r.float("seconds"), BudgetSpent: r.str("budget_spent") == "true"})
 	})

@@ -132,7 +132,7 @@ func writeCapacityMD(b *bytes.Buffer, r *Run) error {
 	}
 	if len(c.rows) > 0 {
 		b.WriteString("## Where it falls over\n\n")
-		b.WriteString("The highest open-loop rate that kept the service level (capacity.csv), its 95% interval from repeated bisections at the edge, the bound that broke first past it, and the knee: the highest rate whose percentile stayed within twice its value at the lowest rate probed. Every probe is in " + CapacityProbesFile + ".\n\n")
+		b.WriteString("The highest open-loop rate that kept the service level (capacity.csv; for a clients search the most clients before the percentile broke or throughput stopped growing), its 95% interval from repeated bisections at the edge, the bound that broke first past it, and the knee: the highest rate whose percentile stayed within twice its value at the lowest rate probed. Every probe is in " + CapacityProbesFile + ".\n\n")
 		t := capacityTable(c)
 		t.write(b)
 	}
@@ -157,15 +157,19 @@ func writeCapacityMD(b *bytes.Buffer, r *Run) error {
 }
 
 func capacityTable(c capacityReport) table {
-	t := table{head: []string{"backend", "scale", "scenario", "clients", "capacity ops/s", "95% interval", "broke first", "knee ops/s", "service level", "probes", "s"},
+	t := table{head: []string{"backend", "scale", "scenario", "clients", "capacity", "95% interval", "broke first", "knee ops/s", "service level", "probes", "s"},
 		right: []bool{false, false, false, true, true, true, false, true, false, true, true}}
 	for _, r := range c.rows {
 		broke := r.LimitedBy
 		if r.BudgetSpent {
 			broke += " (budget spent)"
 		}
-		t.rows = append(t.rows, []string{r.Backend, r.Scale, r.Scenario, strconv.Itoa(r.Clients), fmtRate(r.Capacity), fmtInterval(r.Low, r.High),
-			broke, fmtOptRate(knee(probesOf(c.probes, r))), r.ServiceLevel, strconv.Itoa(r.Probes), fmtSecs(r.Seconds, 1)})
+		kneeRate, clients := fmtOptRate(knee(probesOf(c.probes, r))), strconv.Itoa(r.Clients)
+		if r.Unit == UnitClients {
+			kneeRate, clients = "-", "searched"
+		}
+		t.rows = append(t.rows, []string{r.Backend, r.Scale, r.Scenario, clients, fmtRate(r.Capacity) + " " + r.Unit, fmtInterval(r.Low, r.High),
+			broke, kneeRate, r.ServiceLevel, strconv.Itoa(r.Probes), fmtSecs(r.Seconds, 1)})
 	}
 	return t
 }
@@ -212,7 +216,9 @@ func (p *page) capacityHTML(r *Run) {
 			p.table(t.head, t.right, t.rows)
 			var cs []chart.Chart
 			for _, row := range c.rows {
-				cs = append(cs, probeCharts(row, probesOf(c.probes, row))...)
+				if row.Unit != UnitClients {
+					cs = append(cs, probeCharts(row, probesOf(c.probes, row))...)
+				}
 			}
 			p.charts(cs)
 		})

@@ -15,9 +15,9 @@ func TestCapacityRowsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := []CapacityRow{
-		{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Capacity: 1234.5, Low: 1200, High: 1270.25,
+		{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Capacity: 1234.5, Low: 1200, High: 1270.25, Unit: UnitRate,
 			LimitedBy: "latency", ServiceLevel: "p99<=50ms errors<=1% achieved>=95% late<=5%", Probes: 21, Seconds: 40.5},
-		{Scenario: "capacity", Backend: "duckdb", Scale: "xs", Clients: 8, Op: "read", Capacity: 400, Low: 400, High: math.Inf(1),
+		{Scenario: "capacity", Backend: "duckdb", Scale: "xs", Clients: 8, Op: "read", Capacity: 400, Low: 400, High: math.Inf(1), Unit: UnitClients,
 			LimitedBy: "max_rate", ServiceLevel: "p99<=50ms errors<=1% achieved>=95% late<=5%", Probes: 3, Seconds: 3, BudgetSpent: true},
 	}
 	probe := CapacityProbeRow{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Probe: 1, Phase: "bracket", Pass: 1,
@@ -45,7 +45,7 @@ func TestCapacityRowsRoundTrip(t *testing.T) {
 		t.Errorf("read back\n %+v, want\n %+v", got, rows)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, CapacityFile))
-	if !strings.Contains(string(b), "duckdb,xs,8,read,400,400,,max_rate,") {
+	if !strings.Contains(string(b), "duckdb,xs,8,read,400,400,,clients,max_rate,") {
 		t.Errorf("an open interval's high is written empty:\n%s", b)
 	}
 	probes, err := ReadCapacityProbes(dir)

@@ -37,7 +37,13 @@ type Kind struct{}
 // Name implements kind.Kind.
 func (Kind) Name() string { return Name }
 
-var searchAttrs = []string{"start_rate", "min_rate", "max_rate", "resolution_pct", "repeats", "max_probes", "max_s", "min_window_s", "max_window_s", "late_ms"}
+var searchAttrs = []string{"search", "start_rate", "min_rate", "max_rate", "max_clients", "min_gain_pct", "resolution_pct", "repeats", "max_probes", "max_s", "min_window_s", "max_window_s", "late_ms"}
+
+// What a search finds.
+const (
+	SearchRate    = "rate"    // the highest open-loop rate (default)
+	SearchClients = "clients" // the most closed-loop clients
+)
 
 var levelSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "percentile"}, {Name: "max_ms", Required: true}, {Name: "max_error_pct"}, {Name: "min_achieved_pct"}, {Name: "max_late_pct"},
@@ -55,8 +61,13 @@ func (Kind) Schema() *hcl.BodySchema {
 // Definition is one capacity scenario.
 type Definition struct {
 	Stream  kind.StreamBlock
-	Clients int
-	Search  Search // Level and the rates, resolution and budgets
+	Clients int // a rate search's connections; 0 for a clients search
+	// ClientsSearch: the most closed-loop clients before the percentile
+	// or the errors break their bounds or throughput grows by less than
+	// MinGain per doubling of clients.
+	ClientsSearch bool
+	MinGain       float64
+	Search        Search // Level and the rates, resolution and budgets
 	// MinWindow and MaxWindow bound a probe's length (0: the sampling's
 	// min_s and max_s); LateBound is open_loop's late_ms.
 	MinWindow, MaxWindow time.Duration
@@ -91,6 +102,31 @@ func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definit
 	}
 	secs := func(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
 	s := &def.Search
+	def.MinGain = 0.25
+	if a, ok := content.Attributes["search"]; ok {
+		v, d := kind.String(a.Expr, ctx, "search")
+		diags = append(diags, d...)
+		switch {
+		case d.HasErrors():
+		case v == SearchClients:
+			def.ClientsSearch = true
+			s.StartRate, s.MinRate, s.MaxRate, s.Integer = 1, 1, 256, true
+			for _, n := range []string{"start_rate", "min_rate", "max_rate", "late_ms"} {
+				if b, ok := content.Attributes[n]; ok {
+					diags = append(diags, kind.AttrError(b.Expr, "Not for a clients search", n+" belongs to a rate search; a clients search runs closed loop from 1 client up to max_clients."))
+				}
+			}
+		case v != SearchRate:
+			diags = append(diags, kind.AttrError(a.Expr, "Invalid search", fmt.Sprintf("search is %q (the highest open-loop rate) or %q (the most closed-loop clients), got %q.", SearchRate, SearchClients, v)))
+		}
+	}
+	for _, n := range []string{"max_clients", "min_gain_pct"} {
+		if a, ok := content.Attributes[n]; ok && !def.ClientsSearch {
+			diags = append(diags, kind.AttrError(a.Expr, "Not for a rate search", n+` belongs to search = "clients".`))
+		}
+	}
+	integer("max_clients", 1, func(v int) { s.MaxRate = float64(v) })
+	num("min_gain_pct", 0, func(v float64) { def.MinGain = v / 100 })
 	num("start_rate", 1e-3, func(v float64) { s.StartRate = v })
 	num("min_rate", 1e-3, func(v float64) { s.MinRate = v })
 	num("max_rate", 1e-3, func(v float64) { s.MaxRate = v })
@@ -130,12 +166,21 @@ func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definit
 	case len(streams) > 1:
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "More than one stream",
 			Detail: "A capacity search offers one rate: declare one read or write block (a mix, or operations with weights, for several queries).", Subject: streams[1].Range.Ptr()})
+	case len(streams) == 1 && def.ClientsSearch:
+		def.Stream = streams[0]
+		if streams[0].Clients != 0 && streams[0].Op == kind.ReadBlock {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Clients of a clients search",
+				Detail: "A clients search finds the client count: drop the stream's clients (max_clients bounds the search).", Subject: streams[0].Range.Ptr()})
+		}
 	case len(streams) == 1:
 		def.Stream = streams[0]
 		def.Clients = streams[0].Clients
 		if def.Clients == 0 {
 			def.Clients = DefaultClients
 		}
+	}
+	if def.ClientsSearch {
+		s.Judge = ClientsJudge(s.Level, def.MinGain)
 	}
 	if !diags.HasErrors() {
 		probe := *s
@@ -239,6 +284,11 @@ func (p *point) probeTime(rate float64) time.Duration { return p.window(rate) + 
 
 func (p *point) Describe() string {
 	s := p.search
+	if p.d.ClientsSearch {
+		return fmt.Sprintf("capacity clients %s %s: the most clients, 1 to %g, with p%s<=%sms errors<=%s%% and throughput +%s%% a doubling, %d passes, at most %d probes of %s-%s and %s",
+			p.d.Stream.Op, kind.DescribeStream(p.d.Stream.Mix, p.d.Stream.Ops), s.MaxRate, num(s.Level.Percentile),
+			num(float64(s.Level.MaxLatency)/float64(time.Millisecond)), num(s.Level.MaxErrorPct), num(100*p.d.MinGain), s.Repeats, s.MaxProbes, p.minWin, p.maxWin, s.MaxTime)
+	}
 	return fmt.Sprintf("capacity %s %s x%d: %s, rates %g/s from %g/s to %g/s within %g%%, %d passes, at most %d probes of %s-%s and %s",
 		p.d.Stream.Op, kind.DescribeStream(p.d.Stream.Mix, p.d.Stream.Ops), p.d.Clients, s.Level, s.MinRate, s.StartRate, s.MaxRate,
 		100*s.Resolution, s.Repeats, s.MaxProbes, p.minWin, p.maxWin, s.MaxTime)
@@ -258,6 +308,9 @@ func (p *point) Estimate() (lo, hi time.Duration) {
 // Run implements kind.Point: the clients are opened once and serve every
 // probe.
 func (p *point) Run(ctx context.Context, env kind.Env) error {
+	if p.d.ClientsSearch {
+		return p.runClients(ctx, env)
+	}
 	st := p.d.Stream
 	ms, closers, err := kind.OpenStream(ctx, env, st.Op, st.Mix, st.Ops, 0, p.d.Clients, kind.StreamSeed(env.Seed(), 0))
 	if err != nil {
@@ -305,12 +358,22 @@ func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, began
 	base := env.Row()
 	st := p.d.Stream
 	for _, pr := range out.Probes {
-		env.Emit(probeRow(base, st.Op, p.d.Clients, pr))
+		row := probeRow(base, st.Op, p.d.Clients, pr)
+		if p.d.ClientsSearch {
+			row.Clients, row.Rate, row.AchievedPct = int(pr.Rate), 0, 0
+		}
+		env.Emit(row)
+	}
+	unit, level := results.UnitRate, p.search.Level.String()
+	if p.d.ClientsSearch {
+		unit = results.UnitClients
+		level = fmt.Sprintf("p%s<=%sms errors<=%s%% throughput+%s%%/doubling", num(p.search.Level.Percentile),
+			num(float64(p.search.Level.MaxLatency)/float64(time.Millisecond)), num(p.search.Level.MaxErrorPct), num(100*p.d.MinGain))
 	}
 	env.Emit(results.CapacityRow{Scenario: base.Scenario, Backend: base.Backend, Scale: base.Scale, Clients: p.d.Clients, Op: st.Op,
-		Capacity: out.Capacity, Low: out.Low, High: out.High, LimitedBy: out.LimitedBy, ServiceLevel: p.search.Level.String(),
+		Capacity: out.Capacity, Low: out.Low, High: out.High, Unit: unit, LimitedBy: out.LimitedBy, ServiceLevel: level,
 		Probes: len(out.Probes), Seconds: out.Elapsed.Seconds(), BudgetSpent: out.Budget})
-	env.Logf("capacity %.1f/s [%.1f, %.1f] limited by %s after %d probes in %s", out.Capacity, out.Low, out.High, out.LimitedBy,
+	env.Logf("capacity %.1f %s [%.1f, %.1f] limited by %s after %d probes in %s", out.Capacity, unit, out.Low, out.High, out.LimitedBy,
 		len(out.Probes), out.Elapsed.Round(time.Millisecond))
 	at := 0
 	for i, pr := range out.Probes {
@@ -347,3 +410,60 @@ func probeRow(base results.Row, op string, clients int, p Probe) results.Capacit
 }
 
 func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// runClients is a clients search: closed-loop probes at client counts,
+// the clients opened as the search first needs them and kept for the
+// probes after.
+func (p *point) runClients(ctx context.Context, env kind.Env) error {
+	st := p.d.Stream
+	var pool measure.Stream
+	var closers []kind.Closer
+	defer func() {
+		for _, c := range closers {
+			c.Close()
+		}
+	}()
+	var measured []measure.Result
+	lastX := 0.0
+	probe := func(ctx context.Context, level float64) (Observation, error) {
+		n := int(level)
+		if have := len(pool.Calls) + len(pool.OpCalls); have < n {
+			more, cls, err := kind.OpenStream(ctx, env, st.Op, st.Mix, st.Ops, have, n, kind.StreamSeed(env.Seed(), 0))
+			if err != nil {
+				return Observation{}, err
+			}
+			closers = append(closers, cls...)
+			pool.Calls, pool.OpCalls, pool.Ops = append(pool.Calls, more.Calls...), append(pool.OpCalls, more.OpCalls...), more.Ops
+		}
+		win := p.maxWin
+		if lastX > 0 {
+			win = Window(lastX, p.search.Level.Percentile, p.minWin, p.maxWin)
+		}
+		ts := measure.TimedStream{Op: st.Op, Ops: pool.Ops}
+		if len(pool.OpCalls) > 0 {
+			ts.OpCalls = pool.OpCalls[:n]
+		} else {
+			ts.Calls = pool.Calls[:n]
+		}
+		res, err := measure.RunTimed(ctx, measure.Timed{Warmup: p.warmup, Duration: win, Grace: p.grace, Probe: p.grace}, []measure.TimedStream{ts}, nil)
+		if err != nil {
+			return Observation{}, err
+		}
+		if res[0].Count+res[0].Errors == 0 {
+			// A closed-loop call counts when it ends within the window:
+			// none did, every client's call outlasted it (cut at the
+			// ceiling, or slower than the window). Those are failures.
+			res[0].Errors, res[0].FirstError = int64(n), fmt.Sprintf("no call of %d clients ended within the %s window", n, win)
+		}
+		measured = append(measured, res[0])
+		o := Observe(res[0], level, p.search.Level.Percentile)
+		lastX = o.Achieved
+		env.Logf("capacity probe %d at %d clients: %.1f ops/s, p%g %.3f ms, errors %.2f%%", len(measured), n, o.Achieved,
+			p.search.Level.Percentile, msOf(o.Latency), o.ErrorPct())
+		return o, nil
+	}
+	began := time.Now()
+	out, err := p.search.Run(ctx, probe)
+	p.emit(env, out, measured, began)
+	return err
+}

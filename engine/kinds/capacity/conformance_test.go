@@ -33,3 +33,29 @@ func TestConformance(t *testing.T) {
 `,
 	})
 }
+
+// The closed-loop variant: the most clients, here bounded to two.
+func TestConformanceClients(t *testing.T) {
+	kindtest.Run(t, capacity.Kind{}, kindtest.Case{
+		Body: `  search      = "clients"
+  max_clients = 2
+  max_probes  = 3
+  service_level {
+    max_ms = 250
+  }
+  read {
+    query = query.fast
+  }
+`,
+		SlowBody: `  search      = "clients"
+  max_clients = 2
+  max_probes  = 2
+  service_level {
+    max_ms = 250
+  }
+  read {
+    query = query.slow
+  }
+`,
+	})
+}

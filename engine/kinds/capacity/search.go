@@ -41,6 +41,14 @@ type Search struct {
 	// ProbeTime is a probe's expected wall time at a rate (nil: none), so
 	// that the time budget refuses a probe it cannot afford.
 	ProbeTime func(rate float64) time.Duration
+	// Integer makes the search's levels whole numbers (clients): each
+	// bisection's estimate is then the highest level that held, not the
+	// middle of its last bracket, and it stops when the bracket is one
+	// apart.
+	Integer bool
+	// Judge, when set, judges a probe instead of Level.Judge (a clients
+	// search: whether throughput still grows). It sees the probes so far.
+	Judge func(o Observation, before []Probe) []string
 }
 
 // Search phases, as the probe log names them.
@@ -134,7 +142,12 @@ func (r *searchRun) at(ctx context.Context, rate float64, phase string) (Probe, 
 	if err != nil {
 		return Probe{}, fmt.Errorf("probe at %g/s: %w", rate, err)
 	}
-	p := Probe{N: len(r.out.Probes) + 1, Phase: phase, Pass: r.pass, Observation: o, Failed: r.s.Level.Judge(o)}
+	p := Probe{N: len(r.out.Probes) + 1, Phase: phase, Pass: r.pass, Observation: o}
+	if r.s.Judge != nil {
+		p.Failed = r.s.Judge(o, r.out.Probes)
+	} else {
+		p.Failed = r.s.Level.Judge(o)
+	}
 	r.out.Probes = append(r.out.Probes, p)
 	return p, nil
 }
@@ -190,7 +203,7 @@ func (r *searchRun) bracket(ctx context.Context) (lo, hi float64, err error) {
 	if p.Held() {
 		lo = s.StartRate
 		for lo < s.MaxRate {
-			rate := math.Min(2*lo, s.MaxRate)
+			rate := r.round(math.Min(2*lo, s.MaxRate))
 			if p, err = r.at(ctx, rate, PhaseBracket); err != nil {
 				return lo, math.Inf(1), err
 			}
@@ -203,7 +216,10 @@ func (r *searchRun) bracket(ctx context.Context) (lo, hi float64, err error) {
 	}
 	hi = s.StartRate
 	for hi > s.MinRate {
-		rate := math.Max(hi/2, s.MinRate)
+		rate := r.round(math.Max(hi/2, s.MinRate))
+		if rate >= hi {
+			break
+		}
 		if p, err = r.at(ctx, rate, PhaseBracket); err != nil {
 			return 0, hi, err
 		}
@@ -221,8 +237,17 @@ func (r *searchRun) bracket(ctx context.Context) (lo, hi float64, err error) {
 // few probes.
 func (r *searchRun) rebracket(ctx context.Context, lo, hi float64) (float64, float64, error) {
 	s := r.s
-	lo, hi = roundRate(math.Max(lo, s.MinRate)), roundRate(math.Min(hi, s.MaxRate))
-	step := hi / lo
+	lo, hi = r.round(math.Max(lo, s.MinRate)), r.round(math.Min(hi, s.MaxRate))
+	if hi <= lo {
+		hi = r.round(lo * (1 + s.Resolution))
+		if hi <= lo {
+			hi = lo + 1
+		}
+	}
+	step := math.Max(hi/lo, 1.01)
+	if s.Integer {
+		step = math.Max(step, 1.5) // a whole step up or down at every level
+	}
 	for {
 		p, err := r.at(ctx, lo, PhaseEdge)
 		if err != nil {
@@ -234,7 +259,7 @@ func (r *searchRun) rebracket(ctx context.Context, lo, hi float64) (float64, flo
 		if lo <= s.MinRate {
 			return 0, lo, nil
 		}
-		hi, lo = lo, roundRate(math.Max(lo/step, s.MinRate))
+		hi, lo = lo, r.round(math.Max(lo/step, s.MinRate))
 		step *= step
 	}
 	for {
@@ -248,7 +273,7 @@ func (r *searchRun) rebracket(ctx context.Context, lo, hi float64) (float64, flo
 		if hi >= s.MaxRate {
 			return lo, math.Inf(1), nil
 		}
-		lo, hi = hi, roundRate(math.Min(hi*step, s.MaxRate))
+		lo, hi = hi, r.round(math.Min(hi*step, s.MaxRate))
 		step *= step
 	}
 }
@@ -259,7 +284,7 @@ func (r *searchRun) rebracket(ctx context.Context, lo, hi float64) (float64, flo
 func (r *searchRun) bisect(ctx context.Context, lo, hi float64, phase string) error {
 	var err error
 	for hi/lo-1 > r.s.Resolution {
-		mid := roundRate(math.Sqrt(lo * hi))
+		mid := r.round(math.Sqrt(lo * hi))
 		if mid <= lo || mid >= hi {
 			break
 		}
@@ -273,7 +298,12 @@ func (r *searchRun) bisect(ctx context.Context, lo, hi float64, phase string) er
 			hi = mid
 		}
 	}
-	if err == nil || errors.Is(err, errBudget) {
+	switch {
+	case err != nil && !errors.Is(err, errBudget):
+	case r.s.Integer:
+		r.out.Estimates = append(r.out.Estimates, lo)
+		r.out.HalfWidths = append(r.out.HalfWidths, 0)
+	default:
 		r.out.Estimates = append(r.out.Estimates, (lo+hi)/2)
 		r.out.HalfWidths = append(r.out.HalfWidths, (hi-lo)/2)
 	}
@@ -320,7 +350,11 @@ func (r *searchRun) noEdge() {
 	case out.Budget:
 		out.LimitedBy = LimitBudget
 	default:
-		out.LimitedBy = LimitMinRate
+		// Nothing held: the capacity is below the lowest level probed.
+		out.High, out.LimitedBy = math.Inf(1), LimitMinRate
+		for _, p := range out.Probes {
+			out.High = math.Min(out.High, p.Rate)
+		}
 	}
 }
 
@@ -360,8 +394,17 @@ func mean(v []float64) float64 {
 	return s / float64(len(v))
 }
 
-// roundRate keeps four significant digits of a rate: probes far finer
-// than any resolution, and rates that read well in the logs.
+// round is a level as probed: a whole number for an integer search, else
+// a rate of four significant digits (far finer than any resolution, and
+// rates that read well in the logs).
+func (r *searchRun) round(v float64) float64 {
+	if r.s.Integer {
+		return math.Max(math.Round(v), 1)
+	}
+	return roundRate(v)
+}
+
+// roundRate keeps four significant digits of a rate.
 func roundRate(r float64) float64 {
 	if r <= 0 {
 		return r

@@ -3,6 +3,7 @@ package capacity
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -172,5 +173,60 @@ func skipIfStalled(t *testing.T, bound time.Duration) {
 	}
 	if o.Latency > bound/4 {
 		t.Skipf("the machine alone stalls calls: p99 %s of an instant service at 400/s, over a quarter of the %s bound", o.Latency, bound)
+	}
+}
+
+// The closed-loop variant: the most clients before throughput stops
+// growing, against servers that serve as many clients at once as they
+// are: past them throughput is flat.
+func TestClientsSearchFindsTheServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a search of real probes")
+	}
+	// Service times long against the stalls of a loaded machine's
+	// timers: a closed-loop client's wake-up delay is in its every call.
+	const servers = 4
+	svc := newService(servers, 40*time.Millisecond, 0)
+	level := ServiceLevel{Percentile: 99, MaxLatency: time.Second, MaxErrorPct: 1}
+	s := Search{Level: level, StartRate: 1, MinRate: 1, MaxRate: 64, Resolution: 0.02, Repeats: 2, MaxProbes: 20, MaxTime: time.Minute,
+		Integer: true, Judge: ClientsJudge(level, 0.25)}
+	probe := func(ctx context.Context, clients float64) (Observation, error) {
+		calls := make([]measure.Call, int(clients))
+		for i := range calls {
+			calls[i] = svc.call
+		}
+		res, err := measure.RunTimed(ctx, measure.Timed{Warmup: 1, Duration: time.Second, Grace: time.Second},
+			[]measure.TimedStream{{Op: "read", Calls: calls}}, nil)
+		if err != nil {
+			return Observation{}, err
+		}
+		return Observe(res[0], clients, level.Percentile), nil
+	}
+	out, err := s.Run(context.Background(), probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range out.Probes {
+		t.Logf("probe %2d %-7s %3.0f clients: %8.1f ops/s p99 %6.2fms %v", p.N, p.Phase, p.Rate, p.Achieved, ms(p.Latency), p.Failed)
+	}
+	t.Logf("capacity %.1f [%.1f, %.1f] estimates %v limited by %s, %d probes", out.Capacity, out.Low, out.High, out.Estimates, out.LimitedBy, len(out.Probes))
+	// A loaded machine's wake-up delays sit in every closed-loop call, so
+	// the servers idle between a few of them and throughput still grows a
+	// little past one client per server: the edge lies within the
+	// doubling after the servers, at their throughput.
+	if out.Capacity < servers || out.High >= 2*servers {
+		t.Errorf("capacity %.1f clients [%.1f, %.1f], want from the %d servers to fewer than twice them", out.Capacity, out.Low, out.High, servers)
+	}
+	var at float64
+	for _, p := range out.Probes {
+		if p.Rate == math.Round(out.Capacity) && p.Held() {
+			at = p.Achieved
+		}
+	}
+	if want := servers / (40 * time.Millisecond).Seconds(); math.Abs(at/want-1) > 0.1 {
+		t.Errorf("throughput at the capacity %.1f ops/s, the servers' %.1f", at, want)
+	}
+	if out.LimitedBy != BoundThroughput || len(out.Probes) > s.MaxProbes {
+		t.Errorf("limited by %s after %d probes", out.LimitedBy, len(out.Probes))
 	}
 }

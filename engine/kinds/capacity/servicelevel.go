@@ -22,7 +22,31 @@ const (
 	LimitMaxRate  = "max_rate" // every probe passed up to the search's max rate: capacity is at least that
 	LimitMinRate  = "min_rate" // no probe passed down to the min rate
 	LimitBudget   = "budget"   // the probe or time budget ended the search before its resolution
+	// BoundThroughput (a clients search): throughput stopped growing.
+	BoundThroughput = "throughput"
 )
+
+// ClientsJudge judges a probe of a clients search (Observation.Rate is
+// its client count, Achieved its throughput): the service level's
+// percentile and errors bounds, and throughput that grew by less than
+// gain (0.05: 5%) per doubling of clients over the best lower count that
+// held.
+func ClientsJudge(sl ServiceLevel, gain float64) func(Observation, []Probe) []string {
+	sl.MinAchievedPct, sl.MaxLatePct = 0, 100 // a closed loop offers no rate and is never late
+	return func(o Observation, before []Probe) []string {
+		failed := sl.Judge(o)
+		var best *Probe
+		for i, p := range before {
+			if p.Rate < o.Rate && p.Held() && (best == nil || p.Achieved > best.Achieved) {
+				best = &before[i]
+			}
+		}
+		if best != nil && o.Achieved < best.Achieved*(1+gain*math.Log2(o.Rate/best.Rate)) {
+			failed = append(failed, BoundThroughput)
+		}
+		return failed
+	}
+}
 
 // ServiceLevel is what a rate must keep to count as sustained.
 type ServiceLevel struct {
