@@ -18,7 +18,8 @@ type Prober func(ctx context.Context, rate float64) (Observation, error)
 // The strategy, and why: a rate that holds says nothing about twice that
 // rate, so the search first doubles from StartRate until a probe fails
 // (or halves until one holds): the edge is bracketed in log2(capacity /
-// start) probes whatever the scale. It then bisects the bracket
+// start) probes whatever the scale (a failure there is probed twice: it
+// bounds all that follows). It then bisects the bracket
 // (geometrically, since rates differ by factors) until it is Resolution
 // wide: log2(1/Resolution) probes more. One bisection's edge rests on a
 // few noisy probes, so it re-brackets around the edge found, a few
@@ -106,12 +107,12 @@ func (s Search) Validate() error {
 }
 
 // MinProbes is the fewest probes a search that finds an edge runs: one
-// pass's bracket of two and one bisection, then a re-bracket and
-// bisection per repeat. Plan's lower estimate.
+// pass's bracket of two with its failure confirmed and one bisection,
+// then a re-bracket and bisection per repeat. Plan's lower estimate.
 func (s Search) MinProbes() int {
 	bisect := int(math.Ceil(math.Log2(1 / s.Resolution)))
 	edge := int(math.Ceil(math.Log2(8))) + 2
-	return min(2+bisect+(s.Repeats-1)*edge, s.MaxProbes)
+	return min(3+bisect+(s.Repeats-1)*edge, s.MaxProbes)
 }
 
 // searchRun is one search in progress.
@@ -196,7 +197,7 @@ func (r *searchRun) run(ctx context.Context) error {
 // everything held up to the max rate.
 func (r *searchRun) bracket(ctx context.Context) (lo, hi float64, err error) {
 	s := r.s
-	p, err := r.at(ctx, s.StartRate, PhaseBracket)
+	p, err := r.confirmed(ctx, s.StartRate)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -204,7 +205,7 @@ func (r *searchRun) bracket(ctx context.Context) (lo, hi float64, err error) {
 		lo = s.StartRate
 		for lo < s.MaxRate {
 			rate := r.round(math.Min(2*lo, s.MaxRate))
-			if p, err = r.at(ctx, rate, PhaseBracket); err != nil {
+			if p, err = r.confirmed(ctx, rate); err != nil {
 				return lo, math.Inf(1), err
 			}
 			if !p.Held() {
@@ -229,6 +230,19 @@ func (r *searchRun) bracket(ctx context.Context) (lo, hi float64, err error) {
 		hi = rate
 	}
 	return 0, hi, nil
+}
+
+// confirmed probes rate in the bracket phase and probes a failed rate
+// once more, keeping the second verdict: the bracket bounds every later
+// probe of the pass, so one window a loaded machine stalled must not halve
+// the range searched. A rate past the edge fails twice for one probe more
+// per search.
+func (r *searchRun) confirmed(ctx context.Context, rate float64) (Probe, error) {
+	p, err := r.at(ctx, rate, PhaseBracket)
+	if err != nil || p.Held() {
+		return p, err
+	}
+	return r.at(ctx, rate, PhaseBracket)
 }
 
 // rebracket checks that lo holds and hi fails, moving the bracket down or
