@@ -289,8 +289,8 @@ func (p *point) Describe() string {
 			p.d.Stream.Op, kind.DescribeStream(p.d.Stream.Mix, p.d.Stream.Ops), s.MaxRate, num(s.Level.Percentile),
 			num(float64(s.Level.MaxLatency)/float64(time.Millisecond)), num(s.Level.MaxErrorPct), num(100*p.d.MinGain), s.Repeats, s.MaxProbes, p.minWin, p.maxWin, s.MaxTime)
 	}
-	return fmt.Sprintf("capacity %s %s x%d: %s, rates %g/s from %g/s to %g/s within %g%%, %d passes, at most %d probes of %s-%s and %s",
-		p.d.Stream.Op, kind.DescribeStream(p.d.Stream.Mix, p.d.Stream.Ops), p.d.Clients, s.Level, s.MinRate, s.StartRate, s.MaxRate,
+	return fmt.Sprintf("capacity %s %s x%d: %s, rates from %g/s (down to %g/s, up to %g/s) within %g%%, %d passes, at most %d probes of %s-%s and %s",
+		p.d.Stream.Op, kind.DescribeStream(p.d.Stream.Mix, p.d.Stream.Ops), p.d.Clients, s.Level, s.StartRate, s.MinRate, s.MaxRate,
 		100*s.Resolution, s.Repeats, s.MaxProbes, p.minWin, p.maxWin, s.MaxTime)
 }
 

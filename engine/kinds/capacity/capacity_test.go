@@ -26,11 +26,11 @@ func TestDecode(t *testing.T) {
 		hi   time.Duration
 	}{
 		{name: "defaults", src: level + stream,
-			desc: "capacity read q1 x8: p99<=50ms errors<=1% achieved>=95% late<=5%, rates 1/s from 100/s to 1e+06/s within 2%, 3 passes, at most 40 probes of 2s-10s and 10m0s",
+			desc: "capacity read q1 x8: p99<=50ms errors<=1% achieved>=95% late<=5%, rates from 100/s (down to 1/s, up to 1e+06/s) within 2%, 3 passes, at most 40 probes of 2s-10s and 10m0s",
 			lo:   19 * 2 * time.Second, hi: 40 * 11050 * time.Millisecond},
 		{name: "all set", src: "start_rate = 50\nmin_rate = 5\nmax_rate = 5000\nresolution_pct = 5\nrepeats = 2\nmax_probes = 12\nmax_s = 60\nmin_window_s = 1\nmax_window_s = 3\nlate_ms = 20\n" +
 			"service_level {\n  percentile = 95\n  max_ms = 20\n  max_error_pct = 0.5\n  min_achieved_pct = 99\n  max_late_pct = 1\n}\nread {\n  clients = 4\n  mix = [query.q1, query.q1]\n}\n",
-			desc: "capacity read q1+q1 x4: p95<=20ms errors<=0.5% achieved>=99% late<=1%, rates 5/s from 50/s to 5000/s within 5%, 2 passes, at most 12 probes of 1s-3s and 1m0s",
+			desc: "capacity read q1+q1 x4: p95<=20ms errors<=0.5% achieved>=99% late<=1%, rates from 50/s (down to 5/s, up to 5000/s) within 5%, 2 passes, at most 12 probes of 1s-3s and 1m0s",
 			lo:   12 * time.Second, hi: 12 * 4050 * time.Millisecond},
 		{name: "clients", src: "search = \"clients\"\nmax_clients = 64\nmin_gain_pct = 10\n" + level + stream,
 			desc: "capacity clients read q1: the most clients, 1 to 64, with p99<=50ms errors<=1% and throughput +10% a doubling, 3 passes, at most 40 probes of 2s-10s and 10m0s",
