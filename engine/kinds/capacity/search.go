@@ -122,6 +122,9 @@ type searchRun struct {
 	began time.Time
 	out   *Outcome
 	pass  int
+	// openHigh: a repeated pass held up to the max rate, so the interval
+	// has no upper end.
+	openHigh bool
 }
 
 // errBudget ends a search whose budget is spent.
@@ -182,8 +185,19 @@ func (r *searchRun) run(ctx context.Context) error {
 		c := mean(r.out.Estimates)
 		w := 4 * r.s.Resolution
 		lo, hi, err := r.rebracket(ctx, c/(1+w), c*(1+w))
-		if err != nil || lo == 0 || math.IsInf(hi, 1) {
+		switch {
+		case err != nil:
 			return err
+		case lo == 0:
+			// Nothing held down to the min rate this time: the pass's
+			// edge is below its lowest probe, and the interval must say
+			// so rather than rest on the passes that found one.
+			r.out.Estimates = append(r.out.Estimates, 0)
+			r.out.HalfWidths = append(r.out.HalfWidths, hi/2)
+			return nil
+		case math.IsInf(hi, 1):
+			r.openHigh = true // everything held up to the max rate this time
+			return nil
 		}
 		if err := r.bisect(ctx, lo, hi, PhaseEdge); err != nil {
 			return err
@@ -344,6 +358,9 @@ func (r *searchRun) finish() {
 		half += stats.StudentQuantile(0.975, k-1) * sd / math.Sqrt(float64(k))
 	}
 	out.Capacity, out.Low, out.High = m, math.Max(m-half, 0), m+half
+	if r.openHigh {
+		out.High = math.Inf(1)
+	}
 	out.LimitedBy = r.limitedBy(m)
 }
 

@@ -230,3 +230,42 @@ func TestClientsSearchFindsTheServers(t *testing.T) {
 		t.Errorf("limited by %s after %d probes", out.LimitedBy, len(out.Probes))
 	}
 }
+
+// A repeated pass that finds nothing holding, or everything, widens the
+// interval to say so: it never rests on the passes that found an edge.
+func TestSearchPassWithoutEdge(t *testing.T) {
+	sl := ServiceLevel{Percentile: 99, MaxLatency: 10 * time.Millisecond, MaxErrorPct: 1, MinAchievedPct: 95, MaxLatePct: 5}
+	// A service of capacity 100/s in the first pass, none after it
+	// (probes 8 on), or unlimited after it.
+	for _, tt := range []struct {
+		name        string
+		after       func(rate float64) bool // whether a rate holds after the first pass
+		low         float64
+		wantOpenEnd bool
+	}{
+		{name: "nothing holds", after: func(float64) bool { return false }, low: 0},
+		{name: "everything holds", after: func(float64) bool { return true }, wantOpenEnd: true},
+	} {
+		n := 0
+		probe := func(_ context.Context, rate float64) (Observation, error) {
+			n++
+			held := rate <= 100
+			if n > 8 {
+				held = tt.after(rate)
+			}
+			o := Observation{Rate: rate, Elapsed: time.Second, Calls: int64(rate), Achieved: rate, Latency: time.Millisecond, LatencyLow: time.Millisecond}
+			if !held {
+				o.Latency, o.LatencyLow = time.Second, time.Second
+			}
+			return o, nil
+		}
+		s := Search{Level: sl, StartRate: 50, MinRate: 1, MaxRate: 1000, Resolution: 0.05, Repeats: 2, MaxProbes: 40, MaxTime: time.Minute}
+		out, err := s.Run(context.Background(), probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.wantOpenEnd != math.IsInf(out.High, 1) || (!tt.wantOpenEnd && out.Low != tt.low) {
+			t.Errorf("%s: capacity %.1f [%.1f, %.1f] estimates %v", tt.name, out.Capacity, out.Low, out.High, out.Estimates)
+		}
+	}
+}
