@@ -147,6 +147,24 @@ variable "sustained_clients" {
 }
 # --- end sustained ---
 
+# --- capacity ---
+variable "capacity_max_ms" {
+  type        = number
+  default     = 50
+  description = "Service level of the capacity scenario: the read mix's p99 at most this many ms (errors at most 1%, achieved at least 95% of the offered rate, late calls at most 5%). The scenario runs only when selected: -var 'scenarios=[\"capacity\"]'."
+  validation {
+    condition     = var.capacity_max_ms > 0
+    error_message = "capacity_max_ms must be positive."
+  }
+}
+
+variable "capacity_clients" {
+  type        = number
+  default     = 8
+  description = "Connections serving the capacity search's arrivals: the capacity found is that of this many."
+}
+# --- end capacity ---
+
 variable "data_dir" {
   type        = string
   default     = "data"
@@ -267,7 +285,7 @@ backend "sqlite" {
   restart        = lookup(var.restart, "sqlite", [])
   drop_caches    = var.drop_caches
   driver         = "sqlite"
-  skip_scenarios = var.embedded_skip_scenarios
+  skip_scenarios = concat(var.embedded_skip_scenarios, local.capacity_skip)
   path           = "${var.data_dir}/mentat-${scale.name}.sqlite"
   settings = {
     journal_mode = "WAL"
@@ -289,7 +307,7 @@ backend "duckdb" {
   restart        = lookup(var.restart, "duckdb", [])
   drop_caches    = var.drop_caches
   driver         = "duckdb"
-  skip_scenarios = var.embedded_skip_scenarios
+  skip_scenarios = concat(var.embedded_skip_scenarios, local.capacity_skip)
   path           = "${var.data_dir}/mentat-${scale.name}.duckdb"
   settings       = { dynamic_or_filter_threshold = 1000 } # lets input_bindings' 100 emails use the index
   setup          = [file("${local.sql}/sql/schema.sql")]
@@ -326,6 +344,7 @@ backend "postgres" {
     jobs       = var.pg_load_jobs # parallel COPY streams
     batch_rows = 1000000          # each commit waits for its COPY to end and reach disk: few, large ones
   }
+  skip_scenarios = local.capacity_skip # capacity runs only when selected
 }
 
 # --- the seed's deployments by client model: the same stores as
@@ -349,6 +368,7 @@ backend "sqlite-ext" {
     tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
     batch_rows = 10000 # rows per transaction
   }
+  skip_scenarios = local.capacity_skip # capacity runs only when selected
 }
 
 backend "duckdb-readers" {
@@ -364,6 +384,7 @@ backend "duckdb-readers" {
     tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
     batch_rows = 122880 # one DuckDB row group per commit
   }
+  skip_scenarios = local.capacity_skip # capacity runs only when selected
 }
 # --- end of the seed's deployments ---
 
@@ -460,3 +481,36 @@ sampler "pg_processes" {
   pid_query = "SELECT pg_backend_pid()" # followed to the postmaster and all its children
 }
 # --- end sustained ---
+
+# --- capacity ---
+# Where each backend falls over: the highest open-loop rate of the read mix
+# that keeps its p99 within var.capacity_max_ms, with an interval from
+# three bisections at the edge (capacity.csv; every probe in
+# logs/capacity-probes.csv). It is a search of up to 30 probes and 5
+# minutes per cell, so it runs only when selected:
+#   mentat-spec apply specs/full.hcl -var 'scenarios=["capacity"]'
+locals {
+  capacity_skip = contains(var.scenarios == null ? [] : var.scenarios, "capacity") ? [] : ["capacity"]
+}
+
+scenario "capacity" {
+  description  = "the highest rate of the read mix whose p99 stays within capacity_max_ms"
+  kind         = "capacity"
+  start_rate   = 100
+  max_probes   = 30
+  max_s        = 300
+  min_window_s = 1
+  max_window_s = 5
+  service_level {
+    percentile       = 99
+    max_ms           = var.capacity_max_ms
+    max_error_pct    = 1
+    min_achieved_pct = 95
+    max_late_pct     = 5
+  }
+  read {
+    clients = var.capacity_clients
+    mix     = [query.q1, query.q2, query.pull]
+  }
+}
+# --- end capacity ---

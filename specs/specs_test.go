@@ -75,8 +75,8 @@ func TestQuickstartMatchesTheSuite(t *testing.T) {
 			shared("scenario "+sc.Name, sc.DeclRange, fs.DeclRange)
 		}
 	}
-	if len(full.Scenarios) != len(quick.Scenarios)+3 {
-		t.Errorf("full.hcl has %d scenarios, the quickstart %d: the suite adds concurrency_sweep, cold_vs_warm and sustained", len(full.Scenarios), len(quick.Scenarios))
+	if len(full.Scenarios) != len(quick.Scenarios)+4 {
+		t.Errorf("full.hcl has %d scenarios, the quickstart %d: the suite adds concurrency_sweep, cold_vs_warm, sustained and capacity", len(full.Scenarios), len(quick.Scenarios))
 	}
 
 	for _, sc := range quick.Scales {

@@ -173,6 +173,8 @@ func (r Verdict) String() string {
 			b.WriteString("bulk load now hits the load cap")
 		case KindMissing:
 			b.WriteString("missing from NEW")
+		case KindCapacity:
+			b.WriteString(capacityFinding(f))
 		}
 		b.WriteString("\n")
 	}
@@ -361,7 +363,7 @@ func compareRows(rep *Verdict, oldDir, newDir string) error {
 			}
 		}
 	}
-	return nil
+	return compareCapacity(rep, oldDir, newDir)
 }
 
 func pct(old, new float64) float64 { return 100 * (new - old) / old }

@@ -60,6 +60,7 @@ func HTML(r *results.Run, w io.Writer) error {
 	rank := results.ScaleRanks(timings, loads, r.Sizes)
 	b := &htmlBuilder{}
 	b.section("overview", "Overview", func() { b.overview(r, timings, loads, rank) })
+	b.capacityHTML(r)
 	if r.Findings != "" {
 		b.section("findings", "Findings", func() { b.render("findings", r.Findings) })
 	}

@@ -39,6 +39,9 @@ func SummaryMD(r *results.Run, w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# mentat-spec benchmark: %s\n\n", r.Name)
 	writeOverview(&b, r, timings, loads, rank)
+	if err := writeCapacityMD(&b, r); err != nil {
+		return err
+	}
 	if r.Findings != "" {
 		b.WriteString("## Findings (hand-written; the tables below are generated)\n\n")
 		b.WriteString(r.Findings)

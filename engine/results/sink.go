@@ -86,6 +86,8 @@ func (d *Dir) Emit(rec Record) error {
 		return nil // the point's Hist is written
 	case NoiseRow:
 		return d.appendNoise(r)
+	case selfWriting:
+		return r.appendTo(d)
 	}
 	return fmt.Errorf("results: no file for a %T record", rec)
 }

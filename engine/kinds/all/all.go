@@ -4,6 +4,7 @@ package all
 
 import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/kinds/capacity"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/closedloop"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/coldwarm"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/openloop"
@@ -23,5 +24,6 @@ func Register(r *kind.Registry) {
 	r.MustRegister(sustained.Kind{})
 	r.MustRegister(openloop.Kind{})
 	r.MustRegister(writemixed.Kind{})
+	r.MustRegister(capacity.Kind{})
 	r.SetDefault(closedloop.Name)
 }

@@ -1,0 +1,54 @@
+package compare
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
+)
+
+func TestCompareCapacity(t *testing.T) {
+	row := func(be string, c, lo, hi float64) results.CapacityRow {
+		return results.CapacityRow{Scenario: "capacity", Backend: be, Scale: "xs", Clients: 8, Op: "read", Capacity: c, Low: lo, High: hi,
+			LimitedBy: "latency", ServiceLevel: "p99<=50ms errors<=1% achieved>=95% late<=5%", Probes: 20, Seconds: 30}
+	}
+	write := func(rows ...results.CapacityRow) string {
+		dir := t.TempDir()
+		d, err := results.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if err := d.Emit(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	old := write(row("sqlite", 1000, 950, 1050), row("duckdb", 500, 400, 600), row("postgres", 2000, 1900, 2100), row("gone", 10, 9, 11), row("open", 300, 300, math.Inf(1)))
+	new := write(row("sqlite", 700, 650, 750), row("duckdb", 420, 300, 540), row("postgres", 2500, 2400, 2600), row("open", 200, 190, 210))
+	rep := Verdict{Method: MethodThreshold, ThresholdPct: 10}
+	if err := compareCapacity(&rep, old, new); err != nil {
+		t.Fatal(err)
+	}
+	out := rep.String()
+	for _, want := range []string{
+		"REGRESSION capacity sqlite xs clients=8 read (95% intervals 950.0 to 1,050 -> 650.0 to 750.0): capacity 1,000 -> 700.0 ops/s (-30.0%)",
+		"note: capacity duckdb xs clients=8 read: capacity 500.0 -> 420.0 ops/s (-16.0%) CANNOT BE DECIDED: the intervals overlap",
+		"note: capacity postgres xs clients=8 read: capacity rose 2,000 -> 2,500 ops/s (+25.0%)",
+		"REGRESSION capacity gone xs clients=8 read (capacity): missing from NEW",
+		// An open interval (every probe held) that NEW now bounds below it.
+		"REGRESSION capacity open xs clients=8 read (95% intervals 300.0 to ? -> 190.0 to 210.0): capacity 300.0 -> 200.0 ops/s (-33.3%)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if len(rep.Findings) != 3 || rep.Compared != 4 {
+		t.Errorf("%d findings, %d compared: %+v", len(rep.Findings), rep.Compared, rep.Findings)
+	}
+}
