@@ -339,7 +339,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-noise-bound PCT] [-calibrate AA_RUN...] [-force] [-fail-undecided] [-html FILE]",
+	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-noise-bound PCT] [-calibrate AA_RUN...] [-force] [-fail-undecided] [-html FILE] | RUN -variants A,B [...]",
 		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 6) unless -force. "+
 			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the whole confidence interval of the change (Hodges-Lehmann) lies beyond the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
 			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 5 on any regression, 6 when refused (or, with -fail-undecided, when a metric cannot be decided), 0 otherwise, so it can gate a release.", stderr)
@@ -350,13 +350,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	noiseBound := fs.Float64("noise-bound", 10, "points of the machine's CPU by which the share taken by other processes (or stolen by the hypervisor) may differ between the runs (noise.csv) before a metric that moved is reported as undecided instead of a regression; 0 does not weigh the noise; -force judges anyway")
 	failUndecided := fs.Bool("fail-undecided", false, "exit 6 when a metric cannot be decided (too few reps, or the machines' noise differs), instead of 0: no verdict is not a pass")
 	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to FILE (both runs side by side, changes marked)")
+	variants := fs.String("variants", "", "A,B: compare two backends of ONE run (compare RUN -variants A,B): A as OLD, B as NEW, point by point, with the same statistics; what their env lines set differently is listed as what the variants change. Run them with sampling order = \"paired\" so that their reps alternate and the machine's drift hits both alike")
 	var calibrate repeated
 	fs.Var(&calibrate, "calibrate", "an A/A run: a results directory of the same spec on this machine with nothing changed (repeat, two or more): the variation between these runs is estimated, and each change of NEW must stand out from it as well as from the reps' spread. Without it the verdict assumes runs differ no more than their reps")
 	pos, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
 	}
-	if len(pos) != 2 {
+	if *variants != "" && len(pos) != 1 || *variants == "" && len(pos) != 2 {
 		fs.Usage()
 		return exitUsage
 	}
@@ -368,6 +369,19 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		opts.RunVariation = rv
+	}
+	if *variants != "" {
+		a, b, ok := strings.Cut(*variants, ",")
+		if !ok || a == "" || b == "" {
+			fmt.Fprintf(stderr, "mentat-spec compare: -variants wants two backends, A,B, got %q\n", *variants)
+			return exitUsage
+		}
+		rep, err := compare.Variants(pos[0], strings.TrimSpace(a), strings.TrimSpace(b), opts)
+		if err != nil {
+			fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
+			return exitUsage
+		}
+		return finishCompare(rep, *htmlOut, *failUndecided, stdout, stderr)
 	}
 	// When both runs recorded what they ran, points whose query, scenario
 	// or dataset changed are listed and left out; the rest are compared.
@@ -389,21 +403,27 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitUsage
 	}
+	return finishCompare(rep, *htmlOut, *failUndecided, stdout, stderr)
+}
+
+// finishCompare prints a verdict, writes its page when asked, and
+// returns compare's exit code.
+func finishCompare(rep compare.Verdict, htmlOut string, failUndecided bool, stdout, stderr io.Writer) int {
 	if err := rep.Write(stdout); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitUnfinished
 	}
-	if *htmlOut != "" {
-		if err := writeCompareHTML(*htmlOut, rep); err != nil {
+	if htmlOut != "" {
+		if err := writeCompareHTML(htmlOut, rep); err != nil {
 			fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 			return exitUnfinished
 		}
-		fmt.Fprintf(stdout, "Wrote %s\n", *htmlOut)
+		fmt.Fprintf(stdout, "Wrote %s\n", htmlOut)
 	}
 	if rep.Refused {
-		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%d differences); -force compares them anyway\n", pos[0], pos[1], len(rep.Differences))
+		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%d %s); -force compares them anyway\n", rep.Old, rep.New, len(rep.Differences), map[bool]string{true: "difference", false: "differences"}[len(rep.Differences) == 1])
 	}
-	return compareExit(rep, *failUndecided)
+	return compareExit(rep, failUndecided)
 }
 
 // formatLines lists the report formats, one per line, for the help.

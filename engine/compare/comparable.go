@@ -141,20 +141,26 @@ func Differences(oldDir, newDir string) (diffs []Difference, notes []string, err
 }
 
 // writeDifferences prints the differences side by side.
-func writeDifferences(b *strings.Builder, diffs []Difference, refused bool) {
+func writeDifferences(b *strings.Builder, diffs []Difference, refused, variants bool) {
 	if len(diffs) == 0 {
 		return
 	}
-	b.WriteString("OLD and NEW are not comparable:\n")
+	if variants {
+		b.WriteString("the variants differ in (what the comparison measures):\n")
+	} else {
+		b.WriteString("OLD and NEW are not comparable:\n")
+	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  \tOLD\tNEW\n")
 	for _, d := range slices.Clone(diffs) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", d.Key, results.OneLine(d.Old), results.OneLine(d.New))
 	}
 	tw.Flush()
-	if refused {
+	switch {
+	case variants:
+	case refused:
 		b.WriteString("compare refused: use -force to compare them anyway\n")
-	} else {
+	default:
 		b.WriteString("compared anyway (-force)\n")
 	}
 }

@@ -96,6 +96,8 @@ type Verdict struct {
 	// RunVariation is the run-to-run variation the verdicts allowed for
 	// (nil: none estimated, the reps' spread alone).
 	RunVariation *RunVariation
+	// Variants: OLD and NEW are two backends of one run (Variants).
+	Variants bool
 
 	force          bool
 	comparable     func(results.Key) bool
@@ -138,7 +140,7 @@ func (r Verdict) String() string {
 	} else {
 		fmt.Fprintf(&b, "compare %s -> %s (threshold %s%%)\n", r.Old, r.New, strconv.FormatFloat(r.ThresholdPct, 'f', -1, 64))
 	}
-	writeDifferences(&b, r.Differences, r.Refused)
+	writeDifferences(&b, r.Differences, r.Refused, r.Variants)
 	if r.Refused {
 		return b.String()
 	}
@@ -147,7 +149,7 @@ func (r Verdict) String() string {
 		fmt.Fprintf(&b, "not compared: %s\n", n)
 	}
 	if r.Method == MethodStats {
-		writeRunVariation(&b, r.RunVariation)
+		writeRunVariation(&b, r.RunVariation, r.Variants)
 		writeNoise(&b, r)
 		writeVerdicts(&b, r.Verdicts)
 	}

@@ -188,7 +188,11 @@ func median(v []float64) float64 {
 }
 
 // writeRunVariation says which run-to-run variation the verdicts rest on.
-func writeRunVariation(b *strings.Builder, rv *RunVariation) {
+func writeRunVariation(b *strings.Builder, rv *RunVariation, variants bool) {
+	if variants && rv == nil {
+		b.WriteString("run-to-run variation: none: both variants are of one run (with the sampling order \"paired\" their reps alternate point by point)\n")
+		return
+	}
 	if rv == nil {
 		b.WriteString("run-to-run variation: not estimated: with one run per side the verdict assumes none beyond the reps' spread " +
 			"(reps of one run share its store and the machine's state; `make aa` shows how often that assumption fails here; -calibrate AA_RUN -calibrate AA_RUN estimates it)\n")

@@ -111,14 +111,17 @@ type SamplingValues struct {
 	Precision    float64
 	PrecisionP99 float64
 	// Order is when a point's reps run: OrderInterleaved (rep 1 of every
-	// point of a cell, then rep 2, ...) or OrderSequential (each point's
-	// reps back to back, the seed's order).
+	// point of a cell, then rep 2, ...), OrderPaired (rep 1 of every point
+	// of every backend of a scale, then rep 2: backends compared within
+	// one run see the same drift) or OrderSequential (each point's reps
+	// back to back, the seed's order).
 	Order string
 }
 
 // Orders of the reps (SamplingValues.Order).
 const (
 	OrderInterleaved = "interleaved"
+	OrderPaired      = "paired"
 	OrderSequential  = "sequential"
 )
 
@@ -195,11 +198,11 @@ func evalOrder(expr hcl.Expression, ctx *hcl.EvalContext) (string, hcl.Diagnosti
 		return "", hcl.Diagnostics{hcleval.AttrError(expr, "Incorrect attribute value type", "order must be a string.")}
 	}
 	switch o := v.AsString(); o {
-	case OrderInterleaved, OrderSequential:
+	case OrderInterleaved, OrderPaired, OrderSequential:
 		return o, nil
 	default:
 		return "", hcl.Diagnostics{hcleval.AttrError(expr, "Invalid sampling value",
-			fmt.Sprintf("order is %q or %q, not %q.", OrderInterleaved, OrderSequential, o))}
+			fmt.Sprintf("order is %q, %q or %q, not %q.", OrderInterleaved, OrderPaired, OrderSequential, o))}
 	}
 }
 

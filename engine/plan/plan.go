@@ -59,8 +59,12 @@ type SamplingPlan struct {
 	// Interleaved: the reps of this scenario's points may run apart, rep
 	// 1 of every such point of the cell first (sampling order).
 	Interleaved bool
-	Check       time.Duration // per-call cap of a check; past it the check is a SKIP
-	LoadMax     time.Duration // bulk-load cap per cell
+	// Paired: the reps interleave across the backends of a scale too, rep
+	// 1 of every such point of every cell of the scale first (order
+	// "paired"), so that backends compared within one run share its drift.
+	Paired  bool
+	Check   time.Duration // per-call cap of a check; past it the check is a SKIP
+	LoadMax time.Duration // bulk-load cap per cell
 }
 
 // ScalePlan is one scale: its generated dataset and the cells it runs on.
@@ -288,7 +292,7 @@ func toSampling(v config.SamplingValues) SamplingPlan {
 		Sampling: measure.Sampling{Warmup: v.Warmup, MinDuration: secs(v.MinS), MinSamples: v.MinN,
 			MaxDuration: secs(v.MaxS), Reps: v.Reps, Probe: secs(v.ProbeS),
 			Precision: v.Precision, PrecisionP99: v.PrecisionP99},
-		Check: secs(v.CheckS), LoadMax: secs(v.LoadMax), Interleaved: v.Order != config.OrderSequential,
+		Check: secs(v.CheckS), LoadMax: secs(v.LoadMax), Interleaved: v.Order != config.OrderSequential, Paired: v.Order == config.OrderPaired,
 	}
 }
 

@@ -40,11 +40,13 @@ type cell struct {
 	// The writes committed to the store in this run (writes.go), and the
 	// truth before them; truthAlt is the truth had a write in doubt
 	// committed, doubt says which.
-	writes       committedWrites
-	locker       drivers.StoreLocker // the store's lock, held for the cell
-	lock         storelock.Lock
-	seqMu        sync.Mutex
-	seqs         map[string]*ops.Seq // write operations' numbering, per generator
+	writes committedWrites
+	locker drivers.StoreLocker // the store's lock, held for the cell
+	lock   storelock.Lock
+	seqMu  sync.Mutex
+	seqs   map[string]*ops.Seq // write operations' numbering, per generator
+	// closeCell closes what open opened (paired cells stay open together).
+	closeCell    func()
 	baseTruth    *plan.Truth
 	truthAlt     *plan.Truth
 	doubt        string
@@ -63,10 +65,39 @@ type boundQuery struct {
 func (c *cell) name() string { return c.pc.Name() }
 
 func (c *cell) execute(ctx context.Context) error {
+	closeCell, ready, err := c.open(ctx)
+	defer closeCell()
+	if err != nil || !ready {
+		return err
+	}
+	for _, g := range c.groups() {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		c.measureGroup(ctx, g, c.runGroup)
+		if err := c.afterGroup(ctx, g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// open takes the cell's store: its lock, the backend, the admin session,
+// the store loaded (or reused), and what the results record of it before
+// any point (env lines, size, plans); ready is false, with no error, when
+// the store is left as it is. The returned func closes what was opened,
+// also after an error.
+func (c *cell) open(ctx context.Context) (closeAll func(), ready bool, err error) {
+	var closers []func()
+	closeAll = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
 	bc := c.pc.Backend
 	drv, ok := c.run.opts.Registry.Lookup(bc.Driver)
 	if !ok {
-		return fmt.Errorf("no driver %q", bc.Driver)
+		return closeAll, false, fmt.Errorf("no driver %q", bc.Driver)
 	}
 	cfg := drivers.Config{Backend: bc.Name, Scale: c.pc.Scale.Name, DataDir: c.run.opts.DataDir, Options: bc.Options, Settings: bc.Settings}
 	if bc.Load.Declared {
@@ -78,34 +109,33 @@ func (c *cell) execute(ctx context.Context) error {
 		// loads, measures or writes a store.
 		lock, err := sl.LockStore(ctx, cfg, lockWait(c.run.opts))
 		if err != nil {
-			return err
+			return closeAll, false, err
 		}
 		c.locker, c.lock = sl, lock
-		defer func() { c.lock.Release() }()
+		closers = append(closers, func() { c.lock.Release() })
 	}
 	be, err := drv.Open(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("opening the store: %w", err)
+		return closeAll, false, fmt.Errorf("opening the store: %w", err)
 	}
 	c.be = be
-	defer func() {
+	closers = append(closers, func() {
 		if c.be != nil {
 			c.be.Close()
 		}
-	}()
+	})
 	if c.admin, err = c.be.Session(ctx); err != nil {
-		return fmt.Errorf("connecting: %w", err)
+		return closeAll, false, fmt.Errorf("connecting: %w", err)
 	}
-	defer func() {
+	closers = append(closers, func() {
 		if c.admin != nil {
 			c.admin.Close()
 		}
-	}()
-	defer c.followServerLog(ctx)()
+	})
+	closers = append(closers, c.followServerLog(ctx))
 
-	ready, err := c.prepareStore(ctx)
-	if err != nil || !ready {
-		return store.Full(c.run.driver(c.pc), c.pc, c.run.opts.DataDir, err)
+	if ready, err = c.prepareStore(ctx); err != nil || !ready {
+		return closeAll, false, store.Full(c.run.driver(c.pc), c.pc, c.run.opts.DataDir, err)
 	}
 	c.probeStats(ctx)
 	// A cell the resumed run had begun has its env lines, size and plans
@@ -116,34 +146,40 @@ func (c *cell) execute(ctx context.Context) error {
 		c.recordSize(ctx)
 	}
 	if err := c.bindQueries(); err != nil {
-		return err
+		return closeAll, false, err
 	}
 	if !resumed {
 		c.explain(ctx)
 	}
-	for _, g := range c.groups() {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	return closeAll, true, nil
+}
+
+// measureGroup runs a group's points with run, unless the phase only
+// loads.
+func (c *cell) measureGroup(ctx context.Context, g []*plan.Scenario, run func(context.Context, []*plan.Scenario)) {
+	if c.run.opts.Phase != PhaseLoad {
+		c.measured = true
+		run(ctx, g)
+		c.advanceTruth()
+	}
+}
+
+// afterGroup checks a group's answers once its points ran: against the
+// truth its writes lead to.
+func (c *cell) afterGroup(ctx context.Context, g []*plan.Scenario) error {
+	if c.broken != nil {
+		return c.broken
+	}
+	if ctx.Err() != nil {
+		return ctx.Err() // a check cut short would read as failed
+	}
+	for _, sc := range g {
+		if c.run.journal.hasCheck(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name) {
+			continue
 		}
-		if c.run.opts.Phase != PhaseLoad {
-			c.measured = true
-			c.runGroup(ctx, g)
-			c.advanceTruth()
-		}
-		if c.broken != nil {
-			return c.broken
-		}
-		if ctx.Err() != nil {
-			return ctx.Err() // a check cut short would read as failed
-		}
-		for _, sc := range g {
-			if c.run.journal.hasCheck(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name) {
-				continue
-			}
-			c.check(ctx, sc)
-			if ctx.Err() == nil {
-				c.run.recorded(c.run.journal.check(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name))
-			}
+		c.check(ctx, sc)
+		if ctx.Err() == nil {
+			c.run.recorded(c.run.journal.check(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name))
 		}
 	}
 	return nil

@@ -71,6 +71,7 @@ func (c *cell) runGroup(ctx context.Context, g []*plan.Scenario) {
 
 // repPoint is one point of an interleaved group.
 type repPoint struct {
+	c      *cell // whose point it is
 	sc     *plan.Scenario
 	index  int // in sc.Points
 	pt     kind.Point
@@ -89,20 +90,45 @@ func (p *repPoint) name(c *cell, n int) string {
 // timing rows once its last rep is done. A point whose rep reports done
 // (its probe found a ceiling, an error ended it) runs no further rep.
 func (c *cell) runInterleaved(ctx context.Context, g []*plan.Scenario) {
+	interleaveCells(ctx, []cellGroup{{c: c, g: g}})
+}
+
+// cellGroup is one cell's scenarios of a group that runs as one.
+type cellGroup struct {
+	c *cell
+	g []*plan.Scenario
+}
+
+// interleaveCells runs the groups' points rep by rep: rep 1 of every point,
+// then rep 2, point after point and, within a point, cell after cell (the
+// paired order: the backends of a scale measured side by side, so drift
+// and neighbours hit each alike). The groups hold the same scenarios.
+func interleaveCells(ctx context.Context, parts []cellGroup) {
 	var pts []*repPoint
 	rounds := 0
-	for _, sc := range g {
-		for i, pt := range sc.Points {
-			lo, _ := pt.Estimate()
-			if c.run.journal.hasPoint(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
-				c.run.skip(lo)
-				continue
+	for si := range parts[0].g {
+		most := 0
+		for _, part := range parts {
+			most = max(most, len(part.g[si].Points))
+		}
+		for i := 0; i < most; i++ {
+			for _, part := range parts {
+				c, sc := part.c, part.g[si]
+				if i >= len(sc.Points) {
+					continue
+				}
+				pt := sc.Points[i]
+				lo, _ := pt.Estimate()
+				if c.run.journal.hasPoint(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
+					c.run.skip(lo)
+					continue
+				}
+				env, counts := c.pointEnv(sc, i)
+				reps := pt.(kind.Repeatable).Reps(env)
+				n := max(reps.Count(), 1)
+				pts = append(pts, &repPoint{c: c, sc: sc, index: i, pt: pt, reps: reps, counts: counts, est: lo / time.Duration(n), open: true})
+				rounds = max(rounds, reps.Count())
 			}
-			env, counts := c.pointEnv(sc, i)
-			reps := pt.(kind.Repeatable).Reps(env)
-			n := max(reps.Count(), 1)
-			pts = append(pts, &repPoint{sc: sc, index: i, pt: pt, reps: reps, counts: counts, est: lo / time.Duration(n), open: true})
-			rounds = max(rounds, reps.Count())
 		}
 	}
 	defer func() {
@@ -110,16 +136,17 @@ func (c *cell) runInterleaved(ctx context.Context, g []*plan.Scenario) {
 		// of points a resume measures again.
 		for _, p := range pts {
 			if p.open {
-				c.finishRep(p, 0, false)
+				p.c.finishRep(p, 0, false)
 			}
 		}
 	}()
 	for n := 1; n <= rounds; n++ {
 		for _, p := range pts {
-			if !p.open || n > p.reps.Count() {
+			c := p.c
+			if !p.open || n > p.reps.Count() || c.broken != nil {
 				continue
 			}
-			if ctx.Err() != nil || c.broken != nil {
+			if ctx.Err() != nil {
 				return
 			}
 			if c.aborted(p.sc) {

@@ -257,6 +257,128 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	return r.out, cerr
 }
 
+// cellDone records how a cell ended: its failure, and that it measured.
+func (r *run) cellDone(ctx context.Context, c *cell, err error) {
+	if err != nil && !errors.Is(context.Cause(ctx), errResultsLost) {
+		r.fail("%s: %v", c.name(), err)
+	}
+	if c.measured {
+		r.measured = append(r.measured, threshold.Cell{Backend: c.pc.Backend.Name, Scale: c.pc.Scale.Name})
+	}
+}
+
+// paired runs the scale's cells side by side (sampling order "paired"):
+// every store opened first, then each group of interleaved scenarios rep
+// by rep across all the cells (rep 1 of a point on each backend, then
+// the next point, ...), so that backends compared within one run share
+// its drift and its neighbours; a scenario that does not interleave runs
+// on each backend in turn, where it is declared. Cells whose scenarios
+// differ (a skip on one backend) run one after the other instead.
+func (r *run) paired(ctx context.Context, sp *plan.ScalePlan, pcs []*plan.Cell, truth *plan.Truth) {
+	var cells []*cell
+	defer func() {
+		for _, c := range cells {
+			c.closeCell()
+		}
+	}()
+	for _, pc := range pcs {
+		if ctx.Err() != nil {
+			return
+		}
+		c := &cell{run: r, pc: pc, truth: truth}
+		closeCell, ready, err := c.open(ctx)
+		c.closeCell = closeCell
+		if err != nil || !ready {
+			closeCell()
+			r.cellDone(ctx, c, err)
+			continue
+		}
+		cells = append(cells, c)
+	}
+	if len(cells) == 0 {
+		return
+	}
+	groups := make([][][]*plan.Scenario, len(cells))
+	for i, c := range cells {
+		groups[i] = c.groups()
+	}
+	if !sameGroups(groups) {
+		r.logf("scale %s: the backends run different scenarios: the paired order runs them one backend after the other", sp.Name)
+		for i, c := range cells {
+			var err error
+			for _, g := range groups[i] {
+				if ctx.Err() != nil {
+					break
+				}
+				c.measureGroup(ctx, g, c.runGroup)
+				if err = c.afterGroup(ctx, g); err != nil {
+					break
+				}
+			}
+			r.cellDone(ctx, c, err)
+		}
+		return
+	}
+	failed := make([]error, len(cells))
+	for gi := range groups[0] {
+		if ctx.Err() != nil {
+			break
+		}
+		var parts []cellGroup
+		for i, c := range cells {
+			if failed[i] == nil {
+				parts = append(parts, cellGroup{c: c, g: groups[i][gi]})
+			}
+		}
+		if len(parts) == 0 {
+			break
+		}
+		if g := parts[0].g; len(g) > 1 || interleaved(g[0]) {
+			for _, p := range parts {
+				p.c.measured = r.opts.Phase != PhaseLoad
+			}
+			if r.opts.Phase != PhaseLoad {
+				interleaveCells(ctx, parts)
+				for _, p := range parts {
+					p.c.advanceTruth()
+				}
+			}
+		} else {
+			for _, p := range parts {
+				p.c.measureGroup(ctx, p.g, p.c.runGroup)
+			}
+		}
+		for i, c := range cells {
+			if failed[i] == nil {
+				failed[i] = c.afterGroup(ctx, groups[i][gi])
+			}
+		}
+	}
+	for i, c := range cells {
+		r.cellDone(ctx, c, failed[i])
+	}
+}
+
+// sameGroups reports whether every cell's groups hold the same scenarios.
+func sameGroups(groups [][][]*plan.Scenario) bool {
+	for _, gs := range groups[1:] {
+		if len(gs) != len(groups[0]) {
+			return false
+		}
+		for j, g := range gs {
+			if len(g) != len(groups[0][j]) {
+				return false
+			}
+			for k, sc := range g {
+				if sc.Name != groups[0][j][k].Name {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
 // selected reports whether a scenario runs in this run's phase.
 func (r *run) selected(sc *plan.Scenario) bool {
 	return len(r.opts.Kinds) == 0 || slices.Contains(r.opts.Kinds, sc.Kind)
@@ -457,16 +579,15 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 	r.logf("scale %s: %s datoms; truth computed in %s", sp.Name, plan.Thousands(sp.Stats.Datoms), time.Since(start).Round(time.Millisecond))
 	r.cross = crosscheck.New(sp.Name, r.opts.ResultsDir)
 	defer r.cross.Close()
-	for _, pc := range cells {
-		if ctx.Err() != nil {
-			return
-		}
-		c := &cell{run: r, pc: pc, truth: truth}
-		if err := c.execute(ctx); err != nil && !errors.Is(context.Cause(ctx), errResultsLost) {
-			r.fail("%s: %v", pc.Name(), err)
-		}
-		if c.measured {
-			r.measured = append(r.measured, threshold.Cell{Backend: pc.Backend.Name, Scale: sp.Name})
+	if r.plan.Sampling.Paired && len(cells) > 1 {
+		r.paired(ctx, sp, cells, truth)
+	} else {
+		for _, pc := range cells {
+			if ctx.Err() != nil {
+				return
+			}
+			c := &cell{run: r, pc: pc, truth: truth}
+			r.cellDone(ctx, c, c.execute(ctx))
 		}
 	}
 	for _, l := range r.cross.Lines() {
