@@ -347,15 +347,6 @@ func pathTouch(p *pathComp, ai int) int {
 	return touchNone
 }
 
-func pathsTouch(ps []pathComp, ai int) bool {
-	for i := range ps {
-		if pathTouch(&ps[i], ai) != touchNone {
-			return true
-		}
-	}
-	return false
-}
-
 func filtersTouch(fs []filterComp, ai int) int {
 	t := touchNone
 	for i := range fs {
