@@ -99,8 +99,8 @@ func BenchmarkEDNDiscard(b *testing.B) {
 	reportRate(b, datoms, cpu0)
 }
 
-// BenchmarkWriteFiles writes CSV (2 shards) to a temp dir, truth included.
-func BenchmarkWriteFiles(b *testing.B) {
+// BenchmarkExport writes CSV (2 shards) to a temp dir, truth included.
+func BenchmarkExport(b *testing.B) {
 	for _, edn := range []bool{false, true} {
 		name := "csv"
 		if edn {
@@ -116,7 +116,7 @@ func BenchmarkWriteFiles(b *testing.B) {
 			var datoms int64
 			cpu0 := cpuTime()
 			for b.Loop() {
-				if err := WriteFiles(context.Background(), ds, dir, WriteOptions{Shards: 2, EDN: edn}); err != nil {
+				if err := Export(context.Background(), ds, dir, ExportOptions{Shards: 2, EDN: edn}); err != nil {
 					b.Fatal(err)
 				}
 				datoms += st.Datoms

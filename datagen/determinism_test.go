@@ -37,13 +37,13 @@ func concat(t *testing.T, dir, pattern string) []byte {
 func writeTo(t *testing.T, ds *Dataset, shards int, edn bool) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := WriteFiles(context.Background(), ds, dir, WriteOptions{Shards: shards, EDN: edn, Workers: 3}); err != nil {
-		t.Fatalf("WriteFiles(%d shards): %v", shards, err)
+	if err := Export(context.Background(), ds, dir, ExportOptions{Shards: shards, EDN: edn, Workers: 3}); err != nil {
+		t.Fatalf("Export(%d shards): %v", shards, err)
 	}
 	return dir
 }
 
-func TestWriteFilesDeterministic(t *testing.T) {
+func TestExportDeterministic(t *testing.T) {
 	for _, extra := range []bool{false, true} {
 		t.Run(fmt.Sprintf("extra=%v", extra), func(t *testing.T) {
 			patterns := []string{"datoms-text-*.csv", "datoms-int-*.csv", "datoms-real-*.csv", "tx-*.edn", "tx.csv", "schema.csv", "truth.json"}
@@ -75,15 +75,15 @@ func TestWriteFilesDeterministic(t *testing.T) {
 	}
 }
 
-func TestWriteFilesRemovesStaleShards(t *testing.T) {
+func TestExportRemovesStaleShards(t *testing.T) {
 	ds := finished(t, scaleXS, false)
 	dir := t.TempDir()
 	keep := filepath.Join(dir, "datoms-notes.csv")
 	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, opt := range []WriteOptions{{Shards: 7, EDN: true}, {Shards: 3}} {
-		if err := WriteFiles(context.Background(), ds, dir, opt); err != nil {
+	for _, opt := range []ExportOptions{{Shards: 7, EDN: true}, {Shards: 3}} {
+		if err := Export(context.Background(), ds, dir, opt); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -93,7 +93,7 @@ func TestWriteFilesRemovesStaleShards(t *testing.T) {
 		}
 	}
 	if _, err := os.Stat(keep); err != nil {
-		t.Errorf("a file not written by WriteFiles was removed: %v", err)
+		t.Errorf("a file not written by Export was removed: %v", err)
 	}
 }
 
@@ -166,7 +166,7 @@ func TestStreamErrors(t *testing.T) {
 	if err := ds.Stream(ctx, 0, ds.TxCount(), func(*Tx) error { return nil }); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled stream: %v", err)
 	}
-	if err := WriteFiles(ctx, ds, t.TempDir(), WriteOptions{Shards: 2}); !errors.Is(err, context.Canceled) {
+	if err := Export(ctx, ds, t.TempDir(), ExportOptions{Shards: 2}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled write: %v", err)
 	}
 	if _, err := ComputeTruth(ctx, ds, 2); !errors.Is(err, context.Canceled) {

@@ -120,7 +120,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	if err := datagen.WriteFiles(ctx, gen, *out, datagen.WriteOptions{Shards: *shards, EDN: *edn}); err != nil {
+	if err := datagen.Export(ctx, gen, *out, datagen.ExportOptions{Shards: *shards, EDN: *edn}); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec gen: %v\n", err)
 		return exitUnfinished
 	}

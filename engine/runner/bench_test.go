@@ -669,7 +669,7 @@ func genDir(b testing.TB, gen *datagen.Dataset) string {
 		return d
 	}
 	d := b.TempDir()
-	if err := datagen.WriteFiles(context.Background(), gen, d, datagen.WriteOptions{Shards: 1}); err != nil {
+	if err := datagen.Export(context.Background(), gen, d, datagen.ExportOptions{Shards: 1}); err != nil {
 		b.Fatal(err)
 	}
 	return d

@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// WriteOptions tunes WriteFiles.
-type WriteOptions struct {
+// ExportOptions tunes Export.
+type ExportOptions struct {
 	Shards  int  // datom files per storage class (<= 0: 1, at most 10000)
 	EDN     bool // also write EDN transaction files
 	Workers int  // shards generated at once (<= 0: GOMAXPROCS)
@@ -24,7 +24,7 @@ type WriteOptions struct {
 
 const maxShards = 10000 // four-digit shard numbers keep name order == shard order
 
-// WriteFiles writes the dataset to dir (created if missing):
+// Export writes the dataset to dir (created if missing):
 //
 //	schema.csv                 a,ident,entity,value_type,cardinality,unique,index (with header)
 //	tx.csv                     index,tx,phase,file,datoms (with header)
@@ -39,7 +39,7 @@ const maxShards = 10000 // four-digit shard numbers keep name order == shard ord
 // (RFC 4180) only when needed, and the empty string is always quoted so
 // PostgreSQL's COPY does not read it as NULL. Earlier shard files in dir
 // beyond the new shard count are removed so that globs stay consistent.
-func WriteFiles(ctx context.Context, ds *Dataset, dir string, opt WriteOptions) error {
+func Export(ctx context.Context, ds *Dataset, dir string, opt ExportOptions) error {
 	c, err := ds.compiled()
 	if err != nil {
 		return err
@@ -217,7 +217,7 @@ func appendCSVText(b []byte, s string) []byte {
 
 // writeShards generates the shards in parallel and returns each shard's
 // tx.csv rows.
-func writeShards(parent context.Context, c *compiled, ds *Dataset, dir string, shards int, opt WriteOptions) ([][]byte, error) {
+func writeShards(parent context.Context, c *compiled, ds *Dataset, dir string, shards int, opt ExportOptions) ([][]byte, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	rows := make([][]byte, shards)
