@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/draw"
 )
 
 const (
@@ -82,7 +84,7 @@ type histComp struct {
 	files    int
 	n        int64   // entity count
 	fileTx   []int64 // tx index where each file starts; fileTx[files] is the end
-	sel      stream
+	sel      draw.Stream
 	mode     histMode
 	step     int // process step number (its selection draw)
 	from, to Value
@@ -239,7 +241,7 @@ func compileGen(ds *Dataset, c *compiled, a *attrComp, el *errList) {
 	bad := func(format string, args ...any) {
 		el.add("entity %q attr %q: "+format, append([]any{en.name, a.info.Ident}, args...)...)
 	}
-	gc := genComp{kind: g.Kind, typ: t, class: a.info.Class, s: newStream(ds.Seed, en.name, a.info.Ident)}
+	gc := genComp{kind: g.Kind, typ: t, class: a.info.Class, s: draw.NewStream(ds.Seed, en.name, a.info.Ident)}
 	a.target = -1
 	defer func() {
 		if k, ok := c.byKind[g.Target]; ok && t == TypeRef && g.Kind != GenParent {
@@ -516,7 +518,7 @@ func compileHistories(ds *Dataset, c *compiled, el *errList) {
 			bad("after %q is not a history declared before it", h.After)
 		}
 		seen[h.Name] = true
-		base := histComp{name: h.Name, frac: h.Fraction, files: h.Files, sel: newStream(ds.Seed, "history", h.Name), time: -1}
+		base := histComp{name: h.Name, frac: h.Fraction, files: h.Files, sel: draw.NewStream(ds.Seed, "history", h.Name), time: -1}
 		ok := true
 		k, found := c.byKind[h.Entity]
 		if !found {
@@ -557,7 +559,7 @@ func compileHistories(ds *Dataset, c *compiled, el *errList) {
 				for _, e := range gl.errs {
 					bad("gen: %v", e)
 				}
-				tmp.gen.s = newStream(ds.Seed, h.Entity, h.Attr+"@"+h.Name)
+				tmp.gen.s = draw.NewStream(ds.Seed, h.Entity, h.Attr+"@"+h.Name)
 				base.gen = tmp.gen
 				if len(gl.errs) == 0 && !genChanges(&base.gen) {
 					bad("gen can only give one value, so it cannot change attr %q", h.Attr)
@@ -682,7 +684,7 @@ func compileFamily(ds *Dataset, c *compiled, en Entity, el *errList) (*family, i
 	}
 	g := en.PerParent
 	f := &family{parent: pk, parentCount: c.kinds[pk].count}
-	f.per = genComp{kind: g.Kind, typ: TypeLong, class: ClassInt, s: newStream(ds.Seed, "children", en.Name)}
+	f.per = genComp{kind: g.Kind, typ: TypeLong, class: ClassInt, s: draw.NewStream(ds.Seed, "children", en.Name)}
 	switch g.Kind {
 	case GenUniformInt:
 		if g.Min < 0 || g.Min > g.Max {

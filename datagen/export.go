@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/scan"
 )
 
 // ExportOptions tunes Export.
@@ -222,7 +224,7 @@ func writeShards(parent context.Context, c *compiled, ds *Dataset, dir string, s
 	defer cancel()
 	rows := make([][]byte, shards)
 	errs := make([]error, shards)
-	sem := make(chan struct{}, workerCount(opt.Workers))
+	sem := make(chan struct{}, scan.Workers(opt.Workers))
 	var wg sync.WaitGroup
 	for s := 0; s < shards; s++ {
 		from := int64(s) * c.txCount / int64(shards)

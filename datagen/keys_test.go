@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/draw"
 )
 
 // harmonic is H(n, s) = sum over k in 1..n of k^-s: the hottest key of a
@@ -340,7 +342,7 @@ func TestChooserAttributeErrors(t *testing.T) {
 // pure function of (seed, attribute, id, version).
 func TestRandomBytes(t *testing.T) {
 	for _, n := range []int{1, 9, 10, 11, 19, 20, 33, 100, 1000} {
-		g := genComp{s: newStream(1, "user", "user/f"), length: n}
+		g := genComp{s: draw.NewStream(1, "user", "user/f"), length: n}
 		freq := map[byte]int{}
 		total := 0
 		for id := int64(0); id < 2000; id++ {
@@ -366,7 +368,7 @@ func TestRandomBytes(t *testing.T) {
 			}
 		}
 	}
-	g := genComp{s: newStream(1, "user", "user/f"), length: 50}
+	g := genComp{s: draw.NewStream(1, "user", "user/f"), length: 50}
 	if string(g.appendRandom(nil, 3, 0)) == string(g.appendRandom(nil, 3, 1)) {
 		t.Errorf("versions 0 and 1 of id 3 are the same")
 	}

@@ -7,6 +7,9 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/draw"
+	"github.com/mentat-spec/mentat-spec/datagen/internal/scan"
 )
 
 // Truth holds the expected answers of a dataset's truth declarations.
@@ -505,13 +508,13 @@ func ComputeTruth(ctx context.Context, ds *Dataset, workers int) (*Truth, error)
 // countBy counts entities per current value; a cardinality-many
 // attribute (or a path reaching several values) counts each value.
 func (c *compiled) countBy(ctx context.Context, tc *truthComp, workers int) (map[string]int64, map[string]IDSet, error) {
-	nw := workerCount(workers)
+	nw := scan.Workers(workers)
 	parts := make([]map[Value]*idAcc, nw)
 	for w := range parts {
 		parts[w] = map[Value]*idAcc{}
 	}
 	base := c.kinds[tc.kind].base
-	err := forChunks(ctx, c.kinds[tc.kind].count, nw, func(w int, lo, hi int64) error {
+	err := scan.Chunks(ctx, c.kinds[tc.kind].count, nw, func(w int, lo, hi int64) error {
 		m := parts[w]
 		var vals []Value
 		var b pathBuf
@@ -567,10 +570,10 @@ func dupBefore(vals []Value, j int) bool {
 
 // count counts entities whose current values satisfy every filter.
 func (c *compiled) count(ctx context.Context, tc *truthComp, workers int) (int64, IDSet, error) {
-	nw := workerCount(workers)
+	nw := scan.Workers(workers)
 	parts := make([]idAcc, nw)
 	base := c.kinds[tc.kind].base
-	err := forChunks(ctx, c.kinds[tc.kind].count, nw, func(w int, lo, hi int64) error {
+	err := scan.Chunks(ctx, c.kinds[tc.kind].count, nw, func(w int, lo, hi int64) error {
 		var b pathBuf
 		acc := &parts[w]
 		for id := lo; id < hi; id++ {
@@ -590,11 +593,11 @@ func (c *compiled) count(ctx context.Context, tc *truthComp, workers int) (int64
 // changedSince counts distinct entities with a datom of the attribute in
 // a tx after the mark (their initial assert included).
 func (c *compiled) changedSince(ctx context.Context, tc *truthComp, workers int) (int64, IDSet, error) {
-	nw := workerCount(workers)
+	nw := scan.Workers(workers)
 	parts := make([]idAcc, nw)
 	a := &c.attrs[tc.attr]
 	base := c.kinds[a.kind].base
-	err := forChunks(ctx, c.kinds[tc.kind].count, nw, func(w int, lo, hi int64) error {
+	err := scan.Chunks(ctx, c.kinds[tc.kind].count, nw, func(w int, lo, hi int64) error {
 		acc := &parts[w]
 		for id := lo; id < hi; id++ {
 			if TxBase+c.initialTx(a.kind, id) > tc.since {
@@ -700,8 +703,8 @@ func (g *aggAcc) result(kind TruthKind, real bool) any {
 // id order, so a double sum is the same for any worker count.
 func (c *compiled) aggregate(ctx context.Context, tc *truthComp, workers int) (any, error) {
 	n := c.kinds[tc.kind].count
-	chunks := make([]map[string]*aggAcc, (n+scanChunk-1)/scanChunk)
-	err := forChunks(ctx, n, workerCount(workers), func(_ int, lo, hi int64) error {
+	chunks := make([]map[string]*aggAcc, (n+scan.Chunk-1)/scan.Chunk)
+	err := scan.Chunks(ctx, n, scan.Workers(workers), func(_ int, lo, hi int64) error {
 		m := map[string]*aggAcc{}
 		var vals, keys []Value
 		var b pathBuf
@@ -734,7 +737,7 @@ func (c *compiled) aggregate(ctx context.Context, tc *truthComp, workers int) (a
 				}
 			}
 		}
-		chunks[lo/scanChunk] = m
+		chunks[lo/scan.Chunk] = m
 		return nil
 	})
 	if err != nil {
@@ -776,11 +779,11 @@ func sortedKeys[V any](m map[string]V) []string {
 // sampleIDs picks n distinct ids of [0, count) by draws (seed, "sample",
 // name, j), j = 0, 1, ..., and returns them sorted.
 func sampleIDs(seed uint64, name string, n int, count int64) []int64 {
-	s := newStream(seed, "sample", name)
+	s := draw.NewStream(seed, "sample", name)
 	seen := make(map[int64]bool, n)
 	ids := make([]int64, 0, n)
 	for j := int64(0); len(ids) < n && int64(len(ids)) < count; j++ {
-		id := int64(below(s.draw(j, 0, 0), uint64(count)))
+		id := int64(draw.Below(s.Draw(j, 0, 0), uint64(count)))
 		if !seen[id] {
 			seen[id] = true
 			ids = append(ids, id)
@@ -843,9 +846,9 @@ func (c *compiled) inverse(ctx context.Context, tc *truthComp, seed uint64, work
 		sample int
 		id     int64
 	}
-	nw := workerCount(workers)
+	nw := scan.Workers(workers)
 	parts := make([][]hit, nw)
-	err := forChunks(ctx, c.kinds[tc.refKind].count, nw, func(w int, lo, hi int64) error {
+	err := scan.Chunks(ctx, c.kinds[tc.refKind].count, nw, func(w int, lo, hi int64) error {
 		var vals []Value
 		var scratch []int64
 		for id := lo; id < hi; id++ {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/draw"
 )
 
 // WriteDecl declares a stream of writes after the load. Write k is a pure
@@ -73,9 +75,9 @@ type writeGen struct {
 	decl   WriteDecl
 	slot   int64 // declaration index: its place in the shared tx space
 	kind   int
-	attrs  []int     // update: the attributes it may write
-	values []genComp // update: each attribute's value generator
-	pick   stream    // update of several attributes: which one write k sets
+	attrs  []int       // update: the attributes it may write
+	values []genComp   // update: each attribute's value generator
+	pick   draw.Stream // update of several attributes: which one write k sets
 	target genComp
 }
 
@@ -188,7 +190,7 @@ func NewWrites(ds *Dataset, decls []WriteDecl) (*Writes, error) {
 			continue
 		}
 		g.target = tgt.gen
-		g.pick = newStream(ds.Seed, "write "+d.Name, "attr")
+		g.pick = draw.NewStream(ds.Seed, "write "+d.Name, "attr")
 		w.add(g)
 	}
 	if len(el.errs) > 0 {
@@ -286,7 +288,7 @@ func (g *writeGen) choose(k int64) int {
 	if len(g.attrs) == 1 {
 		return 0
 	}
-	return int(below(g.pick.draw(k, 0, 0), uint64(len(g.attrs))))
+	return int(draw.Below(g.pick.Draw(k, 0, 0), uint64(len(g.attrs))))
 }
 
 // Value returns the value of attribute attr of entity e after writes

@@ -3,16 +3,18 @@ package datagen
 import (
 	"math"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/draw"
 )
 
 func TestZipfFrequencies(t *testing.T) {
 	const n, draws = 1000, 400_000
 	for _, s := range []float64{0.5, 1, 1.1, 2, 3} {
 		z := newZipfSampler(n, s)
-		st := newStream(7, "zipf", "test")
+		st := draw.NewStream(7, "zipf", "test")
 		counts := make([]int, n)
 		for id := int64(0); id < draws; id++ {
-			k := z.sample(st.idState(id), 0)
+			k := z.sample(st.IDState(id), 0)
 			if k < 0 || k >= n {
 				t.Fatalf("s=%g: rank %d out of range", s, k)
 			}
@@ -35,9 +37,9 @@ func TestZipfFrequencies(t *testing.T) {
 	}
 	// One element: always rank 0.
 	z := newZipfSampler(1, 1.1)
-	st := newStream(7, "zipf", "one")
+	st := draw.NewStream(7, "zipf", "one")
 	for id := int64(0); id < 1000; id++ {
-		if k := z.sample(st.idState(id), 0); k != 0 {
+		if k := z.sample(st.IDState(id), 0); k != 0 {
 			t.Fatalf("n=1: rank %d", k)
 		}
 	}
