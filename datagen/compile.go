@@ -39,7 +39,6 @@ type compiled struct {
 	txCount    int64
 	initialEnd int64 // tx index after the initial phase
 	marks      map[string]int64
-	truth      []truthComp
 	txSize     int64
 	laidOut    bool
 	phaseHist  []int // phase index -> history index (-1: initial)
@@ -105,15 +104,31 @@ func (ds *Dataset) Finish() error {
 	if err != nil {
 		if ds != nil {
 			ds.c = nil // never keep serving a definition that no longer validates
+			ds.draft = c
 		}
 		return err
 	}
+	ds.draft = nil
 	for i := range c.attrs {
 		a := &c.attrs[i]
 		ds.Entities[a.kind].Attrs[a.pos].ID = a.info.ID
 	}
 	ds.c = c
 	return nil
+}
+
+// Draft is the dataset as far as a Finish that failed compiled it (nil
+// after a Finish that succeeded, or none), so that declarations over the
+// model (truths) can be checked, and their mistakes reported with the
+// model's. Its lookups (Attrs, Count, EntityID, RefKind, MarkTxs) answer
+// from what did compile; nothing may be generated from it.
+func (ds *Dataset) Draft() *Dataset {
+	if ds == nil || ds.draft == nil {
+		return nil
+	}
+	d := *ds
+	d.c, d.draft = ds.draft, nil
+	return &d
 }
 
 func (ds *Dataset) compiled() (*compiled, error) {
@@ -194,9 +209,8 @@ func compile(ds *Dataset) (*compiled, error) {
 		layout(c)
 	}
 	compileMarks(ds, c, &el)
-	compileTruth(ds, c, &el)
 	if len(el.errs) > 0 {
-		return nil, errors.Join(el.errs...)
+		return c, errors.Join(el.errs...) // c: the draft, for Draft
 	}
 	for k := range c.kinds {
 		c.kinds[k].noInsert = insertProblem(c, k)

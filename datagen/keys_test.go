@@ -373,33 +373,3 @@ func TestRandomBytes(t *testing.T) {
 		t.Errorf("versions 0 and 1 of id 3 are the same")
 	}
 }
-
-// random_bytes is a write's value too: write k's text is a pure function
-// of (seed, write, k).
-func TestRandomBytesWriteValue(t *testing.T) {
-	ds := &Dataset{Name: "w", Seed: 2, TxSize: 10, Entities: []Entity{{Name: "user", Count: 20, Attrs: []Attr{
-		{Ident: "user/field0", Type: TypeString, Gen: Generator{Kind: GenRandomBytes, Length: 100}},
-	}}}}
-	if err := ds.Finish(); err != nil {
-		t.Fatal(err)
-	}
-	decl := WriteDecl{Name: "update", Entity: "user", Attr: "user/field0",
-		Value: Generator{Kind: GenRandomBytes, Length: 100}, Target: Generator{Kind: GenZipf, Target: "user", S: 0.99}}
-	w, err := NewWrites(ds, []WriteDecl{decl})
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, _ := NewWrites(ds, []WriteDecl{decl})
-	prev := ""
-	for k := int64(0); k < 50; k++ {
-		op, err := w.Op("update", k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		same, _ := again.Op("update", k)
-		if v := op.Value.Str; len(v) != 100 || strings.Trim(v, randomAlphabet) != "" || v == prev || v != same.Value.Str {
-			t.Fatalf("write %d: %q (previous %q, again %q)", k, v, prev, same.Value.Str)
-		}
-		prev = op.Value.Str
-	}
-}

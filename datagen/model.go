@@ -243,7 +243,8 @@ type Dataset struct {
 	Entities []Entity
 	History  []History
 	Marks    []Mark
-	Truth    []TruthDecl
+	Truth    []TruthDecl // checked and computed by package truth
 
-	c *compiled // set by Finish
+	c     *compiled // set by Finish
+	draft *compiled // what a failed Finish compiled, for Draft
 }

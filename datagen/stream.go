@@ -350,3 +350,22 @@ func (c *compiled) histTx(h *histComp, id int64) int64 {
 	lo, _ := fileRange(h.n, h.files, f)
 	return h.fileTx[f] + (id-lo)/c.txSize
 }
+
+// changedAfter reports whether attribute ai of id has a datom in a tx
+// after since (its initial assert included), as changedSince counts.
+func (c *compiled) changedAfter(ai int, id, since int64) bool {
+	a := &c.attrs[ai]
+	if TxBase+c.initialTx(a.kind, id) > since {
+		return true
+	}
+	for _, hi := range a.hists {
+		h := &c.hists[hi]
+		if h.mode != histStep && !h.selected(id) {
+			continue
+		}
+		if TxBase+c.histTx(h, id) > since && c.appliesTo(hi, id) {
+			return true
+		}
+	}
+	return false
+}

@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/mentat-spec/mentat-spec/drivers"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
 
-	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/drivers"
+
+	"github.com/mentat-spec/mentat-spec/datagen/export"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 )
 
@@ -120,7 +121,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	if err := datagen.Export(ctx, gen, *out, datagen.ExportOptions{Shards: *shards, EDN: *edn}); err != nil {
+	if err := export.Write(ctx, gen, *out, export.Options{Shards: *shards, EDN: *edn}); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec gen: %v\n", err)
 		return exitUnfinished
 	}

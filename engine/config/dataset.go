@@ -1,12 +1,14 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/truth"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -333,8 +335,12 @@ func (ds *Dataset) Resolve(ctx *hcl.EvalContext) (*datagen.Dataset, hcl.Diagnost
 	if diags.HasErrors() {
 		return out, diags
 	}
-	if err := out.Finish(); err != nil {
-		// Finish joins one error per mistake: report each at its own line.
+	err := out.Finish()
+	if terr := truth.Check(out); terr != nil { // over the model, as far as it compiled
+		err = errors.Join(err, terr)
+	}
+	if err != nil {
+		// Finish and Check join one error per mistake: report each at its own line.
 		for _, e := range splitErrors(err) {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid dataset",
 				Detail: fmt.Sprintf("Dataset %q: %s.", ds.Name, e), Subject: ds.locate(e).Ptr()})

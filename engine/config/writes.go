@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 )
 
 // WriteBlock is `write "name" {}` in a dataset: a stream of writes after
@@ -75,8 +76,8 @@ func decodeWriteBlock(blk *hcl.Block) (*WriteBlock, hcl.Diagnostics) {
 
 // ResolveWrites evaluates the dataset's write blocks for one scale against
 // gen, the dataset resolved for that scale.
-func (ds *Dataset) ResolveWrites(ctx *hcl.EvalContext, gen *datagen.Dataset) (*datagen.Writes, hcl.Diagnostics) {
-	var decls []datagen.WriteDecl
+func (ds *Dataset) ResolveWrites(ctx *hcl.EvalContext, gen *datagen.Dataset) (*writes.Writes, hcl.Diagnostics) {
+	var decls []writes.Decl
 	var diags hcl.Diagnostics
 	gens := func(expr hcl.Expression, what string) datagen.Generator {
 		v, d := expr.Value(ctx)
@@ -95,7 +96,7 @@ func (ds *Dataset) ResolveWrites(ctx *hcl.EvalContext, gen *datagen.Dataset) (*d
 		if w.Entity == nil {
 			continue // decoding reported it
 		}
-		decl := datagen.WriteDecl{Name: w.Name}
+		decl := writes.Decl{Name: w.Name}
 		var d hcl.Diagnostics
 		decl.Entity, d = evalString(w.Entity, ctx, "entity")
 		diags = append(diags, d...)
@@ -148,7 +149,7 @@ func (ds *Dataset) ResolveWrites(ctx *hcl.EvalContext, gen *datagen.Dataset) (*d
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	out, err := datagen.NewWrites(gen, decls)
+	out, err := writes.New(gen, decls)
 	if err != nil {
 		for _, e := range splitErrors(err) {
 			rng := ds.DeclRange

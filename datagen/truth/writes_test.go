@@ -1,4 +1,4 @@
-package datagen
+package truth_test
 
 import (
 	"context"
@@ -6,18 +6,23 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/datagentest"
+	"github.com/mentat-spec/mentat-spec/datagen/truth"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 )
 
-var stateWrite = WriteDecl{Name: "state_change", Entity: "issue", Attr: "issue/state",
-	Value:  Generator{Kind: GenWeighted, Choices: []string{"closed", "in_progress", "open"}, Weights: []float64{1, 1, 1}},
-	Target: Generator{Kind: GenZipf, Target: "issue", S: 1.1}}
+var stateWrite = writes.Decl{Name: "state_change", Entity: "issue", Attr: "issue/state",
+	Value:  datagen.Generator{Kind: datagen.GenWeighted, Choices: []string{"closed", "in_progress", "open"}, Weights: []float64{1, 1, 1}},
+	Target: datagen.Generator{Kind: datagen.GenZipf, Target: "issue", S: 1.1}}
 
 func TestWriteOpsArePureFunctionsOfSeedAndK(t *testing.T) {
-	a, err := NewWrites(finished(t, scaleXS, false), []WriteDecl{stateWrite})
+	a, err := writes.New(datagentest.Finished(t, datagentest.ScaleXS, false), []writes.Decl{stateWrite})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewWrites(finished(t, scaleXS, false), []WriteDecl{stateWrite})
+	b, err := writes.New(datagentest.Finished(t, datagentest.ScaleXS, false), []writes.Decl{stateWrite})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +33,7 @@ func TestWriteOpsArePureFunctionsOfSeedAndK(t *testing.T) {
 		if !reflect.DeepEqual(x, y) {
 			t.Fatalf("write %d differs: %+v vs %+v", k, x, y)
 		}
-		if x.Tx != TxBase+a.c.txCount+k || x.Attr != "issue/state" || x.ID < 0 || x.ID >= scaleXS.issues {
+		if x.Tx != datagen.TxBase+a.Dataset().TxCount()+k || x.Attr != "issue/state" || x.ID < 0 || x.ID >= datagentest.ScaleXS.Issues {
 			t.Fatalf("write %d: %+v", k, x)
 		}
 		distinct[x.E] = true
@@ -39,24 +44,24 @@ func TestWriteOpsArePureFunctionsOfSeedAndK(t *testing.T) {
 }
 
 func TestNewWritesRejectsBadDeclarations(t *testing.T) {
-	ds := finished(t, scaleXS, false)
+	ds := datagentest.Finished(t, datagentest.ScaleXS, false)
 	for _, tc := range []struct {
 		name string
-		mod  func(*WriteDecl)
+		mod  func(*writes.Decl)
 		want string
 	}{
-		{"unknown entity", func(d *WriteDecl) { d.Entity = "nope" }, `entity "nope"`},
-		{"attr of another entity", func(d *WriteDecl) { d.Attr = "user/name" }, "belongs to entity"},
-		{"unique attr", func(d *WriteDecl) { d.Entity, d.Attr, d.Target.Target = "user", "user/email", "user" }, "not unique"},
-		{"many attr", func(d *WriteDecl) { d.Attr = "issue/labels" }, "cardinality one"},
-		{"target kind", func(d *WriteDecl) { d.Target = Generator{Kind: GenUniformInt, Min: 0, Max: 3} }, "target must be"},
-		{"target entity", func(d *WriteDecl) { d.Target.Target = "user" }, `draws entities of "user"`},
-		{"value type", func(d *WriteDecl) { d.Value = Generator{Kind: GenUniformInt, Min: 1, Max: 3} }, "needs type"},
+		{"unknown entity", func(d *writes.Decl) { d.Entity = "nope" }, `entity "nope"`},
+		{"attr of another entity", func(d *writes.Decl) { d.Attr = "user/name" }, "belongs to entity"},
+		{"unique attr", func(d *writes.Decl) { d.Entity, d.Attr, d.Target.Target = "user", "user/email", "user" }, "not unique"},
+		{"many attr", func(d *writes.Decl) { d.Attr = "issue/labels" }, "cardinality one"},
+		{"target kind", func(d *writes.Decl) { d.Target = datagen.Generator{Kind: datagen.GenUniformInt, Min: 0, Max: 3} }, "target must be"},
+		{"target entity", func(d *writes.Decl) { d.Target.Target = "user" }, `draws entities of "user"`},
+		{"value type", func(d *writes.Decl) { d.Value = datagen.Generator{Kind: datagen.GenUniformInt, Min: 1, Max: 3} }, "needs type"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := stateWrite
 			tc.mod(&d)
-			_, err := NewWrites(ds, []WriteDecl{d})
+			_, err := writes.New(ds, []writes.Decl{d})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want an error with %q", err, tc.want)
 			}
@@ -67,22 +72,22 @@ func TestNewWritesRejectsBadDeclarations(t *testing.T) {
 // Advance is checked against a brute-force recount over every entity with
 // the written values laid over the generated ones.
 func TestAdvanceMatchesARecountAfterTheWrites(t *testing.T) {
-	ds := finished(t, scaleXS, false)
-	w, err := NewWrites(ds, []WriteDecl{stateWrite})
+	ds := datagentest.Finished(t, datagentest.ScaleXS, false)
+	w, err := writes.New(ds, []writes.Decl{stateWrite})
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := ComputeTruth(context.Background(), ds, 2)
+	base, err := truth.Compute(context.Background(), ds, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	priority, _ := ds.ValueFunc("issue", "issue/priority")
 	for _, n := range []int64{0, 1, 37, 2000} {
-		got, err := w.Advance(base, "state_change", n)
+		got, err := truth.Advance(base, w, "state_change", n)
 		if err != nil {
 			t.Fatalf("n=%d: %v", n, err)
 		}
-		for _, u := range got.Values["assigned"].([]Entry) {
+		for _, u := range got.Values["assigned"].([]truth.Entry) {
 			for _, r := range u.Refs {
 				v, _ := w.Value("state_change", n, r.E)
 				if r.Fields["issue/state"] != v.Any() {
@@ -92,7 +97,7 @@ func TestAdvanceMatchesARecountAfterTheWrites(t *testing.T) {
 		}
 		counts := map[string]int64{}
 		var openHigh int64
-		for id := int64(0); id < scaleXS.issues; id++ {
+		for id := int64(0); id < datagentest.ScaleXS.Issues; id++ {
 			e, _ := ds.EntityID("issue", id)
 			v, err := w.Value("state_change", n, e)
 			if err != nil {
@@ -109,7 +114,7 @@ func TestAdvanceMatchesARecountAfterTheWrites(t *testing.T) {
 		if got.Values["open_high"] != openHigh {
 			t.Errorf("n=%d: open_high %v, recount %d", n, got.Values["open_high"], openHigh)
 		}
-		for _, e := range got.Values["issue_samples"].([]Entry) {
+		for _, e := range got.Values["issue_samples"].([]truth.Entry) {
 			v, _ := w.Value("state_change", n, e.E)
 			if e.Fields["issue/state"] != v.Any() {
 				t.Errorf("n=%d: sample %d state %v, want %v", n, e.E, e.Fields["issue/state"], v.Any())
@@ -124,22 +129,22 @@ func TestAdvanceMatchesARecountAfterTheWrites(t *testing.T) {
 // A write to the ref attribute an inverse truth follows changes who refers
 // to whom: the generator cannot follow it, and says so.
 func TestAdvanceNamesTruthItCannotFollow(t *testing.T) {
-	ds := finished(t, scaleXS, false)
-	reassign := WriteDecl{Name: "reassign", Entity: "issue", Attr: "issue/assignee",
-		Value: Generator{Kind: GenRef, Target: "user"}, Target: Generator{Kind: GenRef, Target: "issue"}}
-	w, err := NewWrites(ds, []WriteDecl{reassign})
+	ds := datagentest.Finished(t, datagentest.ScaleXS, false)
+	reassign := writes.Decl{Name: "reassign", Entity: "issue", Attr: "issue/assignee",
+		Value: datagen.Generator{Kind: datagen.GenRef, Target: "user"}, Target: datagen.Generator{Kind: datagen.GenRef, Target: "issue"}}
+	w, err := writes.New(ds, []writes.Decl{reassign})
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := ComputeTruth(context.Background(), ds, 2)
+	base, err := truth.Compute(context.Background(), ds, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := w.Stale("reassign"); !reflect.DeepEqual(got, []string{"assigned"}) {
+	if got := truth.Stale(w, "reassign"); !reflect.DeepEqual(got, []string{"assigned"}) {
 		t.Errorf("Stale = %v, want [assigned]", got)
 	}
-	got, err := w.Advance(base, "reassign", 10)
-	if !errors.Is(err, ErrNotAdvanceable) || !strings.Contains(err.Error(), "assigned") {
+	got, err := truth.Advance(base, w, "reassign", 10)
+	if !errors.Is(err, truth.ErrNotAdvanceable) || !strings.Contains(err.Error(), "assigned") {
 		t.Fatalf("got %v", err)
 	}
 	if _, ok := got.Values["assigned"]; ok {

@@ -1,4 +1,4 @@
-package datagen
+package truth
 
 import (
 	"encoding/json"
