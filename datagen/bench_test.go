@@ -5,20 +5,11 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/datagen/datagentest"
 	"github.com/mentat-spec/mentat-spec/datagen/truth"
 )
-
-// reportRate reports datoms per wall second and per CPU second.
-func reportRate(b *testing.B, datoms int64, cpu0 time.Duration) {
-	b.ReportMetric(float64(datoms)/b.Elapsed().Seconds(), "datoms/s")
-	if cpu := datagentest.CPUTime() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(datoms)/cpu.Seconds(), "datoms/cpu-s")
-	}
-}
 
 func streamAll(b *testing.B, ds *datagen.Dataset, from, to int64) int64 {
 	var n int64
@@ -39,7 +30,7 @@ func BenchmarkStream(b *testing.B) {
 	for b.Loop() {
 		datoms += streamAll(b, ds, 0, ds.TxCount())
 	}
-	reportRate(b, datoms, cpu0)
+	datagentest.ReportRate(b, datoms, cpu0)
 }
 
 // BenchmarkStreamParallel splits the stream over GOMAXPROCS goroutines.
@@ -63,14 +54,7 @@ func BenchmarkStreamParallel(b *testing.B) {
 		}
 		wg.Wait()
 	}
-	reportRate(b, datoms, cpu0)
-}
-
-// reportCPU reports process CPU time per op.
-func reportCPU(b *testing.B, cpu0 time.Duration) {
-	if cpu := datagentest.CPUTime() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-	}
+	datagentest.ReportRate(b, datoms, cpu0)
 }
 
 // BenchmarkStatsXL counts the xl scale (40M issues) on GOMAXPROCS cores.
@@ -84,7 +68,7 @@ func BenchmarkStatsXL(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, cpu0)
+	datagentest.ReportCPU(b, cpu0)
 	b.ReportMetric(float64(st.Datoms), "datoms")
 }
 

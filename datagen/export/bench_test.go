@@ -4,19 +4,10 @@ import (
 	"context"
 	"io"
 	"testing"
-	"time"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/datagen/datagentest"
 )
-
-// reportRate reports datoms per wall second and per CPU second.
-func reportRate(b *testing.B, datoms int64, cpu0 time.Duration) {
-	b.ReportMetric(float64(datoms)/b.Elapsed().Seconds(), "datoms/s")
-	if cpu := datagentest.CPUTime() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(datoms)/cpu.Seconds(), "datoms/cpu-s")
-	}
-}
 
 // BenchmarkCSVDiscard is generation plus CSV encoding, no I/O, one
 // goroutine.
@@ -34,7 +25,7 @@ func BenchmarkCSVDiscard(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	reportRate(b, datoms, cpu0)
+	datagentest.ReportRate(b, datoms, cpu0)
 }
 
 // BenchmarkEDNDiscard is generation plus EDN encoding, one goroutine.
@@ -51,7 +42,7 @@ func BenchmarkEDNDiscard(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	reportRate(b, datoms, cpu0)
+	datagentest.ReportRate(b, datoms, cpu0)
 }
 
 // BenchmarkExport writes CSV (2 shards) to a temp dir, truth included.
@@ -76,7 +67,7 @@ func BenchmarkExport(b *testing.B) {
 				}
 				datoms += st.Datoms
 			}
-			reportRate(b, datoms, cpu0)
+			datagentest.ReportRate(b, datoms, cpu0)
 		})
 	}
 }

@@ -6,38 +6,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/datagen/datagentest"
 )
 
-// concat returns the concatenation of the files matching pattern in name
-// order.
-func concat(t *testing.T, dir, pattern string) []byte {
-	t.Helper()
-	names, err := filepath.Glob(filepath.Join(dir, pattern))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(names)
-	var out []byte
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, b...)
-	}
-	return out
-}
-
 func writeTo(t *testing.T, ds *datagen.Dataset, shards int, edn bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := Write(context.Background(), ds, dir, Options{Shards: shards, EDN: edn, Workers: 3}); err != nil {
-		t.Fatalf("Export(%d shards): %v", shards, err)
+		t.Fatalf("Write(%d shards): %v", shards, err)
 	}
 	return dir
 }
@@ -50,7 +29,7 @@ func TestExportDeterministic(t *testing.T) {
 			for _, shards := range []int{1, 3, 7} {
 				dir := writeTo(t, datagentest.Finished(t, datagentest.ScaleXS, extra), shards, true)
 				for _, p := range patterns {
-					a, b := concat(t, ref, p), concat(t, dir, p)
+					a, b := datagentest.Concat(t, ref, p), datagentest.Concat(t, dir, p)
 					if len(a) == 0 && p != "datoms-real-*.csv" {
 						t.Fatalf("%s: empty", p)
 					}
@@ -67,7 +46,7 @@ func TestExportDeterministic(t *testing.T) {
 			if err := other.Finish(); err != nil {
 				t.Fatal(err)
 			}
-			if bytes.Equal(concat(t, ref, "datoms-int-*.csv"), concat(t, writeTo(t, other, 2, false), "datoms-int-*.csv")) {
+			if bytes.Equal(datagentest.Concat(t, ref, "datoms-int-*.csv"), datagentest.Concat(t, writeTo(t, other, 2, false), "datoms-int-*.csv")) {
 				t.Error("seed 43 gives the same int datoms as seed 42")
 			}
 		})

@@ -3,7 +3,6 @@ package truth_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/mentat-spec/mentat-spec/datagen/datagentest"
 	"github.com/mentat-spec/mentat-spec/datagen/truth"
@@ -19,12 +18,5 @@ func BenchmarkComputeTruth(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, cpu0)
-}
-
-// reportCPU reports process CPU time per op.
-func reportCPU(b *testing.B, cpu0 time.Duration) {
-	if cpu := datagentest.CPUTime() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-	}
+	datagentest.ReportCPU(b, cpu0)
 }

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"testing"
 
@@ -26,7 +23,7 @@ func TestFleetFiles(t *testing.T) {
 	for _, shards := range []int{3, 7} {
 		dir := writeTo(t, datagentest.FinishedFleet(t, 400), shards, true)
 		for _, p := range []string{"datoms-text-*.csv", "datoms-int-*.csv", "tx-*.edn", "tx.csv", "truth.json"} {
-			if !bytes.Equal(concat(t, ref, p), concat(t, dir, p)) {
+			if !bytes.Equal(datagentest.Concat(t, ref, p), datagentest.Concat(t, dir, p)) {
 				t.Errorf("%d shards: %s differs from the 1-shard run", shards, p)
 			}
 		}
@@ -208,31 +205,11 @@ func TestTruthWorkerIndependent(t *testing.T) {
 	}
 }
 
-// concat returns the concatenation of the files matching pattern in name
-// order.
-func concat(t *testing.T, dir, pattern string) []byte {
-	t.Helper()
-	names, err := filepath.Glob(filepath.Join(dir, pattern))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(names)
-	var out []byte
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, b...)
-	}
-	return out
-}
-
 func writeTo(t *testing.T, ds *datagen.Dataset, shards int, edn bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := export.Write(context.Background(), ds, dir, export.Options{Shards: shards, EDN: edn, Workers: 3}); err != nil {
-		t.Fatalf("Export(%d shards): %v", shards, err)
+		t.Fatalf("Write(%d shards): %v", shards, err)
 	}
 	return dir
 }

@@ -79,7 +79,7 @@ func loadReplica(t *testing.T, dir string) *replica {
 		r.attrs[id], r.byIdent[a.ident] = a, a
 	}
 	for _, cl := range datagen.ClassNames {
-		for _, rec := range readCSV(t, bytes.NewReader(concat(t, dir, "datoms-"+cl+"-*.csv"))) {
+		for _, rec := range readCSV(t, bytes.NewReader(datagentest.Concat(t, dir, "datoms-"+cl+"-*.csv"))) {
 			if len(rec) != 5 {
 				t.Fatalf("%s row %v: want 5 fields", cl, rec)
 			}
