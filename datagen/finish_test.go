@@ -145,7 +145,7 @@ func TestUnfinished(t *testing.T) {
 		t.Error("Stream before Finish: no error")
 	}
 	if _, err := truth.Compute(t.Context(), ds, 1); err == nil {
-		t.Error("ComputeTruth before Finish: no error")
+		t.Error("truth.Compute before Finish: no error")
 	}
 	var nilDS *datagen.Dataset
 	if err := nilDS.Finish(); err == nil {

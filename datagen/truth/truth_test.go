@@ -21,7 +21,7 @@ import (
 )
 
 // This file recomputes the truth from the written CSV files alone, with
-// none of the generator's code, and compares it with ComputeTruth.
+// none of the generator's code, and compares it with truth.Compute.
 
 type csvAttr struct {
 	id     int
@@ -281,7 +281,7 @@ func TestTruthMatchesFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := normalize(t, tr); !reflect.DeepEqual(got, any(fromFile)) {
-				t.Error("truth.json differs from ComputeTruth")
+				t.Error("truth.json differs from truth.Compute")
 			}
 			checkStats(t, ds, r, tr.Stats)
 			checkValueFunc(t, ds, r)

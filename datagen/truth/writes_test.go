@@ -17,58 +17,6 @@ var stateWrite = writes.Decl{Name: "state_change", Entity: "issue", Attr: "issue
 	Value:  datagen.Generator{Kind: datagen.GenWeighted, Choices: []string{"closed", "in_progress", "open"}, Weights: []float64{1, 1, 1}},
 	Target: datagen.Generator{Kind: datagen.GenZipf, Target: "issue", S: 1.1}}
 
-func TestWriteOpsArePureFunctionsOfSeedAndK(t *testing.T) {
-	a, err := writes.New(datagentest.Finished(t, datagentest.ScaleXS, false), []writes.Decl{stateWrite})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := writes.New(datagentest.Finished(t, datagentest.ScaleXS, false), []writes.Decl{stateWrite})
-	if err != nil {
-		t.Fatal(err)
-	}
-	distinct := map[int64]bool{}
-	for k := int64(0); k < 500; k++ {
-		x, _ := a.Op("state_change", k)
-		y, _ := b.Op("state_change", k)
-		if !reflect.DeepEqual(x, y) {
-			t.Fatalf("write %d differs: %+v vs %+v", k, x, y)
-		}
-		if x.Tx != datagen.TxBase+a.Dataset().TxCount()+k || x.Attr != "issue/state" || x.ID < 0 || x.ID >= datagentest.ScaleXS.Issues {
-			t.Fatalf("write %d: %+v", k, x)
-		}
-		distinct[x.E] = true
-	}
-	if len(distinct) < 50 {
-		t.Errorf("500 writes touched only %d entities", len(distinct))
-	}
-}
-
-func TestNewWritesRejectsBadDeclarations(t *testing.T) {
-	ds := datagentest.Finished(t, datagentest.ScaleXS, false)
-	for _, tc := range []struct {
-		name string
-		mod  func(*writes.Decl)
-		want string
-	}{
-		{"unknown entity", func(d *writes.Decl) { d.Entity = "nope" }, `entity "nope"`},
-		{"attr of another entity", func(d *writes.Decl) { d.Attr = "user/name" }, "belongs to entity"},
-		{"unique attr", func(d *writes.Decl) { d.Entity, d.Attr, d.Target.Target = "user", "user/email", "user" }, "not unique"},
-		{"many attr", func(d *writes.Decl) { d.Attr = "issue/labels" }, "cardinality one"},
-		{"target kind", func(d *writes.Decl) { d.Target = datagen.Generator{Kind: datagen.GenUniformInt, Min: 0, Max: 3} }, "target must be"},
-		{"target entity", func(d *writes.Decl) { d.Target.Target = "user" }, `draws entities of "user"`},
-		{"value type", func(d *writes.Decl) { d.Value = datagen.Generator{Kind: datagen.GenUniformInt, Min: 1, Max: 3} }, "needs type"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			d := stateWrite
-			tc.mod(&d)
-			_, err := writes.New(ds, []writes.Decl{d})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want an error with %q", err, tc.want)
-			}
-		})
-	}
-}
-
 // Advance is checked against a brute-force recount over every entity with
 // the written values laid over the generated ones.
 func TestAdvanceMatchesARecountAfterTheWrites(t *testing.T) {
