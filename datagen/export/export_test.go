@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,5 +73,14 @@ func TestExportRemovesStaleShards(t *testing.T) {
 	}
 	if _, err := os.Stat(keep); err != nil {
 		t.Errorf("a file not written by Export was removed: %v", err)
+	}
+}
+
+func TestWriteCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ds := datagentest.Finished(t, datagentest.ScaleXS, false)
+	if err := Write(ctx, ds, t.TempDir(), Options{Shards: 2}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled write: %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package truth_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -55,5 +57,13 @@ func TestCheckErrors(t *testing.T) {
 				t.Fatalf("error %q\ndoes not contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestComputeCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := truth.Compute(ctx, datagentest.Finished(t, datagentest.ScaleXS, false), 2); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled truth: %v", err)
 	}
 }
