@@ -163,16 +163,16 @@ func (ds *Dataset) InsertProblem(kind string) string {
 	return ds.c.kinds[k].noInsert
 }
 
-// Gen is a generator compiled outside the dataset's attributes (a write's
-// value or target): its draws are those an attribute with its ident and
-// generator would have.
-type Gen struct{ g genComp }
+// CompiledGenerator is a generator compiled outside the dataset's
+// attributes (a write's value or target): its draws are those an attribute
+// with its ident and generator would have.
+type CompiledGenerator struct{ g genComp }
 
-// NewGen compiles the generator of attr, an attribute of entity kind
-// attr.Entity that the dataset need not declare. Its draws come from the
+// CompileGenerator compiles the generator of attr, an attribute of entity
+// kind attr.Entity that the dataset need not declare. Its draws come from the
 // stream (seed, attr.Entity, attr.Ident). All problems are returned
 // together, each worded as Finish words an attribute's.
-func (ds *Dataset) NewGen(attr AttrInfo) (*Gen, error) {
+func (ds *Dataset) CompileGenerator(attr AttrInfo) (*CompiledGenerator, error) {
 	c, err := ds.compiled()
 	if err != nil {
 		return nil, err
@@ -187,11 +187,11 @@ func (ds *Dataset) NewGen(attr AttrInfo) (*Gen, error) {
 	if len(el.errs) > 0 {
 		return nil, errors.Join(el.errs...)
 	}
-	return &Gen{g: a.gen}, nil
+	return &CompiledGenerator{g: a.gen}, nil
 }
 
 // One is the generator's value for id (version 0).
-func (g *Gen) One(id int64) Value { return g.g.one(id, 0) }
+func (g *CompiledGenerator) One(id int64) Value { return g.g.one(id, 0) }
 
 // Ready says why the dataset cannot be generated from (Finish not called,
 // or the definition it last checked did not validate); nil when it can.

@@ -1,3 +1,7 @@
+// Package truth computes the answers a generated dataset gives to its
+// truth declarations (counts, samples, inverse refs, aggregates, changes
+// since a mark), which checks compare query results with, and follows
+// them through committed writes, all without reading any database.
 package truth
 
 import (

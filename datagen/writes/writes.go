@@ -76,13 +76,13 @@ type Writes struct {
 
 type writeGen struct {
 	decl   Decl
-	slot   int64              // declaration index: its place in the shared tx space
-	count  int64              // the kind's loaded entities
-	base   int64              // the entity id of the kind's id 0
-	attrs  []datagen.AttrInfo // update: the attributes it may write
-	values []*datagen.Gen     // update: each attribute's value generator
-	pick   draw.Stream        // update of several attributes: which one write k sets
-	target *datagen.Gen
+	slot   int64                        // declaration index: its place in the shared tx space
+	count  int64                        // the kind's loaded entities
+	base   int64                        // the entity id of the kind's id 0
+	attrs  []datagen.AttrInfo           // update: the attributes it may write
+	values []*datagen.CompiledGenerator // update: each attribute's value generator
+	pick   draw.Stream                  // update of several attributes: which one write k sets
+	target *datagen.CompiledGenerator
 }
 
 // New compiles decls against ds (Finish()ed). All problems are returned
@@ -178,7 +178,7 @@ func New(ds *datagen.Dataset, decls []Decl) (*Writes, error) {
 				// Its own stream: a redraw is independent of the loaded values.
 				val.Ident = "write " + d.Name + " redraw " + ident
 			}
-			vg, err := ds.NewGen(val)
+			vg, err := ds.CompileGenerator(val)
 			if err != nil {
 				add(err)
 			}
@@ -196,7 +196,7 @@ func New(ds *datagen.Dataset, decls []Decl) (*Writes, error) {
 			bad("target draws entities of %q, not %q", d.Target.Target, d.Entity)
 			continue
 		}
-		tg, err := ds.NewGen(datagen.AttrInfo{Attr: datagen.Attr{Ident: "write " + d.Name + " target", Type: datagen.TypeRef, Gen: d.Target}, Entity: d.Entity, Class: datagen.ClassInt})
+		tg, err := ds.CompileGenerator(datagen.AttrInfo{Attr: datagen.Attr{Ident: "write " + d.Name + " target", Type: datagen.TypeRef, Gen: d.Target}, Entity: d.Entity, Class: datagen.ClassInt})
 		if err != nil {
 			add(err)
 			continue
