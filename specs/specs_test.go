@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -25,7 +26,7 @@ func load(t *testing.T, path string) *config.Spec {
 	t.Helper()
 	spec, diags := config.Load([]string{path}, config.Options{Env: []string{}})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	if diags.HasErrors() {
 		t.Fatalf("%s: %s", path, diags.Error())
@@ -83,8 +84,8 @@ func TestQuickstartMatchesTheSuite(t *testing.T) {
 		if fsc == nil {
 			t.Fatalf("full.hcl lacks scale %s", sc.Name)
 		}
-		a, d1 := quick.SelectedDataset().Resolve(quick.ScaleContext(sc))
-		b, d2 := full.SelectedDataset().Resolve(full.ScaleContext(fsc))
+		a, d1 := resolve.Dataset(quick.SelectedDataset(), quick.ScaleContext(sc))
+		b, d2 := resolve.Dataset(full.SelectedDataset(), full.ScaleContext(fsc))
 		if d1.HasErrors() || d2.HasErrors() {
 			t.Fatalf("scale %s: %s %s", sc.Name, d1.Error(), d2.Error())
 		}
@@ -103,8 +104,8 @@ func TestQuickstartMatchesTheSuite(t *testing.T) {
 		}
 		qctx := quick.CellContext(config.Cell{Scale: xs, Backend: qb}, cty.NilVal)
 		fctx := full.CellContext(config.Cell{Scale: full.Scale("xs"), Backend: fb}, cty.NilVal)
-		qc, _ := qb.Resolve(qctx)
-		fc, _ := fb.Resolve(fctx)
+		qc, _ := resolve.Backend(qb, qctx, "")
+		fc, _ := resolve.Backend(fb, fctx, "")
 		if !reflect.DeepEqual(qc.Setup, fc.Setup) || !reflect.DeepEqual(qc.AfterLoad, fc.AfterLoad) || !reflect.DeepEqual(qc.Load, fc.Load) {
 			t.Errorf("backend %s: setup, after_load or load differ", qb.Name)
 		}
@@ -114,8 +115,8 @@ func TestQuickstartMatchesTheSuite(t *testing.T) {
 				t.Errorf("full.hcl lacks query %s", q.Name)
 				continue
 			}
-			a, _ := q.Resolve(qctx, qb.Driver)
-			b, _ := fq.Resolve(fctx, fb.Driver)
+			a, _ := resolve.Query(q, qctx, qb.Driver)
+			b, _ := resolve.Query(fq, fctx, fb.Driver)
 			if a.SQL != b.SQL {
 				t.Errorf("query %s on %s: the SQL differs", q.Name, qb.Name)
 			}
@@ -137,7 +138,7 @@ func TestQuickstartMatchesTheSuite(t *testing.T) {
 	}
 }
 
-func findScenario(s *config.Spec, name string) *config.Scenario {
+func findScenario(s *config.Spec, name string) *config.ScenarioBlock {
 	for _, sc := range s.Scenarios {
 		if sc.Name == name {
 			return sc
@@ -146,7 +147,7 @@ func findScenario(s *config.Spec, name string) *config.Scenario {
 	return nil
 }
 
-func names(sc *config.Scenario) string {
+func names(sc *config.ScenarioBlock) string {
 	var out string
 	for _, q := range sc.Queries() {
 		out += "query:" + q + " "

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,7 +25,7 @@ import (
 )
 
 // isTerminal reports whether w is a character device (a terminal), where
-// progress redraws one line instead of printing a line every progress_s.
+// progress redraws one line instead of printing a line every -progress-s.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -40,11 +41,13 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		"Runs the benchmark: for each scale and backend, loads the generated dataset into a store the run creates (or reuses one an earlier run loaded), measures every scenario at every client count, checks every answer against the generator's truth, and writes a results directory. Exits 1 if a check fails, 4 if a threshold is crossed, 7 if the run could not finish, 130 when interrupted.", stderr)
 	sf.register(fs)
 	out := fs.String("o", "", "results directory (default results/run-<UTC time>); an existing one is appended to")
+	resume := fs.String("resume", "", "continue the interrupted run in results directory DIR, with the same spec and variables: the points and checks it finished are not run again, and what it wrote after the last of them is moved under DIR/interrupted/")
 	dataDir := fs.String("data", ".", "directory that relative database paths of backends are resolved against, and where backends without a path put their files")
 	phase := fs.String("phase", runner.PhaseAll, "all: load where needed, measure, check; load: load and check only; bench: reuse loaded stores, never load; sustained: only the sustained scenarios, on loaded stores")
 	reload := fs.Bool("reload", false, "drop and reload stores this tool created even when they already hold the dataset")
 	quiet := fs.Bool("q", false, "print only the final table (no log, no progress)")
-	progressS := fs.Float64("progress_s", 10, "when stdout is not a terminal, print a progress line (with ETA) every this many seconds; 0 turns progress off")
+	progressS := fs.Float64("progress-s", 10, "print a progress line every this many seconds: per stream ops/s, p50, p99 and errors of that interval, and the ETA (on a terminal without it: one line redrawn in place); 0 turns progress off")
+	fs.Float64Var(progressS, "progress_s", 10, "the older spelling of -progress-s")
 	workerListen := fs.String("worker-listen", "", "start no worker processes: take each point's workers from those that dial HOST:PORT (mentat-spec worker -connect HOST:PORT -loop, on other machines; docs/distributed.md)")
 	workerTCP := fs.Bool("worker-tcp", false, "worker processes (backends with clients = \"process\" or processes = N) reach this run over TCP on 127.0.0.1 instead of stdin and stdout")
 	secretFile := fs.String("worker-secret-file", "", "with -worker-listen: the run's worker secret is read from FILE (one line, or secret=), which then also gets this run's certificate fingerprint; a missing FILE is created with a new secret. Without it the secret is "+worker.EnvSecret+" or generated (docs/distributed.md)")
@@ -88,6 +91,13 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	dir := *out
+	if *resume != "" {
+		if *out != "" && filepath.Clean(*out) != filepath.Clean(*resume) {
+			fmt.Fprintf(stderr, "mentat-spec apply: -resume %s continues that directory; -o %s names another\n", *resume, *out)
+			return exitUsage
+		}
+		dir = *resume
+	}
 	if dir == "" {
 		dir = filepath.Join("results", "run-"+time.Now().UTC().Format("2006-01-02T150405Z"))
 	}
@@ -96,19 +106,25 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	if *quiet {
 		log = io.Discard
 	} else if *progressS > 0 {
-		pr = progress.New(stdout, isTerminal(stdout), time.Duration(*progressS*float64(time.Second)), p.Estimate().Lo)
+		tty := isTerminal(stdout)
+		pr = progress.New(stdout, tty, time.Duration(*progressS*float64(time.Second)), p.Estimate().Lo)
+		if tty {
+			pr.SetWidth(func() int { return terminalWidth(stdout) })
+			// An interval asked for gets its lines on a terminal too, as
+			// pgbench -P prints them.
+			fs.Visit(func(f *flag.Flag) {
+				if f.Name == "progress-s" || f.Name == "progress_s" {
+					pr.SetLines(true)
+				}
+			})
+		}
 		log = pr
 	}
 	var kinds []string
 	if *phase == runner.PhaseSustained {
 		kinds = []string{sustained.Name}
 	}
-	sensitive := map[string]bool{}
-	for _, v := range spec.Variables {
-		if v.Sensitive {
-			sensitive["var."+v.Name] = true
-		}
-	}
+	sensitive := p.Sensitive // env keys (var.NAME) of the sensitive variables
 	env := []results.KV{
 		{Key: "mentat_spec_version", Value: versionFact()},
 		{Key: "command", Value: "mentat-spec apply " + strings.Join(redactArgs(args, sensitive), " ")},
@@ -148,7 +164,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	o, err := runner.Run(ctx, p, runner.Options{
 		Registry: drivers.Default, ResultsDir: dir, DataDir: *dataDir, Phase: *phase, Reload: *reload,
 		Workers: workers(), Log: log, Env: env, MaxStoreBytes: int64(*maxStore * 1e9), Sensitive: func(k string) bool { return sensitive[k] },
-		Kinds: kinds, Progress: pr, Launcher: launcher, LockWait: lw,
+		Kinds: kinds, Progress: pr, Launcher: launcher, LockWait: lw, Resume: *resume != "",
 	})
 	if o != nil {
 		printTable(stdout, o)
@@ -158,6 +174,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case interrupted:
 		fmt.Fprintf(stderr, "mentat-spec apply: interrupted; what was measured before is kept in %s%s\n", dir, listFiles(dir))
+		fmt.Fprintf(stderr, "To continue from the first point not measured, run the same command with -resume %s\n", dir)
 		return exit
 	case err != nil:
 		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)

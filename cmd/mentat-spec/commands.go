@@ -6,12 +6,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/drivers"
 
 	"github.com/mentat-spec/mentat-spec/datagen/export"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 func signalContext() (context.Context, context.CancelFunc) {
@@ -23,6 +26,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("validate", "PATH... [-json]", "Checks a spec (files or directories) and prints every error at once, each with its file:line:col. With -json, prints {valid, error_count, warning_count, diagnostics: [{severity, summary, detail, file, line, column, end_line, end_column}]} on stdout instead.", stderr)
 	sf.register(fs)
 	asJSON := fs.Bool("json", false, "print the diagnostics as JSON on stdout")
+	each := fs.Bool("each", false, "check each .hcl file named, or directly in a directory named, as a spec of its own (a directory is otherwise one spec: its files are read together)")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -30,6 +34,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		fs.Usage()
 		return exitUsage
+	}
+	if *each {
+		return validateEach(paths, &sf, *asJSON, stdout, stderr)
 	}
 	if *asJSON {
 		spec, diags := checkSpec(paths, &sf)
@@ -43,11 +50,90 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	if _, ok := loadSpec(paths, &sf, stderr); !ok {
+	spec, diags := checkSpec(paths, &sf)
+	printDiags(stderr, spec, diags)
+	if diags.HasErrors() {
+		if separateSpecs(paths, diags) {
+			fmt.Fprintf(stderr, "\nA directory is one spec: its .hcl files are read together, and these declare the same blocks. "+
+				"If they are separate specs, check each: mentat-spec validate -each %s\n", strings.Join(paths, " "))
+		}
 		return exitUsage
 	}
 	fmt.Fprintln(stdout, "The spec is valid.")
 	return exitOK
+}
+
+// separateSpecs says whether diags look like a directory of separate
+// specs read as one: a block declared again in another file.
+func separateSpecs(paths []string, diags hcl.Diagnostics) bool {
+	dir := false
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			dir = true
+		}
+	}
+	if !dir {
+		return false
+	}
+	for _, d := range diags {
+		if strings.HasPrefix(d.Summary, "Duplicate ") {
+			return true
+		}
+	}
+	return false
+}
+
+// validateEach is validate -each: every .hcl file of paths (directories:
+// the files directly in them) checked as a spec of its own, with a line
+// each; exit 2 when any is invalid.
+func validateEach(paths []string, sf *specFlags, asJSON bool, stdout, stderr io.Writer) int {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "mentat-spec validate: %v\n", err)
+			return exitUsage
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(p, "*.hcl"))
+		if err != nil {
+			fmt.Fprintf(stderr, "mentat-spec validate: %v\n", err)
+			return exitUsage
+		}
+		files = append(files, matches...)
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(stderr, "mentat-spec validate: no .hcl files in %s\n", strings.Join(paths, " "))
+		return exitUsage
+	}
+	code := exitOK
+	results := map[string]JSONResult{}
+	for _, f := range files {
+		spec, diags := checkSpec([]string{f}, sf)
+		if diags.HasErrors() {
+			code = exitUsage
+		}
+		if asJSON {
+			results[f] = jsonResult(spec, diags)
+			continue
+		}
+		printDiags(stderr, spec, diags)
+		if diags.HasErrors() {
+			fmt.Fprintf(stdout, "%s: invalid\n", f)
+		} else {
+			fmt.Fprintf(stdout, "%s: valid\n", f)
+		}
+	}
+	if asJSON {
+		if err := writeJSON(stdout, results); err != nil {
+			fmt.Fprintf(stderr, "mentat-spec validate: %v\n", err)
+			return exitUnfinished
+		}
+	}
+	return code
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) int {
@@ -114,7 +200,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec gen: the spec declares no scale %q\n", *scale)
 		return exitUsage
 	}
-	gen, diags := spec.SelectedDataset().Resolve(spec.ScaleContext(sc))
+	gen, diags := resolve.Dataset(spec.SelectedDataset(), spec.ScaleContext(sc))
 	printDiags(stderr, spec, diags)
 	if diags.HasErrors() {
 		return exitUsage

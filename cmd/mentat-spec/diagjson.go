@@ -45,7 +45,7 @@ type JSONResult struct {
 
 func jsonResult(spec *config.Spec, diags hcl.Diagnostics) JSONResult {
 	res := JSONResult{FormatVersion: "1.0", Diagnostics: []JSONDiagnostic{}}
-	for _, d := range hideSensitive(spec, sortDiags(explainDiags(diags))) {
+	for _, d := range hintDiags(spec, hideSensitive(spec, sortDiags(explainDiags(diags)))) {
 		jd := JSONDiagnostic{Severity: "error", Summary: d.Summary, Detail: d.Detail}
 		if d.Severity == hcl.DiagWarning {
 			jd.Severity = "warning"

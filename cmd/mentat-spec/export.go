@@ -62,14 +62,8 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if *nWorkers == 0 {
 		*nWorkers = need
 	}
-	sensitive := map[string]bool{}
-	for _, v := range spec.Variables {
-		if v.Sensitive {
-			sensitive[v.Name] = true
-		}
-	}
 	m := k8sManifest{name: *name, namespace: *namespace, image: *image, port: *port, workdir: *workdir,
-		workers: *nWorkers, cpu: *cpu, memory: *memory, paths: paths, vars: sf.vars, sensitive: sensitive}
+		workers: *nWorkers, cpu: *cpu, memory: *memory, paths: paths, vars: sf.vars, sensitive: spec.SensitiveVariables()}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(m.list()); err != nil {
@@ -85,7 +79,7 @@ func workersNeeded(p *plan.Plan) int {
 	most := 0
 	for _, sp := range p.Scales {
 		for _, c := range sp.Cells {
-			if c.Backend.ClientModel == config.ClientsGoroutine {
+			if c.Backend.ClientModel == plan.ClientsGoroutine {
 				continue
 			}
 			for _, sc := range c.Scenarios {
@@ -95,7 +89,7 @@ func workersNeeded(p *plan.Plan) int {
 						continue
 					}
 					n := cp.Clients()
-					if c.Backend.ClientModel == config.ClientsProcesses {
+					if c.Backend.ClientModel == plan.ClientsProcesses {
 						n = min(n, c.Backend.Processes)
 					}
 					most = max(most, n)
@@ -111,7 +105,7 @@ type k8sManifest struct {
 	port, workers                                int
 	paths                                        []string
 	vars                                         []config.VarArg
-	sensitive                                    map[string]bool
+	sensitive                                    map[string]*config.Variable
 }
 
 type obj = map[string]any
@@ -139,7 +133,7 @@ func (m k8sManifest) env() []obj {
 	out := []obj{{"name": worker.EnvSecret, "valueFrom": obj{
 		"secretKeyRef": obj{"name": m.name + "-vars", "key": secretKey}}}}
 	for _, v := range m.vars {
-		if v.Name != "" && m.sensitive[v.Name] {
+		if v.Name != "" && m.sensitive[v.Name] != nil {
 			out = append(out, obj{"name": "MENTAT_SPEC_VAR_" + v.Name, "valueFrom": obj{
 				"secretKeyRef": obj{"name": m.name + "-vars", "key": v.Name}}})
 		}
@@ -165,7 +159,7 @@ func (m k8sManifest) list() obj {
 		switch {
 		case v.File != "":
 			coordArgs = append(coordArgs, "-var-file", v.File)
-		case !m.sensitive[v.Name]:
+		case m.sensitive[v.Name] == nil:
 			coordArgs = append(coordArgs, "-var", v.Name+"="+v.Value)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"io"
 	"runtime"
 	"sort"
@@ -87,6 +88,7 @@ func parseOrExit(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 		return nil, exitOK, false
 	}
 	if err != nil {
+		suggestFlag(fs, err, fs.Output())
 		return nil, exitUsage, false
 	}
 	return pos, 0, true
@@ -103,7 +105,7 @@ func loadSpec(paths []string, sf *specFlags, stderr io.Writer) (*config.Spec, bo
 func checkSpec(paths []string, sf *specFlags) (*config.Spec, hcl.Diagnostics) {
 	spec, diags := config.Load(paths, config.Options{Vars: sf.vars})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	return spec, diags
 }
@@ -118,7 +120,7 @@ func printDiags(w io.Writer, spec *config.Spec, diags hcl.Diagnostics) {
 	if spec != nil && spec.Parser != nil {
 		files = spec.Parser.Files()
 	}
-	writeDiags(w, files, hideSensitive(spec, diags))
+	writeDiags(w, files, hintDiags(spec, hideSensitive(spec, diags)))
 }
 
 // writeDiags prints diags with the source lines of files.
@@ -171,10 +173,8 @@ func hideSensitive(spec *config.Spec, diags hcl.Diagnostics) hcl.Diagnostics {
 		return diags
 	}
 	tainted := map[string]bool{}
-	for _, v := range spec.Variables {
-		if v.Sensitive {
-			tainted["var."+v.Name] = true
-		}
+	for name := range spec.SensitiveVariables() {
+		tainted["var."+name] = true
 	}
 	if len(tainted) == 0 {
 		return diags

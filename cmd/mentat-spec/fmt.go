@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/mentat-spec/mentat-spec/engine/udiff"
 )
 
 func runFmt(args []string, stdout, stderr io.Writer) int {
@@ -54,7 +55,7 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 		changed++
 		fmt.Fprintln(stdout, f)
 		if *diff {
-			writeUnifiedDiff(stdout, f, string(src), string(out))
+			fmt.Fprint(stdout, udiff.Unified(f, f+" (formatted)", string(src), string(out)))
 		}
 		if *check {
 			continue
@@ -141,93 +142,4 @@ func writeFileKeepMode(path string, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// writeUnifiedDiff prints the line changes from a to b in the unified
-// format (3 lines of context), as diff -u does.
-func writeUnifiedDiff(w io.Writer, name, a, b string) {
-	x, y := splitLines(a), splitLines(b)
-	// Longest common subsequence by dynamic programming: spec files are
-	// small.
-	n, m := len(x), len(y)
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if x[i] == y[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	type edit struct {
-		op   byte // ' ', '-', '+'
-		line string
-		i, j int // positions in x and y before this edit
-	}
-	var edits []edit
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && x[i] == y[j]:
-			edits = append(edits, edit{' ', x[i], i, j})
-			i, j = i+1, j+1
-		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
-			edits = append(edits, edit{'-', x[i], i, j})
-			i++
-		default:
-			edits = append(edits, edit{'+', y[j], i, j})
-			j++
-		}
-	}
-	fmt.Fprintf(w, "--- %s\n+++ %s (formatted)\n", name, name)
-	const ctx = 3
-	for k := 0; k < len(edits); {
-		if edits[k].op == ' ' {
-			k++
-			continue
-		}
-		start := max(k-ctx, 0)
-		end := k
-		for end < len(edits) {
-			if edits[end].op != ' ' {
-				end++
-				continue
-			}
-			run := end
-			for run < len(edits) && edits[run].op == ' ' {
-				run++
-			}
-			if run == len(edits) || run-end > 2*ctx {
-				end = min(end+ctx, len(edits))
-				break
-			}
-			end = run
-		}
-		var oldN, newN int
-		for _, e := range edits[start:end] {
-			if e.op != '+' {
-				oldN++
-			}
-			if e.op != '-' {
-				newN++
-			}
-		}
-		fmt.Fprintf(w, "@@ -%d,%d +%d,%d @@\n", edits[start].i+1, oldN, edits[start].j+1, newN)
-		for _, e := range edits[start:end] {
-			fmt.Fprintf(w, "%c%s\n", e.op, e.line)
-		}
-		k = end
-	}
-}
-
-func splitLines(s string) []string {
-	s = strings.TrimSuffix(s, "\n")
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
 }

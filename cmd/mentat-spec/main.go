@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"runtime"
 	"strings"
 
 	"github.com/mentat-spec/mentat-spec/engine/buildinfo"
@@ -45,34 +45,63 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	name := strings.TrimLeft(args[0], "-")
 	if name == "help" || name == "h" {
-		usage(stdout)
-		return exitOK
+		return help(args[1:], stdout, stderr)
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "mentat-spec: unknown command %q\n\n", args[0])
+		fmt.Fprintf(stderr, "mentat-spec: unknown command %q\n", args[0])
+		if c := closest(name, commandNames()); c != "" {
+			fmt.Fprintf(stderr, "Did you mean %q?\n", c)
+		}
+		fmt.Fprintln(stderr)
 		usage(stderr)
 		return exitUsage
 	}
 	return cmd.run(args[1:], stdout, stderr)
 }
 
+// help prints the commands, or with a command's name that command's
+// usage and flags, on stdout.
+func help(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return exitOK
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "mentat-spec help: unknown command %q\n", args[0])
+		if c := closest(args[0], commandNames()); c != "" {
+			fmt.Fprintf(stderr, "Did you mean %q?\n", c)
+		}
+		return exitUsage
+	}
+	cmd.run([]string{"-help"}, stdout, stdout)
+	return exitOK
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: mentat-spec <command> [arguments]")
 	fmt.Fprintln(w, "\nCommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'mentat-spec <command> -help' for a command's flags. Every command takes -no-color (color is used on terminals only).")
+	fmt.Fprintln(w, "\nRun 'mentat-spec help <command>' for a command's flags. Every command takes -no-color (color is used on terminals only).")
 	fmt.Fprintln(w, "Exit codes: "+exitSummary+".")
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("version", "[-json]", "Prints the version and the source revision it was built from.", stderr)
+	asJSON := fs.Bool("json", false, `print {"version", "revision", "go"} as JSON`)
+	if _, code, ok := parseOrExit(fs, args); !ok {
+		return code
+	}
+	if *asJSON {
+		if err := writeJSON(stdout, map[string]string{"version": version, "revision": buildinfo.Describe(), "go": runtime.Version()}); err != nil {
+			fmt.Fprintf(stderr, "mentat-spec version: %v\n", err)
+			return exitUnfinished
+		}
+		return exitOK
+	}
 	fmt.Fprintf(stdout, "mentat-spec %s (revision %s)\n", version, buildinfo.Describe())
 	return exitOK
 }

@@ -251,12 +251,7 @@ func workerLauncher(paths []string, sf *specFlags, spec *config.Spec, dataDir st
 	if err != nil {
 		return nil, fmt.Errorf("finding this executable for worker processes: %w", err)
 	}
-	sensitive := map[string]*config.Variable{}
-	for _, v := range spec.Variables {
-		if v.Sensitive {
-			sensitive[v.Name] = v
-		}
-	}
+	sensitive := spec.SensitiveVariables()
 	ref := worker.SpecRef{}
 	var env []string
 	for _, p := range paths {

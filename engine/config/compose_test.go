@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -46,10 +47,10 @@ func resolveCell(t *testing.T, spec *config.Spec, scale string) resolved {
 		t.Fatalf("no cell %s/sqlite", scale)
 	}
 	ctx := spec.CellContext(config.Cell{Scale: sc, Backend: be}, cty.NilVal)
-	bc, diags := be.Resolve(ctx)
-	gen, d := spec.SelectedDataset().Resolve(spec.ScaleContext(sc))
+	bc, diags := resolve.Backend(be, ctx, "sqlite")
+	gen, d := resolve.Dataset(spec.SelectedDataset(), spec.ScaleContext(sc))
 	diags = append(diags, d...)
-	q, d := spec.Query("q1").Resolve(ctx, "sqlite")
+	q, d := resolve.Query(spec.Query("q1"), ctx, "sqlite")
 	diags = append(diags, d...)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
@@ -165,8 +166,8 @@ func TestIncludes(t *testing.T) {
 		t.Errorf("%d scales, %d queries: want 1 and 1", len(spec.Scales), len(spec.Queries))
 	}
 	ctx := spec.CellContext(config.Cell{Scale: spec.Scale("xs"), Backend: spec.Backend("sqlite")}, cty.NilVal)
-	q, d := spec.Query("q1").Resolve(ctx, "sqlite")
-	bc, d2 := spec.Backend("sqlite").Resolve(ctx)
+	q, d := resolve.Query(spec.Query("q1"), ctx, "sqlite")
+	bc, d2 := resolve.Backend(spec.Backend("sqlite"), ctx, "sqlite")
 	if d = append(d, d2...); d.HasErrors() {
 		t.Fatal(d.Error())
 	}

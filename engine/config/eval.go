@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
@@ -68,7 +69,7 @@ func (s *Spec) TopContext() *hcl.EvalContext { return s.baseContext(nil) }
 // Cell is one (scale, backend) point of the matrix.
 type Cell struct {
 	Scale   *Scale
-	Backend *Backend
+	Backend *BackendBlock
 }
 
 // ScaleContext evaluates expressions of one scale (datasets).
@@ -86,8 +87,9 @@ func (s *Spec) CellContext(c Cell, truth cty.Value) *hcl.EvalContext {
 	return s.baseContext(extra)
 }
 
-// Sampling is the `sampling {}` block: how each point is measured.
-type Sampling struct {
+// SamplingBlock is the `sampling {}` block as decoded: its body, and Values
+// once evaluated (how each point is measured, in the spec's units).
+type SamplingBlock struct {
 	Body      hcl.Body
 	DeclRange hcl.Range
 	Values    SamplingValues
@@ -145,18 +147,18 @@ func decodeSampling(body hcl.Body, ctx *hcl.EvalContext, base SamplingValues) (S
 			}
 			continue
 		}
-		f, d := evalNumber(a.Expr, ctx, name)
+		f, d := hcleval.Number(a.Expr, ctx, name)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
 		}
 		if f < 0 {
-			diags = append(diags, attrErr(a.Expr, "Invalid sampling value", fmt.Sprintf("%s must not be negative.", name)))
+			diags = append(diags, hcleval.AttrError(a.Expr, "Invalid sampling value", fmt.Sprintf("%s must not be negative.", name)))
 			continue
 		}
 		if ip, ok := ints[name]; ok {
 			if f != math.Trunc(f) {
-				diags = append(diags, attrErr(a.Expr, "Invalid sampling value", fmt.Sprintf("%s must be a whole number.", name)))
+				diags = append(diags, hcleval.AttrError(a.Expr, "Invalid sampling value", fmt.Sprintf("%s must be a whole number.", name)))
 				continue
 			}
 			*ip = int(f)
@@ -168,11 +170,11 @@ func decodeSampling(body hcl.Body, ctx *hcl.EvalContext, base SamplingValues) (S
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid sampling value", Detail: "reps must be at least 1.", Subject: body.MissingItemRange().Ptr()})
 	}
 	if a, ok := content.Attributes["precision_p99"]; ok && out.PrecisionP99 > 0 && out.Precision == 0 {
-		diags = append(diags, attrErr(a.Expr, "Invalid sampling value", "precision_p99 needs precision: adaptive stopping waits for p50 first (set precision = 0.05, say)."))
+		diags = append(diags, hcleval.AttrError(a.Expr, "Invalid sampling value", "precision_p99 needs precision: adaptive stopping waits for p50 first (set precision = 0.05, say)."))
 	}
 	for _, n := range []string{"precision", "precision_p99"} {
 		if a, ok := content.Attributes[n]; ok && *floats[n] >= 1 {
-			diags = append(diags, attrErr(a.Expr, "Invalid sampling value", n+" is a fraction of the value (0.05 is 5%), below 1."))
+			diags = append(diags, hcleval.AttrError(a.Expr, "Invalid sampling value", n+" is a fraction of the value (0.05 is 5%), below 1."))
 		}
 	}
 	if out.MaxS < out.MinS {
@@ -190,120 +192,15 @@ func evalOrder(expr hcl.Expression, ctx *hcl.EvalContext) (string, hcl.Diagnosti
 	}
 	v, err := convert.Convert(v, cty.String)
 	if err != nil || v.IsNull() || !v.IsKnown() {
-		return "", hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", "order must be a string.")}
+		return "", hcl.Diagnostics{hcleval.AttrError(expr, "Incorrect attribute value type", "order must be a string.")}
 	}
 	switch o := v.AsString(); o {
 	case OrderInterleaved, OrderSequential:
 		return o, nil
 	default:
-		return "", hcl.Diagnostics{attrErr(expr, "Invalid sampling value",
+		return "", hcl.Diagnostics{hcleval.AttrError(expr, "Invalid sampling value",
 			fmt.Sprintf("order is %q or %q, not %q.", OrderInterleaved, OrderSequential, o))}
 	}
-}
-
-func attrErr(expr hcl.Expression, summary, detail string) *hcl.Diagnostic {
-	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: expr.Range().Ptr()}
-}
-
-func evalNumber(expr hcl.Expression, ctx *hcl.EvalContext, name string) (float64, hcl.Diagnostics) {
-	v, diags := expr.Value(ctx)
-	if diags.HasErrors() {
-		return 0, diags
-	}
-	v, err := convert.Convert(v, cty.Number)
-	if err != nil || v.IsNull() {
-		return 0, hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a number.", name))}
-	}
-	if !v.IsKnown() {
-		return 0, nil
-	}
-	return num(v), nil
-}
-
-func evalInt(expr hcl.Expression, ctx *hcl.EvalContext, name string) (int64, hcl.Diagnostics) {
-	f, diags := evalNumber(expr, ctx, name)
-	if diags.HasErrors() {
-		return 0, diags
-	}
-	if f != math.Trunc(f) || math.IsInf(f, 0) {
-		return 0, hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a whole number.", name))}
-	}
-	return int64(f), nil
-}
-
-func evalString(expr hcl.Expression, ctx *hcl.EvalContext, name string) (string, hcl.Diagnostics) {
-	v, diags := expr.Value(ctx)
-	if diags.HasErrors() {
-		return "", diags
-	}
-	v, err := convert.Convert(v, cty.String)
-	if err != nil || v.IsNull() {
-		return "", hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a string.", name))}
-	}
-	if !v.IsKnown() {
-		return "", nil
-	}
-	return v.AsString(), nil
-}
-
-func evalBool(expr hcl.Expression, ctx *hcl.EvalContext, name string) (bool, hcl.Diagnostics) {
-	v, diags := expr.Value(ctx)
-	if diags.HasErrors() {
-		return false, diags
-	}
-	v, err := convert.Convert(v, cty.Bool)
-	if err != nil || v.IsNull() {
-		return false, hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be true or false.", name))}
-	}
-	return v.IsKnown() && v.True(), nil
-}
-
-func evalStringList(expr hcl.Expression, ctx *hcl.EvalContext, name string) ([]string, hcl.Diagnostics) {
-	v, diags := expr.Value(ctx)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	v, err := convert.Convert(v, cty.List(cty.String))
-	if err != nil || v.IsNull() {
-		return nil, hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a list of strings.", name))}
-	}
-	if !v.IsWhollyKnown() {
-		return nil, nil
-	}
-	var out []string
-	for _, e := range v.AsValueSlice() {
-		if e.IsNull() {
-			return nil, hcl.Diagnostics{attrErr(expr, "Invalid list", fmt.Sprintf("%s must not hold null.", name))}
-		}
-		out = append(out, e.AsString())
-	}
-	return out, nil
-}
-
-// evalStringMap reads an object or map of primitive values as strings.
-func evalStringMap(expr hcl.Expression, ctx *hcl.EvalContext, name string) (map[string]string, hcl.Diagnostics) {
-	v, diags := expr.Value(ctx)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	if v.IsNull() {
-		return map[string]string{}, nil
-	}
-	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
-		return nil, hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be an object of strings, numbers or bools.", name))}
-	}
-	out := map[string]string{}
-	if !v.IsWhollyKnown() {
-		return out, nil
-	}
-	for k, e := range v.AsValueMap() {
-		s, err := convert.Convert(e, cty.String)
-		if err != nil || s.IsNull() {
-			return nil, hcl.Diagnostics{attrErr(expr, "Incorrect attribute value type", fmt.Sprintf("%s: %q must be a string, number or bool.", name, k))}
-		}
-		out[k] = s.AsString()
-	}
-	return out, nil
 }
 
 // Matrix is the `matrix {}` block: which scales, backends and scenarios
@@ -354,7 +251,7 @@ func decodeScaleBlock(b *hcl.Block) (*Scale, hcl.Diagnostics) {
 	diags = append(diags, d...)
 	for n, a := range attrs {
 		if n == "name" {
-			diags = append(diags, attrErr(a.Expr, "Reserved scale attribute", `"name" is the block's label; scale.name is set from it.`))
+			diags = append(diags, hcleval.AttrError(a.Expr, "Reserved scale attribute", `"name" is the block's label; scale.name is set from it.`))
 			continue
 		}
 		sc.Attrs[n] = a.Expr
@@ -383,7 +280,7 @@ func (s *Spec) decodeTopLevelValues() hcl.Diagnostics {
 	ctx := s.TopContext()
 	var diags hcl.Diagnostics
 	if s.Sampling == nil {
-		s.Sampling = &Sampling{Values: DefaultSampling}
+		s.Sampling = &SamplingBlock{Values: DefaultSampling}
 	} else {
 		v, d := decodeSampling(s.Sampling.Body, ctx, DefaultSampling)
 		diags = append(diags, d...)
@@ -424,22 +321,22 @@ func (s *Spec) decodeMatrix(ctx *hcl.EvalContext) hcl.Diagnostics {
 		if v, d := expr.Value(ctx); !d.HasErrors() && v.IsNull() {
 			return all // a variable left at null selects everything
 		}
-		names, d := evalStringList(expr, ctx, what)
+		names, d := hcleval.StringList(expr, ctx, what)
 		diags = append(diags, d...)
 		seen := map[string]bool{}
 		for _, n := range names {
 			if !exists(n) {
-				diags = append(diags, attrErr(expr, "Unknown "+what[:len(what)-1],
+				diags = append(diags, hcleval.AttrError(expr, "Unknown "+what[:len(what)-1],
 					fmt.Sprintf("matrix.%s names %q, which is not declared. Declared: %v.", what, n, all)))
 			}
 			if seen[n] {
-				diags = append(diags, attrErr(expr, "Duplicate "+what[:len(what)-1], fmt.Sprintf("matrix.%s names %q twice.", what, n)))
+				diags = append(diags, hcleval.AttrError(expr, "Duplicate "+what[:len(what)-1], fmt.Sprintf("matrix.%s names %q twice.", what, n)))
 			}
 			seen[n] = true
 		}
 		if len(names) == 0 && !d.HasErrors() {
 			// An empty selection would validate and run nothing, exit 0.
-			diags = append(diags, attrErr(expr, "Nothing selected",
+			diags = append(diags, hcleval.AttrError(expr, "Nothing selected",
 				fmt.Sprintf("matrix.%s selects no %s, so the run would measure nothing. Declared: %v.", what, what[:len(what)-1], all)))
 		}
 		return names
@@ -459,13 +356,13 @@ func (s *Spec) decodeMatrix(ctx *hcl.EvalContext) hcl.Diagnostics {
 	}
 	m.ScaleNames = pick(m.Scales, "scales", scales, func(n string) bool { return s.Scale(n) != nil })
 	m.BackendNames = pick(m.Backends, "backends", backends, func(n string) bool { return s.Backend(n) != nil })
-	m.ScenarioNames = pick(m.Scenarios, "scenarios", scenarios, func(n string) bool { return s.scenario(n) != nil })
+	m.ScenarioNames = pick(m.Scenarios, "scenarios", scenarios, func(n string) bool { return s.Scenario(n) != nil })
 	switch {
 	case m.Dataset != nil:
-		n, d := evalString(m.Dataset, ctx, "dataset")
+		n, d := hcleval.String(m.Dataset, ctx, "dataset")
 		diags = append(diags, d...)
 		if !d.HasErrors() && s.Dataset(n) == nil {
-			diags = append(diags, attrErr(m.Dataset, "Unknown dataset", fmt.Sprintf("No dataset %q is declared. Declared: %v.", n, datasets)))
+			diags = append(diags, hcleval.AttrError(m.Dataset, "Unknown dataset", fmt.Sprintf("No dataset %q is declared. Declared: %v.", n, datasets)))
 		}
 		m.DatasetName = n
 	case len(s.Datasets) == 1:
@@ -477,7 +374,8 @@ func (s *Spec) decodeMatrix(ctx *hcl.EvalContext) hcl.Diagnostics {
 	return diags
 }
 
-func (s *Spec) scenario(name string) *Scenario {
+// Scenario returns the scenario declared with name, or nil.
+func (s *Spec) Scenario(name string) *ScenarioBlock {
 	for _, sc := range s.Scenarios {
 		if sc.Name == name {
 			return sc
@@ -498,16 +396,16 @@ func (s *Spec) Cells() []Cell {
 }
 
 // SelectedScenarios lists the scenarios that run, in matrix order.
-func (s *Spec) SelectedScenarios() []*Scenario {
-	var out []*Scenario
+func (s *Spec) SelectedScenarios() []*ScenarioBlock {
+	var out []*ScenarioBlock
 	for _, n := range s.Matrix.ScenarioNames {
-		out = append(out, s.scenario(n))
+		out = append(out, s.Scenario(n))
 	}
 	return out
 }
 
 // SelectedDataset is the dataset the matrix runs.
-func (s *Spec) SelectedDataset() *Dataset { return s.Dataset(s.Matrix.DatasetName) }
+func (s *Spec) SelectedDataset() *DatasetBlock { return s.Dataset(s.Matrix.DatasetName) }
 
 // evaluateScaleLocals evaluates the locals that read scale.* once per
 // declared scale, in dependency order, so that datasets, backends,

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -27,7 +28,7 @@ func loadAndValidate(paths []string, opts config.Options) (*config.Spec, hcl.Dia
 	}
 	spec, diags := config.Load(paths, opts)
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	return spec, diags
 }

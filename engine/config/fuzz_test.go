@@ -1,4 +1,4 @@
-package config
+package config_test
 
 import (
 	"io/fs"
@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 // seedSpecs adds every file ending in suffix under the repository's
@@ -34,15 +37,15 @@ func loadFuzzed(t *testing.T, name, text string) {
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec, diags := Load([]string{p}, Options{})
+	spec, diags := config.Load([]string{p}, config.Options{})
 	if diags.HasErrors() || spec == nil {
 		return
 	}
-	// Resolve runs the dataset compiler's checks without counting or
+	// Resolving runs the dataset compiler's checks without counting or
 	// generating anything: a fuzzed count can be huge.
 	if ds := spec.SelectedDataset(); ds != nil {
 		for _, sc := range spec.Scales {
-			_, _ = ds.Resolve(spec.ScaleContext(sc))
+			_, _ = resolve.Dataset(ds, spec.ScaleContext(sc))
 		}
 	}
 }

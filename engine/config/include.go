@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -99,7 +100,7 @@ func (l *loader) loadFile(path string, inc *hcl.Range) hcl.Diagnostics {
 			continue
 		}
 		if prev, ok := names[b.Labels[0]]; ok {
-			diags = append(diags, duplicateDiag("include", b.Labels[0], b.DefRange, prev))
+			diags = append(diags, DuplicateDiag("include", b.Labels[0], b.DefRange, prev))
 			continue
 		}
 		names[b.Labels[0]] = b.DefRange
@@ -132,7 +133,7 @@ func (l *loader) includePath(b *hcl.Block) (string, *hcl.Range, hcl.Diagnostics)
 		return "", nil, diags
 	}
 	if v.IsNull() || !v.IsKnown() || v.Type() != cty.String || v.AsString() == "" {
-		return "", nil, append(diags, attrErr(a.Expr, "Invalid include path", "path must be a non-empty string: a spec file or directory."))
+		return "", nil, append(diags, hcleval.AttrError(a.Expr, "Invalid include path", "path must be a non-empty string: a spec file or directory."))
 	}
 	p := v.AsString()
 	if !filepath.IsAbs(p) {

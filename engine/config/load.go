@@ -3,9 +3,10 @@
 // per run so every diagnostic can show its source line, decodes each block
 // type with a hand-written schema, keeps a DeclRange on every decoded
 // object, and keeps expressions that depend on the matrix cell (scale.*,
-// backend.*, truth.*) as hcl.Expression to evaluate per cell. A spec is
-// the files its paths name plus those their include blocks read
-// (include.go); override files change blocks of the others (override.go).
+// backend.*, truth.*) as hcl.Expression, which engine/resolve evaluates per
+// cell. A spec is the files its paths name plus those their include
+// blocks read (include.go); override files change blocks of the others
+// (override.go).
 package config
 
 import (
@@ -48,13 +49,13 @@ type Spec struct {
 
 	Variables []*Variable
 	Locals    []*Local
-	Sampling  *Sampling
+	Sampling  *SamplingBlock
 	Matrix    *Matrix
 	Scales    []*Scale
-	Datasets  []*Dataset
-	Backends  []*Backend
-	Queries   []*Query
-	Scenarios []*Scenario
+	Datasets  []*DatasetBlock
+	Backends  []*BackendBlock
+	Queries   []*QueryBlock
+	Scenarios []*ScenarioBlock
 	Samplers  []*SamplerBlock
 	// Thresholds are the spec's absolute gates (threshold.go).
 	Thresholds []*ThresholdBlock
@@ -171,13 +172,13 @@ func (s *Spec) decodeBlocks(blocks []*hcl.Block) hcl.Diagnostics {
 			s.Locals = append(s.Locals, ls...)
 		case "sampling":
 			if s.Sampling != nil {
-				diags = append(diags, duplicateDiag("sampling", "", b.DefRange, s.Sampling.DeclRange))
+				diags = append(diags, DuplicateDiag("sampling", "", b.DefRange, s.Sampling.DeclRange))
 				continue
 			}
-			s.Sampling = &Sampling{Body: b.Body, DeclRange: b.DefRange}
+			s.Sampling = &SamplingBlock{Body: b.Body, DeclRange: b.DefRange}
 		case "matrix":
 			if s.Matrix != nil {
-				diags = append(diags, duplicateDiag("matrix", "", b.DefRange, s.Matrix.DeclRange))
+				diags = append(diags, DuplicateDiag("matrix", "", b.DefRange, s.Matrix.DeclRange))
 				continue
 			}
 			m, d := decodeMatrixBlock(b)
@@ -230,7 +231,8 @@ func (s *Spec) decodeBlocks(blocks []*hcl.Block) hcl.Diagnostics {
 	return diags
 }
 
-func duplicateDiag(kind, name string, rng, prev hcl.Range) *hcl.Diagnostic {
+// DuplicateDiag reports a block declared twice, pointing back at the first.
+func DuplicateDiag(kind, name string, rng, prev hcl.Range) *hcl.Diagnostic {
 	what := kind + " block"
 	if name != "" {
 		what = fmt.Sprintf("%s %q", kind, name)
@@ -249,7 +251,7 @@ func (s *Spec) checkDuplicates() hcl.Diagnostics {
 		seen := map[string]hcl.Range{}
 		for i, n := range names {
 			if prev, ok := seen[n]; ok {
-				diags = append(diags, duplicateDiag(kind, n, ranges[i], prev))
+				diags = append(diags, DuplicateDiag(kind, n, ranges[i], prev))
 				continue
 			}
 			seen[n] = ranges[i]
@@ -319,7 +321,7 @@ func (s *Spec) Scale(name string) *Scale {
 }
 
 // Backend finds a backend by name.
-func (s *Spec) Backend(name string) *Backend {
+func (s *Spec) Backend(name string) *BackendBlock {
 	for _, b := range s.Backends {
 		if b.Name == name {
 			return b
@@ -329,7 +331,7 @@ func (s *Spec) Backend(name string) *Backend {
 }
 
 // Query finds a query by name.
-func (s *Spec) Query(name string) *Query {
+func (s *Spec) Query(name string) *QueryBlock {
 	for _, q := range s.Queries {
 		if q.Name == name {
 			return q
@@ -339,7 +341,7 @@ func (s *Spec) Query(name string) *Query {
 }
 
 // Dataset finds a dataset by name.
-func (s *Spec) Dataset(name string) *Dataset {
+func (s *Spec) Dataset(name string) *DatasetBlock {
 	for _, d := range s.Datasets {
 		if d.Name == name {
 			return d

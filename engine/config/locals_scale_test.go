@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 // A local may read scale.*: its value is each scale's, in datasets and
@@ -54,7 +55,7 @@ dataset "d" {
 				sc = s
 			}
 		}
-		gen, d := spec.Datasets[0].Resolve(spec.ScaleContext(sc))
+		gen, d := resolve.Dataset(spec.Datasets[0], spec.ScaleContext(sc))
 		if d.HasErrors() {
 			t.Fatal(d)
 		}

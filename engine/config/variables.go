@@ -30,6 +30,19 @@ type Variable struct {
 	Source string    // "default", "env", "-var", "-var-file FILE"
 }
 
+// SensitiveVariables returns the spec's sensitive variables by name: the
+// one set that env.txt, the command line, diagnostics, a worker's
+// assignment and a cluster manifest keep values of out of their text.
+func (s *Spec) SensitiveVariables() map[string]*Variable {
+	out := map[string]*Variable{}
+	for _, v := range s.Variables {
+		if v.Sensitive {
+			out[v.Name] = v
+		}
+	}
+	return out
+}
+
 // Validation is a variable's `validation {}` block.
 type Validation struct {
 	Condition    hcl.Expression

@@ -275,6 +275,12 @@ func TestVariableDeclaration(t *testing.T) {
 		if v.Sensitive != tt.sensitive {
 			t.Errorf("%s: sensitive %v, want %v", tt.name, v.Sensitive, tt.sensitive)
 		}
+		if got := spec.SensitiveVariables()[tt.name]; (got != nil) != tt.sensitive || got != nil && got != v {
+			t.Errorf("%s: SensitiveVariables has %v, want it there: %v", tt.name, got, tt.sensitive)
+		}
+	}
+	if n := len(spec.SensitiveVariables()); n != 1 {
+		t.Errorf("%d sensitive variables, want 1 (secret)", n)
 	}
 	// A variable's value reaches the rest of the spec.
 	if v, ok := spec.Scales[0].Value("users"); !ok || !v.RawEquals(cty.NumberIntVal(1)) {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 )
@@ -14,7 +15,7 @@ import (
 
 // AttrError is a diagnostic at expr.
 func AttrError(expr hcl.Expression, summary, detail string) *hcl.Diagnostic {
-	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: expr.Range().Ptr()}
+	return hcleval.AttrError(expr, summary, detail)
 }
 
 // Int evaluates a whole number. min is the smallest value allowed.
@@ -117,16 +118,5 @@ func Strings(expr hcl.Expression, ctx *hcl.EvalContext, name string) ([]string, 
 
 // String evaluates a string (a query.NAME reference evaluates to its name).
 func String(expr hcl.Expression, ctx *hcl.EvalContext, name string) (string, hcl.Diagnostics) {
-	v, diags := expr.Value(ctx)
-	if diags.HasErrors() {
-		return "", diags
-	}
-	v, err := convert.Convert(v, cty.String)
-	if err != nil || v.IsNull() {
-		return "", hcl.Diagnostics{AttrError(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a string.", name))}
-	}
-	if !v.IsKnown() {
-		return "", nil
-	}
-	return v.AsString(), nil
+	return hcleval.String(expr, ctx, name)
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all" // the registry the loader reads
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
 
@@ -132,8 +133,9 @@ func testRun(t *testing.T, k kind.Kind, c Case) {
 	if len(timings) == 0 || len(raw) == 0 {
 		t.Fatalf("%d timing rows, %d raw rows: every point emits its rows", len(timings), len(raw))
 	}
+	cell := build(t, path).Scales[0].Cells[0]
 	for _, r := range timings {
-		if r["scenario"] != scenario || r["backend"] != "sqlite" || r["scale"] != "xs" {
+		if r["scenario"] != scenario || r["backend"] != cell.Backend.Name || r["scale"] != cell.Scale.Name {
 			t.Errorf("row %v: scenario, backend and scale set by the runner", r)
 		}
 		if r["count"] == "0" || r["errors"] != "0" {
@@ -212,60 +214,18 @@ func repoRoot(t *testing.T) string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// writeSpec writes the case's spec and returns its path and data dir.
+// writeSpec writes the case's spec (testdata/kind.hcl with the case's
+// scenario) and returns its path and data dir.
 func writeSpec(t *testing.T, k kind.Kind, body string) (path, data string) {
 	t.Helper()
 	dir := t.TempDir()
 	m := filepath.ToSlash(filepath.Join(repoRoot(t), "specs", "mentat"))
 	data = filepath.Join(dir, "data")
-	src := fmt.Sprintf(`matrix {
-  scales   = ["xs"]
-  backends = ["sqlite"]
-}
-sampling {
-  warmup  = 1
-  min_s   = 0.05
-  min_n   = 5
-  max_s   = 0.3
-  reps    = 2
-  probe_s = %g
-}
-scale "xs" {
-  users  = 150
-  issues = 1500
-  labels = 10
-}
-include "dataset" {
-  path = "%[2]s/dataset.hcl"
-}
-backend "sqlite" {
-  driver     = "sqlite"
-  path       = "%[3]s/kind.sqlite"
-  setup      = [file("%[2]s/sql/schema.sql")]
-  after_load = [file("%[2]s/sql/post_load.sql"), file("%[2]s/sql/avet.sql")]
-  analyze    = ["ANALYZE"]
-  load {
-    tables = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
-  }
-}
-query "fast" {
-  params = { email = pick("user", "user/email") }
-  sql    = file("%[2]s/sql/q1.sql")
-}
-query "slow" {
-  sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) SELECT count(*) AS n FROM c"
-}
-query "write_state" {
-  sql = file("%[2]s/sql/write_state.sql")
-}
-query "state_now" {
-  sql = file("%[2]s/sql/state_now.sql")
-}
-scenario %[4]q {
-  kind = %[5]q
-%[6]s
-}
-`, probe, m, filepath.ToSlash(data), scenario, k.Name(), body)
+	tmpl, err := os.ReadFile(filepath.Join(repoRoot(t), "engine", "kindtest", "testdata", "kind.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := fmt.Sprintf(string(tmpl), probe, m, filepath.ToSlash(data), scenario, k.Name(), body)
 	path = filepath.Join(dir, "kind.hcl")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -293,7 +253,7 @@ func build(t *testing.T, path string) *plan.Plan {
 	t.Helper()
 	spec, diags := config.Load([]string{path}, config.Options{Env: []string{}})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	if diags.HasErrors() {
 		t.Fatalf("spec: %s", diags.Error())

@@ -57,14 +57,17 @@ func BenchmarkOverhead(b *testing.B) {
 		clients int
 		probe   time.Duration
 		adapt   float64
+		live    bool
 	}{
-		{"runpoint/clients=1", 1, 20 * time.Second, 0},
-		{"runpoint/clients=1/no-probe", 1, 0, 0},
-		{"runpoint/clients=2", 2, 20 * time.Second, 0},
+		{"runpoint/clients=1", 1, 20 * time.Second, 0, false},
+		{"runpoint/clients=1/no-probe", 1, 0, 0, false},
+		{"runpoint/clients=2", 2, 20 * time.Second, 0, false},
 		// Adaptive stopping adds one check per call; the snapshots come
 		// only once the minimums are reached. A precision this tight is
 		// met by a no-op's flat histogram right then.
-		{"runpoint/clients=1/adaptive", 1, 20 * time.Second, 1e-9},
+		{"runpoint/clients=1/adaptive", 1, 20 * time.Second, 1e-9, false},
+		// The live view of the progress lines: one atomic add per call.
+		{"runpoint/clients=1/live", 1, 20 * time.Second, 0, true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			calls := make([]Call, tc.clients)
@@ -72,9 +75,13 @@ func BenchmarkOverhead(b *testing.B) {
 				calls[i] = noop
 			}
 			s := Sampling{MinSamples: b.N, MaxDuration: time.Minute, Probe: tc.probe, Precision: tc.adapt}
+			ctx := context.Background()
+			if tc.live {
+				ctx = WithLive(ctx, NewLive())
+			}
 			c0 := cpuTime(b)
 			b.ResetTimer()
-			res, err := RunPoint(context.Background(), s, []Stream{{Op: "read", Calls: calls}})
+			res, err := RunPoint(ctx, s, []Stream{{Op: "read", Calls: calls}})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -61,6 +61,32 @@ type Sampling struct {
 	PrecisionP99 float64
 }
 
+// Bound applies the stopping rule's bounds at elapsed el, with
+// firstCalls calls of the first stream so far and minRun the least run
+// (MinDuration or more): stop is the reason to stop now, or "". With no
+// reason, held says the bounds keep the point going, for at least wait
+// more (wait 0: until more calls come); otherwise precision decides, at
+// the checks NextCheck spaces. measure's own runs and a coordinator of
+// worker processes both stop by it.
+func (s Sampling) Bound(el, minRun time.Duration, firstCalls int64) (stop string, wait time.Duration, held bool) {
+	switch {
+	case el >= s.MaxDuration:
+		return StopMax, 0, false
+	case el < minRun:
+		return "", minRun - el, true
+	case firstCalls < int64(s.MinSamples):
+		return "", 0, true
+	case s.Precision == 0:
+		return StopMin, 0, false
+	}
+	return "", 0, false
+}
+
+// NextCheck is when the precision check after one at el is due: 10% more
+// elapsed time, at least minCheckGap later, so a rep spends at most about
+// a tenth of its time past the moment it became precise.
+func NextCheck(el time.Duration) time.Duration { return max(el+el/10, el+minCheckGap) }
+
 // Why a rep stopped (Result.StoppedBy).
 const (
 	StopMin         = "min"         // fixed method: min duration and samples reached

@@ -28,9 +28,8 @@ const (
 	histHighest = int64(time.Hour)
 	histDigits  = 3
 
-	// minCheckGap is the least time between two precision checks; checks
-	// otherwise come at 10% more elapsed time each, so a rep spends at most
-	// about a tenth of its time past the moment it became precise.
+	// minCheckGap is the least time between two precision checks
+	// (NextCheck).
 	minCheckGap = 20 * time.Millisecond
 
 	// cur values besides a start time.
@@ -53,6 +52,7 @@ type client struct {
 
 	call OpCall
 	ctx  context.Context // only the client goroutine reads and replaces it
+	live *LiveCounts     // the live view's counters (nil: none)
 
 	mu     sync.Mutex // orders the watchdog's cancel with renew; off the hot path
 	cancel context.CancelCauseFunc
@@ -199,9 +199,10 @@ func runPoint(ctx context.Context, s Sampling, streams []Stream, gate Gate) ([]R
 
 	clients := make([][]*client, len(streams))
 	var all []*client
+	live := liveFrom(ctx)
 	for i, st := range streams {
 		for j := 0; j < st.clients(); j++ {
-			c := &client{call: st.opCall(j), ops: newOpStats(len(st.Ops)), wantSnap: i == 0 && s.Precision > 0}
+			c := &client{call: st.opCall(j), ops: newOpStats(len(st.Ops)), wantSnap: i == 0 && s.Precision > 0, live: live.client(i, st.Op)}
 			c.ctx, c.cancel = context.WithCancelCause(runCtx)
 			clients[i] = append(clients[i], c)
 			all = append(all, c)
@@ -394,19 +395,18 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 		}
 		el := time.Duration(now - begin)
 		wake = min(wake, begin+int64(s.MaxDuration))
+		stop, wait, held := s.Bound(el, minRun, callsOf(first))
 		switch {
-		case el >= s.MaxDuration:
-			r.stoppedBy = StopMax
-		case el < minRun:
-			wake = min(wake, begin+int64(minRun))
+		case stop != "":
+			r.stoppedBy = stop
+		case held && wait > 0:
+			wake = min(wake, now+int64(wait))
 			continue
-		case callsOf(first) < int64(s.MinSamples):
+		case held:
 			// Past the minimum time with too few calls: slow calls,
 			// where looking every poll interval costs little.
 			wake = min(wake, now+int64(pollInterval))
 			continue
-		case s.Precision == 0:
-			r.stoppedBy = StopMin
 		case r.precise(s, first, el):
 			r.stoppedBy = StopPrecision
 		default:
@@ -455,7 +455,7 @@ func (r *run) precise(s Sampling, first []*client, el time.Duration) bool {
 	if h == nil {
 		return false
 	}
-	r.nextCheck = max(el+el/10, el+minCheckGap)
+	r.nextCheck = NextCheck(el)
 	return Precise(h, s)
 }
 
@@ -632,6 +632,7 @@ func (c *client) measure(r *run) {
 		case cut:
 			o.timeout++
 			o.fail(ns, fmt.Sprintf("%s of %s", ErrCeiling, time.Duration(r.probe)))
+			c.live.Error()
 			c.renew(r)
 			c.cur.Store(ns)
 		case err != nil:
@@ -642,6 +643,7 @@ func (c *client) measure(r *run) {
 				return
 			}
 			o.fail(ns, err.Error())
+			c.live.Error()
 			if errors.Is(err, ErrClientLost) {
 				// One error for the client, not one per call: it stops,
 				// and the controller ends the point with the reason.
@@ -659,6 +661,7 @@ func (c *client) measure(r *run) {
 				_ = o.hist.RecordValue(histHighest)
 			}
 			o.ok++
+			c.live.Record(time.Duration(d))
 		}
 		c.calls.Add(1)
 		if c.wantSnap {

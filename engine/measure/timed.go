@@ -73,6 +73,7 @@ type Window struct {
 // lock is uncontended except once per window.
 type tclient struct {
 	call    OpCall
+	live    *LiveCounts // the live view's counters (nil: none)
 	mu      sync.Mutex
 	ops     []tstats // one per operation (one for a stream without)
 	started int64    // open loop: calls started (never reset)
@@ -153,6 +154,7 @@ func (c *tclient) record(op int, lat int64, err error, late bool, at int64) {
 			o.firstErr, o.firstErrAt = err.Error(), at
 		}
 		o.errs++
+		c.live.Error()
 	default:
 		if lat > o.max {
 			o.max = lat
@@ -161,6 +163,7 @@ func (c *tclient) record(op int, lat int64, err error, late bool, at int64) {
 			_ = o.hist.RecordValue(histHighest)
 		}
 		o.ok++
+		c.live.Record(time.Duration(lat))
 	}
 	if late {
 		o.late++
@@ -202,6 +205,7 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 	if len(streams) == 0 {
 		return nil, errors.New("measure: no streams")
 	}
+	live := liveFrom(ctx)
 	grace := t.Grace
 	if grace <= 0 {
 		grace = minStopGrace
@@ -235,7 +239,7 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 			if call == nil {
 				return nil, fmt.Errorf("measure: stream %d (%q) client %d: nil call", i, s.Op, j)
 			}
-			c := &tclient{call: call, ops: newTStats(len(s.Ops))}
+			c := &tclient{call: call, ops: newTStats(len(s.Ops)), live: live.client(i, s.Op)}
 			c.ctx, c.cancel = context.WithCancelCause(runCtx)
 			st.clients = append(st.clients, c)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen/truth"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/params"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
@@ -72,7 +73,7 @@ func (c *Cell) Checks(s *Scenario, truth *Truth) []Check {
 	}
 	for _, ck := range all {
 		rc := Check{Name: ck.name, Query: ck.Query}
-		cases, diags := ck.Resolve(ctx)
+		cases, diags := resolve.CheckCases(ck.CheckBlock, ctx)
 		if diags.HasErrors() {
 			rc.Err = "cannot evaluate the check: " + diags.Error()
 			out = append(out, rc)
@@ -81,7 +82,7 @@ func (c *Cell) Checks(s *Scenario, truth *Truth) []Check {
 		for _, cc := range cases {
 			pc := CheckCase{Key: cc.Key, Expect: cc.Expect, Params: map[string]params.Spec{}}
 			for name, v := range cc.Params {
-				ps, err := config.ParamSpec(v)
+				ps, err := resolve.ParamSpec(v)
 				if err != nil {
 					rc.Err = fmt.Sprintf("check param %q: %v", name, err)
 					break

@@ -8,6 +8,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 // A backend whose readers open the file immutable cannot run a scenario
@@ -27,7 +28,7 @@ func TestImmutableReadersRefuseWrites(t *testing.T) {
 			paths := append([]string{"../../examples/quickstart.hcl"}, tc.files...)
 			spec, diags := config.Load(paths, config.Options{Env: []string{}, Vars: []config.VarArg{{Name: "scenarios", Value: tc.scenarios}}})
 			if !diags.HasErrors() {
-				diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+				diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 			}
 			if diags.HasErrors() {
 				t.Fatal(diags.Error())

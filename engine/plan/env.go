@@ -33,10 +33,11 @@ func specEnv(spec *config.Spec, p *Plan) ([]results.KV, map[string]bool) {
 	kv = append(kv,
 		results.KV{Key: "sampling", Value: fmt.Sprintf("warmup=%d min_s=%g min_n=%d max_s=%g reps=%d probe_s=%g check_s=%g load_max_s=%g precision=%g precision_p99=%g order=%s",
 			s.Warmup, s.MinS, s.MinN, s.MaxS, s.Reps, s.ProbeS, s.CheckS, s.LoadMax, s.Precision, s.PrecisionP99, s.Order)})
+	secret := spec.SensitiveVariables()
 	sensitive := map[string]bool{}
 	for _, v := range spec.Variables {
 		val := "(redacted)"
-		if v.Sensitive {
+		if secret[v.Name] != nil {
 			sensitive["var."+v.Name] = true
 		} else {
 			val = ctyText(v.Value)

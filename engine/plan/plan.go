@@ -2,7 +2,8 @@
 // (scale, backend) cell the backend's configuration, every query's SQL for
 // the driver's dialect with typed parameters, and each scenario's points
 // as its kind expanded them, with their sampling. Everything HCL decides
-// is evaluated here, once; the runner executes a Plan and never reads HCL.
+// is evaluated here, once, through engine/resolve; the runner executes a
+// Plan and never reads HCL.
 // The one part that waits for run time is the checks, whose expectations
 // need the scale's truth: Cell.Checks resolves them from typed truth.
 //
@@ -23,6 +24,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/params"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/sampler"
 	"github.com/mentat-spec/mentat-spec/engine/threshold"
@@ -33,7 +35,7 @@ import (
 type Plan struct {
 	Dataset   string
 	Scales    []*ScalePlan
-	Sampling  Sampling        // the spec's top-level sampling
+	Sampling  SamplingPlan    // the spec's top-level sampling
 	Matrix    Matrix          // what was selected
 	Env       []results.KV    // the spec's facts for env.txt (files, hash, variables, sampling)
 	Sensitive map[string]bool // env keys whose values are secrets
@@ -42,7 +44,7 @@ type Plan struct {
 	Thresholds []threshold.Spec
 
 	spec     *config.Spec
-	samplers []config.SamplerValues
+	samplers []resolve.Sampler
 }
 
 // Matrix names what runs.
@@ -50,8 +52,10 @@ type Matrix struct {
 	Scales, Backends, Scenarios []string
 }
 
-// Sampling is how a scenario's points are measured, as durations.
-type Sampling struct {
+// SamplingPlan is how a scenario's points are measured, resolved from
+// config.SamplingValues (seconds as written) into durations: measure's
+// sampling and the run's order and caps around it.
+type SamplingPlan struct {
 	measure.Sampling
 	// Interleaved: the reps of this scenario's points may run apart, rep
 	// 1 of every such point of the cell first (sampling order).
@@ -87,33 +91,12 @@ type Cell struct {
 	cell config.Cell
 }
 
-// Backend is a backend resolved for one cell.
-type Backend struct {
-	Name       string
-	Driver     string
-	Dialect    string
-	Options    map[string]string
-	Settings   map[string]string
-	Setup      []string // SQL texts, each possibly several statements
-	AfterLoad  []string
-	Analyze    []string // timed as analyze_s in loads.csv
-	Vacuum     []string // timed as vacuum_s
-	Restart    []string // argv of a command
-	DropCaches []string // argv of a command
-	Load       Load
-	// ClientModel is ClientsGoroutine, ClientsProcess or
-	// ClientsProcesses (Processes workers share the clients).
-	ClientModel string
-	Processes   int
-}
-
-// Load is the backend's load block.
-type Load struct {
-	Declared  bool
-	Tables    map[string]string // "attrs", "text", "int", "real" -> table
-	Jobs      int
-	BatchRows int
-}
+// Backend is a cell's backend as resolution made it, and Load its load
+// block: the runner reads both from a Cell.
+type (
+	Backend = resolve.CellBackend
+	Load    = resolve.Load
+)
 
 // Query is a query's SQL for the cell's dialect and its parameters. A
 // parameter the query leaves to its checks is absent from Params.
@@ -128,7 +111,7 @@ type Scenario struct {
 	Name        string
 	Kind        string
 	Description string
-	Sampling    Sampling
+	Sampling    SamplingPlan
 	Queries     []string // the queries its points run
 	Writes      bool     // running it changes the store
 	Points      []kind.Point
@@ -141,7 +124,7 @@ type Scenario struct {
 	// another scenario's: their answers go unverified, and plan says so.
 	Unchecked []string
 
-	def *config.Scenario
+	def *config.ScenarioBlock
 	// borrowed are the checks other scenarios declare for the queries
 	// this one runs and checks not: a fast wrong answer must not look like
 	// a win where nobody checks it (the sweep at 128 clients).
@@ -156,28 +139,28 @@ type borrowedCheck struct {
 
 // Client models of a backend.
 const (
-	ClientsGoroutine = config.ClientsGoroutine // every client a goroutine of this process
-	ClientsProcess   = config.ClientsProcess   // one worker process per client
-	ClientsProcesses = config.ClientsProcesses // Processes worker processes share the clients
+	ClientsGoroutine = resolve.ClientsGoroutine // every client a goroutine of this process
+	ClientsProcess   = resolve.ClientsProcess   // one worker process per client
+	ClientsProcesses = resolve.ClientsProcesses // Processes worker processes share the clients
 )
 
 // Build resolves the selected matrix of spec. drv gives each backend's
 // dialect; workers bounds the parallelism of dataset counting.
-func Build(ctx context.Context, spec *config.Spec, drv config.Drivers, workers int) (*Plan, hcl.Diagnostics) {
+func Build(ctx context.Context, spec *config.Spec, drv resolve.Drivers, workers int) (*Plan, hcl.Diagnostics) {
 	p := &Plan{spec: spec, Dataset: spec.Matrix.DatasetName, Sampling: toSampling(spec.Sampling.Values),
 		Matrix: Matrix{Scales: spec.Matrix.ScaleNames, Backends: spec.Matrix.BackendNames, Scenarios: spec.Matrix.ScenarioNames}}
 	ds := spec.SelectedDataset()
 	if ds == nil {
 		return p, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "No dataset", Detail: "The spec declares no dataset to run."}}
 	}
-	samplers, diags := spec.ResolveSamplers()
+	samplers, diags := resolve.Samplers(spec)
 	p.samplers = samplers
-	thresholds, d := spec.ResolveThresholds()
+	thresholds, d := resolve.Thresholds(spec)
 	diags = append(diags, d...)
 	p.Thresholds = thresholds
 	for _, sn := range spec.Matrix.ScaleNames {
 		sc := spec.Scale(sn)
-		gen, d := ds.Resolve(spec.ScaleContext(sc))
+		gen, d := resolve.Dataset(ds, spec.ScaleContext(sc))
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
@@ -188,7 +171,7 @@ func Build(ctx context.Context, spec *config.Spec, drv config.Drivers, workers i
 				Detail: fmt.Sprintf("scale %q: %s", sn, err)})
 			continue
 		}
-		writes, d := ds.ResolveWrites(spec.ScaleContext(sc), gen)
+		writes, d := resolve.Writes(ds, spec.ScaleContext(sc), gen)
 		diags = append(diags, d...)
 		sp := &ScalePlan{Name: sn, Gen: gen, Stats: stats, Estimated: !exact, Marks: gen.MarkTxs(), Writes: writes, scale: sc}
 		for _, bn := range spec.Matrix.BackendNames {
@@ -204,30 +187,24 @@ func Build(ctx context.Context, spec *config.Spec, drv config.Drivers, workers i
 	return p, diags
 }
 
-func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers) (*Cell, hcl.Diagnostics) {
+func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.Drivers) (*Cell, hcl.Diagnostics) {
 	spec := p.spec
 	cc := config.Cell{Scale: sp.scale, Backend: be}
 	ctx := spec.CellContext(cc, cty.NilVal)
-	bc, diags := be.Resolve(ctx)
+	bc, diags := resolve.Backend(be, ctx, resolve.Dialect(drv, be))
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	dialect := config.Dialect(drv, be)
-	c := &Cell{Scale: sp, plan: p, cell: cc, Queries: map[string]*Query{}, Backend: Backend{
-		Name: bc.Name, Driver: bc.Driver, Dialect: dialect, Options: bc.Options, Settings: bc.Settings,
-		Setup: bc.Setup, AfterLoad: bc.AfterLoad, Analyze: bc.Analyze, Vacuum: bc.Vacuum,
-		Restart: bc.Restart, DropCaches: bc.DropCaches, ClientModel: bc.ClientModel, Processes: bc.Processes,
-		Load: Load{Declared: bc.Load.Declared, Tables: bc.Load.Tables, Jobs: bc.Load.Jobs, BatchRows: bc.Load.BatchRows},
-	}}
+	c := &Cell{Scale: sp, plan: p, cell: cc, Queries: map[string]*Query{}, Backend: *bc}
 	for _, q := range spec.Queries {
-		rq, d := q.Resolve(ctx, dialect)
+		rq, d := resolve.Query(q, ctx, bc.Dialect)
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
 		}
 		pq := &Query{Name: q.Name, SQL: rq.SQL, Params: map[string]params.Spec{}}
 		for name, v := range rq.Params {
-			ps, err := config.ParamSpec(v)
+			ps, err := resolve.ParamSpec(v)
 			if err != nil {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid query parameter",
 					Detail: fmt.Sprintf("query %q param %q: %s", q.Name, name, err), Subject: rq.Range.Ptr()})
@@ -237,7 +214,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 		}
 		c.Queries[q.Name] = pq
 	}
-	diags = append(diags, spec.CheckSkips(be, bc)...)
+	diags = append(diags, resolve.CheckSkips(spec, be, bc)...)
 	for _, sd := range spec.SelectedScenarios() {
 		if !sd.RunsOn(be.Name) || sd.Def == nil || slices.Contains(bc.SkipScenarios, sd.Name) {
 			continue
@@ -269,7 +246,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.Backend, drv config.Drivers
 // it. A scenario that writes borrows nothing and is not marked: its
 // statements include writes, which the checks after them verify through
 // the truth the writes advance.
-func borrowChecks(spec *config.Spec, sd *config.Scenario, backend string) (borrowed []borrowedCheck, unchecked []string) {
+func borrowChecks(spec *config.Spec, sd *config.ScenarioBlock, backend string) (borrowed []borrowedCheck, unchecked []string) {
 	if sd.Def.Writes() {
 		return nil, nil
 	}
@@ -307,8 +284,8 @@ func (b borrowedCheck) name() string { return b.check.Name + " (from " + b.from 
 
 func secs(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 
-func toSampling(v config.SamplingValues) Sampling {
-	return Sampling{
+func toSampling(v config.SamplingValues) SamplingPlan {
+	return SamplingPlan{
 		Sampling: measure.Sampling{Warmup: v.Warmup, MinDuration: secs(v.MinS), MinSamples: v.MinN,
 			MaxDuration: secs(v.MaxS), Reps: v.Reps, Probe: secs(v.ProbeS),
 			Precision: v.Precision, PrecisionP99: v.PrecisionP99},
@@ -320,11 +297,11 @@ func toSampling(v config.SamplingValues) Sampling {
 func (c *Cell) Name() string { return c.Scale.Name + "/" + c.Backend.Name }
 
 // Drivers adapts a driver registry to what spec validation needs.
-func Drivers(r *drivers.Registry) config.Drivers { return registryDrivers{r} }
+func Drivers(r *drivers.Registry) resolve.Drivers { return registryDrivers{r} }
 
 type registryDrivers struct{ r *drivers.Registry }
 
-func (d registryDrivers) Driver(name string) (config.Driver, bool) {
+func (d registryDrivers) Driver(name string) (resolve.Driver, bool) {
 	drv, ok := d.r.Lookup(name)
 	if !ok {
 		return nil, false

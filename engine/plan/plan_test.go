@@ -13,6 +13,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -23,7 +24,7 @@ func render(t *testing.T, paths []string, vars []config.VarArg, workers int) []b
 	t.Helper()
 	spec, diags := config.Load(paths, config.Options{Vars: vars, Env: []string{}})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	if len(diags) > 0 {
 		t.Fatal(diags.Error())

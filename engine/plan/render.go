@@ -11,6 +11,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 // Load rates assumed by the estimate, in datoms per second: the slowest
@@ -150,9 +151,9 @@ func (p *Plan) Render(w io.Writer) error {
 				fmt.Fprintf(&b, "    settings: %s\n", mapText(bc.Settings))
 			}
 			switch bc.ClientModel {
-			case config.ClientsProcess:
+			case resolve.ClientsProcess:
 				fmt.Fprintf(&b, "    clients: one worker process per client\n")
-			case config.ClientsProcesses:
+			case resolve.ClientsProcesses:
 				fmt.Fprintf(&b, "    clients: %d worker processes sharing them\n", bc.Processes)
 			}
 			for i, s := range c.Scenarios {
@@ -161,12 +162,12 @@ func (p *Plan) Render(w io.Writer) error {
 				if n, ok := s.def.Def.(kind.WorkerNoter); ok {
 					note = n.WorkersNote()
 				}
-				if wr, ok := s.def.Def.(kind.WorkerRunner); bc.ClientModel != config.ClientsGoroutine && !(ok && wr.RunsInWorkers()) {
+				if wr, ok := s.def.Def.(kind.WorkerRunner); bc.ClientModel != resolve.ClientsGoroutine && !(ok && wr.RunsInWorkers()) {
 					if note == "" {
 						note = fmt.Sprintf("goroutines of this process (%s points run no workers)", s.Kind)
 					}
 					fmt.Fprintf(&b, "       clients: %s\n", note)
-				} else if note != "" && bc.ClientModel != config.ClientsGoroutine {
+				} else if note != "" && bc.ClientModel != resolve.ClientsGoroutine {
 					fmt.Fprintf(&b, "       clients: %s\n", note)
 				}
 				if s.WritesNote != "" {
@@ -232,7 +233,7 @@ func historyText(gen *datagen.Dataset, m map[string]int64) string {
 
 func tablesText(m map[string]string) string {
 	var parts []string
-	for _, k := range config.LoadTableKeys {
+	for _, k := range resolve.LoadTableKeys {
 		parts = append(parts, fmt.Sprintf("%s->%s", k, m[k]))
 	}
 	return strings.Join(parts, " ")

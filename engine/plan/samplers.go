@@ -6,12 +6,13 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/sampler"
 )
 
 // samplersFor lists the samplers that run during scenario sd on backend:
 // those naming it, and those naming none when its kind is sampled.
-func samplersFor(all []config.SamplerValues, sd *config.Scenario, backend string) []sampler.Spec {
+func samplersFor(all []resolve.Sampler, sd *config.ScenarioBlock, backend string) []sampler.Spec {
 	var out []sampler.Spec
 	for _, v := range all {
 		if len(v.Backends) > 0 && !slices.Contains(v.Backends, backend) {

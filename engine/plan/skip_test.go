@@ -9,6 +9,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 // full.hcl's embedded_skip_scenarios (the seed's EXT_SCENARIO_FILTER)
@@ -20,7 +21,7 @@ func TestEmbeddedSkipScenarios(t *testing.T) {
 			{Name: "scales", Value: `["xs"]`}, {Name: "backends", Value: `["sqlite","duckdb","postgres"]`},
 			{Name: "pg_dsn", Value: "postgres://127.0.0.1:1/x"}, {Name: "embedded_skip_scenarios", Value: skip}}})
 		if !diags.HasErrors() {
-			diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+			diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 		}
 		if !diags.HasErrors() {
 			return spec, ""

@@ -11,12 +11,13 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 // checkWriteGenerators reports, at plan time, a scenario that runs a write
 // generator the dataset does not declare, and a check of it that reads a
 // truth its writes make unknowable (the generator cannot follow them).
-func checkWriteGenerators(sp *ScalePlan, sd *config.Scenario) hcl.Diagnostics {
+func checkWriteGenerators(sp *ScalePlan, sd *config.ScenarioBlock) hcl.Diagnostics {
 	wg, ok := sd.Def.(kind.WriteGenerators)
 	if !ok {
 		return nil
@@ -55,7 +56,7 @@ func checkWriteGenerators(sp *ScalePlan, sd *config.Scenario) hcl.Diagnostics {
 
 // checkReaders refuses a scenario that writes on a backend whose reader
 // sessions cannot see writes (drivers.ReadOnlyReaders).
-func checkReaders(drv config.Drivers, driver, backend string, opts map[string]string, s *Scenario, sd *config.Scenario) hcl.Diagnostics {
+func checkReaders(drv resolve.Drivers, driver, backend string, opts map[string]string, s *Scenario, sd *config.ScenarioBlock) hcl.Diagnostics {
 	if !s.Writes {
 		return nil
 	}
@@ -128,7 +129,7 @@ type Operationer interface {
 // of driver: each client on its own session, or through fewer writing
 // sessions shared by the clients (the stream's writers, or what the
 // database allows).
-func writesNote(drv config.Drivers, driver string, sd *config.Scenario) string {
+func writesNote(drv resolve.Drivers, driver string, sd *config.ScenarioBlock) string {
 	od, ok := sd.Def.(Operationer)
 	if !ok || !kind.OpsWrite(od.Operations()) {
 		return ""

@@ -10,6 +10,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 // write_mixed runs updates of one attribute: the plan refuses an insert
@@ -48,7 +49,7 @@ scenario "write_mixed" {
 			spec, diags := config.Load([]string{"../../examples/quickstart.hcl", override}, config.Options{Env: []string{},
 				Vars: []config.VarArg{{Name: "scenarios", Value: `["write_mixed"]`}, {Name: "backends", Value: `["sqlite"]`}}})
 			if !diags.HasErrors() {
-				diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+				diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 			}
 			if diags.HasErrors() {
 				t.Fatal(diags.Error())

@@ -216,7 +216,7 @@ func checkText(ck plan.CheckSource) string {
 	return strings.Join(parts, "; ")
 }
 
-func samplingText(s plan.Sampling) string {
+func samplingText(s plan.SamplingPlan) string {
 	f := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
 	return fmt.Sprintf("warmup %d, min_s %s, min_n %d, max_s %s, reps %d, probe_s %s, check_s %s, load_max_s %s",
 		s.Warmup, f(s.MinDuration), s.MinSamples, f(s.MaxDuration), s.Reps, f(s.Probe), f(s.Check), f(s.LoadMax))

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mentat-spec/mentat-spec/engine/udiff"
 )
 
 // Change operations.
@@ -89,7 +91,7 @@ func Diff(oldLabel, newLabel string, a, b *Description) *Report {
 		if o.Summary != d.Summary {
 			dets = append(dets, Detail{Field: "size", Old: o.Summary, New: d.Summary})
 		}
-		dets = append(dets, Detail{Field: "definition", Diff: Unified("old", "new", lines(o.Lines), lines(d.Lines))})
+		dets = append(dets, Detail{Field: "definition", Diff: udiff.Unified("old", "new", lines(o.Lines), lines(d.Lines))})
 		g.add(Change{Op: Changed, What: WhatDataset, Name: a.Dataset, Details: dets}, d.Scale, nil)
 	}
 
@@ -159,7 +161,7 @@ func diffCell(g *grouper, oc, nc *CellDesc) {
 		switch {
 		case !ok:
 			g.add(Change{Op: Added, What: WhatQuery, Name: q.Name, Details: []Detail{
-				{Field: "sql (" + q.Dialect + ")", Diff: Unified("/dev/null", q.Name, "", q.SQL)}}}, cell, nil)
+				{Field: "sql (" + q.Dialect + ")", Diff: udiff.Unified("/dev/null", q.Name, "", q.SQL)}}}, cell, nil)
 		case o.Fingerprint != q.Fingerprint:
 			g.add(Change{Op: Changed, What: WhatQuery, Name: q.Name, Details: queryDetails(o, q)}, cell, nil)
 		}
@@ -179,7 +181,7 @@ func diffCell(g *grouper, oc, nc *CellDesc) {
 		o, ok := oldSc[s.Name]
 		switch {
 		case !ok:
-			g.add(Change{Op: Added, What: WhatScenario, Name: s.Name, Details: []Detail{{Field: "points", Diff: Unified("old", "new", "", lines(s.Points))}}},
+			g.add(Change{Op: Added, What: WhatScenario, Name: s.Name, Details: []Detail{{Field: "points", Diff: udiff.Unified("old", "new", "", lines(s.Points))}}},
 				cell, &CellEstimate{Cell: cell, New: s.Estimate})
 		default:
 			if dets := scenarioDetails(o, s); len(dets) > 0 {
@@ -200,7 +202,7 @@ func queryDetails(o, n QueryDesc) []Detail {
 		d = append(d, Detail{Field: "dialect", Old: o.Dialect, New: n.Dialect})
 	}
 	if o.SQL != n.SQL {
-		d = append(d, Detail{Field: "sql (" + n.Dialect + ")", Diff: Unified(n.Name+" (old)", n.Name+" (new)", o.SQL, n.SQL)})
+		d = append(d, Detail{Field: "sql (" + n.Dialect + ")", Diff: udiff.Unified(n.Name+" (old)", n.Name+" (new)", o.SQL, n.SQL)})
 	}
 	d = append(d, mapDetails("params", o.Params, n.Params)...)
 	return d
@@ -217,7 +219,7 @@ func scenarioDetails(o, n ScenarioDesc) []Detail {
 	}
 	list := func(field string, a, b []string) {
 		if strings.Join(a, "\n") != strings.Join(b, "\n") {
-			d = append(d, Detail{Field: field, Diff: Unified("old", "new", lines(a), lines(b))})
+			d = append(d, Detail{Field: field, Diff: udiff.Unified("old", "new", lines(a), lines(b))})
 		}
 	}
 	str("kind", o.Kind, n.Kind)
@@ -239,7 +241,7 @@ func backendDetails(o, n BackendDesc) []Detail {
 	}
 	sqls := func(field string, a, b []string) {
 		if strings.Join(a, "\x00") != strings.Join(b, "\x00") {
-			d = append(d, Detail{Field: field, Diff: Unified("old", "new", strings.Join(a, "\n;;\n"), strings.Join(b, "\n;;\n"))})
+			d = append(d, Detail{Field: field, Diff: udiff.Unified("old", "new", strings.Join(a, "\n;;\n"), strings.Join(b, "\n;;\n"))})
 		}
 	}
 	str("driver", o.Driver, n.Driver)

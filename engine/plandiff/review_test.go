@@ -16,6 +16,7 @@ import (
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
@@ -69,7 +70,7 @@ func buildPlan(t *testing.T, dir string, vars ...config.VarArg) *plan.Plan {
 	t.Helper()
 	spec, diags := config.Load([]string{filepath.Join(dir, "spec.hcl")}, config.Options{Vars: vars})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())

@@ -34,8 +34,10 @@ import (
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
+	"github.com/mentat-spec/mentat-spec/engine/store"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -95,7 +97,7 @@ func benchPlan(b testing.TB, backend, dataDir string) (*plan.Plan, *plan.ScalePl
 	}
 	spec, diags := config.Load([]string{benchSpec()}, config.Options{Vars: vars})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	if diags.HasErrors() {
 		b.Fatalf("bench spec: %s", diags.Error())
@@ -131,7 +133,7 @@ func openStore(b testing.TB, sp *plan.ScalePlan, cp *plan.Cell, dataDir string, 
 var datomTables = []string{"attrs", "log_text", "log_int", "log_real", "cur_text", "cur_int", "cur_real"}
 
 // resetTables drops the layout's tables and runs the backend's setup.
-func resetTables(b testing.TB, be drivers.Backend, bc plan.Backend) {
+func resetTables(b testing.TB, be drivers.Backend, bc resolve.CellBackend) {
 	b.Helper()
 	ctx := context.Background()
 	s, err := be.Session(ctx)
@@ -144,7 +146,7 @@ func resetTables(b testing.TB, be drivers.Backend, bc plan.Backend) {
 			b.Fatal(err)
 		}
 	}
-	if err := execStatements(ctx, s, bc.Setup); err != nil {
+	if err := store.Exec(ctx, s, bc.Setup); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -159,7 +161,7 @@ func TestBenchSpecMatchesQuickstart(t *testing.T) {
 	load := func(path string) *config.Spec {
 		spec, diags := config.Load([]string{path}, config.Options{Env: []string{}})
 		if !diags.HasErrors() {
-			diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+			diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 		}
 		if diags.HasErrors() {
 			t.Fatalf("%s: %s", path, diags.Error())
@@ -196,12 +198,12 @@ func TestBenchSpecMatchesQuickstart(t *testing.T) {
 		if bb == nil {
 			t.Fatalf("the bench spec lacks backend %s", qb.Name)
 		}
-		qc, d1 := qb.Resolve(quick.CellContext(config.Cell{Scale: xs, Backend: qb}, cty.NilVal))
-		bc, d2 := bb.Resolve(bench.CellContext(config.Cell{Scale: bench.Scale("xs"), Backend: bb}, cty.NilVal))
+		qc, d1 := resolve.Backend(qb, quick.CellContext(config.Cell{Scale: xs, Backend: qb}, cty.NilVal), "")
+		bc, d2 := resolve.Backend(bb, bench.CellContext(config.Cell{Scale: bench.Scale("xs"), Backend: bb}, cty.NilVal), "")
 		if d1.HasErrors() || d2.HasErrors() {
 			t.Fatalf("backend %s: %s %s", qb.Name, d1.Error(), d2.Error())
 		}
-		for _, c := range []*config.BackendConfig{qc, bc} {
+		for _, c := range []*resolve.CellBackend{qc, bc} {
 			for _, o := range own {
 				delete(c.Options, o)
 			}
@@ -293,7 +295,7 @@ func reportLoads(b *testing.B, vs []*variant) {
 // (bulkLoad: the datagen stream into the driver's Loader, with the spec's
 // jobs and batch_rows) into a store fresh() makes. The wall time is
 // bulkLoad's own, the figure loads.csv reports.
-func engineLoadVariant(b *testing.B, name string, sp *plan.ScalePlan, lc plan.Load,
+func engineLoadVariant(b *testing.B, name string, sp *plan.ScalePlan, lc resolve.Load,
 	fresh func() (drivers.Backend, func()), after func(drivers.Backend)) *variant {
 	return &variant{name: name, run: func() sample {
 		be, done := fresh()
@@ -303,21 +305,21 @@ func engineLoadVariant(b *testing.B, name string, sp *plan.ScalePlan, lc plan.Lo
 			b.Fatal("the backend has no bulk loader")
 		}
 		c0 := cpuTime()
-		res, err := bulkLoad(context.Background(), bl, sp.Gen, lc, 0)
+		res, err := store.BulkLoad(context.Background(), bl, sp.Gen, lc, 0, nil)
 		if err != nil {
 			b.Fatalf("%s: %v", name, err)
 		}
-		wall := res.elapsed
+		wall := res.Elapsed
 		if after != nil {
 			t0 := time.Now()
 			after(be)
 			wall += time.Since(t0)
 		}
 		cpu := cpuTime() - c0
-		if res.datoms != sp.Stats.Datoms {
-			b.Fatalf("%s loaded %d datoms, want %d", name, res.datoms, sp.Stats.Datoms)
+		if res.Datoms != sp.Stats.Datoms {
+			b.Fatalf("%s loaded %d datoms, want %d", name, res.Datoms, sp.Stats.Datoms)
 		}
-		return sample{wall: wall, cpu: cpu, ops: res.datoms}
+		return sample{wall: wall, cpu: cpu, ops: res.Datoms}
 	}}
 }
 
@@ -423,7 +425,7 @@ func rawConn(b testing.TB, path string, settings map[string]string) *sqlite3.SQL
 	return c
 }
 
-func tableNames(lc plan.Load) []string {
+func tableNames(lc resolve.Load) []string {
 	names := []string{lc.Tables["attrs"]}
 	for _, cl := range datagen.ClassNames {
 		names = append(names, lc.Tables[cl])
@@ -439,7 +441,7 @@ func insertSQL(table string, cols []string, rows int) string {
 // sqliteNativeLoads are the hand-written loops on the same rows, each into
 // a fresh file with the quickstart's schema and settings, committing the
 // same row ranges as the engine.
-func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc plan.Backend, dir string) []*variant {
+func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc resolve.CellBackend, dir string) []*variant {
 	ctx := context.Background()
 	tables := tableNames(bc.Load)
 	n := int64(len(nr.rows))
@@ -480,7 +482,7 @@ func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc plan.Backend, dir string
 		if err != nil {
 			b.Fatal(err)
 		}
-		st, err := tx.Prepare(insertSQL(tables[0], attrColumns, 1))
+		st, err := tx.Prepare(insertSQL(tables[0], store.AttrColumns, 1))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -499,7 +501,7 @@ func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc plan.Backend, dir string
 			}
 			var sts [3]*sql.Stmt
 			for i := range sts {
-				if sts[i], err = tx.Prepare(insertSQL(tables[1+i], datomColumns, 1)); err != nil {
+				if sts[i], err = tx.Prepare(insertSQL(tables[1+i], store.DatomColumns, 1)); err != nil {
 					return err
 				}
 			}
@@ -557,16 +559,16 @@ func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc plan.Backend, dir string
 				return rs.Close()
 			}
 			c0, t0 := cpuTime(), time.Now()
-			attrSt := prep(insertSQL(tables[0], attrColumns, 1))
+			attrSt := prep(insertSQL(tables[0], store.AttrColumns, 1))
 			defer attrSt.Close()
 			var single, multi [3]*sqlite3.SQLiteStmt
 			var buf [3][]driver.NamedValue
 			var nbuf [3]int
 			for i := range single {
-				single[i] = prep(insertSQL(tables[1+i], datomColumns, 1))
+				single[i] = prep(insertSQL(tables[1+i], store.DatomColumns, 1))
 				defer single[i].Close()
 				if rowsPerInsert > 1 {
-					multi[i] = prep(insertSQL(tables[1+i], datomColumns, rowsPerInsert))
+					multi[i] = prep(insertSQL(tables[1+i], store.DatomColumns, rowsPerInsert))
 					defer multi[i].Close()
 					buf[i] = named(5 * rowsPerInsert)
 				}
@@ -575,7 +577,7 @@ func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc plan.Backend, dir string
 			if _, err := c.ExecContext(ctx, "BEGIN", nil); err != nil {
 				b.Fatal(err)
 			}
-			attrArgs := named(len(attrColumns))
+			attrArgs := named(len(store.AttrColumns))
 			for _, r := range nr.attrs {
 				for i, v := range r {
 					attrArgs[i].Value = v
@@ -1113,14 +1115,14 @@ func BenchmarkLoadOverhead(b *testing.B) {
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
 			c0, t0 := cpuTime(), time.Now()
-			res, err := bulkLoad(ctx, noopBackend{}, sp.Gen, cp.Backend.Load, 0)
-			if err != nil || res.datoms != sp.Stats.Datoms {
-				b.Fatalf("%d datoms, %v", res.datoms, err)
+			res, err := store.BulkLoad(ctx, noopBackend{}, sp.Gen, cp.Backend.Load, 0, nil)
+			if err != nil || res.Datoms != sp.Stats.Datoms {
+				b.Fatalf("%d datoms, %v", res.Datoms, err)
 			}
-			s := sample{wall: time.Since(t0), cpu: cpuTime() - c0, ops: res.datoms}
+			s := sample{wall: time.Since(t0), cpu: cpuTime() - c0, ops: res.Datoms}
 			runtime.ReadMemStats(&m1)
 			mallocs += m1.Mallocs - m0.Mallocs
-			datoms += uint64(res.datoms)
+			datoms += uint64(res.Datoms)
 			return s
 		}},
 		{name: "stream", run: func() sample {

@@ -12,10 +12,12 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
+	"github.com/mentat-spec/mentat-spec/engine/ops"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
+	"github.com/mentat-spec/mentat-spec/engine/store"
 )
 
 // cell runs one (scale, backend) cell of the plan.
@@ -42,7 +44,7 @@ type cell struct {
 	locker       drivers.StoreLocker // the store's lock, held for the cell
 	lock         storelock.Lock
 	seqMu        sync.Mutex
-	seqs         map[string]*writeSeq // write operations' numbering, per generator
+	seqs         map[string]*ops.Seq // write operations' numbering, per generator
 	baseTruth    *plan.Truth
 	truthAlt     *plan.Truth
 	doubt        string
@@ -68,7 +70,7 @@ func (c *cell) execute(ctx context.Context) error {
 	}
 	cfg := drivers.Config{Backend: bc.Name, Scale: c.pc.Scale.Name, DataDir: c.run.opts.DataDir, Options: bc.Options, Settings: bc.Settings}
 	if bc.Load.Declared {
-		cfg.Init = metaInit() // a store killed right after its creation is still ours
+		cfg.Init = store.MetaInit() // a store killed right after its creation is still ours
 	}
 	c.drv, c.cfg = drv, cfg
 	if sl, ok := drv.(drivers.StoreLocker); ok {
@@ -103,15 +105,22 @@ func (c *cell) execute(ctx context.Context) error {
 
 	ready, err := c.prepareStore(ctx)
 	if err != nil || !ready {
-		return c.run.storeFull(c.pc, err)
+		return store.Full(c.run.driver(c.pc), c.pc, c.run.opts.DataDir, err)
 	}
 	c.probeStats(ctx)
-	c.envLines(ctx)
-	c.recordSize(ctx)
+	// A cell the resumed run had begun has its env lines, size and plans
+	// on disk already.
+	resumed := c.run.journal.resumedCell(c.name())
+	if !resumed {
+		c.envLines(ctx)
+		c.recordSize(ctx)
+	}
 	if err := c.bindQueries(); err != nil {
 		return err
 	}
-	c.explain(ctx)
+	if !resumed {
+		c.explain(ctx)
+	}
 	for _, g := range c.groups() {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -128,7 +137,13 @@ func (c *cell) execute(ctx context.Context) error {
 			return ctx.Err() // a check cut short would read as failed
 		}
 		for _, sc := range g {
+			if c.run.journal.checked(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name) {
+				continue
+			}
 			c.check(ctx, sc)
+			if ctx.Err() == nil {
+				c.run.recorded(c.run.journal.check(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name))
+			}
 		}
 	}
 	return nil
@@ -137,7 +152,7 @@ func (c *cell) execute(ctx context.Context) error {
 // aborted reports whether a threshold with abort ended sc in this cell,
 // logging it the first time it is asked.
 func (c *cell) aborted(sc *plan.Scenario) bool {
-	why := c.run.gates.abortedBy(sc.Name, c.pc.Backend.Name, c.pc.Scale.Name)
+	why := c.run.gates.AbortedBy(sc.Name, c.pc.Backend.Name, c.pc.Scale.Name)
 	if why == "" {
 		return false
 	}
@@ -169,15 +184,23 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		if ctx.Err() != nil || c.broken != nil || c.aborted(sc) {
 			return
 		}
-		env, counts := c.pointEnv(sc, i)
 		lo, _ := pt.Estimate()
+		if c.run.journal.pointDone(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
+			c.run.skip(lo)
+			continue
+		}
+		env, counts := c.pointEnv(sc, i)
 		c.run.begin(fmt.Sprintf("%s %s %s", c.name(), sc.Name, pt.Describe()), "ops", lo, 0, counts)
+		pctx := c.run.watch(ctx)
 		var err error
-		c.withNoise(sc, i, 0, func() { err = c.runPoint(ctx, sc, i, pt, env) })
+		c.withNoise(sc, i, 0, func() { err = c.runPoint(pctx, sc, i, pt, env) })
 		c.finishPoint(env)
 		c.run.end()
 		if err != nil {
 			c.run.fail("%s %s: %s: %v", c.name(), sc.Name, pt.Describe(), err)
+		}
+		if ctx.Err() == nil {
+			c.run.recorded(c.run.journal.point(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i))
 		}
 	}
 }
@@ -188,20 +211,20 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 // this tool created. It reports whether scenarios can run.
 func (c *cell) prepareStore(ctx context.Context) (bool, error) {
 	bc := c.pc.Backend
-	fp := fingerprint(c.pc.Scale.Gen, bc)
-	state := readMeta(ctx, c.admin)
+	fp := store.Fingerprint(c.pc.Scale.Gen, bc)
+	state := store.ReadMeta(ctx, c.admin)
 	if !bc.Load.Declared {
 		c.run.logf("%s: no load block: using the store as it is", c.name())
 		return true, c.applySettings(ctx)
 	}
-	if !c.be.Created() && !state.ours {
-		return false, fmt.Errorf("the store exists and was not created by %s (no %s table): refusing to load into it or drop it; point the backend at a new database or file", createdBy, metaTable)
+	if !c.be.Created() && !state.Ours {
+		return false, fmt.Errorf("the store exists and was not created by %s (no %s table): refusing to load into it or drop it; point the backend at a new database or file", store.CreatedBy, store.MetaTable)
 	}
 	// Ours: the settings held back until now may write to it.
 	if err := c.applySettings(ctx); err != nil {
 		return false, err
 	}
-	clean := state.ours && state.loaded && state.fingerprint == fp && state.written == ""
+	clean := state.Ours && state.Loaded && state.Fingerprint == fp && state.Written == ""
 	if clean && !c.run.opts.Reload {
 		c.run.logf("%s: reusing the store loaded by an earlier run", c.name())
 		if c.run.opts.Phase != PhaseBench && c.run.opts.Phase != PhaseSustained {
@@ -210,12 +233,12 @@ func (c *cell) prepareStore(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	if c.run.opts.Phase == PhaseBench || c.run.opts.Phase == PhaseSustained {
-		if state.written != "" {
-			return false, fmt.Errorf("phase %s needs a clean store, and this one was written to by scenario %s after its load (run with -phase all to reload it)", c.run.opts.Phase, state.written)
+		if state.Written != "" {
+			return false, fmt.Errorf("phase %s needs a clean store, and this one was written to by scenario %s after its load (run with -phase all to reload it)", c.run.opts.Phase, state.Written)
 		}
 		return false, fmt.Errorf("phase %s needs a store loaded with this dataset, and this one is not (run with -phase all or load)", c.run.opts.Phase)
 	}
-	if state.ours && !c.be.Created() {
+	if state.Ours && !c.be.Created() {
 		// Ours, but stale, written to or half loaded: start from an empty store.
 		dropper, ok := c.be.(drivers.Dropper)
 		if !ok {
@@ -236,8 +259,8 @@ func (c *cell) prepareStore(ctx context.Context) (bool, error) {
 			return false, fmt.Errorf("connecting: %w", err)
 		}
 		why := "stale"
-		if state.written != "" {
-			why = "written to by " + state.written
+		if state.Written != "" {
+			why = "written to by " + state.Written
 		}
 		c.run.logf("%s: dropped the store it had created (%s) to reload it", c.name(), why)
 	}
@@ -266,7 +289,7 @@ func (c *cell) applySettings(ctx context.Context) error {
 
 func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	bc := c.pc.Backend
-	if err := writeMeta(ctx, c.admin, map[string]string{"created_by": createdBy, "fingerprint": fp, "loaded": "0", "written": ""}); err != nil {
+	if err := store.WriteMeta(ctx, c.admin, map[string]string{"created_by": store.CreatedBy, "fingerprint": fp, "loaded": "0", "written": ""}); err != nil {
 		// A store that does not say it is ours would be refused by every
 		// later run: one this run created goes again.
 		if dropper, ok := c.be.(drivers.Dropper); ok && c.be.Created() {
@@ -280,7 +303,7 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 		}
 		return false, err
 	}
-	if err := execStatements(ctx, c.admin, bc.Setup); err != nil {
+	if err := store.Exec(ctx, c.admin, bc.Setup); err != nil {
 		return false, fmt.Errorf("setup: %w", err)
 	}
 	bl, ok := c.be.(drivers.BulkLoader)
@@ -291,20 +314,20 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	c.run.logf("%s: loading %s datoms (%d job(s))", c.name(), plan.Thousands(c.pc.Scale.Stats.Datoms), bc.Load.Jobs)
 	var loaded atomic.Int64
 	c.run.begin(c.name()+" load", "datoms", c.pc.LoadEstimate().Lo, c.pc.Scale.Stats.Datoms, func() (int64, int64) { return loaded.Load(), 0 })
-	res, err := bulkLoadCounting(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
+	res, err := store.BulkLoad(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
 	c.run.end()
 	c.writeLoadLog(res)
 	if err != nil {
 		return false, fmt.Errorf("bulk load: %w", err)
 	}
 	row := results.LoadRow{Backend: bc.Name, Scale: c.pc.Scale.Name, NDatoms: c.pc.Scale.Stats.Datoms,
-		WallS: res.elapsed.Seconds(), DatomsPerS: float64(res.datoms) / res.elapsed.Seconds(), Jobs: bc.Load.Jobs}
-	if res.capped {
+		WallS: res.Elapsed.Seconds(), DatomsPerS: float64(res.Datoms) / res.Elapsed.Seconds(), Jobs: bc.Load.Jobs}
+	if res.Capped {
 		row.Ceiling = true
-		row.NDatoms = res.datoms
-		if n, err := countLoaded(ctx, c.admin, res.tables); err == nil {
+		row.NDatoms = res.Datoms
+		if n, err := store.CountLoaded(ctx, c.admin, res.Tables); err == nil {
 			row.NDatoms = n // what the store holds, whatever the cut commit did
-			row.DatomsPerS = float64(n) / res.elapsed.Seconds()
+			row.DatomsPerS = float64(n) / res.Elapsed.Seconds()
 		}
 		c.run.emit(row)
 		c.run.logf("%s: load cap of %s hit: scenarios skipped", c.name(), capDur)
@@ -315,7 +338,7 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 			return nil, nil
 		}
 		t0 := time.Now()
-		if err := execStatements(ctx, c.admin, texts); err != nil {
+		if err := store.Exec(ctx, c.admin, texts); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		s := time.Since(t0).Seconds()
@@ -336,7 +359,7 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 		}
 	}
 	c.run.emit(row)
-	if err := writeMeta(ctx, c.admin, map[string]string{"loaded": "1", "loaded_at": time.Now().UTC().Format(time.RFC3339)}); err != nil {
+	if err := store.WriteMeta(ctx, c.admin, map[string]string{"loaded": "1", "loaded_at": time.Now().UTC().Format(time.RFC3339)}); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -349,8 +372,8 @@ func (c *cell) markWritten(ctx context.Context, scenario string) error {
 		c.written = true
 		return nil
 	}
-	if err := writeMeta(ctx, c.admin, map[string]string{"written": scenario}); err != nil {
-		return fmt.Errorf("recording the write in %s: %w", metaTable, err)
+	if err := store.WriteMeta(ctx, c.admin, map[string]string{"written": scenario}); err != nil {
+		return fmt.Errorf("recording the write in %s: %w", store.MetaTable, err)
 	}
 	c.written = true
 	return nil
@@ -490,4 +513,15 @@ func (c *cell) envLines(ctx context.Context) {
 	_ = c.run.dir.WriteEnvLines(kv, func(key string) bool {
 		return strings.HasSuffix(key, ".option.dsn") || strings.Contains(key, "password")
 	})
+}
+
+// writeLoadLog writes logs/load-<scale>-<backend>.log.
+func (c *cell) writeLoadLog(res store.Result) {
+	w, err := c.run.dir.Log(fmt.Sprintf("load-%s-%s", c.pc.Scale.Name, c.pc.Backend.Name))
+	if err != nil {
+		c.run.logf("%s: load log: %v", c.name(), err)
+		return
+	}
+	defer w.Close()
+	store.WriteLog(w, c.name(), res)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
+	"github.com/mentat-spec/mentat-spec/engine/host"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 )
 
@@ -107,7 +108,7 @@ func (c *cell) restart(ctx context.Context, scenario string) (kind.RestartInfo, 
 	var files []string
 	if info.NotCold == "" && len(cs.Files) > 0 {
 		var err error
-		if files, err = storeFiles(cs.Files); err != nil {
+		if files, err = host.StoreFiles(cs.Files); err != nil {
 			cs.NoFiles, files = err.Error(), nil
 		}
 	}
@@ -121,13 +122,13 @@ func (c *cell) restart(ctx context.Context, scenario string) (kind.RestartInfo, 
 				did = append(did, "drop_caches command "+strings.Join(bc.DropCaches, " ")+" ran")
 			}
 		case len(files) > 0:
-			if err := evict(files); err != nil {
+			if err := host.Evict(files); err != nil {
 				notCold("evicting the store's files from the page cache: %v", err)
 			} else {
 				did = append(did, fmt.Sprintf("page cache of its %d file(s) evicted (posix_fadvise DONTNEED)", len(files)))
 			}
 		case os.Geteuid() == 0:
-			if err := dropAllCaches(); err != nil {
+			if err := host.DropAllCaches(); err != nil {
 				notCold("dropping the OS page cache: %v", err)
 			} else {
 				did = append(did, "OS page cache dropped (/proc/sys/vm/drop_caches)")
@@ -141,15 +142,15 @@ func (c *cell) restart(ctx context.Context, scenario string) (kind.RestartInfo, 
 		}
 	}
 	if info.NotCold == "" && len(files) > 0 {
-		pc, err := residency(files)
+		pc, err := host.Residency(files)
 		switch {
 		case err != nil:
 			did = append(did, fmt.Sprintf("page cache not verified: %v", err))
-		case pc.pages > 0 && float64(pc.resident) > maxResident*float64(pc.pages):
-			notCold("%d of the store's %d pages (%.0f%%) were still in the page cache after: %s", pc.resident, pc.pages,
-				100*float64(pc.resident)/float64(pc.pages), strings.Join(did, "; "))
+		case pc.Pages > 0 && float64(pc.Resident) > maxResident*float64(pc.Pages):
+			notCold("%d of the store's %d pages (%.0f%%) were still in the page cache after: %s", pc.Resident, pc.Pages,
+				100*float64(pc.Resident)/float64(pc.Pages), strings.Join(did, "; "))
 		default:
-			did = append(did, fmt.Sprintf("%d of %d pages left in the page cache", pc.resident, pc.pages))
+			did = append(did, fmt.Sprintf("%d of %d pages left in the page cache", pc.Resident, pc.Pages))
 		}
 	}
 	info.CachesDropped = info.NotCold == ""

@@ -93,19 +93,24 @@ func (c *cell) runInterleaved(ctx context.Context, g []*plan.Scenario) {
 	rounds := 0
 	for _, sc := range g {
 		for i, pt := range sc.Points {
+			lo, _ := pt.Estimate()
+			if c.run.journal.pointDone(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
+				c.run.skip(lo)
+				continue
+			}
 			env, counts := c.pointEnv(sc, i)
 			reps := pt.(kind.Repeatable).Reps(env)
-			lo, _ := pt.Estimate()
 			n := max(reps.Count(), 1)
 			pts = append(pts, &repPoint{sc: sc, index: i, pt: pt, reps: reps, counts: counts, est: lo / time.Duration(n), open: true})
 			rounds = max(rounds, reps.Count())
 		}
 	}
 	defer func() {
-		// Interrupted or broken: the reps measured so far still give rows.
+		// Interrupted or broken: the reps measured so far still give rows,
+		// of points a resume measures again.
 		for _, p := range pts {
 			if p.open {
-				c.finishRep(p, 0)
+				c.finishRep(p, 0, false)
 			}
 		}
 	}()
@@ -118,7 +123,7 @@ func (c *cell) runInterleaved(ctx context.Context, g []*plan.Scenario) {
 				return
 			}
 			if c.aborted(p.sc) {
-				c.finishRep(p, n-1)
+				c.finishRep(p, n-1, true)
 				continue
 			}
 			done, err := c.runRep(ctx, p, n)
@@ -127,13 +132,13 @@ func (c *cell) runInterleaved(ctx context.Context, g []*plan.Scenario) {
 			}
 			switch {
 			case done || err != nil || n == p.reps.Count():
-				c.finishRep(p, n)
+				c.finishRep(p, n, ctx.Err() == nil)
 			default:
 				// Other points run before this one's next rep: its clients
 				// or workers are closed meanwhile.
 				if err := p.reps.Release(); err != nil {
 					c.run.fail("%s %s: %s: %v", c.name(), p.sc.Name, p.pt.Describe(), err)
-					c.finishRep(p, n)
+					c.finishRep(p, n, ctx.Err() == nil)
 				}
 			}
 		}
@@ -148,6 +153,7 @@ func (c *cell) runRep(ctx context.Context, p *repPoint, n int) (done bool, err e
 		return n1 - n0, e1 - e0
 	})
 	defer c.run.end()
+	ctx = c.run.watch(ctx)
 	c.withNoise(p.sc, p.index, n, func() {
 		err = c.withStatementStats(ctx, p.sc, p.index, p.pt, fmt.Sprintf(" rep %d", n), func() error {
 			var err error
@@ -158,12 +164,16 @@ func (c *cell) runRep(ctx context.Context, p *repPoint, n int) (done bool, err e
 	return done, err
 }
 
-// finishRep emits p's timing rows after rep n, its last; the reps it will
-// not run count as done for the progress.
-func (c *cell) finishRep(p *repPoint, n int) {
+// finishRep emits p's timing rows after rep n, its last, and when record
+// says the point is whole, journals it; the reps it will not run count as
+// done for the progress.
+func (c *cell) finishRep(p *repPoint, n int, record bool) {
 	p.open = false
 	if err := p.reps.Finish(); err != nil {
 		c.run.fail("%s %s: %s: %v", c.name(), p.sc.Name, p.pt.Describe(), err)
+	}
+	if record {
+		c.run.recorded(c.run.journal.point(c.pc.Scale.Name, c.pc.Backend.Name, p.sc.Name, p.index))
 	}
 	if left := p.reps.Count() - n; left > 0 && n > 0 {
 		c.run.skip(p.est * time.Duration(left))

@@ -16,6 +16,7 @@ import (
 	kindsall "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
@@ -135,7 +136,7 @@ scenario "burst_q1" {
 	spec, diags := config.Load([]string{specPath}, config.Options{Kinds: reg,
 		Vars: []config.VarArg{{Name: "data_dir", Value: dataDir}}})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())

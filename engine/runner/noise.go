@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/host"
 	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -59,7 +60,7 @@ func (c *cell) withNoise(sc *plan.Scenario, point, rep int, fn func()) {
 func noiseEnv(rows []results.NoiseRow) []results.KV {
 	n := results.SummarizeNoise(rows, nil)
 	return []results.KV{
-		fact("noise", n.String(), "noise.csv: /proc/stat, /proc/loadavg, /proc/*/stat, cpufreq"),
+		host.Fact("noise", n.String(), "noise.csv: /proc/stat, /proc/loadavg, /proc/*/stat, cpufreq"),
 		{Key: "noise_other_cpu_pct", Value: fmt.Sprintf("%.1f", n.OtherPct)},
 		{Key: "noise_steal_pct", Value: fmt.Sprintf("%.1f", n.StealPct)},
 		{Key: "noise_load1", Value: fmt.Sprintf("%.2f", n.Load1)},

@@ -18,92 +18,17 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
 )
 
-// writeSeq numbers the writes of one generator in a cell and records
-// which committed. Write k is handed out once, to whichever client asks
-// next, and is a pure function of (seed, k) wherever it runs; the truth
-// after the writes follows exactly the ks that committed.
-type writeSeq struct {
-	next atomic.Int64 // the next k to hand out
-
-	mu      sync.Mutex
-	commits []writeCommit // in commit order
-	doubt   []writeCommit // COMMIT failed without a contention class: outcome unknown
-	failed  int64         // writes given up (their k is never reused)
-	done    ackWindow     // inserts: the ks finished, for the visible count
-	// visible is done.base, read without the lock by every parameter
-	// draw over the inserted kind: the entities inserted so far whose
-	// predecessors all finished.
-	visible atomic.Int64
-}
-
-// writeCommit is one committed write: k and the entity it wrote.
-type writeCommit struct{ k, e int64 }
-
-func (s *writeSeq) commit(k, e int64) {
-	s.mu.Lock()
-	s.commits = append(s.commits, writeCommit{k, e})
-	s.done.mark(k)
-	s.visible.Store(s.done.base)
-	s.mu.Unlock()
-}
-
-func (s *writeSeq) fail(k int64) {
-	s.mu.Lock()
-	s.failed++
-	s.done.mark(k)
-	s.visible.Store(s.done.base)
-	s.mu.Unlock()
-}
-
-func (s *writeSeq) inDoubt(k, e int64) {
-	s.mu.Lock()
-	s.doubt = append(s.doubt, writeCommit{k, e})
-	s.done.mark(k)
-	s.visible.Store(s.done.base)
-	s.mu.Unlock()
-}
-
-// snapshot returns the commits so far and those in doubt.
-func (s *writeSeq) snapshot() (commits, doubt []writeCommit) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]writeCommit(nil), s.commits...), append([]writeCommit(nil), s.doubt...)
-}
-
-// ackWindow tracks which ks finished (committed, failed or in doubt)
-// beyond the first one still running, as YCSB's acknowledged counter
-// does: limit is the number of leading ks all finished, so an entity
-// inserted by a write below it exists or never will.
-type ackWindow struct {
-	base  int64          // every k below base is finished
-	ahead map[int64]bool // finished ks at or above base
-}
-
-func (w *ackWindow) mark(k int64) {
-	if k < w.base {
-		return
-	}
-	if w.ahead == nil {
-		w.ahead = map[int64]bool{}
-	}
-	w.ahead[k] = true
-	for w.ahead[w.base] {
-		delete(w.ahead, w.base)
-		w.base++
-	}
-}
-
 // writeSeq returns the cell's numbering of generator's writes, starting
 // after those an earlier scenario of the run committed.
-func (c *cell) writeSeq(generator string) *writeSeq {
+func (c *cell) writeSeq(generator string) *ops.Seq {
 	c.seqMu.Lock()
 	defer c.seqMu.Unlock()
 	if c.seqs == nil {
-		c.seqs = map[string]*writeSeq{}
+		c.seqs = map[string]*ops.Seq{}
 	}
 	s := c.seqs[generator]
 	if s == nil {
-		s = &writeSeq{}
+		s = &ops.Seq{}
 		c.seqs[generator] = s
 	}
 	return s
@@ -119,7 +44,7 @@ func (c *cell) Count(kind string) func() int64 {
 	for _, g := range writes.Names() {
 		if d, _ := writes.Decl(g); d.Insert && d.Entity == kind {
 			s := c.writeSeq(g)
-			return func() int64 { return loaded + s.visible.Load() }
+			return func() int64 { return loaded + s.Visible() }
 		}
 	}
 	return func() int64 { return loaded }
@@ -354,7 +279,7 @@ func (e *pointEnv) pool(ctx context.Context, n int) (*writerPool, error) {
 type opWriter struct {
 	op      kind.Operation
 	writes  *writes.Writes
-	seq     *writeSeq
+	seq     *ops.Seq
 	own     *writeTx    // the client's own session's statements, or nil
 	pool    *writerPool // shared writing sessions, or nil
 	counts  *ops.Contention
@@ -381,10 +306,10 @@ func (w *opWriter) run(ctx context.Context) error {
 	}
 	// Numbered once a session is held: with one writing session the
 	// writes commit in the order of k.
-	k := w.seq.next.Add(1) - 1
+	k := w.seq.Next()
 	op, err := w.writes.Op(w.op.Write, k)
 	if err != nil {
-		w.seq.fail(k)
+		w.seq.Fail(k)
 		return err
 	}
 	if op.Insert && w.fields == nil {
@@ -400,12 +325,12 @@ func (w *opWriter) run(ctx context.Context) error {
 		func() { _ = tx.sess.Exec(context.WithoutCancel(ctx), "ROLLBACK") })
 	switch {
 	case err == nil:
-		w.seq.commit(k, op.E)
+		w.seq.Commit(k, op.E)
 		return nil
 	case inDoubt:
-		w.seq.inDoubt(k, op.E)
+		w.seq.InDoubt(k, op.E)
 	default:
-		w.seq.fail(k)
+		w.seq.Fail(k)
 	}
 	return fmt.Errorf("write %d of %s: %w", k, w.op.Write, err)
 }

@@ -16,16 +16,21 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/datagen/truth"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
+	"github.com/mentat-spec/mentat-spec/engine/crosscheck"
+	"github.com/mentat-spec/mentat-spec/engine/host"
+	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
 	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/threshold"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
 
@@ -46,7 +51,12 @@ type Options struct {
 	DataDir    string // where drivers put file databases by default
 	Phase      string
 	Reload     bool // drop and reload stores this tool created even when already loaded
-	Workers    int  // parallelism of dataset counting and truth
+	// Resume continues the interrupted run of the same plan in
+	// ResultsDir (its journal, logs/done.log): the points and checks it
+	// finished are not run again, and what it wrote after them is moved
+	// under interrupted/.
+	Resume  bool
+	Workers int // parallelism of dataset counting and truth
 	// MaxStoreBytes refuses to load a store estimated larger (0: no limit
 	// besides the free disk of file stores).
 	MaxStoreBytes int64
@@ -93,11 +103,11 @@ type run struct {
 	stop context.CancelCauseFunc
 	// cross holds the running scale's answers for the cross-backend
 	// comparison (crossbackend.go).
-	cross *crossScale
+	cross *crosscheck.Scale
 	// gates judges the plan's thresholds on the points' histograms;
 	// measured lists the cells whose scenarios ran, for its SKIP lines.
-	gates    *gates
-	measured []cellID
+	gates    *threshold.Gates
+	measured []threshold.Cell
 	// noise samples the machine around every point; noiseRows are the
 	// run's, summarised in env.txt at its end.
 	noise     *noise.Sampler
@@ -105,6 +115,9 @@ type run struct {
 	// interrupted reports whether the caller's context ended the run (a
 	// Ctrl-C): what fails after that is the interrupt, not news.
 	interrupted func() bool
+	// journal records each point and check as it is on disk, for a
+	// resume (resume.go).
+	journal *journal
 }
 
 // Run executes p. The results directory is complete (summary.md included)
@@ -129,15 +142,27 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	defer dirLock.Release()
+	digest, err := planDigest(p)
+	if err != nil {
+		return nil, fmt.Errorf("the plan's digest: %w", err)
+	}
+	digest += "-" + opts.Phase + "-" + strings.Join(opts.Kinds, ",")
+	var jr *journal
+	if opts.Resume {
+		if jr, err = resumeJournal(opts.ResultsDir, digest); err != nil {
+			return nil, err
+		}
+	}
 	dir, err := results.Open(opts.ResultsDir)
 	if err != nil {
+		jr.close()
 		return nil, fmt.Errorf("opening results directory: %w", err)
 	}
 	parent := ctx
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop, interrupted: func() bool { return parent.Err() != nil },
-		gates: newGates(p.Thresholds), noise: noise.New(serverCommands(p, opts.Registry))}
+		gates: threshold.NewGates(p.Thresholds), noise: noise.New(serverCommands(p, opts.Registry))}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
 	if pr := opts.Progress; pr != nil {
 		pr.SetTotal(r.estimate())
@@ -145,17 +170,32 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		pr.Start()
 		defer pr.Close()
 	}
-	env := append(machineEnv(), machineTuning(opts.DataDir)...)
+	env := append(host.Machine(), host.Tuning(opts.DataDir)...)
 	env = append(env, opts.Env...)
 	env = append(env, p.Env...)
 	env = append(env, results.KV{Key: "phase", Value: opts.Phase})
-	if err := dir.WriteEnv(env, r.sensitive); err != nil {
+	writeEnv := dir.WriteEnv
+	if opts.Resume {
+		// The interrupted run's env.txt stands; the resumed part adds its
+		// own machine's facts after it.
+		env = append([]results.KV{{Key: "resumed_at", Value: time.Now().UTC().Format(time.RFC3339)}}, env...)
+		writeEnv = dir.WriteEnvLines
+	}
+	if err := writeEnv(env, r.sensitive); err != nil {
 		dir.Close()
+		jr.close()
 		return nil, fmt.Errorf("writing env.txt: %w", err)
 	}
 	if err := plandiff.WriteFingerprints(opts.ResultsDir, p); err != nil {
 		r.fail("%v", err) // compare then cannot tell changed definitions apart
 	}
+	if jr == nil {
+		if jr, err = startJournal(opts.ResultsDir, digest); err != nil {
+			r.fail("%v", err)
+		}
+	}
+	r.journal = jr
+	defer jr.close()
 	if l := opts.Launcher; l != nil {
 		l.OnRefused(func(e *worker.AuthError, n int64) {
 			r.logTo("auth", "%s refused=%d %v\n", time.Now().UTC().Format(time.RFC3339), n, e)
@@ -176,7 +216,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		}
 		r.scale(ctx, sp)
 	}
-	for _, l := range r.gates.unmatched(r.measured) {
+	for _, l := range r.gates.Unmatched(r.measured) {
 		r.emit(l)
 	}
 	if len(r.noiseRows) > 0 {
@@ -201,6 +241,27 @@ func (r *run) selected(sc *plan.Scenario) bool {
 func (r *run) begin(name, unit string, est time.Duration, total int64, count progress.Counter) {
 	if r.opts.Progress != nil {
 		r.opts.Progress.Begin(name, unit, est, total, count)
+	}
+}
+
+// watch gives the running task a live view of its calls and returns ctx
+// carrying it, for the point's measure to count into; without a progress
+// ctx is returned as it is and the point counts nothing extra.
+func (r *run) watch(ctx context.Context) context.Context {
+	if r.opts.Progress == nil {
+		return ctx
+	}
+	l := measure.NewLive()
+	r.opts.Progress.Watch(l)
+	return measure.WithLive(ctx, l)
+}
+
+// recorded notes a journal record; a record that cannot be written
+// leaves the run resumable only up to the record before, which is said,
+// not fatal.
+func (r *run) recorded(err error) {
+	if err != nil {
+		r.logf("%v: a -resume of this run would start again from the last point recorded before", err)
 	}
 }
 
@@ -254,7 +315,7 @@ func (r *run) emit(rec results.Record) {
 	if t, ok := rec.(results.Timing); ok {
 		r.out.Rows = append(r.out.Rows, results.Row(t))
 	}
-	for _, l := range r.gates.observe(rec) {
+	for _, l := range r.gates.Observe(rec) {
 		r.emit(l)
 	}
 }
@@ -266,7 +327,7 @@ var errResultsLost = errors.New("results can no longer be written")
 // the rows written before stay, the run measures no more.
 func (r *run) resultsLost(err error) {
 	what := "writing results"
-	if diskFull(err) {
+	if host.DiskFull(err) {
 		what = "writing results: the disk of " + r.opts.ResultsDir + " is full or its file size limit reached"
 	}
 	r.fail("%s: %v; stopping the run (the rows written before are kept in %s)", what, err, r.opts.ResultsDir)
@@ -335,8 +396,8 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 		return
 	}
 	r.logf("scale %s: %s datoms; truth computed in %s", sp.Name, plan.Thousands(sp.Stats.Datoms), time.Since(start).Round(time.Millisecond))
-	r.cross = &crossScale{scale: sp.Name, parent: r.opts.ResultsDir, checks: map[crossID]*crossCheck{}}
-	defer r.cross.close()
+	r.cross = crosscheck.New(sp.Name, r.opts.ResultsDir)
+	defer r.cross.Close()
 	for _, pc := range cells {
 		if ctx.Err() != nil {
 			return
@@ -346,10 +407,10 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 			r.fail("%s: %v", pc.Name(), err)
 		}
 		if c.measured {
-			r.measured = append(r.measured, cellID{pc.Backend.Name, sp.Name})
+			r.measured = append(r.measured, threshold.Cell{Backend: pc.Backend.Name, Scale: sp.Name})
 		}
 	}
-	for _, l := range r.cross.lines() {
+	for _, l := range r.cross.Lines() {
 		r.emit(l)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
 
@@ -98,7 +99,7 @@ func applyPaths(t testing.TB, paths []string, opts runner.Options, vars ...confi
 	t.Helper()
 	spec, diags := config.Load(paths, config.Options{Vars: vars})
 	if !diags.HasErrors() {
-		diags = append(diags, spec.Validate(plan.Drivers(drivers.Default))...)
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 	}
 	if diags.HasErrors() {
 		t.Fatalf("spec: %s", diags.Error())

@@ -216,7 +216,7 @@ func (c *cell) checkLine(ctx context.Context, sc *plan.Scenario, ck plan.Check, 
 		out, ans := c.runCase(ctx, sc, q, cc)
 		if ans != nil && comparable && !alt && c.run.cross != nil {
 			id := fmt.Sprintf("%d\x00%s\x00%s\x00%s", i, cc.Key, ans.params, state)
-			if err := c.run.cross.record(c.pc.Backend.Name, crossID{sc.Name, ck.Name}, id, caseLabel(cc), ans.columns, ans.rows); err != nil {
+			if err := c.run.cross.Record(c.pc.Backend.Name, sc.Name, ck.Name, id, caseLabel(cc), ans.columns, ans.rows); err != nil {
 				c.run.fail("%s %s: %v", c.name(), sc.Name, err)
 			}
 		}
@@ -317,14 +317,14 @@ func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc
 func (c *cell) writeState() (string, bool) {
 	var sb strings.Builder
 	for _, g := range c.writes.order {
-		commits, doubt := c.writeSeq(g).snapshot()
+		commits, doubt := c.writeSeq(g).Snapshot()
 		if len(doubt) > 0 {
 			return "", false
 		}
 		// The set of ks, whatever order they committed in.
 		var sum uint64
 		for _, cm := range commits {
-			sum += uint64(cm.k)*0x9e3779b97f4a7c15 + 1
+			sum += uint64(cm.K)*0x9e3779b97f4a7c15 + 1
 		}
 		fmt.Fprintf(&sb, "%s=%d/%x;", g, len(commits), sum)
 	}

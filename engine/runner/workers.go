@@ -11,6 +11,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/store"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
 
@@ -45,7 +46,7 @@ func (e *workerEnv) StartTimedWorkers(ctx context.Context, index int, describe s
 	// only describes the point (a fixed duration, one rep; a timed run's
 	// calls still running at the end are cut after its grace).
 	samp := measure.Sampling{Warmup: t.Warmup, MinDuration: t.Duration, MaxDuration: t.Duration, Reps: 1, Probe: t.Grace}
-	wp, err := e.start(ctx, index, describe, samp, worker.WireTimed(t), streams)
+	wp, err := e.start(ctx, index, describe, samp, worker.TimedToWire(t), streams)
 	if err != nil {
 		return nil, err
 	}
@@ -57,16 +58,16 @@ func (e *workerEnv) StartTimedWorkers(ctx context.Context, index int, describe s
 }
 
 // start starts the workers of one point, sampled or (timed set) timed.
-func (e *workerEnv) start(ctx context.Context, index int, describe string, samp measure.Sampling, timed *worker.Timed, streams []kind.WorkerStream) (*workerPool, error) {
+func (e *workerEnv) start(ctx context.Context, index int, describe string, samp measure.Sampling, timed *worker.WireTimed, streams []kind.WorkerStream) (*workerPool, error) {
 	c, bc := e.c, e.c.pc.Backend
 	l := c.run.opts.Launcher
 	if l == nil {
 		return nil, errors.New("the backend runs its clients in processes, and this run has no worker command")
 	}
-	var ws []worker.Stream
+	var ws []worker.PointStream
 	total := 0
 	for _, st := range streams {
-		ws = append(ws, worker.Stream{Op: st.Op, Mix: st.Mix, Ops: st.Ops, Seed: st.Seed, Clients: st.Clients, Rate: st.Rate})
+		ws = append(ws, worker.PointStream{Op: st.Op, Mix: st.Mix, Ops: st.Ops, Seed: st.Seed, Clients: st.Clients, Rate: st.Rate})
 		total += st.Clients
 	}
 	n := total
@@ -78,7 +79,7 @@ func (e *workerEnv) start(ctx context.Context, index int, describe string, samp 
 	var assigns []worker.Assign
 	for _, sh := range worker.Split(ws, n) {
 		assigns = append(assigns, worker.Assign{Scale: c.pc.Scale.Name, Backend: bc.Name, Scenario: e.sc.Name,
-			Point: index, Describe: describe, ReadOnly: release && !e.sc.Writes, Sampling: worker.WireSampling(samp),
+			Point: index, Describe: describe, ReadOnly: release && !e.sc.Writes, Sampling: worker.SamplingToWire(samp),
 			Timed: timed, Streams: sh})
 	}
 	if release {
@@ -210,9 +211,9 @@ func OpenWorkerCell(ctx context.Context, pc *plan.Cell, reg *drivers.Registry, d
 			c.closeStore()
 			return nil, fmt.Errorf("connecting: %w", err)
 		}
-		state := readMeta(ctx, s)
+		state := store.ReadMeta(ctx, s)
 		s.Close()
-		if !state.ours || !state.loaded || state.fingerprint != fingerprint(pc.Scale.Gen, bc) {
+		if !state.Ours || !state.Loaded || state.Fingerprint != store.Fingerprint(pc.Scale.Gen, bc) {
 			c.closeStore()
 			return nil, errors.New("the store does not hold this spec's dataset: workers measure only a store the coordinator loaded")
 		}

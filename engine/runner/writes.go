@@ -66,7 +66,7 @@ func (e *pointEnv) Writes() *writes.Writes { return e.c.pc.Scale.Writes }
 // NextWrite implements kind.WriteEnv: write_mixed's writer starts after
 // every write of generator handed out so far, by any scenario.
 func (e *pointEnv) NextWrite(generator string) int64 {
-	n := e.c.writeSeq(generator).next.Load()
+	n := e.c.writeSeq(generator).Peek()
 	w := &e.c.writes
 	if w.mixedFrom == nil {
 		w.mixedFrom = map[string]int64{}
@@ -85,41 +85,20 @@ func (e *pointEnv) Committed(generator string, n int64, inDoubt bool) {
 	from := c.writes.mixedFrom[generator]
 	s := c.writeSeq(generator)
 	writes := c.pc.Scale.Writes
-	s.mu.Lock()
-	keep := s.commits[:0]
-	for _, cm := range s.commits {
-		if cm.k < from {
-			keep = append(keep, cm)
-		}
-	}
-	s.commits = keep
-	keepD := s.doubt[:0]
-	for _, cm := range s.doubt {
-		if cm.k < from {
-			keepD = append(keepD, cm)
-		}
-	}
-	s.doubt = keepD
-	s.mu.Unlock()
+	s.DropFrom(from)
 	for k := from; k < n; k++ {
 		if op, err := writes.Op(generator, k); err == nil {
-			s.commit(k, op.E)
+			s.Commit(k, op.E)
 		}
 	}
 	if inDoubt {
 		if op, err := writes.Op(generator, n); err == nil {
-			s.inDoubt(n, op.E)
+			s.InDoubt(n, op.E)
 		}
 	}
-	for {
-		next := s.next.Load()
-		if next >= n+1 || s.next.CompareAndSwap(next, n+1) {
-			break
-		}
-	}
+	s.SkipTo(n + 1)
 	if !inDoubt {
-		// Write n never ran: the next writer may take it.
-		s.next.CompareAndSwap(n+1, n)
+		s.GiveBack(n) // write n never ran: the next writer may take it
 	}
 	c.writes.note(generator)
 }
@@ -133,7 +112,7 @@ func (c *cell) advanceTruth() {
 	w := &c.writes
 	c.seqMu.Lock()
 	for g := range c.seqs {
-		if cm, dt := c.seqs[g].snapshot(); len(cm) > 0 || len(dt) > 0 {
+		if cm, dt := c.seqs[g].Snapshot(); len(cm) > 0 || len(dt) > 0 {
 			w.note(g)
 		}
 	}
@@ -149,17 +128,17 @@ func (c *cell) advanceTruth() {
 	advance := func(withDoubt bool) (*plan.Truth, error) {
 		j := writes.NewJournal()
 		for _, g := range w.order {
-			commits, doubt := c.writeSeq(g).snapshot()
+			commits, doubt := c.writeSeq(g).Snapshot()
 			for _, cm := range commits {
-				j.Commit(g, cm.k, cm.e)
+				j.Commit(g, cm.K, cm.E)
 			}
 			if withDoubt {
 				for _, cm := range doubt {
-					j.Commit(g, cm.k, cm.e)
+					j.Commit(g, cm.K, cm.E)
 				}
 			} else {
 				for _, cm := range doubt {
-					doubts = append(doubts, fmt.Sprintf("write %d of %s", cm.k, g))
+					doubts = append(doubts, fmt.Sprintf("write %d of %s", cm.K, g))
 				}
 			}
 		}

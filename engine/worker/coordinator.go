@@ -250,7 +250,7 @@ type Pool struct {
 	procs   []*proc
 	events  chan event
 	samp    measure.Sampling
-	timed   *Timed // a timed assignment (RunTimed), nil for sampled points
+	timed   *WireTimed // a timed assignment (RunTimed), nil for sampled points
 	streams int
 	rep     int
 	ln      net.Listener
@@ -743,24 +743,19 @@ type adaptive struct {
 	snaps map[*proc]*hdrhistogram.Histogram
 }
 
-// checkGap is the least time between two precision checks (measure's).
-const checkGap = 20 * time.Millisecond
-
 // decide returns how long the point may go on before the conditions can
 // change by time alone, or 0 to stop it now (stoppedBy says why).
 func (a *adaptive) decide(el time.Duration, first int64, p *Pool) time.Duration {
 	s := a.samp
+	stop, wait, held := s.Bound(el, s.MinDuration, first)
 	switch {
-	case el >= s.MaxDuration:
-		a.stoppedBy = measure.StopMax
+	case stop != "":
+		a.stoppedBy = stop
 		return 0
-	case el < s.MinDuration:
-		return s.MinDuration - el
-	case first < int64(s.MinSamples):
+	case held && wait > 0:
+		return wait
+	case held:
 		return s.MaxDuration - el // progress re-decides
-	case s.Precision == 0:
-		a.stoppedBy = measure.StopMin
-		return 0
 	case a.snaps != nil:
 		return s.MaxDuration - el // the answers re-decide
 	case el < a.nextCheck:
@@ -795,7 +790,7 @@ func (a *adaptive) answer(w *proc, m Msg, p *Pool, el time.Duration) (complete, 
 		merged.Merge(a.snaps[w])
 	}
 	a.snaps = nil
-	a.nextCheck = max(el+el/10, el+checkGap)
+	a.nextCheck = measure.NextCheck(el)
 	if measure.Precise(merged, a.samp) {
 		a.stoppedBy = measure.StopPrecision
 		return true, true

@@ -106,17 +106,17 @@ type Assign struct {
 	Describe string `json:"describe"`
 	// ReadOnly asks the worker to open the store read-only (the point
 	// does not write and the database allows one writing process).
-	ReadOnly bool     `json:"read_only,omitempty"`
-	Sampling Sampling `json:"sampling"`
+	ReadOnly bool         `json:"read_only,omitempty"`
+	Sampling WireSampling `json:"sampling"`
 	// Timed, when set, makes the assignment a timed run (sustained and
 	// open-loop points): one repetition of a fixed duration that the
 	// worker ends by itself, streaming its windows as they close.
-	Timed   *Timed  `json:"timed,omitempty"`
-	Streams []Shard `json:"streams"`
+	Timed   *WireTimed `json:"timed,omitempty"`
+	Streams []Shard    `json:"streams"`
 }
 
-// Timed is measure.Timed on the wire, durations in ns.
-type Timed struct {
+// WireTimed is measure.Timed on the wire, durations in ns.
+type WireTimed struct {
 	Warmup     int   `json:"warmup"`
 	DurationNs int64 `json:"duration_ns"`
 	WindowNs   int64 `json:"window_ns,omitempty"` // 0: one window, the whole run
@@ -125,20 +125,20 @@ type Timed struct {
 	ProbeNs    int64 `json:"probe_ns,omitempty"` // the per-call ceiling; 0: none
 }
 
-// WireTimed is t on the wire.
-func WireTimed(t measure.Timed) *Timed {
-	return &Timed{Warmup: t.Warmup, DurationNs: int64(t.Duration), WindowNs: int64(t.Window),
+// TimedToWire is t on the wire.
+func TimedToWire(t measure.Timed) *WireTimed {
+	return &WireTimed{Warmup: t.Warmup, DurationNs: int64(t.Duration), WindowNs: int64(t.Window),
 		LateNs: int64(t.LateBound), GraceNs: int64(t.Grace), ProbeNs: int64(t.Probe)}
 }
 
 // Measure is the timed run as measure takes it.
-func (t Timed) Measure() measure.Timed {
+func (t WireTimed) Measure() measure.Timed {
 	return measure.Timed{Warmup: t.Warmup, Duration: time.Duration(t.DurationNs), Window: time.Duration(t.WindowNs),
 		LateBound: time.Duration(t.LateNs), Grace: time.Duration(t.GraceNs), Probe: time.Duration(t.ProbeNs)}
 }
 
-// Sampling is measure.Sampling on the wire, durations in ns.
-type Sampling struct {
+// WireSampling is measure.Sampling on the wire, durations in ns.
+type WireSampling struct {
 	Warmup     int   `json:"warmup"`
 	MinNs      int64 `json:"min_ns"`
 	MinSamples int   `json:"min_samples"`
@@ -151,14 +151,14 @@ type Sampling struct {
 	PrecisionP99 float64 `json:"precision_p99,omitempty"`
 }
 
-// WireSampling is s on the wire.
-func WireSampling(s measure.Sampling) Sampling {
-	return Sampling{Warmup: s.Warmup, MinNs: int64(s.MinDuration), MinSamples: s.MinSamples,
+// SamplingToWire is s on the wire.
+func SamplingToWire(s measure.Sampling) WireSampling {
+	return WireSampling{Warmup: s.Warmup, MinNs: int64(s.MinDuration), MinSamples: s.MinSamples,
 		MaxNs: int64(s.MaxDuration), Reps: s.Reps, ProbeNs: int64(s.Probe), Precision: s.Precision, PrecisionP99: s.PrecisionP99}
 }
 
 // Measure is the sampling as measure takes it.
-func (s Sampling) Measure() measure.Sampling {
+func (s WireSampling) Measure() measure.Sampling {
 	return measure.Sampling{Warmup: s.Warmup, MinDuration: time.Duration(s.MinNs), MinSamples: s.MinSamples,
 		MaxDuration: time.Duration(s.MaxNs), Reps: s.Reps, Probe: time.Duration(s.ProbeNs),
 		Precision: s.Precision, PrecisionP99: s.PrecisionP99}

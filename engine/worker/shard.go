@@ -2,8 +2,8 @@ package worker
 
 import "github.com/mentat-spec/mentat-spec/engine/kind"
 
-// Stream is one stream of a point as the coordinator sees it.
-type Stream struct {
+// PointStream is one stream of a point as the coordinator splits it.
+type PointStream struct {
 	Op      string
 	Mix     []string
 	Ops     []kind.Operation
@@ -21,7 +21,7 @@ type Stream struct {
 // process. n is capped at the client count; each worker's shards carry
 // their stream's index in Stream, and an open-loop stream's rate is
 // split in proportion to the clients.
-func Split(streams []Stream, n int) [][]Shard {
+func Split(streams []PointStream, n int) [][]Shard {
 	total := 0
 	for _, st := range streams {
 		total += st.Clients

@@ -16,12 +16,12 @@ import (
 // clients and an open-loop write stream of 2 clients at 400 calls/s,
 // run for duration in windows of window.
 func timedAssigns(n int, duration, window time.Duration) []Assign {
-	streams := []Stream{{Op: "read", Mix: []string{"q1"}, Clients: 4}, {Op: "write", Mix: []string{"w"}, Clients: 2, Rate: 400}}
-	tm := WireTimed(measure.Timed{Warmup: 1, Duration: duration, Window: window, LateBound: 10 * time.Millisecond, Grace: time.Second})
+	streams := []PointStream{{Op: "read", Mix: []string{"q1"}, Clients: 4}, {Op: "write", Mix: []string{"w"}, Clients: 2, Rate: 400}}
+	tm := TimedToWire(measure.Timed{Warmup: 1, Duration: duration, Window: window, LateBound: 10 * time.Millisecond, Grace: time.Second})
 	var out []Assign
 	for _, sh := range Split(streams, n) {
 		out = append(out, Assign{Scenario: "sustained", Streams: sh, Timed: tm,
-			Sampling: WireSampling(measure.Sampling{Warmup: 1, MinDuration: duration, MaxDuration: duration, Reps: 1, Probe: time.Second})})
+			Sampling: SamplingToWire(measure.Sampling{Warmup: 1, MinDuration: duration, MaxDuration: duration, Reps: 1, Probe: time.Second})})
 	}
 	return out
 }
@@ -195,7 +195,7 @@ func TestPoolTimedInterrupted(t *testing.T) {
 // An open-loop stream's rate is split in proportion to each shard's
 // clients: the shards' rates add up to the declared one.
 func TestSplitRate(t *testing.T) {
-	streams := []Stream{{Op: "read", Clients: 3}, {Op: "write", Clients: 5, Rate: 1000}}
+	streams := []PointStream{{Op: "read", Clients: 3}, {Op: "write", Clients: 5, Rate: 1000}}
 	for n := 1; n <= 8; n++ {
 		var sum float64
 		var due int64
@@ -232,7 +232,7 @@ func TestServeTimedWithFakeCoordinator(t *testing.T) {
 	f, done := startServe(t)
 	f.expect(TypeHello)
 	a := testAssign()
-	a.Timed = WireTimed(measure.Timed{Warmup: 1, Duration: 300 * time.Millisecond, Window: 100 * time.Millisecond, Grace: time.Second})
+	a.Timed = TimedToWire(measure.Timed{Warmup: 1, Duration: 300 * time.Millisecond, Window: 100 * time.Millisecond, Grace: time.Second})
 	a.Streams[1].Mix, a.Streams[1].Rate = []string{"w"}, 200
 	f.send(Msg{Type: TypeAssign, Assign: a})
 	f.expect(TypeOpened)

@@ -78,19 +78,19 @@ func (s *sleepClient) Call(ctx context.Context) error {
 func (s *sleepClient) Close() {}
 
 func TestSplit(t *testing.T) {
-	read := Stream{Op: "read", Mix: []string{"q1"}, Clients: 5}
-	write := Stream{Op: "write", Mix: []string{"w"}, Clients: 1}
+	read := PointStream{Op: "read", Mix: []string{"q1"}, Clients: 5}
+	write := PointStream{Op: "write", Mix: []string{"w"}, Clients: 1}
 	for _, tc := range []struct {
 		name    string
-		streams []Stream
+		streams []PointStream
 		n       int
 		want    string
 	}{
-		{"one worker", []Stream{read}, 1, "[0:read 0-5]"},
-		{"one per client", []Stream{read}, 9, "[0:read 0-1] [0:read 1-2] [0:read 2-3] [0:read 3-4] [0:read 4-5]"},
-		{"uneven", []Stream{read}, 2, "[0:read 0-3] [0:read 3-5]"},
-		{"across streams", []Stream{read, write}, 4, "[0:read 0-2] [0:read 2-4] [0:read 4-5] [1:write 0-1]"},
-		{"spanning", []Stream{read, write}, 2, "[0:read 0-3] [0:read 3-5 1:write 0-1]"},
+		{"one worker", []PointStream{read}, 1, "[0:read 0-5]"},
+		{"one per client", []PointStream{read}, 9, "[0:read 0-1] [0:read 1-2] [0:read 2-3] [0:read 3-4] [0:read 4-5]"},
+		{"uneven", []PointStream{read}, 2, "[0:read 0-3] [0:read 3-5]"},
+		{"across streams", []PointStream{read, write}, 4, "[0:read 0-2] [0:read 2-4] [0:read 4-5] [1:write 0-1]"},
+		{"spanning", []PointStream{read, write}, 2, "[0:read 0-3] [0:read 3-5 1:write 0-1]"},
 		{"none", nil, 3, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,7 +196,7 @@ func (cs closers) Close() error {
 
 func testAssign() *Assign {
 	return &Assign{Version: Version, Scale: "xs", Backend: "sqlite", Scenario: "sweep",
-		Sampling: WireSampling(measure.Sampling{Warmup: 2, MaxDuration: time.Minute, Reps: 2}),
+		Sampling: SamplingToWire(measure.Sampling{Warmup: 2, MaxDuration: time.Minute, Reps: 2}),
 		Streams:  []Shard{{Stream: 0, Op: "read", Mix: []string{"q1"}, From: 2, To: 5}, {Stream: 1, Op: "write", Mix: []string{"fail"}, From: 0, To: 1}}}
 }
 
@@ -322,11 +322,11 @@ func testSecurity(t testing.TB) *Security {
 }
 
 func testAssigns(n int) []Assign {
-	streams := []Stream{{Op: "read", Mix: []string{"q1"}, Clients: 4}, {Op: "write", Mix: []string{"w"}, Clients: 1}}
+	streams := []PointStream{{Op: "read", Mix: []string{"q1"}, Clients: 4}, {Op: "write", Mix: []string{"w"}, Clients: 1}}
 	var out []Assign
 	for _, sh := range Split(streams, n) {
 		out = append(out, Assign{Scenario: "sweep", Streams: sh,
-			Sampling: WireSampling(measure.Sampling{Warmup: 1, MinDuration: 100 * time.Millisecond, MinSamples: 10, MaxDuration: 2 * time.Second})})
+			Sampling: SamplingToWire(measure.Sampling{Warmup: 1, MinDuration: 100 * time.Millisecond, MinSamples: 10, MaxDuration: 2 * time.Second})})
 	}
 	return out
 }
@@ -471,7 +471,7 @@ func TestPoolStopsAdaptively(t *testing.T) {
 			l := testLauncher(t, false)
 			as := testAssigns(3)
 			for i := range as {
-				as[i].Sampling = WireSampling(measure.Sampling{Warmup: 1, MinDuration: tc.min, MinSamples: 10, MaxDuration: tc.max, Precision: tc.precision})
+				as[i].Sampling = SamplingToWire(measure.Sampling{Warmup: 1, MinDuration: tc.min, MinSamples: 10, MaxDuration: tc.max, Precision: tc.precision})
 			}
 			p, err := l.Start(context.Background(), as)
 			if err != nil {

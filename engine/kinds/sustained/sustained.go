@@ -11,7 +11,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
-	"github.com/mentat-spec/mentat-spec/engine/kinds/timed"
+	"github.com/mentat-spec/mentat-spec/engine/kind/timed"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 )
 

@@ -1,0 +1,10 @@
+// Package resolve evaluates a decoded spec (engine/config) for the matrix
+// cells it runs in: a dataset block for one scale into datagen's dataset
+// and write generators, a backend block for one (scale, backend) cell into
+// what the runner sets up and loads, a query into its SQL for the cell's
+// dialect with its parameter values, a check into its cases against the
+// scale's truth, and the spec's samplers and thresholds. Validate does it
+// for every declared cell, so a mistake anywhere is reported at its line
+// before anything runs. Nothing here touches a database; engine/plan
+// builds the run's program from what this package returns.
+package resolve

@@ -1,0 +1,110 @@
+package resolve
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/hcleval"
+	"github.com/mentat-spec/mentat-spec/engine/threshold"
+)
+
+// thresholdLimits are the limit attributes, each with its field and
+// whether it is a share (0 to 1).
+var thresholdLimits = []struct {
+	name  string
+	field func(*threshold.Spec) *float64
+	share bool
+}{
+	{"p50_ms", func(s *threshold.Spec) *float64 { return &s.P50Ms }, false},
+	{"p95_ms", func(s *threshold.Spec) *float64 { return &s.P95Ms }, false},
+	{"p99_ms", func(s *threshold.Spec) *float64 { return &s.P99Ms }, false},
+	{"max_ms", func(s *threshold.Spec) *float64 { return &s.MaxMs }, false},
+	{"min_ops_s", func(s *threshold.Spec) *float64 { return &s.MinOpsS }, false},
+	{"max_error_rate", func(s *threshold.Spec) *float64 { return &s.MaxErrorRate }, true},
+	{"max_late_share", func(s *threshold.Spec) *float64 { return &s.MaxLateShare }, true},
+}
+
+// Thresholds evaluates the spec's thresholds against var.* and
+// local.*. A scenario, backend or scale a threshold names must be
+// declared, and every threshold sets at least one limit: a gate that can
+// never close is a mistake at its line, not a pass.
+func Thresholds(s *config.Spec) ([]threshold.Spec, hcl.Diagnostics) {
+	ctx := s.TopContext()
+	var out []threshold.Spec
+	var diags hcl.Diagnostics
+	seen := map[string]hcl.Range{}
+	for _, b := range s.Thresholds {
+		if prev, ok := seen[b.Name]; ok {
+			diags = append(diags, config.DuplicateDiag("threshold", b.Name, b.DeclRange, prev))
+			continue
+		}
+		seen[b.Name] = b.DeclRange
+		v := threshold.NewSpec(b.Name)
+		a := b.Content.Attributes
+		strs := []struct {
+			name  string
+			field *string
+			known func(string) bool
+		}{
+			{"scenario", &v.Scenario, func(n string) bool { return s.Scenario(n) != nil }},
+			{"backend", &v.Backend, func(n string) bool { return s.Backend(n) != nil }},
+			{"scale", &v.Scale, func(n string) bool { return s.Scale(n) != nil }},
+			{"op", &v.Op, nil},
+		}
+		for _, f := range strs {
+			e := a[f.name]
+			if e == nil {
+				continue
+			}
+			str, d := hcleval.String(e.Expr, ctx, f.name)
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			if f.known != nil && !f.known(str) {
+				diags = append(diags, hcleval.AttrError(e.Expr, "Unknown "+f.name, fmt.Sprintf("No %s %q is declared.", f.name, str)))
+			}
+			*f.field = str
+		}
+		if e := a["clients"]; e != nil {
+			n, d := hcleval.Int(e.Expr, ctx, "clients")
+			diags = append(diags, d...)
+			if !d.HasErrors() && n < 1 {
+				diags = append(diags, hcleval.AttrError(e.Expr, "Invalid clients", "clients must be at least 1."))
+			}
+			v.Clients = int(n)
+		}
+		for _, l := range thresholdLimits {
+			e := a[l.name]
+			if e == nil {
+				continue
+			}
+			f, d := hcleval.Number(e.Expr, ctx, l.name)
+			diags = append(diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			switch {
+			case math.IsNaN(f) || f < 0:
+				diags = append(diags, hcleval.AttrError(e.Expr, "Invalid "+l.name, l.name+" must be at least 0."))
+			case l.share && f > 1:
+				diags = append(diags, hcleval.AttrError(e.Expr, "Invalid "+l.name, l.name+" is a share of the calls, from 0 to 1 (0.01 is 1%)."))
+			}
+			*l.field(&v) = f
+		}
+		if e := a["abort"]; e != nil {
+			ab, d := hcleval.Bool(e.Expr, ctx, "abort")
+			diags = append(diags, d...)
+			v.Abort = ab
+		}
+		if !v.Limits() {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Threshold without a limit",
+				Detail:  "A threshold sets at least one of p50_ms, p95_ms, p99_ms, max_ms, min_ops_s, max_error_rate or max_late_share.",
+				Subject: b.DeclRange.Ptr()})
+		}
+		out = append(out, v)
+	}
+	return out, diags
+}

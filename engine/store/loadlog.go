@@ -1,0 +1,92 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+)
+
+// jobLog is what one load job did: rows per table and each commit.
+type jobLog struct {
+	from, to int64 // transaction range
+	rows     []int64
+	commits  []commitLog
+	err      error
+}
+
+type commitLog struct {
+	at    time.Time
+	took  time.Duration
+	tx    int64 // the last transaction committed; -1 for the final flush
+	datom int64 // datoms committed by the job so far
+}
+
+// commit times one Flush.
+func (j *jobLog) commit(start time.Time, tx, datoms int64) {
+	j.commits = append(j.commits, commitLog{at: start, took: time.Since(start), tx: tx, datom: datoms})
+}
+
+// WriteLog writes the load's log: per job, its range, rows per table,
+// and every commit with its time and duration.
+func WriteLog(w io.Writer, name string, res Result) {
+	tables := res.Tables
+	fmt.Fprintf(w, "# %s: bulk load, %d job(s), %d datoms in %s", name, len(res.Jobs), res.Datoms, res.Elapsed.Round(time.Millisecond))
+	if res.Capped {
+		fmt.Fprint(w, " (load cap hit)")
+	}
+	fmt.Fprintln(w)
+	total := make([]int64, len(tables))
+	for i, j := range res.Jobs {
+		fmt.Fprintf(w, "job %d: transactions %d..%d, %d commits", i, j.from, j.to, len(j.commits))
+		if j.err != nil {
+			fmt.Fprintf(w, ", ended with: %v", j.err)
+		}
+		fmt.Fprintln(w)
+		for t, n := range j.rows {
+			fmt.Fprintf(w, "job %d: table %s: %d rows\n", i, tables[t].Name, n)
+			total[t] += n
+		}
+		for _, c := range j.commits {
+			last := fmt.Sprint(c.tx)
+			if c.tx < 0 {
+				last = "end"
+			}
+			fmt.Fprintf(w, "job %d: commit at %s took %.3f s, through tx %s, %d datoms\n", i,
+				c.at.UTC().Format("15:04:05.000"), c.took.Seconds(), last, c.datom)
+		}
+	}
+	for t, n := range total {
+		fmt.Fprintf(w, "total: table %s: %d rows\n", tables[t].Name, n)
+	}
+}
+
+// CountLoaded counts the rows of the datom tables: after a load cut by
+// the cap, what the store holds, including a last commit the cut may or
+// may not have completed.
+func CountLoaded(ctx context.Context, s drivers.Session, tables []drivers.TableSpec) (int64, error) {
+	var n int64
+	for _, t := range tables[1:] { // tables[0] holds the attributes
+		st, err := s.Prepare(ctx, "SELECT count(*) FROM "+t.Name)
+		if err != nil {
+			return 0, err
+		}
+		var rows [][]any
+		_, err = st.Query(ctx, nil, &rows)
+		st.Close()
+		if err != nil {
+			return 0, err
+		}
+		if len(rows) != 1 || len(rows[0]) != 1 {
+			return 0, fmt.Errorf("counting %s: no row", t.Name)
+		}
+		c, ok := rows[0][0].(int64)
+		if !ok {
+			return 0, fmt.Errorf("counting %s: %T", t.Name, rows[0][0])
+		}
+		n += c
+	}
+	return n, nil
+}
