@@ -55,8 +55,6 @@ func newJournalWrites(t *testing.T, ds *datagen.Dataset, decls ...writes.Decl) (
 	return w, base
 }
 
-func itoa(n int64) string { return datagen.Value{Type: datagen.TypeLong, Int: n}.String() }
-
 func TestMultiAttributeUpdates(t *testing.T) {
 	ds := datagentest.Finished(t, datagentest.ScaleXS, false)
 	w, base := newJournalWrites(t, ds, fieldsWrite)
