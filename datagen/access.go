@@ -127,14 +127,14 @@ func (c *compiled) valuesAsOf(ai int, id, asOf int64, dst []Value, scratch []int
 // ValuesAsOf is ValueFunc's function for the attribute with ID a, for
 // callers scanning many ids of many attributes: it appends the values to
 // dst and reuses scratch (returned grown) for cardinality-many draws.
-// Not for an a out of range.
+// Only for a finished dataset (Ready) and an attribute ID it has.
 func (ds *Dataset) ValuesAsOf(a int32, id, asOfTx int64, dst []Value, scratch []int64) ([]Value, []int64) {
 	return ds.c.valuesAsOf(int(a)-1, id, asOfTx, dst, scratch)
 }
 
 // ChangedAfter reports whether attribute a of the entity with id (of the
 // attribute's kind) has a datom in a tx after tx id since: its initial
-// assert or a history's change.
+// assert or a history's change. Only for a finished dataset (Ready).
 func (ds *Dataset) ChangedAfter(a int32, id, since int64) bool {
 	return ds.c.changedAfter(int(a)-1, id, since)
 }
@@ -154,7 +154,7 @@ func (ds *Dataset) RefKind(ident string) (string, bool) {
 
 // InsertProblem says why a write cannot insert entities of kind (ids
 // from its count on, generated as the load would generate them), or ""
-// when it can.
+// when it can. Only for a finished dataset (Ready).
 func (ds *Dataset) InsertProblem(kind string) string {
 	k, ok := ds.c.byKind[kind]
 	if !ok {
