@@ -5,7 +5,9 @@
 #                  throwaway cluster is started (scripts/pg.sh) when
 #                  MENTAT_SPEC_PG_DSN is unset, and stopped afterwards; in CI
 #                  (CI set) Debian's chromium is installed when missing, for
-#                  the report's browser test (scripts/browser.sh)
+#                  the report's browser test (scripts/browser.sh), and
+#                  Debian's prometheus for the metrics endpoint's test
+#                  (scripts/prometheus.sh)
 #   make bench     the Go benchmarks (figures go to BENCHMARKS.md)
 #   make spec-review  fmt -check, validate and plan -diff of the specs
 #                  against BASE (default HEAD~1), as a pull request runs it
@@ -20,7 +22,7 @@ BIN      := bin/mentat-spec
 PKGS     := ./...
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build install test unit bench vet fmt-check browser quickstart pg-up pg-down clean bench-native spec-review fuzz fuzz-short aa ab
+.PHONY: all build install test unit bench vet fmt-check browser prometheus quickstart pg-up pg-down clean bench-native spec-review fuzz fuzz-short aa ab
 
 all: build
 
@@ -46,7 +48,12 @@ unit:
 browser:
 	@scripts/browser.sh
 
-test: vet fmt-check browser fuzz-short
+# prometheus makes sure the metrics endpoint's test can run against a real
+# server (installs Debian's prometheus in CI when it is missing).
+prometheus:
+	@scripts/prometheus.sh install
+
+test: vet fmt-check browser prometheus fuzz-short
 	scripts/with-pg.sh $(MAKE) --no-print-directory unit
 	@if git rev-parse --verify --quiet 'HEAD~1^{commit}' >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory spec-review BASE=HEAD~1; \

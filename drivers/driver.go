@@ -3,20 +3,40 @@
 // database; it knows no scenario, query or dataset.
 //
 // What a spec needs before anything is opened (the SQL dialect, the
-// option names) is on the Driver, with the optional facts plan reads
-// before opening: ConfigValidator (a backend's options), ReadOnlyReaders
-// (readers that cannot see writes), WriteLimiter (how many connections
-// may write at once), StoreEstimator (a store's size and load time per
-// datom) and StoreLocator (the file a store lives in). The other optional capabilities are
-// separate interfaces the engine detects with a type assertion on the
-// Backend, never on a Session: BulkLoader and Loader (the load),
-// SettingsApplier and SettingsReader (settings applied and read back),
-// Sizer and CacheSizer (store and cache sizes), Explainer, Dropper,
-// Versioner, ReaderSessions (cheaper sessions for points that do not
-// write), OneWritingProcess (one process may write the store),
-// ColdStarter (restart and page-cache eviction), EnvReporter,
-// StatementStats and ServerLog (what the server says about a run).
-// ColumnNamer is on a Stmt: the columns of its last result.
+// option names) is on the Driver. Everything else is optional: a separate
+// interface the engine detects with a type assertion, and a driver
+// implements the ones its database can answer.
+//
+// On the Driver (facts plan and the runner read before opening):
+//
+//	ConfigValidator    refuses a backend's options that cannot work, with the fix
+//	ReadOnlyReaders    options under which reader sessions cannot see writes
+//	WriteLimiter       how many connections may write at once
+//	StoreEstimator     a loaded store's bytes and load seconds per datom
+//	StoreLocator       the file a store lives in, for the free-space check
+//	StoreLocker        the store's exclusive lock, held for a run
+//	ServerCommands     the server's process names, whose CPU is the run's own
+//
+// On the Backend (never on a Session):
+//
+//	BulkLoader         a fast load path, one Loader per load job
+//	SettingsApplier    settings that write to the store, held back until it is known to be ours
+//	SettingsReader     the values in force of named settings, for env.txt
+//	EnvReporter        what else the database has in force, for env.txt
+//	Versioner          the database's version, for env.txt
+//	Sizer              the store's size on disk
+//	CacheSizer         the database's buffer cache, beside the store's size
+//	Explainer          a statement's plan in the database's own format
+//	Dropper            removes a store the engine created
+//	ReaderSessions     cheaper sessions for clients that only read
+//	OneWritingProcess  one process at a time may open the store for writing
+//	ColdStarter        how to make the next opening cold: the server to restart, the files to evict
+//	StatementStats     the server's per-statement statistics for a point
+//	ServerLog          the server's log file, copied per cell
+//
+// On a Stmt:
+//
+//	ColumnNamer        the column names of its last result, for checks
 package drivers
 
 import (
@@ -190,6 +210,13 @@ type Sizer interface {
 // measures the disk, not the database.
 type CacheSizer interface {
 	CacheSize(ctx context.Context) (int64, error)
+}
+
+// CacheSetting names the database setting that sizes the buffer cache
+// CacheSizer reports (PostgreSQL's shared_buffers, DuckDB's
+// memory_limit), so the reports call the cache what the database does.
+type CacheSetting interface {
+	CacheSetting() string
 }
 
 // Explainer returns the plan of a statement in the database's own format.

@@ -98,6 +98,9 @@ locals {
   sql = "../specs/mentat"
   # The name prefix of this spec's SQLite and DuckDB files.
   store = "quickstart"
+  # write_mixed repeats mixed_s as every point repeats: -var reps=5 gives
+  # compare five samples of the writes too.
+  mixed_reps = var.reps
   # var.client_model as a backend's two attributes: clients = "goroutine"
   # or "process", or processes = N for a number (null counts as not set).
   client_kind      = can(tonumber(var.client_model)) ? null : var.client_model

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # browser.sh makes sure a Chromium is on PATH for the report's browser
-# test (engine/results TestHTMLInBrowser). In CI (CI set) a missing
+# test (engine/report TestHTMLInBrowser). In CI (CI set) a missing
 # browser is installed from Debian's packages as root, so that test never
 # skips there; elsewhere a missing browser only skips it.
 set -euo pipefail

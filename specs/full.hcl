@@ -216,6 +216,9 @@ locals {
   # or "process", or processes = N for a number (null counts as not set).
   client_kind      = can(tonumber(var.client_model)) ? null : var.client_model
   client_processes = can(tonumber(var.client_model)) ? tonumber(var.client_model) : null
+  # write_mixed runs mixed_s once per cell (the seed's suite); var.reps
+  # here would give compare samples of the writes, at reps times the time.
+  mixed_reps = 1
 }
 
 matrix {

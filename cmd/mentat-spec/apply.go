@@ -14,11 +14,12 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/compare"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/sustained"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
-	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
+	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
@@ -54,6 +55,8 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	certFile := fs.String("worker-cert", "", "PEM certificate the worker listener presents instead of a self-signed one made for the run (with -worker-key)")
 	keyFile := fs.String("worker-key", "", "PEM private key of -worker-cert")
 	lockWait := fs.Duration("lock-wait", 24*time.Hour, "how long to wait for another run that holds a store or the results directory (its pid and host are printed); 0 refuses at once")
+	var mf metricsFlags
+	mf.register(fs)
 	maxStore := fs.Float64("max-store-gb", 0, "refuse to load a store estimated (from measured bytes per datom) larger than this many GB; file stores are also refused when larger than the free disk")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
@@ -120,6 +123,13 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		}
 		log = pr
 	}
+	// Before the run creates anything: a port in use is a usage error.
+	watch, stopMetrics, err := mf.start(ctx, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "mentat-spec apply: %v\n", err)
+		return exitUsage
+	}
+	defer stopMetrics()
 	var kinds []string
 	if *phase == runner.PhaseSustained {
 		kinds = []string{sustained.Name}
@@ -164,7 +174,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	o, err := runner.Run(ctx, p, runner.Options{
 		Registry: drivers.Default, ResultsDir: dir, DataDir: *dataDir, Phase: *phase, Reload: *reload,
 		Workers: workers(), Log: log, Env: env, MaxStoreBytes: int64(*maxStore * 1e9), Sensitive: func(k string) bool { return sensitive[k] },
-		Kinds: kinds, Progress: pr, Launcher: launcher, LockWait: lw, Resume: *resume != "",
+		Kinds: kinds, Progress: pr, Launcher: launcher, LockWait: lw, Resume: *resume != "", Watch: watch,
 	})
 	if o != nil {
 		printTable(stdout, o)
@@ -200,7 +210,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 // " (report.html, ...)": a file the run never wrote is not offered.
 func listFiles(dir string) string {
 	var have []string
-	for _, name := range []string{"report.html", "summary.md", "results.json", "timings.csv", "checks.txt"} {
+	for _, name := range append(report.Files(), results.TimingsFile, results.ChecksFile) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			have = append(have, name)
 		}
@@ -305,7 +315,7 @@ func printTable(w io.Writer, o *runner.Outcome) {
 }
 
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("report", "DIR", "Regenerates summary.md, report.html and results.json of a results directory from its files (timings.csv, loads.csv, checks.txt, env.txt, ...).", stderr)
+	fs := newFlagSet("report", "DIR", "Regenerates "+report.FileList()+" of a results directory from its files (timings.csv, loads.csv, checks.txt, env.txt, ...):\n"+formatLines(), stderr)
 	pos, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -318,28 +328,30 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec report: %s is not a results directory\n", pos[0])
 		return exitUsage
 	}
-	if err := results.WriteSummary(pos[0]); err != nil {
+	if err := report.WriteAll(pos[0]); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec report: %v\n", err)
 		return exitUnfinished
 	}
-	for _, r := range results.Reports() {
-		fmt.Fprintf(stdout, "Wrote %s\n", filepath.Join(pos[0], r.File))
+	for _, f := range report.Files() {
+		fmt.Fprintf(stdout, "Wrote %s\n", filepath.Join(pos[0], f))
 	}
 	return exitOK
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-noise-bound PCT] [-force] [-fail-undecided] [-html FILE]",
+	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-noise-bound PCT] [-calibrate AA_RUN...] [-force] [-fail-undecided] [-html FILE]",
 		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 6) unless -force. "+
 			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the whole confidence interval of the change (Hodges-Lehmann) lies beyond the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
 			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 5 on any regression, 6 when refused (or, with -fail-undecided, when a metric cannot be decided), 0 otherwise, so it can gate a release.", stderr)
-	method := fs.String("method", results.MethodStats, "stats: a significance test over reps; threshold: medians beyond the threshold")
+	method := fs.String("method", compare.MethodStats, "stats: a significance test over reps; threshold: medians beyond the threshold")
 	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression (with stats, the change's confidence interval must lie beyond it)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the stats method (0.05: 95% confidence)")
 	force := fs.Bool("force", false, "compare even when the runs are not comparable (the differences are still listed)")
 	noiseBound := fs.Float64("noise-bound", 10, "points of the machine's CPU by which the share taken by other processes (or stolen by the hypervisor) may differ between the runs (noise.csv) before a metric that moved is reported as undecided instead of a regression; 0 does not weigh the noise; -force judges anyway")
 	failUndecided := fs.Bool("fail-undecided", false, "exit 6 when a metric cannot be decided (too few reps, or the machines' noise differs), instead of 0: no verdict is not a pass")
 	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to FILE (both runs side by side, changes marked)")
+	var calibrate repeated
+	fs.Var(&calibrate, "calibrate", "an A/A run: a results directory of the same spec on this machine with nothing changed (repeat, two or more): the variation between these runs is estimated, and each change of NEW must stand out from it as well as from the reps' spread. Without it the verdict assumes runs differ no more than their reps")
 	pos, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -348,23 +360,31 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	opts := results.Options{Method: *method, ThresholdPct: *threshold, Alpha: *alpha, Force: *force, NoiseBoundPct: *noiseBound}
+	opts := compare.Options{Method: *method, ThresholdPct: *threshold, Alpha: *alpha, Force: *force, NoiseBoundPct: *noiseBound}
+	if len(calibrate) > 0 {
+		rv, err := compare.Calibrate(calibrate)
+		if err != nil {
+			fmt.Fprintf(stderr, "mentat-spec compare: -calibrate: %v\n", err)
+			return exitUsage
+		}
+		opts.RunVariation = rv
+	}
 	// When both runs recorded what they ran, points whose query, scenario
 	// or dataset changed are listed and left out; the rest are compared.
-	c, ferr := plandiff.Unchanged(pos[0], pos[1])
+	c, ferr := compare.Unchanged(pos[0], pos[1])
 	switch {
 	case ferr == nil:
 		opts.Comparable, opts.LoadComparable = c.Comparable, c.LoadComparable
 		for _, n := range c.NotCompared {
 			opts.NotCompared = append(opts.NotCompared, n.String())
 		}
-	case errors.Is(ferr, plandiff.ErrNoFingerprints):
+	case errors.Is(ferr, results.ErrNoFingerprints):
 		// Runs from before fingerprints: the whole spec's hash decides.
 	default:
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", ferr)
 		return exitUsage
 	}
-	rep, err := results.CompareWith(pos[0], pos[1], opts)
+	rep, err := compare.Dirs(pos[0], pos[1], opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitUsage
@@ -386,10 +406,19 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	return compareExit(rep, *failUndecided)
 }
 
-// writeCompareHTML writes the comparison page to path.
-func writeCompareHTML(path string, rep results.Report) error {
+// formatLines lists the report formats, one per line, for the help.
+func formatLines() string {
 	var b strings.Builder
-	if err := results.CompareHTML(rep, &b); err != nil {
+	for _, f := range report.Formats() {
+		fmt.Fprintf(&b, "\n  %-13s %s", f.File, f.Description)
+	}
+	return b.String()
+}
+
+// writeCompareHTML writes the comparison page to path.
+func writeCompareHTML(path string, v compare.Verdict) error {
+	var b strings.Builder
+	if err := compare.HTML(v, &b); err != nil {
 		return err
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -449,3 +478,9 @@ func runSecurity(secretFile, certFile, keyFile string, listen bool) (*worker.Sec
 	}
 	return sec, path, nil
 }
+
+// repeated is a flag that may be given several times, in order.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ",") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/compare"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
 
@@ -46,7 +46,7 @@ func applyExit(o *runner.Outcome, runErr error, interrupted bool) int {
 
 // compareExit is compare's exit code: a regression is a finding, a
 // refusal and (when asked) an undecided metric are no verdict at all.
-func compareExit(rep results.Report, failUndecided bool) int {
+func compareExit(rep compare.Verdict, failUndecided bool) int {
 	switch {
 	case rep.Refused:
 		return exitUndecided

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/mentat-spec/mentat-spec/engine/compare"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
@@ -58,20 +60,20 @@ func TestApplyExit(t *testing.T) {
 }
 
 func TestCompareExit(t *testing.T) {
-	undecided := results.Report{Verdicts: []results.Verdict{{Outcome: results.OutNoChange}, {Outcome: results.OutUndecided}}}
+	undecided := compare.Verdict{Verdicts: []compare.MetricVerdict{{Outcome: compare.OutNoChange}, {Outcome: compare.OutUndecided}}}
 	regressed := undecided
-	regressed.Findings = []results.Finding{{Kind: results.KindP50}}
+	regressed.Findings = []compare.Finding{{Kind: compare.KindP50}}
 	for _, tt := range []struct {
 		name          string
-		rep           results.Report
+		rep           compare.Verdict
 		failUndecided bool
 		want          int
 	}{
-		{"nothing found", results.Report{Verdicts: []results.Verdict{{Outcome: results.OutNoChange}}}, true, exitOK},
+		{"nothing found", compare.Verdict{Verdicts: []compare.MetricVerdict{{Outcome: compare.OutNoChange}}}, true, exitOK},
 		{"undecided passes by default", undecided, false, exitOK},
 		{"undecided fails when asked", undecided, true, exitUndecided},
 		{"a regression wins over undecided", regressed, true, exitRegression},
-		{"refused", results.Report{Refused: true}, false, exitUndecided},
+		{"refused", compare.Verdict{Refused: true}, false, exitUndecided},
 	} {
 		if got := compareExit(tt.rep, tt.failUndecided); got != tt.want {
 			t.Errorf("%s: exit %d, want %d", tt.name, got, tt.want)
@@ -194,10 +196,7 @@ func TestApplyThresholds(t *testing.T) {
 				if len(raw) != 2 || !strings.Contains(line, fmt.Sprintf("(%d calls, exact histogram)", calls)) {
 					t.Errorf("%d reps with %d calls in all; the threshold judged: %s", len(raw), calls, line)
 				}
-				hs, err := results.ReadHlog(filepath.Join(out, results.HdrDir, results.HlogName(results.Row{Scenario: "lookup", Backend: "sqlite", Scale: "xs", Clients: 2, Op: "read"})))
-				if err != nil {
-					t.Fatal(err)
-				}
+				hs := readHlog(t, filepath.Join(out, results.HdrDir, results.HlogName(results.Row{Scenario: "lookup", Backend: "sqlite", Scale: "xs", Clients: 2, Op: "read"})))
 				merged := hdrhistogram.New(1, int64(time.Hour), 3)
 				for _, h := range hs {
 					merged.Merge(h)
@@ -242,5 +241,28 @@ func TestSweepAloneIsChecked(t *testing.T) {
 		if !strings.Contains("\n"+checks, want) {
 			t.Errorf("checks.txt lacks %q:\n%s", want, checks)
 		}
+	}
+}
+
+// readHlog reads every interval histogram of the HDR log at path with
+// the HdrHistogram library's own reader, as other tools read it.
+func readHlog(t *testing.T, path string) []*hdrhistogram.Histogram {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := hdrhistogram.NewHistogramLogReader(bufio.NewReader(f))
+	var out []*hdrhistogram.Histogram
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatalf("reading %s: %v", path, err)
+		}
+		if h == nil {
+			return out
+		}
+		out = append(out, h)
 	}
 }

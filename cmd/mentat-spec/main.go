@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mentat-spec/mentat-spec/engine/buildinfo"
+	"github.com/mentat-spec/mentat-spec/engine/report"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -26,7 +27,7 @@ var commands = map[string]command{
 	"plan":     {"Print the expanded matrix in run order; touches no database", runPlan},
 	"gen":      {"Write a scale's dataset (CSV, optional EDN) and its truth (JSON) to a directory", runGen},
 	"apply":    {"Run the benchmark: load, measure, check, write a results directory", runApply},
-	"report":   {"Regenerate summary.md, report.html and results.json of a results directory", runReport},
+	"report":   {"Regenerate " + report.FileList() + " of a results directory", runReport},
 	"fmt":      {"Rewrite .hcl files in the canonical layout (-check: exit 1 if one would change)", runFmt},
 	"compare":  {"Compare two results directories and flag regressions", runCompare},
 	"version":  {"Print the version", runVersion},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/plandesc"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 )
 
@@ -57,7 +58,7 @@ func runPlanDiff(paths []string, sf *specFlags, df *diffFlags, stdout, stderr io
 	if !ok {
 		return exitUsage
 	}
-	rep := plandiff.Diff(oldLabel, newLabel, oldDesc, newDesc)
+	rep := plandiff.Between(oldLabel, newLabel, oldDesc, newDesc)
 	switch {
 	case df.json:
 		err = rep.WriteJSON(stdout)
@@ -78,7 +79,7 @@ func runPlanDiff(paths []string, sf *specFlags, df *diffFlags, stdout, stderr io
 
 // describeSpec loads, validates and plans one side; diagnostics are
 // printed under the side's name, with file names rewritten by names.
-func describeSpec(side string, paths []string, sf *specFlags, names *strings.Replacer, stderr io.Writer) (*plandiff.Description, bool) {
+func describeSpec(side string, paths []string, sf *specFlags, names *strings.Replacer, stderr io.Writer) (*plandesc.Description, bool) {
 	var diags bytes.Buffer
 	defer func() {
 		if diags.Len() == 0 {
@@ -101,7 +102,7 @@ func describeSpec(side string, paths []string, sf *specFlags, names *strings.Rep
 	if d.HasErrors() {
 		return nil, false
 	}
-	return plandiff.Describe(p), true
+	return plandesc.Describe(p), true
 }
 
 // oldSide resolves OLD to spec paths: an existing path is used as it

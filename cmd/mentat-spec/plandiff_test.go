@@ -119,7 +119,7 @@ func TestPlanDiffGitRevision(t *testing.T) {
 	}
 
 	code, out, _ = runT(t, "plan", path, "-diff", "HEAD~1", "-json")
-	var rep plandiff.Report
+	var rep plandiff.Diff
 	if err := json.Unmarshal([]byte(out), &rep); code != exitOK || err != nil || len(rep.Changes) != 2 {
 		t.Errorf("-json: exit %d, %v, %d changes:\n%s", code, err, len(rep.Changes), out)
 	}

@@ -1,7 +1,8 @@
 // Package drivertest is the conformance suite every driver's tests run:
 //
 //	func TestConformance(t *testing.T) {
-//		drivertest.Run(t, fixtures, func(t *testing.T) drivers.Backend { ... })
+//		fx := drivertest.Fixtures{SlowQuery: "SELECT pg_sleep(30)", KnownSetting: "work_mem"}
+//		drivertest.Run(t, fx, func(t *testing.T) drivers.Backend { ... })
 //	}
 //
 // The SQL is portable across SQLite, PostgreSQL and DuckDB; parameters use

@@ -311,41 +311,29 @@ func (b *backend) Session(ctx context.Context) (drivers.Session, error) {
 		return nil, err
 	}
 	s := &session{b: b, d: d, stmts: map[*stmt]struct{}{}}
-	if err := b.track(s); err != nil {
-		d.disconnect()
+	if err := b.open.Track(s, b.what(), d.disconnect); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func (b *backend) track(c closer) error {
-	if err := b.open.Add(c); err != nil {
-		return fmt.Errorf("duckdb backend %q: %w", b.name, err)
-	}
-	return nil
-}
-
-func (b *backend) untrack(c closer) { b.open.Remove(c) }
+// what names the backend in errors.
+func (b *backend) what() string { return fmt.Sprintf("duckdb backend %q", b.name) }
 
 // Close interrupts the calls in flight on the sessions and loaders still
 // open, closes them once those calls return, then releases the database; DuckDB checkpoints and closes the file once the
 // last handle on it is gone. It never removes anything.
 func (b *backend) Close() error {
-	open, first := b.open.Close()
+	first, err := b.open.Close(closer.interrupt)
 	if !first {
 		return nil
-	}
-	var errs []error
-	for _, c := range open {
-		c.interrupt()
-		errs = append(errs, c.Close())
 	}
 	b.admin.interrupt()
 	b.adminMu.Lock()
 	b.admin.disconnect()
 	b.adminMu.Unlock()
 	mapping.Close(&b.db)
-	return errors.Join(errs...)
+	return err
 }
 
 // wrap adds the backend name, the operation and the head of the SQL text.

@@ -151,6 +151,9 @@ func (b *backend) ReadSettings(ctx context.Context, names []string) (map[string]
 	return out, nil
 }
 
+// CacheSetting is the setting CacheSize reads.
+func (b *backend) CacheSetting() string { return "memory_limit" }
+
 // CacheSize is DuckDB's memory_limit, the ceiling of its buffer manager.
 func (b *backend) CacheSize(ctx context.Context) (int64, error) {
 	rows, err := b.adminQuery(ctx, "cache size", "SELECT current_setting('memory_limit')::VARCHAR", nil)

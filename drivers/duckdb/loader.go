@@ -129,8 +129,7 @@ func (b *backend) NewLoader(ctx context.Context, tables []drivers.TableSpec) (dr
 		}
 		l.tables = append(l.tables, t)
 	}
-	if err := b.track(l); err != nil {
-		l.release()
+	if err := b.open.Track(l, b.what(), l.release); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -467,7 +466,7 @@ func (l *loader) Close() error {
 		return nil
 	}
 	l.release()
-	l.b.untrack(l)
+	l.b.open.Remove(l)
 	return nil
 }
 

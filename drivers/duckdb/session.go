@@ -71,7 +71,7 @@ func (s *session) Close() error {
 	}
 	s.stmts = nil
 	s.d.disconnect()
-	s.b.untrack(s)
+	s.b.open.Remove(s)
 	return nil
 }
 

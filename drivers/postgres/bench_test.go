@@ -65,7 +65,7 @@ func benchFixture(b *testing.B) *Backend {
 	fixtureOnce.Do(func() {
 		ctx := context.Background()
 		var be drivers.Backend
-		be, fixtureErr = New().Open(ctx, drivers.Config{Scale: "bench", Options: map[string]string{
+		be, fixtureErr = New(Name).Open(ctx, drivers.Config{Scale: "bench", Options: map[string]string{
 			"dsn": dsn, "database": "mentat_bench_" + strconv.Itoa(os.Getpid())}})
 		if fixtureErr != nil {
 			return
@@ -342,7 +342,7 @@ func BenchmarkPointLookup(b *testing.B) {
 
 // reopen opens the fixture database again with other options.
 func reopen(b *testing.B, be *Backend, protocol, io string) *Backend {
-	nb, err := New().Open(context.Background(), drivers.Config{Scale: "bench", Options: map[string]string{
+	nb, err := New(Name).Open(context.Background(), drivers.Config{Scale: "bench", Options: map[string]string{
 		"dsn": testDSN(b), "database": be.database, "protocol": protocol, "io": io}})
 	if err != nil {
 		b.Fatal(err)

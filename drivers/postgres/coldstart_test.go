@@ -58,7 +58,7 @@ func TestColdStartServerRestartOff(t *testing.T) {
 		t.Errorf("ColdStart = %+v, %v", cs, err)
 	}
 	for v, ok := range map[string]bool{"auto": true, "off": true, "yes": false} {
-		_, err := parseOptions(drivers.Config{Scale: "xs", Options: map[string]string{"dsn": "postgres://u@h/x", "server_restart": v}})
+		_, err := parseOptions(Name, drivers.Config{Scale: "xs", Options: map[string]string{"dsn": "postgres://u@h/x", "server_restart": v}})
 		if (err == nil) != ok {
 			t.Errorf("server_restart = %q: %v", v, err)
 		}

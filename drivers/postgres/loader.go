@@ -75,11 +75,11 @@ var _ drivers.Loader = (*Loader)(nil)
 // NewLoader opens a connection and looks up the column types of tables.
 func (b *Backend) NewLoader(ctx context.Context, tables []drivers.TableSpec) (drivers.Loader, error) {
 	if len(tables) == 0 {
-		return nil, errors.New("postgres: loader: no tables")
+		return nil, errors.New(b.name + ": loader: no tables")
 	}
 	conn, err := b.connect(ctx)
 	if err != nil {
-		return nil, b.redact(fmt.Errorf("postgres: loader: connect to database %q: %w", b.database, withCtx(ctx, err)))
+		return nil, b.redact(fmt.Errorf("%s: loader: connect to database %q: %w", b.name, b.database, withCtx(ctx, err)))
 	}
 	l := &Loader{
 		b:       b,
@@ -94,7 +94,7 @@ func (b *Backend) NewLoader(ctx context.Context, tables []drivers.TableSpec) (dr
 		lt, err := describeTable(ctx, conn, t)
 		if err != nil {
 			closeQuietly(conn)
-			return nil, b.redact(fmt.Errorf("postgres: loader: %w", withCtx(ctx, err)))
+			return nil, b.redact(fmt.Errorf("%s: loader: %w", b.name, withCtx(ctx, err)))
 		}
 		l.tables = append(l.tables, lt)
 	}
@@ -136,11 +136,11 @@ func (l *Loader) Append(table int, row []any) error {
 		return l.err
 	}
 	if table < 0 || table >= len(l.tables) {
-		return fmt.Errorf("postgres: loader: table index %d out of range (%d tables)", table, len(l.tables))
+		return fmt.Errorf("%s: loader: table index %d out of range (%d tables)", l.b.name, table, len(l.tables))
 	}
 	t := &l.tables[table]
 	if len(row) != len(t.oids) {
-		return fmt.Errorf("postgres: loader: table %q: %d values for %d columns", t.name, len(row), len(t.oids))
+		return fmt.Errorf("%s: loader: table %q: %d values for %d columns", l.b.name, t.name, len(row), len(t.oids))
 	}
 	buf := t.buf
 	if buf == nil {
@@ -152,7 +152,7 @@ func (l *Loader) Append(table int, row []any) error {
 		var err error
 		if buf, err = appendValue(buf, l.types, t.oids[i], v); err != nil {
 			t.buf = buf[:start]
-			return fmt.Errorf("postgres: loader: table %q column %q: %w", t.name, t.columns[i], err)
+			return fmt.Errorf("%s: loader: table %q column %q: %w", l.b.name, t.name, t.columns[i], err)
 		}
 	}
 	t.buf = buf
@@ -169,7 +169,7 @@ func (l *Loader) handOff(table int) error {
 	t.buf = nil
 	l.pending = true
 	if p := l.failed.Load(); p != nil {
-		return fmt.Errorf("postgres: loader: %w (the rows since the last Flush are lost)", *p)
+		return fmt.Errorf("%s: loader: %w (the rows since the last Flush are lost)", l.b.name, *p)
 	}
 	return nil
 }
@@ -198,10 +198,10 @@ func (l *Loader) Flush(ctx context.Context) error {
 		// Abort the sender's COPY or COMMIT; the loader is done for.
 		l.cancel()
 		err = <-l.results
-		l.err = errors.New("postgres: loader: aborted by a cancelled Flush")
+		l.err = errors.New(l.b.name + ": loader: aborted by a cancelled Flush")
 	}
 	if err != nil {
-		return l.b.redact(fmt.Errorf("postgres: loader: flush: %w", withCtx(ctx, err)))
+		return l.b.redact(fmt.Errorf("%s: loader: flush: %w", l.b.name, withCtx(ctx, err)))
 	}
 	return nil
 }
@@ -212,7 +212,7 @@ func (l *Loader) Close() error {
 	if errors.Is(l.err, errLoaderClosed) {
 		return nil
 	}
-	l.err = fmt.Errorf("postgres: loader: %w", errLoaderClosed)
+	l.err = fmt.Errorf("%s: loader: %w", l.b.name, errLoaderClosed)
 	close(l.work)
 	select {
 	case <-l.done:

@@ -32,15 +32,15 @@ func lockKey(database string) int32 {
 // database's name, on a session of the DSN's own database held until
 // Release: the server releases it when that session ends, also when the
 // run is killed. The session's application_name says who holds it.
-func (pgDriver) LockStore(ctx context.Context, cfg drivers.Config, w storelock.Wait) (storelock.Lock, error) {
-	o, err := parseOptions(cfg)
+func (d pgDriver) LockStore(ctx context.Context, cfg drivers.Config, w storelock.Wait) (storelock.Lock, error) {
+	o, err := parseOptions(d.name, cfg)
 	if err != nil {
 		return nil, err
 	}
 	secrets := dsnSecrets(o.dsn)
 	ccfg, err := pgx.ParseConfig(o.dsn)
 	if err != nil {
-		return nil, dsnParseError(o.dsn, err, secrets)
+		return nil, dsnParseError(d.name, o.dsn, err, secrets)
 	}
 	if ccfg.Password != "" {
 		secrets = append(secrets, ccfg.Password)
@@ -52,17 +52,17 @@ func (pgDriver) LockStore(ctx context.Context, cfg drivers.Config, w storelock.W
 	ccfg.RuntimeParams["application_name"] = fmt.Sprintf("mentat-spec lock pid=%d host=%s", os.Getpid(), host)
 	conn, err := pgx.ConnectConfig(ctx, ccfg)
 	if err != nil {
-		return nil, redact(fmt.Errorf("postgres: locking database %q: connect to database %q: %w", o.database, ccfg.Database, err), secrets)
+		return nil, redact(fmt.Errorf("%s: locking database %q: connect to database %q: %w", o.name, o.database, ccfg.Database, err), secrets)
 	}
 	key := lockKey(o.database)
 	what := fmt.Sprintf("PostgreSQL database %q", o.database)
 	l, err := storelock.Poll(ctx, what, w, func() (storelock.Lock, *storelock.Holder, error) {
 		var got bool
 		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1, $2)", int32(lockClass), key).Scan(&got); err != nil {
-			return nil, nil, fmt.Errorf("postgres: locking database %q: %w", o.database, err)
+			return nil, nil, fmt.Errorf("%s: locking database %q: %w", o.name, o.database, err)
 		}
 		if got {
-			return &pgLock{conn: conn, key: key}, nil, nil
+			return &pgLock{name: d.name, conn: conn, key: key}, nil, nil
 		}
 		h := lockHolder(ctx, conn, key)
 		return nil, &h, nil
@@ -97,6 +97,7 @@ func lockHolder(ctx context.Context, conn *pgx.Conn, key int32) storelock.Holder
 }
 
 type pgLock struct {
+	name string // the driver's
 	conn *pgx.Conn
 	key  int32
 }
@@ -125,7 +126,7 @@ func (l *pgLock) Release() error {
 	err2 := l.conn.Close(ctx)
 	l.conn = nil
 	if err != nil {
-		return fmt.Errorf("postgres: releasing the store's lock: %w", err)
+		return fmt.Errorf("%s: releasing the store's lock: %w", l.name, err)
 	}
 	return err2
 }

@@ -15,7 +15,7 @@ import (
 func TestLockHeldUntilItsSessionEnds(t *testing.T) {
 	dsn, ctx := testDSN(t), testCtx(t)
 	cfg := drivers.Config{Backend: "postgres", Scale: "xs", Options: map[string]string{"dsn": dsn, "database": testDBName(t)}}
-	l, err := pgDriver{}.LockStore(ctx, cfg, storelock.Wait{Timeout: -1})
+	l, err := pgDriver{name: Name}.LockStore(ctx, cfg, storelock.Wait{Timeout: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestLockHeldUntilItsSessionEnds(t *testing.T) {
 	if !ok || !ck.Held(ctx) {
 		t.Fatal("a lock just taken is held")
 	}
-	if _, err := (pgDriver{}).LockStore(ctx, cfg, storelock.Wait{Timeout: -1}); err == nil {
+	if _, err := (pgDriver{name: Name}).LockStore(ctx, cfg, storelock.Wait{Timeout: -1}); err == nil {
 		t.Fatal("a second lock of the same store was granted")
 	}
 	// The lock's session ends, as it does when the server restarts.
@@ -40,7 +40,7 @@ func TestLockHeldUntilItsSessionEnds(t *testing.T) {
 	if ck.Held(ctx) {
 		t.Fatal("a lock whose session ended still reads as held")
 	}
-	again, err := pgDriver{}.LockStore(ctx, cfg, storelock.Wait{Timeout: -1})
+	again, err := pgDriver{name: Name}.LockStore(ctx, cfg, storelock.Wait{Timeout: -1})
 	if err != nil {
 		t.Fatalf("the lost lock cannot be taken again: %v", err)
 	}

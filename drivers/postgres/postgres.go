@@ -29,10 +29,15 @@
 //	          BENCHMARKS.md compares them against pgbench.
 //
 // Counted queries (the measured path: Stmt.Query with no destination) are
-// framed by the driver on the session's pgx connection (Bind, Execute and
-// Sync, or one Query message in simple mode, encoded and decoded with
-// pgproto3); everything else (connecting, authentication, TLS, prepare,
-// Exec, collected rows, COPY) is pgx's own path.
+// framed on the session's pgx connection by drivers/pgwire (Bind, Execute
+// and Sync, or one Query message in simple mode, encoded and decoded with
+// pgproto3), which also holds the io transports; everything else
+// (connecting, authentication, TLS, prepare, Exec, collected rows, COPY)
+// is pgx's own path.
+//
+// The package registers the driver as "postgres" (Name); New gives it
+// under another name, for a database that speaks PostgreSQL's protocol
+// and SQL.
 //
 // Settings (GUCs) are validated against the server at Open, before
 // anything is created, and a bad name or value fails Open with an error
@@ -67,17 +72,22 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/pgwire"
 )
 
-func init() { drivers.Default.MustRegister("postgres", New()) }
+// Name is the name the driver is registered under in drivers.Default.
+const Name = "postgres"
 
-// New returns the PostgreSQL driver.
-func New() drivers.Driver { return pgDriver{} }
+func init() { drivers.Default.MustRegister(Name, New(Name)) }
 
-type pgDriver struct{}
+// New returns the PostgreSQL driver for registration under name, which
+// its errors begin with: a database that speaks PostgreSQL's protocol
+// and SQL registers it under a name of its own.
+func New(name string) drivers.Driver { return pgDriver{name: name} }
+
+type pgDriver struct{ name string }
 
 var (
 	_ drivers.Driver = pgDriver{}
@@ -107,15 +117,15 @@ const (
 // IO values of the "io" option.
 const (
 	IOPoller   = "poller"   // Go's network poller
-	IOBlocking = "blocking" // blocking system calls, see blockingConn
-	IOAuto     = "auto"     // kernel waits up to GOMAXPROCS sessions, see autoConn
-	IORaw      = "raw"      // raw system calls that keep the P, see rawConn
+	IOBlocking = "blocking" // blocking system calls, see pgwire.DialBlocking
+	IOAuto     = "auto"     // kernel waits up to GOMAXPROCS sessions, see pgwire.DialAuto
+	IORaw      = "raw"      // raw system calls that keep the P, see pgwire.DialRaw
 )
 
 // defaultIO is the io option's default: raw where it has its own
 // transport (Linux), auto elsewhere.
 func defaultIO() string {
-	if rawAvailable {
+	if pgwire.RawAvailable {
 		return IORaw
 	}
 	return IOAuto
@@ -128,6 +138,7 @@ var cancelDeadlineDelay = 5 * time.Second
 
 // Backend is an open PostgreSQL database.
 type Backend struct {
+	name          string // the driver's name, which errors begin with
 	database      string // the benchmark database
 	serverRestart string // the server_restart option
 	adminDB       string // the DSN's own database
@@ -138,12 +149,13 @@ type Backend struct {
 	adminCfg *pgx.ConnConfig // connects to adminDB
 	connCfg  *pgx.ConnConfig // connects to database with the settings
 	sessCfg  *pgx.ConnConfig // connCfg for sessions (io = raw differs)
-	raw      bool            // sessions use rawConn
+	raw      bool            // sessions use pgwire.DialRaw
 
 	mu   sync.Mutex // guards meta
 	meta *pgx.Conn  // for Size, Explain, settings and version
 
-	watch watchConn // confirms cut queries are gone (cancelwait.go)
+	cancelDelay time.Duration    // cancelDeadlineDelay when Open ran
+	gone        pgwire.QueryGone // confirms cut queries are gone
 
 	sessions atomic.Int32 // open sessions, for io=auto
 	fewLimit int32        // io=auto waits in the kernel up to this many
@@ -161,14 +173,16 @@ var (
 )
 
 type options struct {
+	name string // the driver's
+
 	dsn, database, protocol, io string
 	// serverRestart: "auto" lets cold_warm restart the DSN's server
 	// (coldstart.go), "off" never does.
 	serverRestart string
 }
 
-func parseOptions(cfg drivers.Config) (options, error) {
-	o := options{protocol: ProtocolExtended, io: defaultIO(), serverRestart: "auto"}
+func parseOptions(name string, cfg drivers.Config) (options, error) {
+	o := options{name: name, protocol: ProtocolExtended, io: defaultIO(), serverRestart: "auto"}
 	var unknown []string
 	for k, v := range cfg.Options {
 		switch k {
@@ -188,25 +202,25 @@ func parseOptions(cfg drivers.Config) (options, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return o, fmt.Errorf("postgres: unknown option(s) %s (known: dsn, database, protocol, io, server_restart)", strings.Join(unknown, ", "))
+		return o, fmt.Errorf("%s: unknown option(s) %s (known: dsn, database, protocol, io, server_restart)", o.name, strings.Join(unknown, ", "))
 	}
 	if o.dsn == "" {
 		return o, errors.New(`postgres: option "dsn" is required`)
 	}
 	if o.protocol != ProtocolExtended && o.protocol != ProtocolSimple {
-		return o, fmt.Errorf("postgres: option protocol = %q: want %q or %q", o.protocol, ProtocolExtended, ProtocolSimple)
+		return o, fmt.Errorf("%s: option protocol = %q: want %q or %q", o.name, o.protocol, ProtocolExtended, ProtocolSimple)
 	}
 	if o.io != IOPoller && o.io != IOBlocking && o.io != IOAuto && o.io != IORaw {
-		return o, fmt.Errorf("postgres: option io = %q: want %q, %q, %q or %q", o.io, IORaw, IOAuto, IOPoller, IOBlocking)
+		return o, fmt.Errorf("%s: option io = %q: want %q, %q, %q or %q", o.name, o.io, IORaw, IOAuto, IOPoller, IOBlocking)
 	}
 	if o.serverRestart != "auto" && o.serverRestart != "off" {
-		return o, fmt.Errorf("postgres: option server_restart = %q: want \"auto\" or \"off\"", o.serverRestart)
+		return o, fmt.Errorf("%s: option server_restart = %q: want \"auto\" or \"off\"", o.name, o.serverRestart)
 	}
 	if o.database == "" {
 		o.database = "mentat_" + sanitizeName(cfg.Scale)
 	}
 	if len(o.database) > 63 {
-		return o, fmt.Errorf("postgres: database name %q is longer than 63 bytes", o.database)
+		return o, fmt.Errorf("%s: database name %q is longer than 63 bytes", o.name, o.database)
 	}
 	return o, nil
 }
@@ -227,15 +241,15 @@ func sanitizeName(s string) string {
 
 // Open connects to the DSN's database, validates the settings, creates the
 // benchmark database if missing and opens a connection to it.
-func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, error) {
-	o, err := parseOptions(cfg)
+func (d pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, error) {
+	o, err := parseOptions(d.name, cfg)
 	if err != nil {
 		return nil, err
 	}
 	secrets := dsnSecrets(o.dsn)
 	adminCfg, err := pgx.ParseConfig(o.dsn)
 	if err != nil {
-		return nil, dsnParseError(o.dsn, err, secrets)
+		return nil, dsnParseError(d.name, o.dsn, err, secrets)
 	}
 	if adminCfg.Password != "" {
 		secrets = append(secrets, adminCfg.Password)
@@ -243,26 +257,32 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 	if adminCfg.ConnectTimeout == 0 {
 		adminCfg.ConnectTimeout = 10 * time.Second
 	}
-	setCancelHandler(&adminCfg.Config)
+	// A cancelled context sends a cancel request to the server, so the
+	// running statement stops and the connection stays usable; the socket
+	// is closed only if the server does not answer in time.
+	adminCfg.BuildContextWatcherHandler = pgwire.CancelHandler(cancelDeadlineDelay, nil)
 	b := &Backend{
+		name:          d.name,
 		database:      o.database,
 		adminDB:       adminCfg.Database,
 		protocol:      o.protocol,
 		secrets:       secrets,
 		adminCfg:      adminCfg,
 		serverRestart: o.serverRestart,
+		cancelDelay:   cancelDeadlineDelay,
 	}
+	b.gone.Config = adminCfg
 
 	b.connCfg = adminCfg.Copy()
 	b.connCfg.Database = o.database
 	// A cut query must be gone on the server before its call returns.
-	b.connCfg.BuildContextWatcherHandler = b.cancelHandler
+	b.connCfg.BuildContextWatcherHandler = pgwire.CancelHandler(b.cancelDelay, b.gone.Wait)
 	switch o.io {
 	case IOBlocking:
-		b.connCfg.DialFunc = dialBlocking
+		b.connCfg.DialFunc = pgwire.DialBlocking
 	case IOAuto, IORaw:
 		b.fewLimit = int32(runtime.GOMAXPROCS(0))
-		b.connCfg.DialFunc = dialAuto(func() bool { return b.sessions.Load() <= b.fewLimit })
+		b.connCfg.DialFunc = pgwire.DialAuto(func() bool { return b.sessions.Load() <= b.fewLimit })
 	}
 	if o.protocol == ProtocolSimple {
 		b.connCfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
@@ -279,15 +299,15 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 	}
 	b.connCfg.RuntimeParams = rp
 	b.sessCfg = b.connCfg
-	if o.io == IORaw && rawAvailable {
+	if o.io == IORaw && pgwire.RawAvailable {
 		b.sessCfg = b.connCfg.Copy()
-		b.sessCfg.DialFunc = dialRaw
+		b.sessCfg.DialFunc = pgwire.DialRaw
 		b.raw = true
 	}
 
 	admin, err := pgx.ConnectConfig(ctx, adminCfg)
 	if err != nil {
-		return nil, b.redact(fmt.Errorf("postgres: connect to database %q: %w", b.adminDB, err))
+		return nil, b.redact(fmt.Errorf("%s: connect to database %q: %w", b.name, b.adminDB, err))
 	}
 	defer closeQuietly(admin)
 	storable, err := b.validateSettings(ctx, admin, cfg.Settings)
@@ -299,7 +319,7 @@ func (pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend, 
 	}
 	b.meta, err = b.connect(ctx)
 	if err != nil {
-		err = fmt.Errorf("postgres: connect to database %q: %w", b.database, err)
+		err = fmt.Errorf("%s: connect to database %q: %w", b.name, b.database, err)
 		return nil, b.redact(b.undoCreate(admin, err))
 	}
 	return b, nil
@@ -324,7 +344,7 @@ func (b *Backend) create(ctx context.Context, admin *pgx.Conn, settings map[stri
 	var exists bool
 	err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", b.database).Scan(&exists)
 	if err != nil {
-		return fmt.Errorf("postgres: look up database %q: %w", b.database, err)
+		return fmt.Errorf("%s: look up database %q: %w", b.name, b.database, err)
 	}
 	if exists {
 		return nil
@@ -340,13 +360,13 @@ func (b *Backend) create(ctx context.Context, admin *pgx.Conn, settings map[stri
 		if errors.As(err, &pgErr) && pgErr.Code == "42P04" {
 			return nil // created concurrently by another process
 		}
-		return fmt.Errorf("postgres: create database %q: %w", b.database, err)
+		return fmt.Errorf("%s: create database %q: %w", b.name, b.database, err)
 	}
 	b.created = true
 	for _, name := range storable {
 		q := "ALTER DATABASE " + ident + " SET " + quoteSettingName(name) + " = " + quoteLiteral(settings[name])
 		if _, err := admin.Exec(ctx, q); err != nil {
-			return fmt.Errorf("postgres: store setting %s = %q in database %q: %w", name, settings[name], b.database, err)
+			return fmt.Errorf("%s: store setting %s = %q in database %q: %w", b.name, name, settings[name], b.database, err)
 		}
 	}
 	return nil
@@ -372,7 +392,7 @@ func (b *Backend) createWith(ctx context.Context, admin *pgx.Conn, init []string
 		return false, err
 	}
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+tmpIdent); err != nil {
-		return false, fmt.Errorf("postgres: create database %q: %w", tmp, err)
+		return false, fmt.Errorf("%s: create database %q: %w", b.name, tmp, err)
 	}
 	fail := func(err error) (bool, error) {
 		if _, derr := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+tmpIdent+" WITH (FORCE)"); derr != nil {
@@ -384,12 +404,12 @@ func (b *Backend) createWith(ctx context.Context, admin *pgx.Conn, init []string
 	cfg.Database = tmp
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fail(fmt.Errorf("postgres: connect to database %q: %w", tmp, err))
+		return fail(fmt.Errorf("%s: connect to database %q: %w", b.name, tmp, err))
 	}
 	for _, q := range init {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			closeQuietly(conn)
-			return fail(fmt.Errorf("postgres: create database %q: %q: %w", b.database, q, err))
+			return fail(fmt.Errorf("%s: create database %q: %q: %w", b.name, b.database, q, err))
 		}
 	}
 	closeQuietly(conn)
@@ -399,7 +419,7 @@ func (b *Backend) createWith(ctx context.Context, admin *pgx.Conn, init []string
 			_, err := fail(nil) // created concurrently by another process
 			return false, err
 		}
-		return fail(fmt.Errorf("postgres: create database %q: rename %q: %w", b.database, tmp, err))
+		return fail(fmt.Errorf("%s: create database %q: rename %q: %w", b.name, b.database, tmp, err))
 	}
 	return true, nil
 }
@@ -416,20 +436,20 @@ func (b *Backend) dropCreating(ctx context.Context, admin *pgx.Conn, name string
 	cfg.Database = name
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("postgres: connect to database %q: %w", name, err)
+		return fmt.Errorf("%s: connect to database %q: %w", b.name, name, err)
 	}
 	var tables int
 	err = conn.QueryRow(ctx, `SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'`).Scan(&tables)
 	closeQuietly(conn)
 	if err != nil {
-		return fmt.Errorf("postgres: database %q: %w", name, err)
+		return fmt.Errorf("%s: database %q: %w", b.name, name, err)
 	}
 	if tables > 1 {
-		return fmt.Errorf("postgres: database %q holds %d tables: not one this driver left while creating %q; drop or rename it", name, tables, b.database)
+		return fmt.Errorf("%s: database %q holds %d tables: not one this driver left while creating %q; drop or rename it", b.name, name, tables, b.database)
 	}
 	if _, err := admin.Exec(ctx, "DROP DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
-		return fmt.Errorf("postgres: drop the half-created database %q: %w", name, err)
+		return fmt.Errorf("%s: drop the half-created database %q: %w", b.name, name, err)
 	}
 	return nil
 }
@@ -448,23 +468,23 @@ func (b *Backend) validateSettings(ctx context.Context, conn *pgx.Conn, settings
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			if !strings.Contains(name, ".") {
-				return nil, fmt.Errorf("postgres: setting %q: unrecognized configuration parameter", name)
+				return nil, fmt.Errorf("%s: setting %q: unrecognized configuration parameter", b.name, name)
 			}
 			gucContext = "user" // a custom (extension) setting
 		case err != nil:
-			return nil, fmt.Errorf("postgres: look up setting %q: %w", name, err)
+			return nil, fmt.Errorf("%s: look up setting %q: %w", b.name, name, err)
 		}
 		switch gucContext {
 		case "user", "superuser":
 			// set_config checks the value exactly as SET would.
 			if _, err := conn.Exec(ctx, "SELECT set_config($1, $2, false)", name, value); err != nil {
-				return nil, fmt.Errorf("postgres: setting %s = %q: %w", name, value, err)
+				return nil, fmt.Errorf("%s: setting %s = %q: %w", b.name, name, value, err)
 			}
 			storable = append(storable, name)
 		case "backend", "superuser-backend":
 			atStart[name] = value
 		default:
-			return nil, fmt.Errorf("postgres: setting %q can only be changed in the server configuration (context %s), not per database or session", name, gucContext)
+			return nil, fmt.Errorf("%s: setting %q can only be changed in the server configuration (context %s), not per database or session", b.name, name, gucContext)
 		}
 	}
 	if len(atStart) > 0 {
@@ -475,7 +495,7 @@ func (b *Backend) validateSettings(ctx context.Context, conn *pgx.Conn, settings
 		}
 		c, err := pgx.ConnectConfig(ctx, cfg)
 		if err != nil {
-			return nil, fmt.Errorf("postgres: settings %v: %w", sortedKeys(atStart), err)
+			return nil, fmt.Errorf("%s: settings %v: %w", b.name, sortedKeys(atStart), err)
 		}
 		closeQuietly(c)
 	}
@@ -490,15 +510,6 @@ func (b *Backend) connect(ctx context.Context) (*pgx.Conn, error) {
 // connectSession opens a session's connection.
 func (b *Backend) connectSession(ctx context.Context) (*pgx.Conn, error) {
 	return pgx.ConnectConfig(ctx, b.sessCfg)
-}
-
-// setCancelHandler makes a cancelled context send a cancel request to the
-// server, so the running statement stops and the connection stays usable;
-// the socket is closed only if the server does not answer in time.
-func setCancelHandler(cfg *pgconn.Config) {
-	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
-		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelDeadlineDelay}
-	}
 }
 
 // Dialect reports "postgres".
@@ -521,7 +532,7 @@ func (b *Backend) Close() error {
 		closeQuietly(b.meta)
 		b.meta = nil
 	}
-	b.watch.close()
+	b.gone.Close()
 	return nil
 }
 
@@ -532,12 +543,12 @@ func (b *Backend) withMeta(ctx context.Context, what string, f func(*pgx.Conn) e
 	if b.meta == nil || b.meta.IsClosed() {
 		c, err := b.connect(ctx)
 		if err != nil {
-			return b.redact(fmt.Errorf("postgres: %s: connect to database %q: %w", what, b.database, err))
+			return b.redact(fmt.Errorf("%s: %s: connect to database %q: %w", b.name, what, b.database, err))
 		}
 		b.meta = c
 	}
 	if err := f(b.meta); err != nil {
-		return b.redact(fmt.Errorf("postgres: %s: %w", what, withCtx(ctx, err)))
+		return b.redact(fmt.Errorf("%s: %s: %w", b.name, what, withCtx(ctx, err)))
 	}
 	return nil
 }
@@ -550,6 +561,9 @@ func (b *Backend) Size(ctx context.Context) (int64, error) {
 	})
 	return n, err
 }
+
+// CacheSetting is the setting CacheSize reads.
+func (b *Backend) CacheSetting() string { return "shared_buffers" }
 
 // CacheSize is shared_buffers in bytes.
 func (b *Backend) CacheSize(ctx context.Context) (int64, error) {
@@ -628,18 +642,18 @@ func (b *Backend) protected() string {
 // from a connection to the DSN's database, ending other sessions on it.
 func (b *Backend) Drop(ctx context.Context) error {
 	if why := b.protected(); why != "" {
-		return fmt.Errorf("postgres: refusing to drop database %q: %s", b.database, why)
+		return fmt.Errorf("%s: refusing to drop database %q: %s", b.name, b.database, why)
 	}
 	if err := b.Close(); err != nil {
 		return err
 	}
 	admin, err := pgx.ConnectConfig(ctx, b.adminCfg)
 	if err != nil {
-		return b.redact(fmt.Errorf("postgres: drop: connect to database %q: %w", b.adminDB, err))
+		return b.redact(fmt.Errorf("%s: drop: connect to database %q: %w", b.name, b.adminDB, err))
 	}
 	defer closeQuietly(admin)
 	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{b.database}.Sanitize()+" WITH (FORCE)"); err != nil {
-		return b.redact(fmt.Errorf("postgres: drop database %q: %w", b.database, withCtx(ctx, err)))
+		return b.redact(fmt.Errorf("%s: drop database %q: %w", b.name, b.database, withCtx(ctx, err)))
 	}
 	return nil
 }

@@ -15,11 +15,12 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
+	"github.com/mentat-spec/mentat-spec/drivers/internal/pgtest"
 )
 
 // The tests reach PostgreSQL only through MENTAT_SPEC_PG_DSN; each test
 // works in its own database mentat_test_<random>, dropped at the end.
-const dsnEnv = "MENTAT_SPEC_PG_DSN"
+const dsnEnv = pgtest.DSNEnv
 
 func TestMain(m *testing.M) {
 	if os.Getenv(dsnEnv) == "" {
@@ -32,14 +33,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func testDSN(t testing.TB) string {
-	t.Helper()
-	dsn := os.Getenv(dsnEnv)
-	if dsn == "" {
-		t.Skipf("%s is not set; start a cluster with: export %s=$(scripts/pg.sh up)", dsnEnv, dsnEnv)
-	}
-	return dsn
-}
+func testDSN(t testing.TB) string { t.Helper(); return pgtest.DSN(t) }
 
 func testDBName(t testing.TB) string {
 	var b [6]byte
@@ -77,7 +71,7 @@ func openTest(t testing.TB, v variant, settings map[string]string) *Backend {
 		Options:  map[string]string{"dsn": dsn, "database": testDBName(t), "protocol": v.protocol, "io": v.io},
 		Settings: settings,
 	}
-	b, err := New().Open(testCtx(t), cfg)
+	b, err := New(Name).Open(testCtx(t), cfg)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -110,7 +104,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
-	if _, ok := drivers.Default.Lookup("postgres"); !ok {
+	if _, ok := drivers.Default.Lookup(Name); !ok {
 		t.Fatal(`"postgres" is not registered in drivers.Default`)
 	}
 }
@@ -128,12 +122,12 @@ func TestOptions(t *testing.T) {
 		{map[string]string{"dsn": "postgres://x@127.0.0.1:1/db", "database": strings.Repeat("d", 64)}, "longer than 63"},
 	}
 	for _, c := range cases {
-		_, err := New().Open(ctx, drivers.Config{Scale: "xs", Options: c.opts})
+		_, err := New(Name).Open(ctx, drivers.Config{Scale: "xs", Options: c.opts})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Open(%v) = %v, want an error containing %q", c.opts, err, c.want)
 		}
 	}
-	o, err := parseOptions(drivers.Config{Scale: "XS-1", Options: map[string]string{"dsn": "x"}})
+	o, err := parseOptions(Name, drivers.Config{Scale: "XS-1", Options: map[string]string{"dsn": "x"}})
 	if err != nil || o.database != "mentat_xs_1" || o.protocol != ProtocolExtended {
 		t.Errorf("defaults: %+v, %v; want database mentat_xs_1, protocol extended", o, err)
 	}
@@ -151,7 +145,7 @@ func TestPasswordRedacted(t *testing.T) {
 		"host=127.0.0.1 port=1 user=postgres password='" + pw + "' sslmode=nope",
 	}
 	for _, dsn := range dsns {
-		_, err := New().Open(ctx, drivers.Config{Scale: "xs", Options: map[string]string{"dsn": dsn}})
+		_, err := New(Name).Open(ctx, drivers.Config{Scale: "xs", Options: map[string]string{"dsn": dsn}})
 		if err == nil {
 			t.Fatalf("Open of an unreachable DSN succeeded")
 		}
@@ -171,7 +165,7 @@ func TestPasswordRedacted(t *testing.T) {
 			t.Fatal(err)
 		}
 		bad := fmt.Sprintf("postgres://%s:%s@%s:%d/no_such_db_%s?sslmode=disable", cfg.User, pw, cfg.Host, cfg.Port, "x")
-		_, err = New().Open(ctx, drivers.Config{Scale: "xs", Options: map[string]string{"dsn": bad}})
+		_, err = New(Name).Open(ctx, drivers.Config{Scale: "xs", Options: map[string]string{"dsn": bad}})
 		if err == nil || strings.Contains(err.Error(), pw) {
 			t.Errorf("Open with a missing database: %v", err)
 		}
@@ -234,7 +228,7 @@ func TestSettingsPerSession(t *testing.T) {
 	}
 
 	// A second Open of the existing database applies them per session.
-	b2, err := New().Open(ctx, drivers.Config{Scale: "test", Settings: map[string]string{"work_mem": "9MB"},
+	b2, err := New(Name).Open(ctx, drivers.Config{Scale: "test", Settings: map[string]string{"work_mem": "9MB"},
 		Options: map[string]string{"dsn": testDSN(t), "database": b.Database()}})
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +257,7 @@ func TestBadSettings(t *testing.T) {
 	}
 	for _, c := range cases {
 		name := testDBName(t)
-		_, err := New().Open(ctx, drivers.Config{Scale: "test", Settings: c.settings,
+		_, err := New(Name).Open(ctx, drivers.Config{Scale: "test", Settings: c.settings,
 			Options: map[string]string{"dsn": dsn, "database": name}})
 		if err == nil {
 			t.Errorf("Open with %v succeeded", c.settings)
@@ -304,7 +298,7 @@ func TestDropRefusesProtected(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{cfg.Database, "postgres", "template1"} {
-		b, err := New().Open(ctx, drivers.Config{Scale: "test", Options: map[string]string{"dsn": dsn, "database": name}})
+		b, err := New(Name).Open(ctx, drivers.Config{Scale: "test", Options: map[string]string{"dsn": dsn, "database": name}})
 		if err != nil {
 			t.Fatalf("Open %s: %v", name, err)
 		}

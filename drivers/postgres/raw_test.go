@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,31 +14,10 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/internal/pgtest"
 )
 
 var rawVariants = []variant{{ProtocolExtended, IORaw}, {ProtocolSimple, IORaw}}
-
-// processKinds are the two ways a process holds raw sessions: apply's own
-// (two spare Ps) and a worker's (drivers.SetClientProcess: no spare P).
-var processKinds = []struct {
-	name   string
-	client bool
-}{{"engine process", false}, {"worker process", true}}
-
-// asProcess makes this test process one of kind client for the test: a
-// worker process also starts with GOMAXPROCS 1 (its share of two CPUs at
-// two workers or more), so its raw sessions hold every P there is.
-func asProcess(t *testing.T, client bool) {
-	if !client {
-		return
-	}
-	procs := runtime.GOMAXPROCS(1)
-	drivers.SetClientProcess(true)
-	t.Cleanup(func() {
-		drivers.SetClientProcess(false)
-		runtime.GOMAXPROCS(procs)
-	})
-}
 
 // counted runs sql on s with the rows counted: the measured path.
 func counted(t *testing.T, ctx context.Context, s drivers.Session, sql string, args ...any) (int64, error) {
@@ -59,10 +37,10 @@ func counted(t *testing.T, ctx context.Context, s drivers.Session, sql string, a
 func TestRawCeiling(t *testing.T) {
 	testDSN(t)
 	const ceiling = 300 * time.Millisecond
-	for _, pk := range processKinds {
+	for _, pk := range pgtest.ProcessKinds {
 		for _, v := range rawVariants {
-			t.Run(pk.name+"/"+v.String(), func(t *testing.T) {
-				asProcess(t, pk.client)
+			t.Run(pk.Name+"/"+v.String(), func(t *testing.T) {
+				pgtest.AsProcess(t, pk.Client)
 				rawCeiling(t, v, ceiling)
 			})
 		}
@@ -140,9 +118,9 @@ func TestRawGC(t *testing.T) {
 			}
 		})
 	}
-	for _, pk := range processKinds {
-		t.Run(pk.name, func(t *testing.T) {
-			asProcess(t, pk.client)
+	for _, pk := range pgtest.ProcessKinds {
+		t.Run(pk.Name, func(t *testing.T) {
+			pgtest.AsProcess(t, pk.Client)
 			rawGC(t)
 		})
 	}
@@ -211,24 +189,20 @@ func rawGC(t *testing.T) {
 	}
 }
 
-// TestRawProcs checks that raw sessions raise GOMAXPROCS to their number
-// plus the spare Ps (none in a worker process) and that closing the last
-// one restores it.
+// TestRawProcs checks that the driver's raw sessions hold GOMAXPROCS at
+// their number at least (pgwire.RawSessionOpened: plus the spare Ps) and
+// that closing the last one restores it.
 func TestRawProcs(t *testing.T) {
 	testDSN(t)
-	for _, pk := range processKinds {
-		t.Run(pk.name, func(t *testing.T) {
-			asProcess(t, pk.client)
-			spare := rawSpare
-			if pk.client {
-				spare = 0
-			}
-			rawProcsRaised(t, spare)
+	for _, pk := range pgtest.ProcessKinds {
+		t.Run(pk.Name, func(t *testing.T) {
+			pgtest.AsProcess(t, pk.Client)
+			rawProcsRaised(t)
 		})
 	}
 }
 
-func rawProcsRaised(t *testing.T, spare int) {
+func rawProcsRaised(t *testing.T) {
 	b := openTest(t, rawVariants[0], nil)
 	before := runtime.GOMAXPROCS(0)
 	ctx := testCtx(t)
@@ -240,8 +214,8 @@ func rawProcsRaised(t *testing.T, spare int) {
 		}
 		ss = append(ss, s)
 	}
-	if got, want := runtime.GOMAXPROCS(0), len(ss)+spare; got != want {
-		t.Errorf("GOMAXPROCS with %d raw sessions = %d, want %d", len(ss), got, want)
+	if got := runtime.GOMAXPROCS(0); got < len(ss) {
+		t.Errorf("GOMAXPROCS with %d raw sessions = %d, want at least %d", len(ss), got, len(ss))
 	}
 	for _, s := range ss {
 		s.Close()
@@ -330,29 +304,6 @@ func TestCountedSimpleText(t *testing.T) {
 		st.Close()
 		if err != nil || merr != nil || n != c.want || m != c.want {
 			t.Errorf("%q %v: counted %d (%v), collected %d (%v); want %d", c.sql, c.args, n, err, m, merr, c.want)
-		}
-	}
-}
-
-func TestSplitSQL(t *testing.T) {
-	cases := []struct {
-		sql  string
-		want []any
-	}{
-		{"SELECT 1", []any{"SELECT 1"}},
-		{"SELECT $1, $12", []any{"SELECT ", 1, ", ", 12}},
-		{"a = '$1' AND b = $2", []any{"a = '$1' AND b = ", 2}},
-		{"a = 'x''$1' || $1", []any{"a = 'x''$1' || ", 1}},
-		{`"$1" = $1`, []any{`"$1" = `, 1}},
-		{"E'\\'$1' = $1", []any{"E'\\'$1' = ", 1}},
-		{"$$ $1 $$ $t$ $2 $t$ $3", []any{"$$ $1 $$ $t$ $2 $t$ ", 3}},
-		{"x -- $1\n$2 /* $3 /* $4 */ $5 */ $6", []any{"x -- $1\n", 2, " /* $3 /* $4 */ $5 */ ", 6}},
-		{"$1", []any{1}},
-		{"bad \xff $1", nil},
-	}
-	for _, c := range cases {
-		if got := splitSQL(c.sql); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("splitSQL(%q) = %#v, want %#v", c.sql, got, c.want)
 		}
 	}
 }

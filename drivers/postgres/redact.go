@@ -97,7 +97,7 @@ func redactString(s string, secrets []string) string {
 // parser's message holds the DSN with only its password masked, and the
 // README promises a DSN never appears in output (user, host and database
 // name included).
-func dsnParseError(dsn string, err error, secrets []string) error {
+func dsnParseError(name, dsn string, err error, secrets []string) error {
 	reason := err.Error()
 	var pce *pgconn.ParseConfigError
 	if errors.As(err, &pce) {
@@ -112,5 +112,5 @@ func dsnParseError(dsn string, err error, secrets []string) error {
 	if dsn != "" {
 		reason = strings.ReplaceAll(reason, dsn, "<dsn>")
 	}
-	return &redactedError{msg: "postgres: option dsn does not parse: " + redactString(reason, secrets), safe: safeCauses(err)}
+	return &redactedError{msg: name + ": option dsn does not parse: " + redactString(reason, secrets), safe: safeCauses(err)}
 }

@@ -25,7 +25,7 @@ func TestDSNNeverInParseError(t *testing.T) {
 		"host=" + host + " port=x user=" + user + " password='" + pw + "' dbname=" + db,
 	}
 	for _, dsn := range dsns {
-		_, err := New().Open(context.Background(), drivers.Config{Scale: "xs", Options: map[string]string{"dsn": dsn}})
+		_, err := New(Name).Open(context.Background(), drivers.Config{Scale: "xs", Options: map[string]string{"dsn": dsn}})
 		if err == nil {
 			t.Fatalf("Open(%q) succeeded", dsn)
 		}
@@ -73,7 +73,7 @@ func TestForeignDatabaseUntouched(t *testing.T) {
 		return s
 	}
 	before := stored()
-	b, err := New().Open(ctx, drivers.Config{Scale: "xs", Options: map[string]string{"dsn": dsn, "database": name},
+	b, err := New(Name).Open(ctx, drivers.Config{Scale: "xs", Options: map[string]string{"dsn": dsn, "database": name},
 		Settings: map[string]string{"work_mem": "7MB", "random_page_cost": "1.5"}})
 	if err != nil {
 		t.Fatal(err)

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/pgwire"
 )
 
 // Session is one client's connection (a pgx.Conn, not a pool).
@@ -23,7 +23,7 @@ type Session struct {
 	stmts map[*Stmt]struct{}
 	sets  []string // SET statements run by Exec, replayed on reconnect
 	seq   int      // names prepared statements
-	fast  fastState
+	fast  pgwire.Counter
 }
 
 // Stmt is a statement of one session: prepared on the server in extended
@@ -31,11 +31,8 @@ type Session struct {
 type Stmt struct {
 	s    *Session
 	sql  string
-	name string   // server-side name; "" in simple mode
-	cols []string // column names of the last collected result
-
-	sd    *pgconn.StatementDescription // extended mode: parameter and result types
-	parts []any                        // simple mode: sql split at its placeholders, see splitSQL
+	w    pgwire.Statement // prepared on the server (its Name) or simple
+	cols []string         // column names of the last collected result
 }
 
 // Columns returns the column names of the last Query that collected rows.
@@ -50,13 +47,15 @@ var (
 func (b *Backend) Session(ctx context.Context) (drivers.Session, error) {
 	c, err := b.connectSession(ctx)
 	if err != nil {
-		return nil, b.redact(fmt.Errorf("postgres: session: connect to database %q: %w", b.database, withCtx(ctx, err)))
+		return nil, b.redact(fmt.Errorf("%s: session: connect to database %q: %w", b.name, b.database, withCtx(ctx, err)))
 	}
 	b.sessions.Add(1)
 	if b.raw {
-		rawSessionOpened()
+		pgwire.RawSessionOpened()
 	}
-	return &Session{b: b, conn: c, stmts: map[*Stmt]struct{}{}}, nil
+	s := &Session{b: b, conn: c, stmts: map[*Stmt]struct{}{}}
+	s.fast.CancelDelay, s.fast.Gone = b.cancelDelay, b.gone.Wait
+	return s, nil
 }
 
 // ready returns the connection, reconnecting after a lost one and
@@ -66,29 +65,29 @@ func (s *Session) ready(ctx context.Context) (*pgx.Conn, error) {
 		return s.conn, nil
 	}
 	if s.stmts == nil {
-		return nil, errors.New("postgres: session is closed")
+		return nil, errors.New(s.b.name + ": session is closed")
 	}
-	s.fast.in.reset()
+	s.fast.Reset()
 	c, err := s.b.connectSession(ctx)
 	if err != nil {
-		return nil, s.b.redact(fmt.Errorf("postgres: reconnect after a lost connection: %w: %w", drivers.ErrConnLost, withCtx(ctx, err)))
+		return nil, s.b.redact(fmt.Errorf("%s: reconnect after a lost connection: %w: %w", s.b.name, drivers.ErrConnLost, withCtx(ctx, err)))
 	}
 	for _, q := range s.sets {
 		if _, err := c.Exec(ctx, q); err != nil {
 			closeQuietly(c)
-			return nil, fmt.Errorf("postgres: reconnect: replay %q: %w", q, withCtx(ctx, err))
+			return nil, fmt.Errorf("%s: reconnect: replay %q: %w", s.b.name, q, withCtx(ctx, err))
 		}
 	}
 	for st := range s.stmts {
-		if st.name == "" {
+		if st.w.Name == "" {
 			continue
 		}
-		sd, err := c.Prepare(ctx, st.name, st.sql)
+		sd, err := c.Prepare(ctx, st.w.Name, st.sql)
 		if err != nil {
 			closeQuietly(c)
-			return nil, fmt.Errorf("postgres: reconnect: prepare %q: %w", st.sql, withCtx(ctx, err))
+			return nil, fmt.Errorf("%s: reconnect: prepare %q: %w", s.b.name, st.sql, withCtx(ctx, err))
 		}
-		st.sd = sd
+		st.w.Desc = sd
 	}
 	s.conn = c
 	return c, nil
@@ -114,14 +113,38 @@ func (s *Session) fail(ctx context.Context, what string, err error) error {
 	if s.conn != nil && s.conn.IsClosed() {
 		closeQuietly(s.conn)
 		s.conn = nil
-		return s.b.redact(lostError(what, err))
+		return s.b.redact(lostError(s.b.name, what, err))
 	}
-	return s.b.redact(fmt.Errorf("postgres: %s: %w", what, err))
+	return s.b.redact(fmt.Errorf("%s: %s: %w", s.b.name, what, err))
+}
+
+// countedFail wraps err of a counted call (see fail); a lost connection
+// (pgwire.LostError) is dropped, so the next call reconnects.
+func (s *Session) countedFail(ctx context.Context, what string, err error) error {
+	var lost *pgwire.LostError
+	if !errors.As(err, &lost) {
+		return s.fail(ctx, what, err)
+	}
+	if lost.Idle {
+		what = "read the server's messages"
+	}
+	closeQuietly(s.conn)
+	s.conn = nil
+	return s.b.redact(lostError(s.b.name, what, withCtx(ctx, lost.Err)))
+}
+
+// handOver readies the session's connection for pgx after counted calls
+// (pgwire.Counter.HandOver).
+func (s *Session) handOver() error {
+	if err := s.fast.HandOver(s.conn); err != nil {
+		return s.countedFail(context.Background(), "", err)
+	}
+	return nil
 }
 
 // lostError says a call failed because its connection was lost.
-func lostError(what string, err error) error {
-	return fmt.Errorf("postgres: %s: %w (the session reconnects on its next call): %w", what, drivers.ErrConnLost, err)
+func lostError(name, what string, err error) error {
+	return fmt.Errorf("%s: %s: %w (the session reconnects on its next call): %w", name, what, drivers.ErrConnLost, err)
 }
 
 // Exec runs sql (possibly several statements) with the simple protocol.
@@ -131,7 +154,10 @@ func (s *Session) Exec(ctx context.Context, sql string) error {
 		if err != nil {
 			return err
 		}
-		return s.execCounted(ctx, c, sql)
+		if err := s.fast.Exec(ctx, c, sql); err != nil {
+			return s.countedFail(ctx, "exec "+short(sql), err)
+		}
+		return nil
 	}
 	return s.execPgx(ctx, sql)
 }
@@ -184,14 +210,14 @@ func (s *Session) Prepare(ctx context.Context, sql string) (drivers.Stmt, error)
 	st := &Stmt{s: s, sql: sql}
 	if s.b.protocol == ProtocolExtended {
 		s.seq++
-		st.name = "mentat_" + strconv.Itoa(s.seq)
-		sd, err := c.Prepare(ctx, st.name, sql)
+		name := "mentat_" + strconv.Itoa(s.seq)
+		sd, err := c.Prepare(ctx, name, sql)
 		if err != nil {
 			return nil, s.fail(ctx, "prepare "+short(sql), err)
 		}
-		st.sd = sd
+		st.w = pgwire.Statement{Name: name, Desc: sd}
 	} else {
-		st.parts = splitSQL(sql)
+		st.w = pgwire.Simple(sql)
 	}
 	s.stmts[st] = struct{}{}
 	return st, nil
@@ -199,8 +225,7 @@ func (s *Session) Prepare(ctx context.Context, sql string) (drivers.Stmt, error)
 
 // Close closes the connection.
 func (s *Session) Close() error {
-	s.unwatch()
-	s.fast.in.reset()
+	s.fast.Close()
 	if s.conn != nil {
 		closeQuietly(s.conn)
 		s.conn = nil
@@ -208,7 +233,7 @@ func (s *Session) Close() error {
 	if s.stmts != nil {
 		s.b.sessions.Add(-1)
 		if s.b.raw {
-			rawSessionClosed()
+			pgwire.RawSessionClosed()
 		}
 		s.stmts = nil
 	}
@@ -224,16 +249,19 @@ func (st *Stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, err
 		return 0, err
 	}
 	if dst == nil {
-		if n, ok, err := st.queryCounted(ctx, c, args); ok {
-			return n, err
+		if n, ok, err := st.s.fast.Query(ctx, c, &st.w, args); ok {
+			if err != nil {
+				return n, st.s.countedFail(ctx, "query "+short(st.sql), err)
+			}
+			return n, nil
 		}
 	}
 	if err := st.s.handOver(); err != nil {
 		return 0, err
 	}
 	sql := st.sql
-	if st.name != "" {
-		sql = st.name // pgx runs the prepared statement of that name
+	if st.w.Name != "" {
+		sql = st.w.Name // pgx runs the prepared statement of that name
 	}
 	rows, err := c.Query(ctx, sql, args...)
 	if err != nil {
@@ -282,7 +310,7 @@ func (st *Stmt) Close() error {
 		return nil
 	}
 	delete(s.stmts, st)
-	if st.name == "" || s.conn == nil {
+	if st.w.Name == "" || s.conn == nil {
 		return nil
 	}
 	if err := s.handOver(); err != nil {
@@ -290,7 +318,7 @@ func (st *Stmt) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := s.conn.Deallocate(ctx, st.name); err != nil {
+	if err := s.conn.Deallocate(ctx, st.w.Name); err != nil {
 		return s.fail(ctx, "close statement "+short(st.sql), err)
 	}
 	return nil

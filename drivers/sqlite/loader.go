@@ -60,8 +60,7 @@ func (b *backend) NewLoader(ctx context.Context, tables []drivers.TableSpec) (dr
 		}
 		l.tables = append(l.tables, t)
 	}
-	if err := b.track(l); err != nil {
-		l.Close()
+	if err := b.open.Track(l, b.what(), func() { l.Close() }); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -254,6 +253,6 @@ func (l *loader) Close() error {
 	}
 	l.conn = nil
 	l.inTx = false
-	l.b.untrack(l)
+	l.b.open.Remove(l)
 	return errors.Join(errs...)
 }

@@ -87,7 +87,7 @@ func (s *session) Close() error {
 	}
 	s.conn = nil
 	s.mu.Unlock()
-	s.b.untrack(s)
+	s.b.open.Remove(s)
 	return errors.Join(errs...)
 }
 

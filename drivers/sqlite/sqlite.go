@@ -329,8 +329,8 @@ func (b *backend) connectTo(ctx context.Context, dsn string, reader bool) (*sqli
 		return nil, fmt.Errorf("sqlite backend %q: open %s: %w", b.name, b.path, err)
 	}
 	c := dc.(*sqlite3.SQLiteConn)
-	if db := dbHandle(c); db != nil && b.stablePlans {
-		if err := stablePlans(db); err != nil {
+	if b.stablePlans {
+		if err := StablePlans(c); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("sqlite backend %q: open %s: %w", b.name, b.path, err)
 		}
@@ -406,33 +406,23 @@ func (b *backend) Session(ctx context.Context) (drivers.Session, error) {
 // newSession makes c a session the backend closes with itself.
 func (b *backend) newSession(c *sqlite3.SQLiteConn) (drivers.Session, error) {
 	s := &session{b: b, conn: c, stmts: map[*stmt]struct{}{}}
-	if err := b.track(s); err != nil {
-		c.Close()
+	if err := b.open.Track(s, b.what(), func() { c.Close() }); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func (b *backend) track(c closer) error {
-	if err := b.open.Add(c); err != nil {
-		return fmt.Errorf("sqlite backend %q: %w", b.name, err)
-	}
-	return nil
-}
-
-func (b *backend) untrack(c closer) { b.open.Remove(c) }
+// what names the backend in errors.
+func (b *backend) what() string { return fmt.Sprintf("sqlite backend %q", b.name) }
 
 // Close closes the sessions and loaders still open (they must not be in
 // use) and the backend's own connection. It never removes anything.
 func (b *backend) Close() error {
-	open, first := b.open.Close()
+	first, err := b.open.Close(nil)
 	if !first {
 		return nil
 	}
-	var errs []error
-	for _, c := range open {
-		errs = append(errs, c.Close())
-	}
+	errs := []error{err}
 	b.adminMu.Lock()
 	if b.admin != nil {
 		if err := b.admin.Close(); err != nil {

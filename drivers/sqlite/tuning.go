@@ -2,10 +2,8 @@ package sqlite
 
 /*
 struct sqlite3;
-struct sqlite3_stmt;
 int sqlite3_config(int, ...);
 int sqlite3_db_config(struct sqlite3*, int, ...);
-int sqlite3_stmt_status(struct sqlite3_stmt*, int, int);
 
 // sqlite3_config and sqlite3_db_config are variadic, which cgo cannot
 // call directly.
@@ -38,25 +36,21 @@ func init() {
 	}
 }
 
-// stablePlans turns on the query planner stability guarantee of the
-// connection db. Without it SQLite marks a statement whose plan might
-// depend on a parameter's value (a UNION ALL subquery filtered by a
-// parameter, as the pull query is) and compiles it again each time a new
-// value is bound: the parse and the planning then run at every call, and
-// a measured call is mostly compilation. With it a statement keeps the
-// plan it was prepared with, the plan EXPLAIN shows.
-func stablePlans(db unsafe.Pointer) error { return setStablePlans(db, true) }
-
 // StablePlans turns on the query planner stability guarantee on c, as
 // the driver does on every connection it opens (unless stable_plans is
-// "off"): a hand-written go-sqlite3 loop that a benchmark compares with
-// the engine gets the same plans, not a compilation per new value.
+// "off"); a hand-written go-sqlite3 loop that a benchmark compares with
+// the engine calls it too, to get the same plans. Without it SQLite marks
+// a statement whose plan might depend on a parameter's value (a UNION ALL
+// subquery filtered by a parameter, as the pull query is) and compiles it
+// again each time a new value is bound: the parse and the planning then
+// run at every call, and a measured call is mostly compilation. With it a
+// statement keeps the plan it was prepared with, the plan EXPLAIN shows.
 func StablePlans(c *sqlite3.SQLiteConn) error {
 	db := dbHandle(c)
 	if db == nil {
-		return fmt.Errorf("sqlite: the go-sqlite3 connection has no database handle")
+		return fmt.Errorf("the go-sqlite3 connection has no database handle: plans cannot be kept stable")
 	}
-	return stablePlans(db)
+	return setStablePlans(db, true)
 }
 
 // stablePlansOption reads the stable_plans option: "on" (the default) or
@@ -83,15 +77,4 @@ func setStablePlans(db unsafe.Pointer, on bool) error {
 		return fmt.Errorf("sqlite3_db_config(ENABLE_QPSG) returned %d", int(rc))
 	}
 	return nil
-}
-
-// reprepares returns how many times SQLite compiled st again since it
-// was prepared (SQLITE_STMTSTATUS_REPREPARE), or -1 if go-sqlite3's
-// statement no longer has the handle.
-func reprepares(st *sqlite3.SQLiteStmt) int {
-	h := stmtHandle(st)
-	if h == nil {
-		return -1
-	}
-	return int(C.sqlite3_stmt_status((*C.struct_sqlite3_stmt)(h), 5, 0))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 // Load rates assumed by the estimate, in datoms per second: the slowest
@@ -252,22 +253,5 @@ func mapText(m map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
-// Thousands formats n with comma separators.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// Thousands formats n with comma separators, as the result files do.
+func Thousands(n int64) string { return results.Thousands(n) }

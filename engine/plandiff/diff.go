@@ -1,8 +1,14 @@
+// Package plandiff relates two revisions of a spec through their plans.
+// A plan is the resolved program, so comparing two plans compares what
+// two revisions would run: Diff lists what was added, removed or changed
+// between two plan descriptions (package plandesc), with unified diffs of
+// SQL and the estimated duration before and after.
 package plandiff
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mentat-spec/mentat-spec/engine/plandesc"
 	"sort"
 	"strings"
 
@@ -50,35 +56,35 @@ type Detail struct {
 // CellEstimate is a scenario's estimated duration in one cell before and
 // after (zero on the side where it does not exist).
 type CellEstimate struct {
-	Cell string   `json:"cell"`
-	Old  Estimate `json:"old"`
-	New  Estimate `json:"new"`
+	Cell string            `json:"cell"`
+	Old  plandesc.Estimate `json:"old"`
+	New  plandesc.Estimate `json:"new"`
 }
 
-// Report is the difference between two plans.
-type Report struct {
-	Old       string   `json:"old"` // labels of the two sides
-	New       string   `json:"new"`
-	Changes   []Change `json:"changes"`
-	OldPoints int      `json:"old_points"`
-	NewPoints int      `json:"new_points"`
-	OldEst    Estimate `json:"old_estimate"`
-	NewEst    Estimate `json:"new_estimate"`
+// Diff is the difference between two plans.
+type Diff struct {
+	Old       string            `json:"old"` // labels of the two sides
+	New       string            `json:"new"`
+	Changes   []Change          `json:"changes"`
+	OldPoints int               `json:"old_points"`
+	NewPoints int               `json:"new_points"`
+	OldEst    plandesc.Estimate `json:"old_estimate"`
+	NewEst    plandesc.Estimate `json:"new_estimate"`
 }
 
 // Empty reports whether the two plans are the same.
-func (r *Report) Empty() bool { return len(r.Changes) == 0 }
+func (r *Diff) Empty() bool { return len(r.Changes) == 0 }
 
-// Diff compares two descriptions. Changes come from the widest (matrix,
+// Between compares two descriptions. Changes come from the widest (matrix,
 // datasets) to the narrowest (queries, scenarios), each kind in the new
 // plan's run order and then what only the old one had, so the order is
 // deterministic.
-func Diff(oldLabel, newLabel string, a, b *Description) *Report {
-	r := &Report{Old: oldLabel, New: newLabel, OldPoints: a.Points, NewPoints: b.Points, OldEst: a.Estimate, NewEst: b.Estimate}
+func Between(oldLabel, newLabel string, a, b *plandesc.Description) *Diff {
+	r := &Diff{Old: oldLabel, New: newLabel, OldPoints: a.Points, NewPoints: b.Points, OldEst: a.Estimate, NewEst: b.Estimate}
 	g := &grouper{}
 	r.Changes = append(r.Changes, matrixChanges(a, b)...)
 
-	oldDS := map[string]DatasetDesc{}
+	oldDS := map[string]plandesc.DatasetDesc{}
 	for _, d := range a.Datasets {
 		oldDS[d.Scale] = d
 	}
@@ -95,7 +101,7 @@ func Diff(oldLabel, newLabel string, a, b *Description) *Report {
 		g.add(Change{Op: Changed, What: WhatDataset, Name: a.Dataset, Details: dets}, d.Scale, nil)
 	}
 
-	oldCells := map[string]*CellDesc{}
+	oldCells := map[string]*plandesc.CellDesc{}
 	for i := range a.Cells {
 		oldCells[a.Cells[i].Name()] = &a.Cells[i]
 	}
@@ -126,7 +132,7 @@ func Diff(oldLabel, newLabel string, a, b *Description) *Report {
 // whatRank orders a report from the widest change to the narrowest.
 var whatRank = map[string]int{WhatMatrix: 0, WhatDataset: 1, WhatCell: 2, WhatBackend: 3, WhatQuery: 4, WhatScenario: 5}
 
-func matrixChanges(a, b *Description) []Change {
+func matrixChanges(a, b *plandesc.Description) []Change {
 	var dets []Detail
 	if a.Dataset != b.Dataset {
 		dets = append(dets, Detail{Field: "dataset", Old: a.Dataset, New: b.Dataset})
@@ -145,12 +151,12 @@ func matrixChanges(a, b *Description) []Change {
 	return []Change{{Op: Changed, What: WhatMatrix, Name: "matrix", Details: dets}}
 }
 
-func diffCell(g *grouper, oc, nc *CellDesc) {
+func diffCell(g *grouper, oc, nc *plandesc.CellDesc) {
 	cell := nc.Name()
 	if dets := backendDetails(oc.Backend, nc.Backend); len(dets) > 0 {
 		g.add(Change{Op: Changed, What: WhatBackend, Name: nc.Backend.Name, Details: dets}, cell, nil)
 	}
-	oq := map[string]QueryDesc{}
+	oq := map[string]plandesc.QueryDesc{}
 	for _, q := range oc.Queries {
 		oq[q.Name] = q
 	}
@@ -171,7 +177,7 @@ func diffCell(g *grouper, oc, nc *CellDesc) {
 			g.add(Change{Op: Removed, What: WhatQuery, Name: q.Name}, cell, nil)
 		}
 	}
-	oldSc := map[string]ScenarioDesc{}
+	oldSc := map[string]plandesc.ScenarioDesc{}
 	for _, s := range oc.Scenarios {
 		oldSc[s.Name] = s
 	}
@@ -196,7 +202,7 @@ func diffCell(g *grouper, oc, nc *CellDesc) {
 	}
 }
 
-func queryDetails(o, n QueryDesc) []Detail {
+func queryDetails(o, n plandesc.QueryDesc) []Detail {
 	var d []Detail
 	if o.Dialect != n.Dialect {
 		d = append(d, Detail{Field: "dialect", Old: o.Dialect, New: n.Dialect})
@@ -210,7 +216,7 @@ func queryDetails(o, n QueryDesc) []Detail {
 
 // scenarioDetails lists what changed in a scenario; the description is
 // listed too although it is not part of the fingerprint.
-func scenarioDetails(o, n ScenarioDesc) []Detail {
+func scenarioDetails(o, n plandesc.ScenarioDesc) []Detail {
 	var d []Detail
 	str := func(field, a, b string) {
 		if a != b {
@@ -232,7 +238,7 @@ func scenarioDetails(o, n ScenarioDesc) []Detail {
 	return d
 }
 
-func backendDetails(o, n BackendDesc) []Detail {
+func backendDetails(o, n plandesc.BackendDesc) []Detail {
 	var d []Detail
 	str := func(field, a, b string) {
 		if a != b {

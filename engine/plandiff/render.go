@@ -42,7 +42,7 @@ func (c Change) estimateText() string {
 	return "estimated " + strings.Join(parts, "; ")
 }
 
-func (r *Report) summary() string {
+func (r *Diff) summary() string {
 	n := map[string]int{}
 	for _, c := range r.Changes {
 		n[c.Op]++
@@ -50,7 +50,7 @@ func (r *Report) summary() string {
 	return fmt.Sprintf("%d change(s): %d added, %d removed, %d changed", len(r.Changes), n[Added], n[Removed], n[Changed])
 }
 
-func (r *Report) totals() string {
+func (r *Diff) totals() string {
 	if r.OldEst == r.NewEst && r.OldPoints == r.NewPoints {
 		return fmt.Sprintf("Estimated duration: %s, unchanged; points: %d", r.NewEst, r.NewPoints)
 	}
@@ -58,7 +58,7 @@ func (r *Report) totals() string {
 }
 
 // WriteText prints the report for a terminal.
-func (r *Report) WriteText(w io.Writer) error {
+func (r *Diff) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Plan diff: %s -> %s\n", r.Old, r.New)
 	if r.Empty() {
@@ -99,7 +99,7 @@ func oldNew(d Detail) string {
 }
 
 // WriteMarkdown prints the report as a pull-request comment.
-func (r *Report) WriteMarkdown(w io.Writer) error {
+func (r *Diff) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### Spec plan diff: `%s` -> `%s`\n\n", r.Old, r.New)
 	if r.Empty() {
@@ -131,7 +131,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 }
 
 // WriteJSON prints the report as indented JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
+func (r *Diff) WriteJSON(w io.Writer) error {
 	out := *r
 	if out.Changes == nil {
 		out.Changes = []Change{}

@@ -12,9 +12,11 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	_ "github.com/mentat-spec/mentat-spec/drivers/all"
+	"github.com/mentat-spec/mentat-spec/engine/compare"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/plandesc"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -86,12 +88,12 @@ func TestDiffReview(t *testing.T) {
 	before := copyDir(t, "testdata/review")
 	after := copyDir(t, "testdata/review")
 	reviewChange(t, after)
-	a, b := plandiff.Describe(buildPlan(t, before)), plandiff.Describe(buildPlan(t, after))
+	a, b := plandesc.Describe(buildPlan(t, before)), plandesc.Describe(buildPlan(t, after))
 
-	if r := plandiff.Diff("old", "new", a, a); !r.Empty() {
+	if r := plandiff.Between("old", "new", a, a); !r.Empty() {
 		t.Fatalf("a plan differs from itself: %+v", r.Changes)
 	}
-	r := plandiff.Diff("old", "new", a, b)
+	r := plandiff.Between("old", "new", a, b)
 	type named struct{ op, what, name, cells string }
 	var got []named
 	for _, c := range r.Changes {
@@ -153,7 +155,7 @@ func TestUnchangedAfterReview(t *testing.T) {
 	reviewChange(t, after)
 	oldRes, newRes := run(t, before), run(t, after)
 
-	c, err := plandiff.Unchanged(oldRes, newRes)
+	c, err := compare.Unchanged(oldRes, newRes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,12 +191,12 @@ func TestUnchangedAfterReview(t *testing.T) {
 	}
 
 	// Identical definitions: everything comparable.
-	same, err := plandiff.Unchanged(newRes, newRes)
+	same, err := compare.Unchanged(newRes, newRes)
 	if err != nil || len(same.NotCompared) != 0 {
 		t.Errorf("a run against itself: %v, %+v", err, same)
 	}
 	// A directory from before fingerprints: the caller falls back.
-	if _, err := plandiff.Unchanged(t.TempDir(), newRes); !errors.Is(err, plandiff.ErrNoFingerprints) {
+	if _, err := compare.Unchanged(t.TempDir(), newRes); !errors.Is(err, results.ErrNoFingerprints) {
 		t.Errorf("no fingerprints: %v, want ErrNoFingerprints", err)
 	}
 }
@@ -202,10 +204,10 @@ func TestUnchangedAfterReview(t *testing.T) {
 func TestWriteFingerprintsKeepsOtherCells(t *testing.T) {
 	dir := t.TempDir()
 	p := buildPlan(t, copyDir(t, "testdata/review"))
-	if err := plandiff.WriteFingerprints(dir, p); err != nil {
+	if err := results.WriteFingerprints(dir, plandesc.Describe(p).Fingerprints()); err != nil {
 		t.Fatal(err)
 	}
-	f, err := plandiff.ReadFingerprints(dir)
+	f, err := results.ReadFingerprints(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,57 +219,24 @@ func TestWriteFingerprintsKeepsOtherCells(t *testing.T) {
 	other.Scale = "s"
 	f.Cells["s/sqlite"] = other
 	b, _ := json.Marshal(f)
-	if err := os.WriteFile(filepath.Join(dir, plandiff.FingerprintsFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, results.FingerprintsFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := plandiff.WriteFingerprints(dir, p); err != nil {
+	if err := results.WriteFingerprints(dir, plandesc.Describe(p).Fingerprints()); err != nil {
 		t.Fatal(err)
 	}
-	g, err := plandiff.ReadFingerprints(dir)
+	g, err := results.ReadFingerprints(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(g.Cells) != 3 || g.Cells["s/sqlite"].Scale != "s" {
 		t.Errorf("cells after a second write: %v", g.Cells)
 	}
-	if err := os.WriteFile(filepath.Join(dir, plandiff.FingerprintsFile), []byte(`{"version": 9}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, results.FingerprintsFile), []byte(`{"version": 9}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := plandiff.ReadFingerprints(dir); err == nil || errors.Is(err, plandiff.ErrNoFingerprints) {
+	if _, err := results.ReadFingerprints(dir); err == nil || errors.Is(err, results.ErrNoFingerprints) {
 		t.Errorf("unknown version: %v", err)
-	}
-}
-
-// TestDescribeRedactsSecrets: an option built from a sensitive variable
-// is neither shown nor fingerprinted, and changing it is no change.
-func TestDescribeRedactsSecrets(t *testing.T) {
-	quick := "../../examples"
-	build := func(dsn string) *plandiff.Description {
-		spec, diags := config.Load([]string{filepath.Join(quick, "quickstart.hcl")}, config.Options{Vars: []config.VarArg{
-			{Name: "backends", Value: `["postgres"]`}, {Name: "pg_dsn", Value: dsn}}})
-		if diags.HasErrors() {
-			t.Fatal(diags.Error())
-		}
-		p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
-		if diags.HasErrors() {
-			t.Fatal(diags.Error())
-		}
-		return plandiff.Describe(p)
-	}
-	a := build("postgres://bench:hunter2-secret@127.0.0.1:5432/postgres")
-	b := build("postgres://bench:other-secret@127.0.0.1:5433/postgres")
-	js, _ := json.Marshal(a)
-	if strings.Contains(string(js), "hunter2-secret") {
-		t.Fatalf("the description shows the secret: %s", js)
-	}
-	if got := a.Cells[0].Backend.Options["dsn"]; got != "(sensitive)" {
-		t.Errorf("dsn option %q", got)
-	}
-	if a.Cells[0].Backend.Options["database"] != "mentat_quickstart_xs" {
-		t.Errorf("a plain option was redacted: %v", a.Cells[0].Backend.Options)
-	}
-	if r := plandiff.Diff("a", "b", a, b); !r.Empty() {
-		t.Errorf("changing a secret is reported: %+v", r.Changes)
 	}
 }
 
@@ -281,11 +250,11 @@ func TestDiffChecksIgnoresLayout(t *testing.T) {
 		"expect_values = { # the generator's name\n      name =   each.value[\"user/name\"]\n    }")
 	value := copyDir(t, "testdata/review")
 	edit(t, filepath.Join(value, "spec.hcl"), `expect_values = { n = scale.users }`, `expect_values = { n = scale.users + 0 }`)
-	a := plandiff.Describe(buildPlan(t, before))
-	if r := plandiff.Diff("a", "b", a, plandiff.Describe(buildPlan(t, layout))); !r.Empty() {
+	a := plandesc.Describe(buildPlan(t, before))
+	if r := plandiff.Between("a", "b", a, plandesc.Describe(buildPlan(t, layout))); !r.Empty() {
 		t.Errorf("a layout change is reported: %+v", r.Changes)
 	}
-	r := plandiff.Diff("a", "b", a, plandiff.Describe(buildPlan(t, value)))
+	r := plandiff.Between("a", "b", a, plandesc.Describe(buildPlan(t, value)))
 	if len(r.Changes) != 1 || r.Changes[0].Name != "total" || r.Changes[0].Details[0].Field != "checks" ||
 		!strings.Contains(r.Changes[0].Details[0].Diff, "+check all: query count; expect_values = { n = scale.users + 0 }") {
 		t.Errorf("a check's value change: %+v", r.Changes)
@@ -299,13 +268,13 @@ func TestUnchangedDataset(t *testing.T) {
 	after := copyDir(t, "testdata/review")
 	edit(t, filepath.Join(after, "spec.hcl"), "seed = 11", "seed = 12")
 	oldRes, newRes := t.TempDir(), t.TempDir()
-	if err := plandiff.WriteFingerprints(oldRes, buildPlan(t, before)); err != nil {
+	if err := results.WriteFingerprints(oldRes, plandesc.Describe(buildPlan(t, before)).Fingerprints()); err != nil {
 		t.Fatal(err)
 	}
-	if err := plandiff.WriteFingerprints(newRes, buildPlan(t, after)); err != nil {
+	if err := results.WriteFingerprints(newRes, plandesc.Describe(buildPlan(t, after)).Fingerprints()); err != nil {
 		t.Fatal(err)
 	}
-	c, err := plandiff.Unchanged(oldRes, newRes)
+	c, err := compare.Unchanged(oldRes, newRes)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,8 @@ type Dir struct {
 // CheckCounts counts check verdicts.
 type CheckCounts struct{ Pass, Fail, Skip, Threshold int }
 
-func (c *CheckCounts) add(status string) {
+// Add counts one check line's status.
+func (c *CheckCounts) Add(status string) {
 	switch status {
 	case Pass:
 		c.Pass++
@@ -61,7 +62,8 @@ func (c *CheckCounts) add(status string) {
 	}
 }
 
-func (c CheckCounts) total() int { return c.Pass + c.Fail + c.Skip + c.Threshold }
+// Total is the number of checks counted.
+func (c CheckCounts) Total() int { return c.Pass + c.Fail + c.Skip + c.Threshold }
 
 // Open creates dir (and plans/, logs/) or opens an existing one to append
 // to. It refuses a directory whose CSV headers are not this format.
@@ -85,7 +87,7 @@ func Open(dir string) (*Dir, error) {
 		return nil, err
 	}
 	for _, c := range checks {
-		d.inFile.add(c.Status)
+		d.inFile.Add(c.Status)
 	}
 	return d, nil
 }
@@ -254,8 +256,8 @@ func (d *Dir) AppendCheck(c CheckLine) error {
 	if err := d.write(ChecksFile, d.buf); err != nil {
 		return err
 	}
-	d.inFile.add(c.Status)
-	d.added.add(c.Status)
+	d.inFile.Add(c.Status)
+	d.added.Add(c.Status)
 	return nil
 }
 
@@ -294,7 +296,7 @@ func (d *Dir) writeEnv(header bool, kvs []KV, sensitive func(key string) bool) e
 		b = append(b, '\n')
 	}
 	for _, kv := range kvs {
-		key := strings.TrimSpace(oneLine(kv.Key))
+		key := strings.TrimSpace(OneLine(kv.Key))
 		if key == "" {
 			continue
 		}
@@ -340,12 +342,7 @@ func escapeValue(v string) string {
 	return strings.NewReplacer(`\`, `\\`, "\r", `\r`, "\n", `\n`).Replace(v)
 }
 
-// PlanName is the plans/ file name of a query's plan, ext "txt" or "json".
-func PlanName(scale, backend, query, ext string) string {
-	return token(scale) + "-" + token(backend) + "-" + token(query) + "." + ext
-}
-
-// Plan opens plans/<name> for appending (see PlanName).
+// Plan opens plans/<name> for appending (see ScenarioPlanName).
 func (d *Dir) Plan(name string) (io.WriteCloser, error) {
 	return d.openSub(PlansDir, name)
 }
@@ -381,7 +378,7 @@ func (d *Dir) Close() (CheckCounts, error) {
 	// nothing says so rather than leave no file. An invocation that adds
 	// no check to an existing file adds no TOTAL.
 	var errs []error
-	if _, err := os.Stat(filepath.Join(d.path, ChecksFile)); d.added.total() > 0 || errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(d.path, ChecksFile)); d.added.Total() > 0 || errors.Is(err, fs.ErrNotExist) {
 		b := append(d.buf[:0], "TOTAL "...)
 		b = appendCounts(b, d.inFile)
 		d.buf = append(b, '\n')
@@ -399,6 +396,10 @@ func (d *Dir) Close() (CheckCounts, error) {
 	d.files = nil
 	return d.added, errors.Join(errs...)
 }
+
+// String is the counts as checks.txt's TOTAL line writes them:
+// "N PASS, N FAIL, N SKIP[, N THRESHOLD]".
+func (c CheckCounts) String() string { return string(appendCounts(nil, c)) }
 
 // appendCounts writes "N PASS, N FAIL, N SKIP".
 func appendCounts(b []byte, c CheckCounts) []byte {

@@ -224,10 +224,10 @@ backend.pg.s.option.dsn: (redacted)
 	if strings.Contains(got, "hunter2") {
 		t.Error("a password reached env.txt")
 	}
-	env, err := readEnv(dir)
+	env, err := ReadEnv(dir)
 	must(t, err)
 	if env[0] != (KV{"kernel", "6.13"}) || env[6].Value != "work_mem=64MB\nshared_buffers=8GB" {
-		t.Errorf("readEnv: %+v", env)
+		t.Errorf("ReadEnv: %+v", env)
 	}
 }
 
@@ -275,10 +275,7 @@ func TestPlanAndLog(t *testing.T) {
 	dir := t.TempDir()
 	d := openT(t, dir)
 	defer closeT(t, d)
-	name := PlanName("s", "postgres", "q1", "json")
-	if name != "s-postgres-q1.json" {
-		t.Errorf("PlanName %q", name)
-	}
+	name := ScenarioPlanName("s", "postgres", "lookup", "q1", "json")
 	for i := 0; i < 2; i++ {
 		w, err := d.Plan(name)
 		must(t, err)

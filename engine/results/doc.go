@@ -57,12 +57,11 @@
 //
 //	scenario,backend,scale,clients,stream,window_start_s,ops,p50_ms,p95_ms,p99_ms,max_ms,errors
 //
-// # Reports
+// fingerprints.json records, per cell, the fingerprints of the dataset,
+// backend, queries and scenarios the rows were measured with (written by
+// the runner from package plandesc, read by package compare).
 //
 // Load reads every file of a directory into a Run (absent files are
-// empty). A Reporter renders a Run; WriteSummary, called at the end of a
-// run and by the report command, writes every report of Reports from the
-// files alone: summary.md (SummaryMD; a hand-written findings.md follows
-// its overview), report.html (HTML: self-contained, SVG charts drawn by
-// package chart) and results.json (JSON: every row typed).
+// empty); package report renders a Run, package compare compares two
+// directories.
 package results

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -48,7 +49,7 @@ func Load(dir string) (*Run, error) {
 	}
 	r := &Run{Dir: dir, Name: filepath.Base(filepath.Clean(dir))}
 	var errs []error
-	keep := func(err error) { errs = append(errs, optional(err)) }
+	keep := func(err error) { errs = append(errs, MissingIsEmpty(err)) }
 
 	r.Timings, err = ReadTimings(dir)
 	keep(err)
@@ -62,7 +63,7 @@ func Load(dir string) (*Run, error) {
 	keep(err)
 	r.Sizes, err = readSizes(dir)
 	keep(err)
-	r.Env, err = readEnv(dir)
+	r.Env, err = ReadEnv(dir)
 	keep(err)
 	r.Invocations, err = readInvocations(dir)
 	keep(err)
@@ -99,16 +100,16 @@ func (r *Run) EnvValue(key string) string {
 
 // Points returns the timings with only the last row of each point (a
 // rerun supersedes), at the position of that last row.
-func (r *Run) Points() []Row { return lastPerKey(r.Timings, Row.Key) }
+func (r *Run) Points() []Row { return LastPerKey(r.Timings, Row.Key) }
 
 // LatestLoads returns the last load of each (backend, scale).
 func (r *Run) LatestLoads() []LoadRow {
-	return lastPerKey(r.Loads, func(l LoadRow) [2]string { return [2]string{l.Backend, l.Scale} })
+	return LastPerKey(r.Loads, func(l LoadRow) [2]string { return [2]string{l.Backend, l.Scale} })
 }
 
 // LatestSizes returns the last size of each (scale, backend).
 func (r *Run) LatestSizes() []SizeRow {
-	return lastPerKey(r.Sizes, func(s SizeRow) [2]string { return [2]string{s.Scale, s.Backend} })
+	return LastPerKey(r.Sizes, func(s SizeRow) [2]string { return [2]string{s.Scale, s.Backend} })
 }
 
 // Started is the first invocation's time, zero when env.txt has none.
@@ -144,7 +145,7 @@ func (r *Run) Backends() []string {
 
 // Scales returns the run's scales, smallest dataset first.
 func (r *Run) Scales() []string {
-	return byRank(scaleRanks(r.Timings, r.Loads, r.Sizes))
+	return ByRank(ScaleRanks(r.Timings, r.Loads, r.Sizes))
 }
 
 // readInvocations returns the times of env.txt's invocation headers.
@@ -176,4 +177,136 @@ func listFiles(dir string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// ScaleRanks orders scales by size (their smallest datom count), then by
+// first appearance: "s" before "m" though not alphabetically.
+func ScaleRanks(timings []Row, loads []LoadRow, sizes []SizeRow) map[string]int {
+	type info struct {
+		nd    int64
+		first int
+	}
+	m := map[string]*info{}
+	see := func(scale string, nd int64) {
+		in := m[scale]
+		if in == nil {
+			in = &info{first: len(m)}
+			m[scale] = in
+		}
+		if nd > 0 && (in.nd == 0 || nd < in.nd) {
+			in.nd = nd
+		}
+	}
+	for _, r := range timings {
+		see(r.Scale, r.NDatoms)
+	}
+	for _, l := range loads {
+		see(l.Scale, l.NDatoms)
+	}
+	for _, s := range sizes {
+		see(s.Scale, 0)
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		x, y := m[a], m[b]
+		if (x.nd == 0) != (y.nd == 0) {
+			if x.nd == 0 {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Or(cmp.Compare(x.nd, y.nd), cmp.Compare(x.first, y.first))
+	})
+	rank := make(map[string]int, len(names))
+	for i, n := range names {
+		rank[n] = i
+	}
+	return rank
+}
+
+// ByRank lists the scales of a ScaleRanks in rank order.
+func ByRank(rank map[string]int) []string {
+	out := make([]string, len(rank))
+	for n, i := range rank {
+		out[i] = n
+	}
+	return out
+}
+
+// BackendSetting is one backend.<name>.<scale>.<key> of env.txt with its
+// value per scale.
+type BackendSetting struct {
+	Backend string
+	Key     string            // driver, version, setting.<name>, option.<name>, settings_error
+	Values  map[string]string // by scale
+}
+
+// Value is the setting's value when all scales agree, else each scale's.
+func (s BackendSetting) Value(scales []string) string {
+	var parts []string
+	first, same := "", true
+	for _, sc := range scales {
+		v, ok := s.Values[sc]
+		if !ok {
+			continue
+		}
+		if len(parts) == 0 {
+			first = v
+		} else if v != first {
+			same = false
+		}
+		parts = append(parts, sc+": "+v)
+	}
+	if same {
+		return first
+	}
+	return strings.Join(parts, "; ")
+}
+
+// BackendSettings returns env.txt's backend.* keys grouped by backend and
+// key: driver and version first, then settings, then options. The cache
+// setting's name (CacheSettingKey) is a fact of the driver, left out.
+func (r *Run) BackendSettings() []BackendSetting {
+	var out []BackendSetting
+	at := map[[2]string]int{}
+	for _, kv := range r.Env {
+		rest, ok := strings.CutPrefix(kv.Key, "backend.")
+		if !ok {
+			continue
+		}
+		// backend.<name>.<scale>.<key>: names and scales are tokens
+		// without dots; the key may hold dots (setting.a.b).
+		f := strings.SplitN(rest, ".", 3)
+		if len(f) < 3 || f[2] == CacheSettingKey {
+			continue
+		}
+		k := [2]string{f[0], f[2]}
+		i, seen := at[k]
+		if !seen {
+			i = len(out)
+			at[k] = i
+			out = append(out, BackendSetting{Backend: f[0], Key: f[2], Values: map[string]string{}})
+		}
+		out[i].Values[f[1]] = kv.Value
+	}
+	order := func(key string) int {
+		switch {
+		case key == "driver":
+			return 0
+		case key == "version":
+			return 1
+		case strings.HasPrefix(key, "setting."):
+			return 2
+		case strings.HasPrefix(key, "option."):
+			return 3
+		}
+		return 4
+	}
+	slices.SortStableFunc(out, func(x, y BackendSetting) int {
+		return cmp.Or(cmp.Compare(x.Backend, y.Backend), cmp.Compare(order(x.Key), order(y.Key)))
+	})
+	return out
 }

@@ -87,6 +87,9 @@ func TestLoadEveryFile(t *testing.T) {
 		if s.Backend == "postgres" && s.Key == "setting.enable_seqscan" {
 			seqscan = s.Value(r.Scales())
 		}
+		if s.Key == CacheSettingKey {
+			t.Errorf("the driver's cache setting is listed as a setting in force: %+v", s)
+		}
 		if s.Backend == "duckdb" && s.Key == "setting.threads" {
 			if got := s.Value(r.Scales()); got != "xs: 4; s: 8" {
 				t.Errorf("a setting that differs by scale reads %q", got)
@@ -95,6 +98,9 @@ func TestLoadEveryFile(t *testing.T) {
 	}
 	if seqscan != "off" {
 		t.Errorf("postgres enable_seqscan reads %q, want off", seqscan)
+	}
+	if got := r.EnvValue("backend.duckdb.s." + CacheSettingKey); got != "memory_limit" {
+		t.Errorf("duckdb's cache setting reads %q", got)
 	}
 }
 

@@ -202,9 +202,9 @@ func readChecks(dir string) ([]CheckLine, error) {
 	return out, err
 }
 
-// readEnv returns env.txt with each key's latest value, keys in the order
+// ReadEnv returns env.txt with each key's latest value, keys in the order
 // they first appeared.
-func readEnv(dir string) ([]KV, error) {
+func ReadEnv(dir string) ([]KV, error) {
 	var out []KV
 	at := map[string]int{}
 	err := readLines(filepath.Join(dir, EnvFile), func(line string) {
@@ -267,7 +267,7 @@ func readSizes(dir string) ([]SizeRow, error) {
 		}
 		s := SizeRow{Scale: f[0], Backend: f[1], Bytes: n}
 		for _, p := range parts[1:] {
-			if g := strings.Fields(p); len(g) >= 2 && g[0] == "shared_buffers" {
+			if g := strings.Fields(p); len(g) >= 2 && g[0] == SizesCacheLabel {
 				s.SharedBuffers, _ = strconv.ParseInt(g[1], 10, 64)
 			}
 		}

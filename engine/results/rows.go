@@ -265,9 +265,9 @@ func appendCheck(b []byte, c CheckLine) []byte {
 		b = append(b, token(f)...)
 	}
 	b = append(b, ' ')
-	b = append(b, oneLine(c.Name)...)
+	b = append(b, OneLine(c.Name)...)
 	b = append(b, ": "...)
-	b = append(b, oneLine(c.Detail)...)
+	b = append(b, OneLine(c.Detail)...)
 	return append(b, '\n')
 }
 
@@ -278,21 +278,31 @@ func appendSize(b []byte, s SizeRow) []byte {
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, s.Bytes, 10)
 	b = append(b, " bytes ("...)
-	b = append(b, humanBytes(s.Bytes)...)
+	b = append(b, HumanBytes(s.Bytes)...)
 	b = append(b, ')')
 	if s.SharedBuffers > 0 {
-		b = append(b, "; shared_buffers "...)
+		b = append(b, "; "+SizesCacheLabel+" "...)
 		b = strconv.AppendInt(b, s.SharedBuffers, 10)
 		b = append(b, " bytes ("...)
-		b = append(b, humanBytes(s.SharedBuffers)...)
+		b = append(b, HumanBytes(s.SharedBuffers)...)
 		b = append(b, "); ratio "...)
 		b = strconv.AppendFloat(b, float64(s.Bytes)/float64(s.SharedBuffers), 'f', 4, 64)
 	}
 	return append(b, '\n')
 }
 
-// oneLine keeps a text field on its line.
-func oneLine(s string) string {
+// SizesCacheLabel is what sizes.txt calls a store's buffer cache,
+// whatever the database calls it (the seed suite measured PostgreSQL's).
+const SizesCacheLabel = "shared_buffers"
+
+// CacheSettingKey is the env.txt key, under backend.<name>.<scale>., of
+// the setting that sizes a backend's buffer cache as its driver names it
+// (drivers.CacheSetting). It is a fact of the driver, not a setting in
+// force: BackendSettings leaves it out.
+const CacheSettingKey = "cache_setting"
+
+// OneLine keeps a text field on its line.
+func OneLine(s string) string {
 	if !strings.ContainsAny(s, "\r\n") {
 		return s
 	}
@@ -307,8 +317,8 @@ func token(s string) string {
 	return strings.Join(strings.Fields(s), "_")
 }
 
-// humanBytes follows seed 001 ("0.19 GiB"): GiB from a tenth of a GiB.
-func humanBytes(n int64) string {
+// HumanBytes follows seed 001 ("0.19 GiB"): GiB from a tenth of a GiB.
+func HumanBytes(n int64) string {
 	f := float64(n)
 	switch {
 	case n < 1<<10:
@@ -322,4 +332,24 @@ func humanBytes(n int64) string {
 	default:
 		return strconv.FormatFloat(f/(1<<40), 'f', 2, 64) + " TiB"
 	}
+}
+
+// Thousands writes n with thousands separators: 984,803.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

@@ -90,29 +90,15 @@ func TestNumberFormats(t *testing.T) {
 	tests := []struct {
 		got, want string
 	}{
-		{fmtInt(984803), "984,803"},
-		{fmtInt(9850258), "9,850,258"},
-		{fmtInt(999), "999"},
-		{fmtInt(-1234), "-1,234"},
-		{fmtInt(0), "0"},
-		{fmtMs(0.0834), "0.083"},
-		{fmtMs(493.4312), "493.431"},
-		{fmtMs(1067.2), "1,067"},
-		{fmtMs(999.9996), "1,000"},
-		{fmtMs(2204.5), "2,205"},
-		{fmtRate(1557.4), "1,557"},
-		{fmtRate(865.54), "865.5"},
-		{fmtRate(2.0), "2.0"},
-		{fmtRate(0.94), "0.9"},
-		{fmtRate(999.96), "1,000"},
-		{fmtSecs(67.62, 1), "67.6"},
-		{fmtSecs(1472.3, 1), "1,472"},
-		{optSecs(nil), ""},
-		{optSecs(ptr(0.4)), "0.40"},
-		{humanBytes(204010946), "0.19 GiB"},
-		{humanBytes(50 << 20), "50.00 MiB"},
-		{humanBytes(512), "512 B"},
-		{humanBytes(3 << 40), "3.00 TiB"},
+		{Thousands(984803), "984,803"},
+		{Thousands(9850258), "9,850,258"},
+		{Thousands(999), "999"},
+		{Thousands(-1234), "-1,234"},
+		{Thousands(0), "0"},
+		{HumanBytes(204010946), "0.19 GiB"},
+		{HumanBytes(50 << 20), "50.00 MiB"},
+		{HumanBytes(512), "512 B"},
+		{HumanBytes(3 << 40), "3.00 TiB"},
 	}
 	for _, tc := range tests {
 		if tc.got != tc.want {

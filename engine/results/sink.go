@@ -122,9 +122,9 @@ func (c *Console) Emit(rec Record) error {
 		line = timingLine(Row(r))
 	case LoadRow:
 		if r.Ceiling {
-			line = fmt.Sprintf("%s/%s: load cap hit after %s datoms in %.2fs", r.Scale, r.Backend, fmtInt(r.NDatoms), r.WallS)
+			line = fmt.Sprintf("%s/%s: load cap hit after %s datoms in %.2fs", r.Scale, r.Backend, Thousands(r.NDatoms), r.WallS)
 		} else {
-			line = fmt.Sprintf("%s/%s: loaded %s datoms in %.2fs (%s datoms/s)", r.Scale, r.Backend, fmtInt(r.NDatoms), r.WallS, fmtInt(int64(r.DatomsPerS)))
+			line = fmt.Sprintf("%s/%s: loaded %s datoms in %.2fs (%s datoms/s)", r.Scale, r.Backend, Thousands(r.NDatoms), r.WallS, Thousands(int64(r.DatomsPerS)))
 		}
 	case CheckLine:
 		line = fmt.Sprintf("%s %s/%s %s %s: %s", r.Status, r.Scale, r.Backend, r.Scenario, r.Name, r.Detail)

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -37,6 +36,9 @@ type WindowRow struct {
 	StartS float64 // since the run began
 	EndS   float64
 	Late   int64
+	// Hist is the window's latency histogram (ns), when measured: what a
+	// live view shows before the point's Hist. No file has it.
+	Hist *hdrhistogram.Histogram
 }
 
 // OpenLoopRow is one open-loop stream's offered load (openloop.csv): the
@@ -95,7 +97,7 @@ func (RepHist) record()     {}
 
 // WindowRowOf builds a windows.csv row from a measured window.
 func WindowRowOf(base Row, w measure.Window) WindowRow {
-	return WindowRow{Row: FromResult(base, w.Result), Window: w.Index, StartS: w.Start.Seconds(), EndS: w.End.Seconds(), Late: w.Late}
+	return WindowRow{Row: FromResult(base, w.Result), Window: w.Index, StartS: w.Start.Seconds(), EndS: w.End.Seconds(), Late: w.Late, Hist: w.Result.Hist}
 }
 
 // HistOf is a histogram of the given latencies over one interval, for
@@ -224,27 +226,6 @@ func WriteHlog(w *bytes.Buffer, intervals []Interval) error {
 	return nil
 }
 
-// ReadHlog reads every interval histogram of an HDR log file.
-func ReadHlog(path string) ([]*hdrhistogram.Histogram, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("results: %w", err)
-	}
-	defer f.Close()
-	r := hdrhistogram.NewHistogramLogReader(bufio.NewReader(f))
-	var out []*hdrhistogram.Histogram
-	for {
-		h, err := r.NextIntervalHistogram()
-		if err != nil {
-			return out, fmt.Errorf("results: reading %s: %w", path, err)
-		}
-		if h == nil {
-			return out, nil
-		}
-		out = append(out, h)
-	}
-}
-
 // appendSample appends a sampler row to logs/sampler-<name>.csv, with
 // the header when the file is new.
 func (d *Dir) appendSample(s Sample) error {
@@ -268,7 +249,7 @@ func (d *Dir) appendSample(s Sample) error {
 
 func appendCSVLine(b []byte, fields []string) []byte {
 	for _, f := range fields {
-		b = appendField(b, oneLine(f))
+		b = appendField(b, OneLine(f))
 	}
 	if len(fields) > 0 {
 		b = b[:len(b)-1]
@@ -287,4 +268,33 @@ func timedLine(rec Record) string {
 			r.Scale, r.Backend, r.Scenario, r.Op, r.Rate, r.Throughput, r.Late, r.Dropped, r.Errors)
 	}
 	return ""
+}
+
+// ReadWindows reads windows.csv of dir in file order.
+func ReadWindows(dir string) ([]WindowRow, error) {
+	var rows []WindowRow
+	err := readCSV(filepath.Join(dir, WindowsFile), WindowsHeader, func(r *record) {
+		rows = append(rows, WindowRow{
+			Row: Row{Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
+				Clients: int(r.int("clients")), Op: r.str("op"), Count: r.int("count"),
+				P50Ms: r.float("p50_ms"), P95Ms: r.float("p95_ms"), P99Ms: r.float("p99_ms"), MaxMs: r.float("max_ms"),
+				Throughput: r.float("throughput_ops_s"), Errors: r.int("errors")},
+			Window: int(r.int("window")), StartS: r.float("start_s"), EndS: r.float("end_s"), Late: r.int("late"),
+		})
+	})
+	return rows, err
+}
+
+// ReadOpenLoop reads openloop.csv of dir in file order.
+func ReadOpenLoop(dir string) ([]OpenLoopRow, error) {
+	var rows []OpenLoopRow
+	err := readCSV(filepath.Join(dir, OpenLoopFile), OpenLoopHeader, func(r *record) {
+		rows = append(rows, OpenLoopRow{
+			Row: Row{Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
+				Clients: int(r.int("clients")), Op: r.str("op"), Count: r.int("count"),
+				Throughput: r.float("throughput_ops_s"), Errors: r.int("errors")},
+			Rate: r.float("rate_ops_s"), Late: r.int("late"), Dropped: r.int("dropped"),
+		})
+	})
+	return rows, err
 }

@@ -137,7 +137,7 @@ func (c *cell) execute(ctx context.Context) error {
 			return ctx.Err() // a check cut short would read as failed
 		}
 		for _, sc := range g {
-			if c.run.journal.checked(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name) {
+			if c.run.journal.hasCheck(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name) {
 				continue
 			}
 			c.check(ctx, sc)
@@ -185,7 +185,7 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 			return
 		}
 		lo, _ := pt.Estimate()
-		if c.run.journal.pointDone(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
+		if c.run.journal.hasPoint(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
 			c.run.skip(lo)
 			continue
 		}
@@ -196,6 +196,7 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		c.withNoise(sc, i, 0, func() { err = c.runPoint(pctx, sc, i, pt, env) })
 		c.finishPoint(env)
 		c.run.end()
+		c.run.pointDone()
 		if err != nil {
 			c.run.fail("%s %s: %s: %v", c.name(), sc.Name, pt.Describe(), err)
 		}
@@ -482,6 +483,9 @@ func (c *cell) envLines(ctx context.Context) {
 	bc := c.pc.Backend
 	prefix := fmt.Sprintf("backend.%s.%s.", bc.Name, c.pc.Scale.Name)
 	kv := []results.KV{{Key: prefix + "driver", Value: bc.Driver}}
+	if cs, ok := c.be.(drivers.CacheSetting); ok {
+		kv = append(kv, results.KV{Key: prefix + results.CacheSettingKey, Value: cs.CacheSetting()})
+	}
 	if v, ok := c.be.(drivers.Versioner); ok {
 		if s, err := v.Version(ctx); err == nil {
 			kv = append(kv, results.KV{Key: prefix + "version", Value: s})

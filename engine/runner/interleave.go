@@ -94,7 +94,7 @@ func (c *cell) runInterleaved(ctx context.Context, g []*plan.Scenario) {
 	for _, sc := range g {
 		for i, pt := range sc.Points {
 			lo, _ := pt.Estimate()
-			if c.run.journal.pointDone(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
+			if c.run.journal.hasPoint(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
 				c.run.skip(lo)
 				continue
 			}
@@ -175,6 +175,7 @@ func (c *cell) finishRep(p *repPoint, n int, record bool) {
 	if record {
 		c.run.recorded(c.run.journal.point(c.pc.Scale.Name, c.pc.Backend.Name, p.sc.Name, p.index))
 	}
+	c.run.pointDone()
 	if left := p.reps.Count() - n; left > 0 && n > 0 {
 		c.run.skip(p.est * time.Duration(left))
 	}

@@ -166,12 +166,12 @@ func whole(f []string) bool {
 	return false
 }
 
-// pointDone and checked say whether the resumed run recorded them.
-func (j *journal) pointDone(scale, backend, scenario string, index int) bool {
+// hasPoint and hasCheck say whether the resumed run recorded them.
+func (j *journal) hasPoint(scale, backend, scenario string, index int) bool {
 	return j != nil && j.done[pointKey(scale, backend, scenario, index)]
 }
 
-func (j *journal) checked(scale, backend, scenario string) bool {
+func (j *journal) hasCheck(scale, backend, scenario string) bool {
 	return j != nil && j.done[checkedKey(scale, backend, scenario)]
 }
 

@@ -27,8 +27,9 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
-	"github.com/mentat-spec/mentat-spec/engine/plandiff"
+	"github.com/mentat-spec/mentat-spec/engine/plandesc"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
+	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/threshold"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
@@ -70,6 +71,9 @@ type Options struct {
 	Kinds []string
 	// Progress, when set, shows live progress; Log should write through it.
 	Progress *progress.Progress
+	// Watch, when set, follows the run as Progress does: every record
+	// and every task (a metrics endpoint).
+	Watch Watcher
 	// Launcher starts the worker processes of backends whose clients are
 	// processes (nil: such backends' points fail).
 	Launcher *worker.Launcher
@@ -77,6 +81,23 @@ type Options struct {
 	// directory or a store: 0 waits as long as ctx lasts, a negative value
 	// refuses at once.
 	LockWait time.Duration
+}
+
+// Watcher follows a run as it goes, for a live view besides Progress.
+type Watcher interface {
+	results.Sink
+	// Planned is what the run's phase measures: its points and the
+	// plan's estimate; called once, before any task.
+	Planned(points int, est time.Duration)
+	// Begin starts a task (a load, a point, a rep) estimated at est;
+	// count, when not nil, reports its calls and errors so far.
+	Begin(task string, est time.Duration, count func() (n, errs int64))
+	// End finishes the running task.
+	End()
+	// Skip counts an estimated task as done without running it.
+	Skip(est time.Duration)
+	// PointDone counts one point measured, or given up.
+	PointDone()
 }
 
 // Outcome summarises a finished run.
@@ -170,6 +191,10 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		pr.Start()
 		defer pr.Close()
 	}
+	if w := opts.Watch; w != nil {
+		w.Planned(r.points(), r.estimate())
+		r.sink = results.Tee(r.sink, w)
+	}
 	env := append(host.Machine(), host.Tuning(opts.DataDir)...)
 	env = append(env, opts.Env...)
 	env = append(env, p.Env...)
@@ -186,7 +211,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		jr.close()
 		return nil, fmt.Errorf("writing env.txt: %w", err)
 	}
-	if err := plandiff.WriteFingerprints(opts.ResultsDir, p); err != nil {
+	if err := results.WriteFingerprints(opts.ResultsDir, plandesc.Describe(p).Fingerprints()); err != nil {
 		r.fail("%v", err) // compare then cannot tell changed definitions apart
 	}
 	if jr == nil {
@@ -226,8 +251,8 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	counts, cerr := dir.Close()
 	r.out.Checks = counts
-	if err := results.WriteSummary(opts.ResultsDir); err != nil && cerr == nil {
-		cerr = fmt.Errorf("writing summary.md: %w", err)
+	if err := report.WriteAll(opts.ResultsDir); err != nil && cerr == nil {
+		cerr = fmt.Errorf("writing the reports: %w", err)
 	}
 	return r.out, cerr
 }
@@ -241,6 +266,34 @@ func (r *run) selected(sc *plan.Scenario) bool {
 func (r *run) begin(name, unit string, est time.Duration, total int64, count progress.Counter) {
 	if r.opts.Progress != nil {
 		r.opts.Progress.Begin(name, unit, est, total, count)
+	}
+	if w := r.opts.Watch; w != nil {
+		w.Begin(name, est, count)
+	}
+}
+
+// points counts the points this run's phase measures.
+func (r *run) points() int {
+	if r.opts.Phase == PhaseLoad {
+		return 0
+	}
+	n := 0
+	for _, sp := range r.plan.Scales {
+		for _, c := range sp.Cells {
+			for _, sc := range c.Scenarios {
+				if r.selected(sc) {
+					n += len(sc.Points)
+				}
+			}
+		}
+	}
+	return n
+}
+
+// pointDone counts a point finished for the watcher.
+func (r *run) pointDone() {
+	if w := r.opts.Watch; w != nil {
+		w.PointDone()
 	}
 }
 
@@ -291,11 +344,17 @@ func (r *run) skip(est time.Duration) {
 	if r.opts.Progress != nil {
 		r.opts.Progress.Skip(est)
 	}
+	if w := r.opts.Watch; w != nil {
+		w.Skip(est)
+	}
 }
 
 func (r *run) end() {
 	if r.opts.Progress != nil {
 		r.opts.Progress.End()
+	}
+	if w := r.opts.Watch; w != nil {
+		w.End()
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
+	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
 
@@ -247,6 +248,17 @@ func TestApplyQuickstartDuckDB(t *testing.T) {
 	o, dir := apply(t, spec, runner.Options{}, config.VarArg{Name: "data_dir", Value: data},
 		config.VarArg{Name: "backends", Value: `["duckdb"]`})
 	assertQuickstartResults(t, dir, "duckdb", o)
+	// The driver names its cache; the summary calls it so.
+	env, err := os.ReadFile(filepath.Join(dir, results.EnvFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(env), "backend.duckdb.xs."+results.CacheSettingKey+": memory_limit\n") {
+		t.Errorf("env.txt lacks duckdb's cache setting:\n%s", env)
+	}
+	if summary, _ := os.ReadFile(filepath.Join(dir, results.SummaryFile)); !strings.Contains(string(summary), "of memory_limit") {
+		t.Errorf("summary.md does not name duckdb's cache memory_limit:\n%s", summary)
+	}
 }
 
 func TestWrongAnswerFailsTheRun(t *testing.T) {

@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -116,10 +117,7 @@ func TestSustainedAndOpenLoopOnSQLite(t *testing.T) {
 		t.Fatalf("%d timing rows", len(timings))
 	}
 	for _, r := range timings {
-		hs, err := results.ReadHlog(filepath.Join(dir, results.HdrDir, results.HlogName(r)))
-		if err != nil {
-			t.Fatalf("%s: %v", r.Key(), err)
-		}
+		hs := readHlog(t, filepath.Join(dir, results.HdrDir, results.HlogName(r)))
 		merged := hdrhistogram.New(1, int64(time.Hour), 3)
 		for _, h := range hs {
 			merged.Merge(h)
@@ -222,5 +220,90 @@ sampler "server" {
 	}
 	if pids, _ := strconv.Atoi(server[2][3]); pids < 3 {
 		t.Errorf("server: %s processes, want the postmaster and its children", server[2][3])
+	}
+}
+
+// readHlog reads every interval histogram of the HDR log at path with
+// the HdrHistogram library's own reader, as other tools read it.
+func readHlog(t *testing.T, path string) []*hdrhistogram.Histogram {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := hdrhistogram.NewHistogramLogReader(bufio.NewReader(f))
+	var out []*hdrhistogram.Histogram
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatalf("reading %s: %v", path, err)
+		}
+		if h == nil {
+			return out
+		}
+		out = append(out, h)
+	}
+}
+
+// The timed kinds repeat their duration reps times: a raw row per rep,
+// one timing row and one openloop.csv row per phase, whose late and
+// dropped calls are all the reps'.
+func TestTimedKindsHonourReps(t *testing.T) {
+	scenarios := `
+scenario "soak" {
+  kind       = "sustained"
+  duration_s = 0.4
+  window_s   = 0.2
+  reps       = 2
+  read {
+    query = query.q1
+  }
+}
+
+scenario "arrivals" {
+  kind       = "open_loop"
+  duration_s = 0.4
+  reps       = 3
+  read {
+    query = query.q1
+    rate  = 100
+  }
+}
+`
+	spec, data := tinyQuickstart(t, `scenario "point_lookup" {`, scenarios+"\n"+`scenario "point_lookup" {`)
+	o, dir := apply(t, spec, runner.Options{DataDir: data}, config.VarArg{Name: "scenarios", Value: `["soak", "arrivals"]`})
+	if o.Failed() {
+		t.Fatalf("failed: %v", o.Failures)
+	}
+	reps := map[string][]string{}
+	for _, r := range readCSV(t, filepath.Join(dir, "raw.csv"))[1:] {
+		reps[r[0]] = append(reps[r[0]], r[6])
+	}
+	if got := strings.Join(reps["soak"], ","); got != "1,2" {
+		t.Errorf("soak's raw reps %s, want 1,2", got)
+	}
+	if got := strings.Join(reps["arrivals"], ","); got != "1,2,3" {
+		t.Errorf("arrivals' raw reps %s, want 1,2,3", got)
+	}
+	timings, err := results.ReadTimings(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, r := range timings {
+		per[r.Scenario]++
+	}
+	if per["soak"] != 1 || per["arrivals"] != 1 {
+		t.Errorf("timing rows per scenario %v, want one each", per)
+	}
+	open := readCSV(t, filepath.Join(dir, results.OpenLoopFile))
+	if len(open) != 2 {
+		t.Fatalf("openloop.csv: %v, want one row for the phase", open)
+	}
+	// The row is the median rep's: at most the 40 calls one rep of 0.4 s
+	// at 100/s starts, not the three reps' sum.
+	if n, _ := strconv.Atoi(open[1][6]); n < 1 || n > 40 {
+		t.Errorf("openloop.csv count %s, want one rep's calls (at most 40): %v", open[1][6], open[1])
 	}
 }

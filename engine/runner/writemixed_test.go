@@ -93,6 +93,35 @@ func TestWriteMixedPassesOnEachBackend(t *testing.T) {
 	}
 }
 
+// write_mixed repeats mixed_s reps times as every point repeats: a raw
+// row per rep for the writer and the readers, the writes of all reps in
+// the truth (every check after them passes), and the timing row the
+// merge of the reps.
+func TestWriteMixedHonoursReps(t *testing.T) {
+	spec, data := writeQuickstart(t)
+	vars := append(writeVars(data, "sqlite"), config.VarArg{Name: "reps", Value: "3"}, config.VarArg{Name: "mixed_s", Value: "0.3"})
+	o, dir := apply(t, spec, runner.Options{}, vars...)
+	if o.Failed() {
+		t.Fatalf("failed: %v %+v", o.Failures, o.Checks)
+	}
+	reps := map[string][]string{}
+	for _, r := range readCSV(t, filepath.Join(dir, "raw.csv"))[1:] {
+		if r[0] == "write_mixed" {
+			reps[r[5]] = append(reps[r[5]], r[6])
+		}
+	}
+	for _, op := range []string{results.OpWrite, results.OpRead} {
+		if !slices.Equal(reps[op], []string{"1", "2", "3"}) {
+			t.Errorf("raw.csv %s reps %v, want 1, 2, 3", op, reps[op])
+		}
+	}
+	for name, l := range checkStatus(t, dir) {
+		if !strings.HasPrefix(l, "PASS") {
+			t.Errorf("check %s after three reps of writes: %q", name, l)
+		}
+	}
+}
+
 // A write that skips the current-state update leaves cur_text behind the
 // log: the answers after the writes no longer match the truth the
 // committed writes lead to, and apply fails naming the checks that read

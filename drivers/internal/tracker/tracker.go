@@ -5,30 +5,45 @@ package tracker
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 )
 
-// ErrClosed is returned by Add once the set was closed.
+// ErrClosed is returned by Track once the set was closed.
 var ErrClosed = errors.New("backend is closed")
 
+// Closer is what a Set holds: a session or loader, which removes itself
+// from the set when it closes.
+type Closer interface {
+	comparable
+	Close() error
+}
+
 // Set is a set of open things. The zero value is ready to use.
-type Set[T comparable] struct {
+type Set[T Closer] struct {
 	mu     sync.Mutex
 	open   map[T]struct{}
 	closed bool
 }
 
-// Add records c as open; after Close it refuses with ErrClosed.
-func (s *Set[T]) Add(c T) error {
+// Track records c, just opened, as open. After Close it refuses: it runs
+// undo, which releases what c holds (outside the lock: undo may call
+// Remove), and returns ErrClosed after what, the backend's name for
+// errors.
+func (s *Set[T]) Track(c T, what string, undo func()) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return ErrClosed
+	closed := s.closed
+	if !closed {
+		if s.open == nil {
+			s.open = map[T]struct{}{}
+		}
+		s.open[c] = struct{}{}
 	}
-	if s.open == nil {
-		s.open = map[T]struct{}{}
+	s.mu.Unlock()
+	if closed {
+		undo()
+		return fmt.Errorf("%s: %w", what, ErrClosed)
 	}
-	s.open[c] = struct{}{}
 	return nil
 }
 
@@ -39,19 +54,29 @@ func (s *Set[T]) Remove(c T) {
 	s.mu.Unlock()
 }
 
-// Close marks the set closed and returns what was still open, for the
-// caller to close outside the lock (closing calls Remove). A second Close
-// returns nothing and false.
-func (s *Set[T]) Close() ([]T, bool) {
+// Close marks the set closed and closes what was still open, outside the
+// lock (closing calls Remove), each after interrupt when it is not nil
+// (to stop a call in flight, which Close would wait for). It returns
+// their Close errors joined, and first false when the set was closed
+// already (then it closes nothing).
+func (s *Set[T]) Close(interrupt func(T)) (first bool, err error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
-		return nil, false
+		s.mu.Unlock()
+		return false, nil
 	}
 	s.closed = true
-	out := make([]T, 0, len(s.open))
+	open := make([]T, 0, len(s.open))
 	for c := range s.open {
-		out = append(out, c)
+		open = append(open, c)
 	}
-	return out, true
+	s.mu.Unlock()
+	var errs []error
+	for _, c := range open {
+		if interrupt != nil {
+			interrupt(c)
+		}
+		errs = append(errs, c.Close())
+	}
+	return true, errors.Join(errs...)
 }

@@ -158,6 +158,19 @@ type Run struct {
 	LateBound time.Duration
 	Warmup    int
 	Grace     time.Duration // the per-call ceiling (probe_s): calls past it are cut, calls running at the end get this long
+	// Reps repeats the duration (0 or 1: once): a raw row per rep, and
+	// the timing row the median of the reps, as closed_loop's.
+	Reps int
+}
+
+// reps is how many times the point runs its duration.
+func (r *Run) reps() int { return max(r.Reps, 1) }
+
+// Estimate bounds the point: its reps' durations, and a grace for each
+// rep's stop.
+func (r *Run) Estimate() (lo, hi time.Duration) {
+	n := time.Duration(r.reps())
+	return r.Duration * n, (r.Duration + 5*time.Second) * n
 }
 
 // Describe lists the streams.
@@ -170,7 +183,11 @@ func (r *Run) Describe() string {
 		}
 		parts = append(parts, s)
 	}
-	return fmt.Sprintf("%s: %s", r.Duration, strings.Join(parts, "; "))
+	reps := ""
+	if r.reps() > 1 {
+		reps = fmt.Sprintf(" (%d reps)", r.reps())
+	}
+	return fmt.Sprintf("%s%s: %s", r.Duration, reps, strings.Join(parts, "; "))
 }
 
 // Execute runs the point, number index of its scenario describing itself
@@ -183,57 +200,88 @@ func (r *Run) Describe() string {
 // keeps them here.
 func (r *Run) Execute(ctx context.Context, env kind.Env, index int, describe string) error {
 	// The HDR log of each row (an operation's, a stream's total or the
-	// stream's own), by the row's position in the expanded results.
+	// stream's own), by the row's position in the expanded results: an
+	// interval per window of every rep.
 	var intervals [][]results.Interval
-	var began time.Time
-	onWindow := func(ws []measure.Window) {
-		if len(ws) == 0 {
-			return
-		}
-		if began.IsZero() {
-			began = time.Now().Add(-ws[0].End)
-		}
-		slot := 0
-		for _, w := range ws {
-			for _, part := range measure.Expand([]measure.Result{w.Result}) {
-				pw := w
-				pw.Result = part
-				for len(intervals) <= slot {
-					intervals = append(intervals, nil)
-				}
-				intervals[slot] = append(intervals[slot], results.Interval{Start: began.Add(w.Start), End: began.Add(w.End), Hist: part.Hist})
-				slot++
-				if r.Window > 0 {
-					wr := results.WindowRowOf(env.Row(), pw)
-					if pw.Rate > 0 {
-						wr.Op = results.RateOp(pw.Op, pw.Rate)
+	var rows [][]results.Row
+	var late, dropped []int64
+	var rates []float64
+	var errs []error
+	for n := 1; n <= r.reps() && ctx.Err() == nil; n++ {
+		var began time.Time
+		onWindow := func(ws []measure.Window) {
+			if len(ws) == 0 {
+				return
+			}
+			if began.IsZero() {
+				began = time.Now().Add(-ws[0].End)
+			}
+			slot := 0
+			for _, w := range ws {
+				for _, part := range measure.Expand([]measure.Result{w.Result}) {
+					pw := w
+					pw.Result = part
+					for len(intervals) <= slot {
+						intervals = append(intervals, nil)
 					}
-					env.Emit(wr)
+					intervals[slot] = append(intervals[slot], results.Interval{Start: began.Add(w.Start), End: began.Add(w.End), Hist: part.Hist})
+					slot++
+					if r.Window > 0 {
+						wr := results.WindowRowOf(env.Row(), pw)
+						if pw.Rate > 0 {
+							wr.Op = results.RateOp(pw.Op, pw.Rate)
+						}
+						env.Emit(wr)
+					}
 				}
 			}
 		}
-	}
-	res, err := r.measure(ctx, env, index, describe, onWindow)
-	res = measure.Expand(res)
-	for i, rr := range res {
-		row := results.FromResult(env.Row(), rr)
-		row.Rep, row.Reps = 1, 1
-		if rr.Rate > 0 {
-			row.Op = results.RateOp(rr.Op, rr.Rate)
+		res, err := r.measure(ctx, env, index, describe, onWindow)
+		if err != nil {
+			errs = append(errs, err)
 		}
-		env.Emit(results.Raw(row))
+		res = measure.Expand(res)
+		for len(rows) < len(res) {
+			rows, late, dropped, rates = append(rows, nil), append(late, 0), append(dropped, 0), append(rates, 0)
+		}
+		for i, rr := range res {
+			row := results.FromResult(env.Row(), rr)
+			row.Rep = n
+			if rr.Rate > 0 {
+				row.Op = results.RateOp(rr.Op, rr.Rate)
+			}
+			env.Emit(results.Raw(row))
+			rows[i] = append(rows[i], row)
+			late[i] += rr.Late
+			dropped[i] += rr.Dropped
+			rates[i] = rr.Rate
+			if rr.Errors > 0 {
+				env.LogErrors(rr)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	for i, rs := range rows {
+		if len(rs) == 0 {
+			continue
+		}
+		row := rs[0]
+		if len(rs) > 1 {
+			row = results.Median(rs)
+		} else {
+			row.Rep, row.Reps = 1, 1
+		}
 		env.Emit(results.Timing(row))
 		if i < len(intervals) && len(intervals[i]) > 0 {
 			env.Emit(results.Hist{Row: row, Intervals: intervals[i]})
 		}
-		if rr.Rate > 0 {
-			env.Emit(results.OpenLoopRow{Row: row, Rate: rr.Rate, Late: rr.Late, Dropped: rr.Dropped})
-		}
-		if rr.Errors > 0 {
-			env.LogErrors(rr)
+		if rates[i] > 0 {
+			env.Emit(results.OpenLoopRow{Row: row, Rate: rates[i], Late: late[i], Dropped: dropped[i]})
 		}
 	}
-	return err
+	return errors.Join(errs...)
 }
 
 // timed is the run as measure takes it.

@@ -34,7 +34,7 @@ func (Kind) Name() string { return Name }
 // Schema implements kind.Kind.
 func (Kind) Schema() *hcl.BodySchema {
 	return &hcl.BodySchema{
-		Attributes: []hcl.AttributeSchema{{Name: "duration_s"}, {Name: "late_ms"}},
+		Attributes: []hcl.AttributeSchema{{Name: "duration_s"}, {Name: "late_ms"}, {Name: "reps"}},
 		Blocks:     timed.StreamBlocks,
 	}
 }
@@ -52,6 +52,11 @@ func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definit
 		v, d := kind.Number(a.Expr, ctx, "late_ms", 0)
 		diags = append(diags, d...)
 		def.LateBound = time.Duration(v * float64(time.Millisecond))
+	}
+	if a, ok := content.Attributes["reps"]; ok {
+		n, d := kind.Int(a.Expr, ctx, "reps", 1)
+		diags = append(diags, d...)
+		def.Reps = n
 	}
 	st, d := timed.DecodeStreams(content, ctx)
 	diags = append(diags, d...)
@@ -72,6 +77,7 @@ type Definition struct {
 	LateBound time.Duration
 	Streams   []timed.Stream
 	Phases    int
+	Reps      int // repetitions of each phase (default 1)
 }
 
 // Queries implements kind.Definition.
@@ -106,7 +112,7 @@ func (d *Definition) Points(s measure.Sampling) []kind.Point {
 	}
 	var out []kind.Point
 	for ph := 0; ph < d.Phases; ph++ {
-		r := &timed.Run{Streams: d.Streams, Duration: dur, LateBound: d.LateBound, Warmup: s.Warmup, Grace: s.Probe}
+		r := &timed.Run{Streams: d.Streams, Duration: dur, LateBound: d.LateBound, Warmup: s.Warmup, Grace: s.Probe, Reps: d.Reps}
 		for _, st := range d.Streams {
 			n := st.Clients
 			if n == 0 {
@@ -127,7 +133,7 @@ type point struct {
 
 func (p *point) Describe() string { return "open loop " + p.r.Describe() }
 
-func (p *point) Estimate() (lo, hi time.Duration) { return p.r.Duration, p.r.Duration + 5*time.Second }
+func (p *point) Estimate() (lo, hi time.Duration) { return p.r.Estimate() }
 
 func (p *point) Run(ctx context.Context, env kind.Env) error {
 	return p.r.Execute(ctx, env, p.index, p.Describe())

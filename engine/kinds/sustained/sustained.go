@@ -27,7 +27,7 @@ func (Kind) Name() string { return Name }
 // Schema implements kind.Kind.
 func (Kind) Schema() *hcl.BodySchema {
 	return &hcl.BodySchema{
-		Attributes: []hcl.AttributeSchema{{Name: "duration_s"}, {Name: "window_s"}, {Name: "clients"}, {Name: "late_ms"}, {Name: "scales"}},
+		Attributes: []hcl.AttributeSchema{{Name: "duration_s"}, {Name: "window_s"}, {Name: "clients"}, {Name: "late_ms"}, {Name: "scales"}, {Name: "reps"}},
 		Blocks:     timed.StreamBlocks,
 	}
 }
@@ -53,6 +53,11 @@ func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definit
 		diags = append(diags, d...)
 		def.Clients = n
 	}
+	if a, ok := content.Attributes["reps"]; ok {
+		n, d := kind.Int(a.Expr, ctx, "reps", 1)
+		diags = append(diags, d...)
+		def.Reps = n
+	}
 	if a, ok := content.Attributes["scales"]; ok {
 		l, d := kind.Strings(a.Expr, ctx, "scales")
 		diags = append(diags, d...)
@@ -74,6 +79,7 @@ type Definition struct {
 	LateBound time.Duration
 	Scales    []string // nil: every scale
 	Streams   []timed.Stream
+	Reps      int // repetitions of the duration (default 1)
 }
 
 // Queries implements kind.Definition.
@@ -122,7 +128,7 @@ func (d *Definition) Points(s measure.Sampling) []kind.Point {
 	if d.Duration <= 0 {
 		return nil
 	}
-	r := &timed.Run{Streams: d.Streams, Duration: d.Duration, Window: d.Window, LateBound: d.LateBound, Warmup: s.Warmup, Grace: s.Probe}
+	r := &timed.Run{Streams: d.Streams, Duration: d.Duration, Window: d.Window, LateBound: d.LateBound, Warmup: s.Warmup, Grace: s.Probe, Reps: d.Reps}
 	for _, st := range d.Streams {
 		n := st.Clients
 		if n == 0 {
@@ -141,7 +147,7 @@ func (p *point) Describe() string {
 }
 
 // Estimate: the duration, and the warm-up and the end's grace at most.
-func (p *point) Estimate() (lo, hi time.Duration) { return p.r.Duration, p.r.Duration + 5*time.Second }
+func (p *point) Estimate() (lo, hi time.Duration) { return p.r.Estimate() }
 
 func (p *point) Run(ctx context.Context, env kind.Env) error {
 	return p.r.Execute(ctx, env, 0, p.Describe())

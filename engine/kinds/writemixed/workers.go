@@ -38,7 +38,7 @@ func (p *Point) startReaders(ctx context.Context, env kind.Env) (kind.Workers, e
 //
 // A verifier, when given, makes its verify reads during the window.
 func (p *Point) measureAlong(ctx context.Context, env kind.Env, streams []measure.Stream, ws kind.Workers, verifier *reader) error {
-	return closedloop.MeasureRepsWith(ctx, env, 1, func(ctx context.Context) ([]measure.Result, error) {
+	return closedloop.MeasureRepsWith(ctx, env, max(p.def.Reps, 1), func(ctx context.Context) ([]measure.Result, error) {
 		g := newAlongGate()
 		wctx, cancel := context.WithCancel(ctx)
 		defer cancel()

@@ -38,7 +38,7 @@ func (Kind) Name() string { return Name }
 // Schema implements kind.Kind.
 func (Kind) Schema() *hcl.BodySchema {
 	return &hcl.BodySchema{
-		Attributes: []hcl.AttributeSchema{{Name: "duration_s", Required: true}},
+		Attributes: []hcl.AttributeSchema{{Name: "duration_s", Required: true}, {Name: "reps"}},
 		Blocks:     []hcl.BlockHeaderSchema{{Type: "write"}, {Type: "read"}, {Type: "verify"}},
 	}
 }
@@ -53,7 +53,12 @@ var verifySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 
 // Definition is one write_mixed scenario.
 type Definition struct {
-	Duration  time.Duration
+	Duration time.Duration
+	// Reps are the repetitions of duration_s (default 1): each rep's rows
+	// are a sample for compare, as closed_loop's reps are. The writer goes
+	// on from one rep to the next, so each starts on the store the ones
+	// before wrote, and the truth follows every commit of all of them.
+	Reps      int
 	Generator string // the dataset's write block
 	WriteSQL  string // the query whose statements are one write
 	MaxTries  int    // tries of a write failing on contention (1: no retry)
@@ -65,11 +70,15 @@ type Definition struct {
 
 // Decode implements kind.Kind.
 func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definition, hcl.Diagnostics) {
-	def := &Definition{MaxTries: 1}
+	def := &Definition{MaxTries: 1, Reps: 1}
 	var diags hcl.Diagnostics
 	secs, d := kind.Number(content.Attributes["duration_s"].Expr, ctx, "duration_s", 0.1)
 	diags = append(diags, d...)
 	def.Duration = time.Duration(secs * float64(time.Second))
+	if a, ok := content.Attributes["reps"]; ok {
+		def.Reps, d = kind.Int(a.Expr, ctx, "reps", 1)
+		diags = append(diags, d...)
+	}
 	var hasWrite bool
 	for _, blk := range content.Blocks {
 		switch blk.Type {
@@ -205,16 +214,23 @@ func (p *Point) Describe() string {
 	if p.def.Verify != "" {
 		s += fmt.Sprintf("; verify %s on %.0f%% of reads", p.def.Verify, p.def.Fraction*100)
 	}
+	if p.def.Reps > 1 {
+		s += fmt.Sprintf("; %d reps", p.def.Reps)
+	}
 	return s
 }
 
 // Estimate implements kind.Point.
-func (p *Point) Estimate() (lo, hi time.Duration) { return p.def.Duration, p.def.Duration }
+func (p *Point) Estimate() (lo, hi time.Duration) {
+	d := p.def.Duration * time.Duration(max(p.def.Reps, 1))
+	return d, d
+}
 
-// sampling is the scenario's sampling run for exactly the duration, once.
+// sampling is the scenario's sampling run for exactly the duration, reps
+// times.
 func (p *Point) sampling() measure.Sampling {
 	s := p.samp
-	s.MinDuration, s.MaxDuration, s.MinSamples, s.Reps = p.def.Duration, p.def.Duration, 1, 1
+	s.MinDuration, s.MaxDuration, s.MinSamples, s.Reps = p.def.Duration, p.def.Duration, 1, max(p.def.Reps, 1)
 	s.Precision, s.PrecisionP99 = 0, 0 // a fixed duration, as the seed: the writes run for mixed_s
 	return s
 }

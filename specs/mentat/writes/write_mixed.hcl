@@ -1,7 +1,7 @@
 # ---------------------------------------------------------------------------
 # write_mixed: one writer changing issue states while readers run q1 and
 # q2, then the answers after the writes. Read by specs that declare the
-# variables mixed_s (seconds) and mixed_readers (reader clients):
+# variables mixed_s and mixed_readers and the local mixed_reps (reps):
 #   include "writes" { path = "<this directory>" }
 # The writes are the dataset's write "state_change" (dataset.hcl): write k
 # is a pure function of the seed and k, so the engine knows the truth
@@ -20,6 +20,7 @@ scenario "write_mixed" {
   description = "one writer (an issue state per transaction) and readers doing q1/q2 for mixed_s seconds; then the answers after the writes"
   kind        = "write_mixed"
   duration_s  = var.mixed_s
+  reps        = local.mixed_reps
 
   # One writer per store, always (SQLite and DuckDB allow one writing
   # transaction at a time; one writer's commit order makes the truth after

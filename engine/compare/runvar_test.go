@@ -1,0 +1,104 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
+)
+
+// writeRun writes a results directory of one spec on one machine whose
+// run draws its own level (runSD between runs, on the log scale) and its
+// reps a small spread around it: the case where reps alone understate
+// how much runs differ.
+func writeRun(t *testing.T, dir string, r *rand.Rand, runSD, shift float64) {
+	t.Helper()
+	d, err := results.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteEnv([]results.KV{{Key: "spec_sha256", Value: "abc"}, {Key: "cpu_model", Value: "test"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for p := 0; p < 6; p++ {
+		level := math.Exp(r.NormFloat64()*runSD) * (1 + shift)
+		var reps []results.Row
+		for rep := 1; rep <= 5; rep++ {
+			ms := level * math.Exp(r.NormFloat64()*0.01) * float64(p+1)
+			row := results.Row{Scenario: "lookup", Backend: "b", Scale: "xs", NDatoms: 10, Clients: p + 1, Op: "read", Rep: rep,
+				Count: 1000, P50Ms: ms, P95Ms: ms * 1.5, P99Ms: ms * 2, MaxMs: ms * 3, Throughput: 1000 / ms}
+			if err := d.AppendRaw(row); err != nil {
+				t.Fatal(err)
+			}
+			reps = append(reps, row)
+		}
+		if err := d.AppendTiming(results.Median(reps)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Runs that differ by 10% between them while their reps agree within 1%:
+// the reps alone call the difference of two such runs a regression; with
+// the variation calibrated from A/A runs it is no change, and a real
+// +100% change is still a regression.
+func TestCalibratedRunVariation(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	root := t.TempDir()
+	var aa []string
+	for i := 0; i < 6; i++ {
+		dir := filepath.Join(root, "aa", string(rune('a'+i)))
+		writeRun(t, dir, r, 0.10, 0)
+		aa = append(aa, dir)
+	}
+	rv, err := Calibrate(aa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sd := rv.SD[KindP50]; sd < 0.06 || sd > 0.15 {
+		t.Errorf("between-run SD of p50 %.3f, want about 0.10", sd)
+	}
+	old, same, slower := filepath.Join(root, "old"), filepath.Join(root, "same"), filepath.Join(root, "slower")
+	writeRun(t, old, r, 0.10, 0)
+	writeRun(t, same, r, 0.10, 0)
+	writeRun(t, slower, r, 0.10, 1.0)
+	regressions := func(newDir string, rv *RunVariation) int {
+		v, err := Dirs(old, newDir, Options{ThresholdPct: 10, RunVariation: rv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, mv := range v.Verdicts {
+			if mv.Outcome == OutRegression && mv.Metric == KindP50 {
+				n++
+			}
+		}
+		return n
+	}
+	if n := regressions(same, nil); n == 0 {
+		t.Errorf("without calibration no A/A regression: the test cannot show what calibration fixes")
+	}
+	if n := regressions(same, rv); n != 0 {
+		t.Errorf("calibrated: %d p50 regressions between two A/A runs, want 0", n)
+	}
+	if n := regressions(slower, rv); n < 5 {
+		t.Errorf("calibrated: %d of 6 points regressed by 100%%, want at least 5", n)
+	}
+	// The run's own words say which variation the verdict rests on.
+	v, _ := Dirs(old, same, Options{ThresholdPct: 10, RunVariation: rv})
+	if s := v.String(); !strings.Contains(s, "run-to-run variation: from 6 A/A runs") {
+		t.Errorf("the verdict does not say its run variation:\n%s", s)
+	}
+	if v, _ := Dirs(old, same, Options{ThresholdPct: 10}); !strings.Contains(v.String(), "assumes none beyond the reps' spread") {
+		t.Errorf("an uncalibrated verdict does not say what it assumes:\n%s", v.String())
+	}
+	if _, err := Calibrate(aa[:1]); err == nil {
+		t.Error("one A/A run calibrated")
+	}
+}

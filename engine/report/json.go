@@ -1,0 +1,153 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
+)
+
+// The results.json form: every row of every file, typed, with the CSV
+// column names as keys, for tools that do not read CSV. Optional numbers
+// (a load step that did not run) are null.
+type jsonRun struct {
+	Format      string       `json:"format"` // "mentat-spec-results/1"
+	Name        string       `json:"name"`
+	Invocations []time.Time  `json:"invocations"`
+	LastWrite   *time.Time   `json:"last_write,omitempty"`
+	Env         []jsonKV     `json:"env"`
+	Timings     []jsonTiming `json:"timings"`
+	Raw         []jsonTiming `json:"raw"`
+	Loads       []jsonLoad   `json:"loads"`
+	Windows     []jsonWindow `json:"windows"`
+	Checks      []jsonCheck  `json:"checks"`
+	Sizes       []jsonSize   `json:"sizes"`
+	Plans       []string     `json:"plans"`
+	Logs        []string     `json:"logs"`
+	Findings    string       `json:"findings,omitempty"`
+}
+
+type jsonKV struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+type jsonTiming struct {
+	Scenario   string  `json:"scenario"`
+	Backend    string  `json:"backend"`
+	Scale      string  `json:"scale"`
+	NDatoms    int64   `json:"n_datoms"`
+	Clients    int     `json:"clients"`
+	Op         string  `json:"op"`
+	Rep        int     `json:"rep,omitempty"`
+	Count      int64   `json:"count"`
+	P50Ms      float64 `json:"p50_ms"`
+	P95Ms      float64 `json:"p95_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	MaxMs      float64 `json:"max_ms"`
+	Throughput float64 `json:"throughput_ops_s"`
+	Errors     int64   `json:"errors"`
+	Reps       int     `json:"reps,omitempty"`
+}
+
+type jsonLoad struct {
+	Backend    string   `json:"backend"`
+	Scale      string   `json:"scale"`
+	NDatoms    int64    `json:"n_datoms"`
+	WallS      float64  `json:"wall_s"`
+	DatomsPerS float64  `json:"datoms_per_s"`
+	PostLoadS  *float64 `json:"post_load_s"`
+	AnalyzeS   *float64 `json:"analyze_s"`
+	VacuumS    *float64 `json:"vacuum_s"`
+	SizeBytes  *int64   `json:"size_bytes"`
+	Jobs       int      `json:"jobs"`
+	Ceiling    bool     `json:"ceiling"`
+}
+
+type jsonWindow struct {
+	Scenario string  `json:"scenario"`
+	Backend  string  `json:"backend"`
+	Scale    string  `json:"scale"`
+	Clients  int     `json:"clients"`
+	Op       string  `json:"op"`
+	Window   int     `json:"window"`
+	StartS   float64 `json:"start_s"`
+	EndS     float64 `json:"end_s"`
+	Count    int64   `json:"count"`
+	P50Ms    float64 `json:"p50_ms"`
+	P95Ms    float64 `json:"p95_ms"`
+	P99Ms    float64 `json:"p99_ms"`
+	MaxMs    float64 `json:"max_ms"`
+	Tput     float64 `json:"throughput_ops_s"`
+	Errors   int64   `json:"errors"`
+	Late     int64   `json:"late"`
+}
+
+type jsonCheck struct {
+	Status   string `json:"status"`
+	Scenario string `json:"scenario"`
+	Backend  string `json:"backend"`
+	Scale    string `json:"scale"`
+	Name     string `json:"name"`
+	Detail   string `json:"detail"`
+}
+
+type jsonSize struct {
+	Scale         string `json:"scale"`
+	Backend       string `json:"backend"`
+	Bytes         int64  `json:"bytes"`
+	SharedBuffers int64  `json:"shared_buffers,omitempty"`
+}
+
+func jsonTimings(rows []results.Row) []jsonTiming {
+	out := make([]jsonTiming, len(rows))
+	for i, r := range rows {
+		out[i] = jsonTiming{r.Scenario, r.Backend, r.Scale, r.NDatoms, r.Clients, r.Op, r.Rep, r.Count,
+			r.P50Ms, r.P95Ms, r.P99Ms, r.MaxMs, r.Throughput, r.Errors, r.Reps}
+	}
+	return out
+}
+
+// JSON is the results.json format.
+func JSON(r *results.Run, w io.Writer) error {
+	out := jsonRun{
+		Format: "mentat-spec-results/1", Name: r.Name, Invocations: r.Invocations,
+		Env: []jsonKV{}, Timings: jsonTimings(r.Timings), Raw: jsonTimings(r.Raw),
+		Loads: []jsonLoad{}, Windows: []jsonWindow{}, Checks: []jsonCheck{}, Sizes: []jsonSize{},
+		Plans: r.Plans, Logs: r.Logs, Findings: r.Findings,
+	}
+	if out.Invocations == nil {
+		out.Invocations = []time.Time{}
+	}
+	if out.Plans == nil {
+		out.Plans = []string{}
+	}
+	if out.Logs == nil {
+		out.Logs = []string{}
+	}
+	if !r.LastWrite.IsZero() {
+		t := r.LastWrite.UTC()
+		out.LastWrite = &t
+	}
+	for _, kv := range r.Env {
+		out.Env = append(out.Env, jsonKV{kv.Key, kv.Value})
+	}
+	for _, l := range r.Loads {
+		out.Loads = append(out.Loads, jsonLoad{l.Backend, l.Scale, l.NDatoms, l.WallS, l.DatomsPerS,
+			l.PostLoadS, l.AnalyzeS, l.VacuumS, l.SizeBytes, l.Jobs, l.Ceiling})
+	}
+	for _, x := range r.Windows {
+		out.Windows = append(out.Windows, jsonWindow{x.Scenario, x.Backend, x.Scale, x.Clients, x.Op, x.Window, x.StartS, x.EndS,
+			x.Count, x.P50Ms, x.P95Ms, x.P99Ms, x.MaxMs, x.Throughput, x.Errors, x.Late})
+	}
+	for _, c := range r.Checks {
+		out.Checks = append(out.Checks, jsonCheck{c.Status, c.Scenario, c.Backend, c.Scale, c.Name, c.Detail})
+	}
+	for _, s := range r.Sizes {
+		out.Sizes = append(out.Sizes, jsonSize{s.Scale, s.Backend, s.Bytes, s.SharedBuffers})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
