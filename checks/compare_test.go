@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/truth"
 )
 
 func i64(n int64) *int64 { return &n }
 
-func idSet(ids ...int64) datagen.IDSet { return datagen.IDSetOf(ids, datagen.IDHeadLen) }
+func idSet(ids ...int64) truth.IDSet { return truth.IDSetOf(ids, truth.IDHeadLen) }
 
 func TestCompare(t *testing.T) {
 	cols := []string{"state", "n"}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/truth"
 )
 
 // IDs is a check that a column holds exactly a set of entity ids: the
@@ -16,25 +16,25 @@ import (
 // smallest ids) shows the first difference side by side.
 type IDs struct {
 	Column string
-	Want   datagen.IDSet
+	Want   truth.IDSet
 }
 
 // ParseIDSet reads an expected id set as a spec gives it: the object a
 // truth's id set becomes ({n, hash, head}), or a plain list of ids.
-func ParseIDSet(v any) (datagen.IDSet, error) {
+func ParseIDSet(v any) (truth.IDSet, error) {
 	switch x := v.(type) {
 	case []any:
 		ids := make([]int64, 0, len(x))
 		for _, e := range x {
 			id, ok := asID(e)
 			if !ok {
-				return datagen.IDSet{}, fmt.Errorf("%s is not an entity id", render(e))
+				return truth.IDSet{}, fmt.Errorf("%s is not an entity id", render(e))
 			}
 			ids = append(ids, id)
 		}
-		return datagen.IDSetOf(ids, len(ids)), nil
+		return truth.IDSetOf(ids, len(ids)), nil
 	case map[string]any:
-		var s datagen.IDSet
+		var s truth.IDSet
 		n, ok := asID(x["n"])
 		if !ok || n < 0 {
 			return s, fmt.Errorf("n = %s is not a count", render(x["n"]))
@@ -44,7 +44,7 @@ func ParseIDSet(v any) (datagen.IDSet, error) {
 		if err != nil {
 			return s, fmt.Errorf("hash = %s is not a hexadecimal fingerprint", render(x["hash"]))
 		}
-		s.N, s.Hash = n, datagen.IDHash(hv)
+		s.N, s.Hash = n, truth.IDHash(hv)
 		head, _ := x["head"].([]any)
 		for _, e := range head {
 			id, ok := asID(e)
@@ -55,7 +55,7 @@ func ParseIDSet(v any) (datagen.IDSet, error) {
 		}
 		return s, nil
 	}
-	return datagen.IDSet{}, fmt.Errorf("want an id set (a truth's ids) or a list of ids, got %s", render(v))
+	return truth.IDSet{}, fmt.Errorf("want an id set (a truth's ids) or a list of ids, got %s", render(v))
 }
 
 // asID reads a whole number exactly as an int64.
@@ -81,7 +81,7 @@ func asID(v any) (int64, bool) {
 }
 
 // compareIDs compares column i of rows with want.
-func compareIDs(col string, i int, rows [][]any, want datagen.IDSet) []string {
+func compareIDs(col string, i int, rows [][]any, want truth.IDSet) []string {
 	got := make([]int64, 0, len(rows))
 	for _, row := range rows {
 		id, ok := asID(row[i])
@@ -102,7 +102,7 @@ func compareIDs(col string, i int, rows [][]any, want datagen.IDSet) []string {
 		}
 		distinct = append(distinct, id)
 	}
-	have := datagen.IDSetOf(distinct, len(want.Head))
+	have := truth.IDSetOf(distinct, len(want.Head))
 	if have.N == want.N && have.Hash == want.Hash {
 		return fails
 	}
@@ -116,7 +116,7 @@ func compareIDs(col string, i int, rows [][]any, want datagen.IDSet) []string {
 
 // firstIDDiff shows the first position, in id order, where got and the
 // expected smallest ids differ.
-func firstIDDiff(got []int64, want datagen.IDSet) string {
+func firstIDDiff(got []int64, want truth.IDSet) string {
 	for j, w := range want.Head {
 		if j >= len(got) {
 			return fmt.Sprintf("first difference at id #%d: got none, want %d", j+1, w)

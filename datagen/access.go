@@ -1,6 +1,9 @@
 package datagen
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // EntityID returns the entity id of id of kind: (k+1)*EntityBase + id.
 // Ids from Count(kind) on are entities a write inserts after the load;
@@ -119,4 +122,80 @@ func (c *compiled) valuesAsOf(ai int, id, asOf int64, dst []Value, scratch []int
 	}
 	v, _ := c.walk(ai, id, -1, asOf)
 	return append(dst, v), scratch
+}
+
+// ValuesAsOf is ValueFunc's function for the attribute with ID a, for
+// callers scanning many ids of many attributes: it appends the values to
+// dst and reuses scratch (returned grown) for cardinality-many draws.
+// Only for a finished dataset (Ready) and an attribute ID it has.
+func (ds *Dataset) ValuesAsOf(a int32, id, asOfTx int64, dst []Value, scratch []int64) ([]Value, []int64) {
+	return ds.c.valuesAsOf(int(a)-1, id, asOfTx, dst, scratch)
+}
+
+// ChangedAfter reports whether attribute a of the entity with id (of the
+// attribute's kind) has a datom in a tx after tx id since: its initial
+// assert or a history's change. Only for a finished dataset (Ready).
+func (ds *Dataset) ChangedAfter(a int32, id, since int64) bool {
+	return ds.c.changedAfter(int(a)-1, id, since)
+}
+
+// RefKind is the entity kind whose entity ids the values of ref
+// attribute ident are ("", false for any other attribute).
+func (ds *Dataset) RefKind(ident string) (string, bool) {
+	if ds == nil || ds.c == nil {
+		return "", false
+	}
+	i, ok := ds.c.byIdent[ident]
+	if !ok || ds.c.attrs[i].target < 0 {
+		return "", false
+	}
+	return ds.c.kinds[ds.c.attrs[i].target].name, true
+}
+
+// InsertProblem says why a write cannot insert entities of kind (ids
+// from its count on, generated as the load would generate them), or ""
+// when it can. Only for a finished dataset (Ready).
+func (ds *Dataset) InsertProblem(kind string) string {
+	k, ok := ds.c.byKind[kind]
+	if !ok {
+		return fmt.Sprintf("%q is not an entity", kind)
+	}
+	return ds.c.kinds[k].noInsert
+}
+
+// CompiledGenerator is a generator compiled outside the dataset's
+// attributes (a write's value or target): its draws are those an attribute
+// with its ident and generator would have.
+type CompiledGenerator struct{ g genComp }
+
+// CompileGenerator compiles the generator of attr, an attribute of entity
+// kind attr.Entity that the dataset need not declare. Its draws come from the
+// stream (seed, attr.Entity, attr.Ident). All problems are returned
+// together, each worded as Finish words an attribute's.
+func (ds *Dataset) CompileGenerator(attr AttrInfo) (*CompiledGenerator, error) {
+	c, err := ds.compiled()
+	if err != nil {
+		return nil, err
+	}
+	k, ok := c.byKind[attr.Entity]
+	if !ok {
+		return nil, fmt.Errorf("datagen: unknown entity %q", attr.Entity)
+	}
+	a := attrComp{info: attr, kind: k}
+	var el errList
+	compileGen(ds, c, &a, &el)
+	if len(el.errs) > 0 {
+		return nil, errors.Join(el.errs...)
+	}
+	return &CompiledGenerator{g: a.gen}, nil
+}
+
+// One is the generator's value for id (version 0).
+func (g *CompiledGenerator) One(id int64) Value { return g.g.one(id, 0) }
+
+// Ready says why the dataset cannot be generated from (Finish not called,
+// or the definition it last checked did not validate); nil when it can.
+func (ds *Dataset) Ready() error {
+	_, err := ds.compiled()
+	return err
 }

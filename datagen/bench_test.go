@@ -1,25 +1,19 @@
-package datagen
+package datagen_test
 
 import (
 	"context"
-	"io"
 	"runtime"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/datagentest"
+	"github.com/mentat-spec/mentat-spec/datagen/truth"
 )
 
-// reportRate reports datoms per wall second and per CPU second.
-func reportRate(b *testing.B, datoms int64, cpu0 time.Duration) {
-	b.ReportMetric(float64(datoms)/b.Elapsed().Seconds(), "datoms/s")
-	if cpu := cpuTime() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(datoms)/cpu.Seconds(), "datoms/cpu-s")
-	}
-}
-
-func streamAll(b *testing.B, ds *Dataset, from, to int64) int64 {
+func streamAll(b *testing.B, ds *datagen.Dataset, from, to int64) int64 {
 	var n int64
-	if err := ds.Stream(context.Background(), from, to, func(tx *Tx) error {
+	if err := ds.Stream(context.Background(), from, to, func(tx *datagen.Tx) error {
 		n += int64(len(tx.Datoms))
 		return nil
 	}); err != nil {
@@ -30,21 +24,21 @@ func streamAll(b *testing.B, ds *Dataset, from, to int64) int64 {
 
 // BenchmarkStream is generation alone, one goroutine: datoms/s per core.
 func BenchmarkStream(b *testing.B) {
-	ds := finished(b, scaleS, false)
+	ds := datagentest.Finished(b, datagentest.ScaleS, false)
 	var datoms int64
-	cpu0 := cpuTime()
+	cpu0 := datagentest.CPUTime()
 	for b.Loop() {
 		datoms += streamAll(b, ds, 0, ds.TxCount())
 	}
-	reportRate(b, datoms, cpu0)
+	datagentest.ReportRate(b, datoms, cpu0)
 }
 
 // BenchmarkStreamParallel splits the stream over GOMAXPROCS goroutines.
 func BenchmarkStreamParallel(b *testing.B) {
-	ds := finished(b, scaleS, false)
+	ds := datagentest.Finished(b, datagentest.ScaleS, false)
 	workers := int64(runtime.GOMAXPROCS(0))
 	var datoms int64
-	cpu0 := cpuTime()
+	cpu0 := datagentest.CPUTime()
 	for b.Loop() {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
@@ -60,104 +54,21 @@ func BenchmarkStreamParallel(b *testing.B) {
 		}
 		wg.Wait()
 	}
-	reportRate(b, datoms, cpu0)
-}
-
-// BenchmarkCSVDiscard is generation plus CSV encoding, no I/O, one
-// goroutine.
-func BenchmarkCSVDiscard(b *testing.B) {
-	ds := finished(b, scaleS, false)
-	outs := [len(ClassNames)]io.Writer{io.Discard, io.Discard, io.Discard}
-	var datoms int64
-	cpu0 := cpuTime()
-	for b.Loop() {
-		enc := newEncoder(ds.c)
-		if err := ds.Stream(context.Background(), 0, ds.TxCount(), func(tx *Tx) error {
-			datoms += int64(len(tx.Datoms))
-			return enc.csv(tx, &outs)
-		}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	reportRate(b, datoms, cpu0)
-}
-
-// BenchmarkEDNDiscard is generation plus EDN encoding, one goroutine.
-func BenchmarkEDNDiscard(b *testing.B) {
-	ds := finished(b, scaleS, false)
-	var datoms int64
-	cpu0 := cpuTime()
-	for b.Loop() {
-		enc := newEncoder(ds.c)
-		if err := ds.Stream(context.Background(), 0, ds.TxCount(), func(tx *Tx) error {
-			datoms += int64(len(tx.Datoms))
-			return enc.edn(tx, io.Discard)
-		}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	reportRate(b, datoms, cpu0)
-}
-
-// BenchmarkWriteFiles writes CSV (2 shards) to a temp dir, truth included.
-func BenchmarkWriteFiles(b *testing.B) {
-	for _, edn := range []bool{false, true} {
-		name := "csv"
-		if edn {
-			name = "csv+edn"
-		}
-		b.Run(name, func(b *testing.B) {
-			ds := finished(b, scaleS, false)
-			st, err := ds.Stats(context.Background(), 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			dir := b.TempDir()
-			var datoms int64
-			cpu0 := cpuTime()
-			for b.Loop() {
-				if err := WriteFiles(context.Background(), ds, dir, WriteOptions{Shards: 2, EDN: edn}); err != nil {
-					b.Fatal(err)
-				}
-				datoms += st.Datoms
-			}
-			reportRate(b, datoms, cpu0)
-		})
-	}
-}
-
-// BenchmarkComputeTruth computes the test dataset's 12 truths at s on
-// GOMAXPROCS cores.
-func BenchmarkComputeTruth(b *testing.B) {
-	ds := finished(b, scaleS, false)
-	cpu0 := cpuTime()
-	for b.Loop() {
-		if _, err := ComputeTruth(context.Background(), ds, 0); err != nil {
-			b.Fatal(err)
-		}
-	}
-	reportCPU(b, cpu0)
-}
-
-// reportCPU reports process CPU time per op.
-func reportCPU(b *testing.B, cpu0 time.Duration) {
-	if cpu := cpuTime() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-	}
+	datagentest.ReportRate(b, datoms, cpu0)
 }
 
 // BenchmarkStatsXL counts the xl scale (40M issues) on GOMAXPROCS cores.
 func BenchmarkStatsXL(b *testing.B) {
-	ds := finished(b, scale{"xl", 500_000, 2_000, 40_000_000}, false)
-	var st Stats
-	cpu0 := cpuTime()
+	ds := datagentest.Finished(b, datagentest.Scale{Name: "xl", Users: 500_000, Labels: 2_000, Issues: 40_000_000}, false)
+	var st datagen.Stats
+	cpu0 := datagentest.CPUTime()
 	for b.Loop() {
 		var err error
 		if st, err = ds.Stats(context.Background(), 0); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, cpu0)
+	datagentest.ReportCPU(b, cpu0)
 	b.ReportMetric(float64(st.Datoms), "datoms")
 }
 
@@ -168,9 +79,9 @@ func BenchmarkStatsXL(b *testing.B) {
 // stream; truth-heap the heap holding the computed truth, whose size is
 // that of its answers (inverse refs grow with the referring kind).
 func BenchmarkMemory(b *testing.B) {
-	for _, sc := range []scale{scaleXS, scaleM} {
-		b.Run(sc.name, func(b *testing.B) {
-			ds := finished(b, sc, false)
+	for _, sc := range []datagentest.Scale{datagentest.ScaleXS, datagentest.ScaleM} {
+		b.Run(sc.Name, func(b *testing.B) {
+			ds := datagentest.Finished(b, sc, false)
 			var peak, live, truthHeap uint64
 			var ms runtime.MemStats
 			sample := func(gc bool) {
@@ -189,7 +100,7 @@ func BenchmarkMemory(b *testing.B) {
 			var datoms int64
 			n := ds.TxCount()
 			for b.Loop() {
-				if err := ds.Stream(context.Background(), 0, n, func(tx *Tx) error {
+				if err := ds.Stream(context.Background(), 0, n, func(tx *datagen.Tx) error {
 					datoms += int64(len(tx.Datoms))
 					if tx.Index%64 == 0 {
 						sample(false)
@@ -201,7 +112,7 @@ func BenchmarkMemory(b *testing.B) {
 				}); err != nil {
 					b.Fatal(err)
 				}
-				tr, err := ComputeTruth(context.Background(), ds, 0)
+				tr, err := truth.Compute(context.Background(), ds, 0)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/draw"
 )
 
 const (
@@ -37,7 +39,6 @@ type compiled struct {
 	txCount    int64
 	initialEnd int64 // tx index after the initial phase
 	marks      map[string]int64
-	truth      []truthComp
 	txSize     int64
 	laidOut    bool
 	phaseHist  []int // phase index -> history index (-1: initial)
@@ -82,7 +83,7 @@ type histComp struct {
 	files    int
 	n        int64   // entity count
 	fileTx   []int64 // tx index where each file starts; fileTx[files] is the end
-	sel      stream
+	sel      draw.Stream
 	mode     histMode
 	step     int // process step number (its selection draw)
 	from, to Value
@@ -103,15 +104,31 @@ func (ds *Dataset) Finish() error {
 	if err != nil {
 		if ds != nil {
 			ds.c = nil // never keep serving a definition that no longer validates
+			ds.draft = c
 		}
 		return err
 	}
+	ds.draft = nil
 	for i := range c.attrs {
 		a := &c.attrs[i]
 		ds.Entities[a.kind].Attrs[a.pos].ID = a.info.ID
 	}
 	ds.c = c
 	return nil
+}
+
+// Draft is the dataset as far as a Finish that failed compiled it (nil
+// after a Finish that succeeded, or none), so that declarations over the
+// model (truths) can be checked, and their mistakes reported with the
+// model's. Its lookups (Attrs, Count, EntityID, RefKind, MarkTxs) answer
+// from what did compile; nothing may be generated from it.
+func (ds *Dataset) Draft() *Dataset {
+	if ds == nil || ds.draft == nil {
+		return nil
+	}
+	d := *ds
+	d.c, d.draft = ds.draft, nil
+	return &d
 }
 
 func (ds *Dataset) compiled() (*compiled, error) {
@@ -192,9 +209,8 @@ func compile(ds *Dataset) (*compiled, error) {
 		layout(c)
 	}
 	compileMarks(ds, c, &el)
-	compileTruth(ds, c, &el)
 	if len(el.errs) > 0 {
-		return nil, errors.Join(el.errs...)
+		return c, errors.Join(el.errs...) // c: the draft, for Draft
 	}
 	for k := range c.kinds {
 		c.kinds[k].noInsert = insertProblem(c, k)
@@ -239,7 +255,7 @@ func compileGen(ds *Dataset, c *compiled, a *attrComp, el *errList) {
 	bad := func(format string, args ...any) {
 		el.add("entity %q attr %q: "+format, append([]any{en.name, a.info.Ident}, args...)...)
 	}
-	gc := genComp{kind: g.Kind, typ: t, class: a.info.Class, s: newStream(ds.Seed, en.name, a.info.Ident)}
+	gc := genComp{kind: g.Kind, typ: t, class: a.info.Class, s: draw.NewStream(ds.Seed, en.name, a.info.Ident)}
 	a.target = -1
 	defer func() {
 		if k, ok := c.byKind[g.Target]; ok && t == TypeRef && g.Kind != GenParent {
@@ -516,7 +532,7 @@ func compileHistories(ds *Dataset, c *compiled, el *errList) {
 			bad("after %q is not a history declared before it", h.After)
 		}
 		seen[h.Name] = true
-		base := histComp{name: h.Name, frac: h.Fraction, files: h.Files, sel: newStream(ds.Seed, "history", h.Name), time: -1}
+		base := histComp{name: h.Name, frac: h.Fraction, files: h.Files, sel: draw.NewStream(ds.Seed, "history", h.Name), time: -1}
 		ok := true
 		k, found := c.byKind[h.Entity]
 		if !found {
@@ -557,7 +573,7 @@ func compileHistories(ds *Dataset, c *compiled, el *errList) {
 				for _, e := range gl.errs {
 					bad("gen: %v", e)
 				}
-				tmp.gen.s = newStream(ds.Seed, h.Entity, h.Attr+"@"+h.Name)
+				tmp.gen.s = draw.NewStream(ds.Seed, h.Entity, h.Attr+"@"+h.Name)
 				base.gen = tmp.gen
 				if len(gl.errs) == 0 && !genChanges(&base.gen) {
 					bad("gen can only give one value, so it cannot change attr %q", h.Attr)
@@ -682,7 +698,7 @@ func compileFamily(ds *Dataset, c *compiled, en Entity, el *errList) (*family, i
 	}
 	g := en.PerParent
 	f := &family{parent: pk, parentCount: c.kinds[pk].count}
-	f.per = genComp{kind: g.Kind, typ: TypeLong, class: ClassInt, s: newStream(ds.Seed, "children", en.Name)}
+	f.per = genComp{kind: g.Kind, typ: TypeLong, class: ClassInt, s: draw.NewStream(ds.Seed, "children", en.Name)}
 	switch g.Kind {
 	case GenUniformInt:
 		if g.Min < 0 || g.Min > g.Max {

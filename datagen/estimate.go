@@ -67,7 +67,7 @@ func (ds *Dataset) EstimateStats(ctx context.Context, workers int) (st Stats, ex
 			}
 			var sum int64
 			for j := int64(0); j < n; j++ {
-				sum += int64(a.gen.sampleSize(a.gen.s.idState(id(j))))
+				sum += int64(a.gen.sampleSize(a.gen.s.IDState(id(j))))
 			}
 			classes[a.info.Class] += scaleUp(sum)
 			st.InitialDatoms += scaleUp(sum)

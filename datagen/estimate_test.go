@@ -1,22 +1,26 @@
-package datagen
+package datagen_test
 
 import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/datagen"
+
+	"github.com/mentat-spec/mentat-spec/datagen/datagentest"
 )
 
 // TestEstimateStatsCloseToExact: the estimate keeps the exact counts exact
 // and lands within 2% of the exact datom counts.
 func TestEstimateStatsCloseToExact(t *testing.T) {
-	ds := finished(t, scaleS, true)
+	ds := datagentest.Finished(t, datagentest.ScaleS, true)
 	exact, err := ds.Stats(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := exactStatsWork
-	exactStatsWork = 0
-	defer func() { exactStatsWork = old }()
+	old := *datagen.ExactStatsWork
+	*datagen.ExactStatsWork = 0
+	defer func() { *datagen.ExactStatsWork = old }()
 	est, isExact, err := ds.EstimateStats(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +53,7 @@ func TestEstimateStatsCloseToExact(t *testing.T) {
 		near("class "+k, est.ClassDatoms[k], n)
 	}
 
-	exactStatsWork = old
+	*datagen.ExactStatsWork = old
 	if _, isExact, err := ds.EstimateStats(context.Background(), 0); err != nil || !isExact {
 		t.Errorf("a small dataset is estimated (exact %v, %v)", isExact, err)
 	}

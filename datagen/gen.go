@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/draw"
 )
 
 // genComp is a Generator compiled for one attribute: parsed constants,
@@ -14,7 +16,7 @@ type genComp struct {
 	fill  fillKind // how the initial load writes it, decided once
 	typ   ValueType
 	class Class
-	s     stream
+	s     draw.Stream
 
 	prefix, suffix string // seq
 	pad            int    // seq: zero-pad the id to this many digits
@@ -117,10 +119,10 @@ func (g *genComp) appendRandom(b []byte, id int64, ver uint64) []byte {
 	n := g.length
 	b = slices.Grow(b, n)
 	out := b[len(b) : len(b)+n]
-	h := g.s.idState(id)
+	h := g.s.IDState(id)
 	idx := uint64(0)
 	for ; len(out) >= 10; idx++ {
-		u := drawAt(h, ver, idx)
+		u := draw.At(h, ver, idx)
 		o := out[:10]
 		p := &randomPairs[u&4095]
 		o[0], o[1] = p[0], p[1]
@@ -135,7 +137,7 @@ func (g *genComp) appendRandom(b []byte, id int64, ver uint64) []byte {
 		out = out[10:]
 	}
 	if len(out) > 0 {
-		u := drawAt(h, ver, idx)
+		u := draw.At(h, ver, idx)
 		for i := range out {
 			out[i] = randomAlphabet[u&63]
 			u >>= 6
@@ -206,30 +208,30 @@ func (g *genComp) one(id int64, ver uint64) Value {
 	case GenSeq:
 		return Value{Type: g.typ, Str: g.seqString(id)}
 	case GenUniformInt, GenInstant:
-		u := g.s.draw(id, ver, 0)
-		return Value{Type: g.typ, Int: g.min + int64(below(u, g.span))}
+		u := g.s.Draw(id, ver, 0)
+		return Value{Type: g.typ, Int: g.min + int64(draw.Below(u, g.span))}
 	case GenUniformFloat:
-		f := g.fmin + unit(g.s.draw(id, ver, 0))*g.fwidth
+		f := g.fmin + draw.Unit(g.s.Draw(id, ver, 0))*g.fwidth
 		if f >= g.fmax && g.fwidth > 0 {
 			f = math.Nextafter(g.fmax, math.Inf(-1)) // rounding reached the open bound
 		}
 		return Value{Type: g.typ, Float: f}
 	case GenWeighted:
-		return g.choices[g.pick(unit(g.s.draw(id, ver, 0)))]
+		return g.choices[g.pick(draw.Unit(g.s.Draw(id, ver, 0)))]
 	case GenRef:
-		u := g.s.draw(id, ver, 0)
-		return Value{Type: g.typ, Int: g.tbase + int64(below(u, uint64(g.tcount)))}
+		u := g.s.Draw(id, ver, 0)
+		return Value{Type: g.typ, Int: g.tbase + int64(draw.Below(u, uint64(g.tcount)))}
 	case GenZipf:
-		return Value{Type: g.typ, Int: g.tbase + g.zipf.sample(g.s.idState(id), ver)}
+		return Value{Type: g.typ, Int: g.tbase + g.zipf.sample(g.s.IDState(id), ver)}
 	case GenScrambledZipf, GenLatest, GenHotspot:
-		d := draws{h: g.s.idState(id), ver: ver}
+		d := draws{h: g.s.IDState(id), ver: ver}
 		return Value{Type: g.typ, Int: g.tbase + g.keys.draw(&d, g.tcount)}
 	case GenRandomBytes:
 		var buf [128]byte // on the stack when it fits: one allocation, the string's
 		return Value{Type: g.typ, Str: string(g.appendRandom(buf[:0], id, ver))}
 	case GenChance:
 		var b int64
-		if unit(g.s.draw(id, ver, 0)) < g.p {
+		if draw.Unit(g.s.Draw(id, ver, 0)) < g.p {
 			b = 1
 		}
 		return Value{Type: g.typ, Int: b}
@@ -242,8 +244,8 @@ func (g *genComp) one(id int64, ver uint64) Value {
 		}
 		return Value{Type: g.typ, Int: pos + 1}
 	case GenOffset:
-		u := g.s.draw(id, ver, 0)
-		return Value{Type: g.typ, Int: g.src.one(id, 0).Int + g.min + int64(below(u, g.span))}
+		u := g.s.Draw(id, ver, 0)
+		return Value{Type: g.typ, Int: g.src.one(id, 0).Int + g.min + int64(draw.Below(u, g.span))}
 	}
 	return Value{Type: g.typ}
 }
@@ -270,7 +272,7 @@ func (g *genComp) pick(u float64) int {
 
 // sampleSize is the number of values a sample generator gives id.
 func (g *genComp) sampleSize(h uint64) int {
-	return g.minN + int(below(drawAt(h, 0, 0), uint64(g.maxN-g.minN+1)))
+	return g.minN + int(draw.Below(draw.At(h, 0, 0), uint64(g.maxN-g.minN+1)))
 }
 
 // sampleIDs appends the sorted distinct target ids of a sample generator
@@ -278,11 +280,11 @@ func (g *genComp) sampleSize(h uint64) int {
 // on collision.
 func (g *genComp) sampleIDs(id int64, dst []int64) []int64 {
 	dst = dst[:0]
-	h := g.s.idState(id)
+	h := g.s.IDState(id)
 	k := g.sampleSize(h)
 	n := uint64(g.tcount)
 	for idx := uint64(1); len(dst) < k; idx++ {
-		t := int64(below(drawAt(h, 0, idx), n))
+		t := int64(draw.Below(draw.At(h, 0, idx), n))
 		// Insert keeping dst sorted; k is small, so linear is fine.
 		i := len(dst)
 		for i > 0 && dst[i-1] > t {
@@ -309,4 +311,10 @@ func (g *genComp) values(id int64, ver uint64, dst []Value, scratch []int64) ([]
 		dst = append(dst, Value{Type: g.typ, Int: g.tbase + t})
 	}
 	return dst, scratch
+}
+
+// verWord packs a value version and a retry number (values that must
+// differ from the previous version are re-drawn with a new retry number).
+func verWord(version, retry int) uint64 {
+	return uint64(version)&(maxVersions-1) | uint64(retry)<<16
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/draw"
 )
 
 // Source is a uniform 64-bit random source: a client's *math/rand/v2.Rand,
@@ -67,7 +69,7 @@ func (c *KeyChooser) init(g Generator, key uint64, n0 int64) error {
 		return fmt.Errorf("%q is not a key chooser (ref, zipf, scrambled_zipf, latest or hotspot)", g.Kind)
 	}
 	for i := range c.rounds {
-		c.rounds[i] = mix64(key + uint64(i+1)*gamma)
+		c.rounds[i] = draw.Mix64(key + uint64(i+1)*draw.Gamma)
 	}
 	return nil
 }
@@ -100,7 +102,7 @@ func (c *KeyChooser) Next(src Source, n int64) int64 {
 // call): the same arguments give the same id, with no state carried
 // between calls (-1 when n < 1).
 func (c *KeyChooser) NextAt(key uint64, call int64, n int64) int64 {
-	d := draws{h: mix64(key + uint64(call)*gamma)}
+	d := draws{h: draw.Mix64(key + uint64(call)*draw.Gamma)}
 	return c.draw(&d, n)
 }
 
@@ -115,7 +117,7 @@ func (d *draws) next() uint64 {
 	if d.src != nil {
 		return d.src.Uint64()
 	}
-	u := drawAt(d.h, d.ver, d.idx)
+	u := draw.At(d.h, d.ver, d.idx)
 	d.idx++
 	return u
 }
@@ -136,12 +138,12 @@ func (c *KeyChooser) draw(d *draws, n int64) int64 {
 		// hot set (or cold set) takes every draw to the other one, where
 		// YCSB would fail drawing from an empty interval.
 		hot := int64(float64(n) * c.hotD)
-		if hot == n || (hot > 0 && unit(d.next()) < c.hotOp) {
-			return int64(below(d.next(), uint64(hot)))
+		if hot == n || (hot > 0 && draw.Unit(d.next()) < c.hotOp) {
+			return int64(draw.Below(d.next(), uint64(hot)))
 		}
-		return hot + int64(below(d.next(), uint64(n-hot)))
+		return hot + int64(draw.Below(d.next(), uint64(n-hot)))
 	}
-	return int64(below(d.next(), uint64(n)))
+	return int64(draw.Below(d.next(), uint64(n)))
 }
 
 // rank is a zipfian rank in [0, n), 0 the most frequent. Only
@@ -175,7 +177,7 @@ func (c *KeyChooser) permute(x, n uint64) uint64 {
 	for {
 		l, r := x>>half, x&mask
 		for _, k := range c.rounds {
-			l, r = r, l^(mix64(r^k)&mask)
+			l, r = r, l^(draw.Mix64(r^k)&mask)
 		}
 		x = l<<half | r
 		if x < n {
@@ -189,7 +191,7 @@ func (z *zipfSampler) sampleFrom(d *draws) int64 {
 	var k float64
 	for attempt := 0; attempt < maxZipfAttempts; attempt++ {
 		var ok bool
-		if k, ok = z.attempt(unit(d.next())); ok {
+		if k, ok = z.attempt(draw.Unit(d.next())); ok {
 			break
 		}
 	}
@@ -201,7 +203,7 @@ func (z *zipfSampler) sampleFrom(d *draws) int64 {
 // (a ref attribute, a query parameter, a write target) has the same hot
 // entities.
 func scrambleKey(seed uint64, kind string) uint64 {
-	return uint64(newStream(seed, "scramble", kind))
+	return uint64(draw.NewStream(seed, "scramble", kind))
 }
 
 // KeyChooser compiles a key chooser generator over one of the dataset's

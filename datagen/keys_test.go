@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/draw"
 )
 
 // harmonic is H(n, s) = sum over k in 1..n of k^-s: the hottest key of a
@@ -340,7 +342,7 @@ func TestChooserAttributeErrors(t *testing.T) {
 // pure function of (seed, attribute, id, version).
 func TestRandomBytes(t *testing.T) {
 	for _, n := range []int{1, 9, 10, 11, 19, 20, 33, 100, 1000} {
-		g := genComp{s: newStream(1, "user", "user/f"), length: n}
+		g := genComp{s: draw.NewStream(1, "user", "user/f"), length: n}
 		freq := map[byte]int{}
 		total := 0
 		for id := int64(0); id < 2000; id++ {
@@ -366,38 +368,8 @@ func TestRandomBytes(t *testing.T) {
 			}
 		}
 	}
-	g := genComp{s: newStream(1, "user", "user/f"), length: 50}
+	g := genComp{s: draw.NewStream(1, "user", "user/f"), length: 50}
 	if string(g.appendRandom(nil, 3, 0)) == string(g.appendRandom(nil, 3, 1)) {
 		t.Errorf("versions 0 and 1 of id 3 are the same")
-	}
-}
-
-// random_bytes is a write's value too: write k's text is a pure function
-// of (seed, write, k).
-func TestRandomBytesWriteValue(t *testing.T) {
-	ds := &Dataset{Name: "w", Seed: 2, TxSize: 10, Entities: []Entity{{Name: "user", Count: 20, Attrs: []Attr{
-		{Ident: "user/field0", Type: TypeString, Gen: Generator{Kind: GenRandomBytes, Length: 100}},
-	}}}}
-	if err := ds.Finish(); err != nil {
-		t.Fatal(err)
-	}
-	decl := WriteDecl{Name: "update", Entity: "user", Attr: "user/field0",
-		Value: Generator{Kind: GenRandomBytes, Length: 100}, Target: Generator{Kind: GenZipf, Target: "user", S: 0.99}}
-	w, err := NewWrites(ds, []WriteDecl{decl})
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, _ := NewWrites(ds, []WriteDecl{decl})
-	prev := ""
-	for k := int64(0); k < 50; k++ {
-		op, err := w.Op("update", k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		same, _ := again.Op("update", k)
-		if v := op.Value.Str; len(v) != 100 || strings.Trim(v, randomAlphabet) != "" || v == prev || v != same.Value.Str {
-			t.Fatalf("write %d: %q (previous %q, again %q)", k, v, prev, same.Value.Str)
-		}
-		prev = op.Value.Str
 	}
 }

@@ -1,8 +1,10 @@
-// Package datagen generates deterministic datom streams and the truth that
-// correctness checks compare against. Every value is a pure function of
-// (seed, entity kind, attribute, id, version), so any range of transactions
-// can be generated alone, in parallel, and truth for one id needs no stored
-// data. The package knows nothing about HCL or databases.
+// Package datagen compiles a dataset definition and generates its
+// deterministic datom streams. Every value is a pure function of (seed,
+// entity kind, attribute, id, version), so any range of transactions can
+// be generated alone, in parallel, and the value of one id needs no stored
+// data. The packages over it build on that: truth (the answers the data
+// gives, for checks), writes (write generators after the load) and export
+// (the data as files). The package knows nothing about HCL or databases.
 package datagen
 
 // ValueType is an attribute's declared value type (mentat's :db/valueType).
@@ -243,7 +245,8 @@ type Dataset struct {
 	Entities []Entity
 	History  []History
 	Marks    []Mark
-	Truth    []TruthDecl
+	Truth    []TruthDecl // checked and computed by package truth
 
-	c *compiled // set by Finish
+	c     *compiled // set by Finish
+	draft *compiled // what a failed Finish compiled, for Draft
 }

@@ -1,6 +1,10 @@
 package datagen
 
-import "context"
+import (
+	"context"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/scan"
+)
 
 // Stats are exact sizes of a generated dataset.
 type Stats struct {
@@ -50,20 +54,20 @@ func (ds *Dataset) Stats(ctx context.Context, workers int) (Stats, error) {
 		if len(many)+len(hists) == 0 {
 			continue
 		}
-		nw := workerCount(workers)
+		nw := scan.Workers(workers)
 		manySum := make([][]int64, nw) // [worker][many attr]
 		histSum := make([][]int64, nw) // [worker][history]
 		for w := range nw {
 			manySum[w] = make([]int64, len(many))
 			histSum[w] = make([]int64, len(hists))
 		}
-		err := forChunks(ctx, kc.count, nw, func(w int, lo, hi int64) error {
+		err := scan.Chunks(ctx, kc.count, nw, func(w int, lo, hi int64) error {
 			ms, hs := manySum[w], histSum[w]
 			for i, ai := range many {
 				g := &c.attrs[ai].gen
 				var n int64
 				for id := lo; id < hi; id++ {
-					n += int64(g.sampleSize(g.s.idState(id)))
+					n += int64(g.sampleSize(g.s.IDState(id)))
 				}
 				ms[i] += n
 			}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/draw"
 )
 
 // PhaseInitial is the phase name of the initial load.
@@ -237,7 +239,7 @@ func (st *streamer) fillHistory(hi0 int, d []Datom, lo, hi, txid int64) []Datom 
 
 // selected reports whether a redraw or gen history h changes id.
 func (h *histComp) selected(id int64) bool {
-	return unit(h.sel.draw(id, 0, 0)) < h.frac
+	return draw.Unit(h.sel.Draw(id, 0, 0)) < h.frac
 }
 
 // appliesTo reports whether change hi applies to id.
@@ -254,7 +256,7 @@ func (c *compiled) appliesTo(hi int, id int64) bool {
 // h's own attribute just before it.
 func (c *compiled) applies(h *histComp, id int64, before Value) bool {
 	if h.mode == histStep {
-		return before.Equal(h.from) && unit(h.sel.draw(id, 0, uint64(h.step))) < h.frac
+		return before.Equal(h.from) && draw.Unit(h.sel.Draw(id, 0, uint64(h.step))) < h.frac
 	}
 	return h.selected(id)
 }
@@ -295,7 +297,7 @@ func (c *compiled) walk(ai int, id int64, stop int, asOf int64) (Value, int) {
 // differs from before, so each change is a real change.
 func (c *compiled) next(h *histComp, ai int, id int64, before Value, n int) Value {
 	if ai == h.time {
-		delay := h.dmin + int64(below(h.sel.draw(id, 1, uint64(h.step)), h.dspan))
+		delay := h.dmin + int64(draw.Below(h.sel.Draw(id, 1, uint64(h.step)), h.dspan))
 		return Value{Type: before.Type, Int: before.Int + delay}
 	}
 	g := &c.attrs[ai].gen
@@ -347,4 +349,23 @@ func (c *compiled) histTx(h *histComp, id int64) int64 {
 	f := h.fileOf(id)
 	lo, _ := fileRange(h.n, h.files, f)
 	return h.fileTx[f] + (id-lo)/c.txSize
+}
+
+// changedAfter reports whether attribute ai of id has a datom in a tx
+// after since (its initial assert included), as changedSince counts.
+func (c *compiled) changedAfter(ai int, id, since int64) bool {
+	a := &c.attrs[ai]
+	if TxBase+c.initialTx(a.kind, id) > since {
+		return true
+	}
+	for _, hi := range a.hists {
+		h := &c.hists[hi]
+		if h.mode != histStep && !h.selected(id) {
+			continue
+		}
+		if TxBase+c.histTx(h, id) > since && c.appliesTo(hi, id) {
+			return true
+		}
+	}
+	return false
 }

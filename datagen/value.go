@@ -89,14 +89,14 @@ func (v Value) Any() any {
 	return v.Int
 }
 
-// compare orders two values of one type: numerically for numeric
+// Compare orders two values of one type: numerically for numeric
 // classes, bytewise for text.
-func (v Value) compare(w Value) int {
-	return compareAs(v.Class(), v, w)
+func (v Value) Compare(w Value) int {
+	return CompareAs(v.Class(), v, w)
 }
 
-// compareAs is compare with the class known, skipping the type lookup.
-func compareAs(cl Class, v, w Value) int {
+// CompareAs is Compare with the class known, skipping the type lookup.
+func CompareAs(cl Class, v, w Value) int {
 	switch cl {
 	case ClassText:
 		return strings.Compare(v.Str, w.Str)

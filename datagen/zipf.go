@@ -1,6 +1,10 @@
 package datagen
 
-import "math"
+import (
+	"math"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/draw"
+)
 
 // zipfSampler is the rejection-inversion sampler of Hörmann and Derflinger
 // ("Rejection-inversion to generate variates from monotone discrete
@@ -34,7 +38,7 @@ func (z *zipfSampler) sample(h uint64, ver uint64) int64 {
 	var k float64
 	for attempt := uint64(0); attempt < maxZipfAttempts; attempt++ {
 		var ok bool
-		if k, ok = z.attempt(unit(drawAt(h, ver, attempt))); ok {
+		if k, ok = z.attempt(draw.Unit(draw.At(h, ver, attempt))); ok {
 			break
 		}
 	}

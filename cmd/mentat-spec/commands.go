@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/drivers"
 
-	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/export"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
@@ -207,7 +207,7 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	if err := datagen.WriteFiles(ctx, gen, *out, datagen.WriteOptions{Shards: *shards, EDN: *edn}); err != nil {
+	if err := export.Write(ctx, gen, *out, export.Options{Shards: *shards, EDN: *edn}); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec gen: %v\n", err)
 		return exitUnfinished
 	}

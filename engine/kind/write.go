@@ -3,7 +3,7 @@ package kind
 import (
 	"context"
 
-	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/drivers"
 )
 
@@ -24,7 +24,7 @@ type WriteEnv interface {
 	// in marker order.
 	Statements(query string) ([]Statement, error)
 	// Writes is the dataset's write generators at this scale.
-	Writes() *datagen.Writes
+	Writes() *writes.Writes
 	// NextWrite is the number of writes of generator already committed to
 	// the store in this run: a writer starts there, so write k is one
 	// write per store.
@@ -54,5 +54,5 @@ type WriteGenerators interface {
 // of write generator (an update of one attribute, say): the plan refuses
 // a scenario running a generator its kind cannot.
 type WriteFormChecker interface {
-	CheckWrite(decl datagen.WriteDecl) error
+	CheckWrite(decl writes.Decl) error
 }

@@ -30,7 +30,15 @@ const drawSalt = 0x6f70735f64726177 // "ops_draw"
 // the sum (cum: the cumulative weights normalised to end at 1, as
 // kind.Weights gives them) from its own stream of (seed, client).
 func New(cum []float64, runs []Run, seed uint64, client int) *Client {
-	return &Client{cum: cum, runs: runs, r: rand.New(rand.NewPCG(seed^drawSalt, uint64(client)+1))}
+	return &Client{cum: cum, runs: runs, r: ClientRand(seed^drawSalt, client)}
+}
+
+// ClientRand is the random stream of client number client (0-based) in a
+// run seeded seed. Every per-client draw derives from it, so a client
+// draws the same sequence in any process; users that share a seed keep
+// their draws apart by salting it.
+func ClientRand(seed uint64, client int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(client)+1))
 }
 
 // Draw returns the index of the next operation.

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/engine/ops"
 )
 
 // Kind names how a parameter's value is made.
@@ -315,7 +316,7 @@ type Client struct {
 
 // Client returns a generator of argument lists with its own random source.
 func (b *Binder) Client(seed uint64, client int) *Client {
-	return &Client{b: b, r: rand.New(rand.NewPCG(seed, uint64(client)+1)), args: make([]any, len(b.sources))}
+	return &Client{b: b, r: ops.ClientRand(seed, client), args: make([]any, len(b.sources))}
 }
 
 // Next returns the arguments of the next call. The slice is reused.

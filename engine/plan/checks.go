@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mentat-spec/mentat-spec/checks"
-	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/truth"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
@@ -32,12 +32,12 @@ type CheckCase struct {
 // Truth is a scale's truth ready for checks: computed once per scale and
 // shared by its cells.
 type Truth struct {
-	Values *datagen.Truth
+	Values *truth.Truth
 	hcl    cty.Value
 }
 
 // NewTruth converts computed truth for check expressions.
-func NewTruth(t *datagen.Truth) (*Truth, error) {
+func NewTruth(t *truth.Truth) (*Truth, error) {
 	raw, err := json.Marshal(t.Values)
 	if err != nil {
 		return nil, fmt.Errorf("encoding truth: %w", err)

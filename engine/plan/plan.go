@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
@@ -77,7 +78,7 @@ type ScalePlan struct {
 	Estimated bool
 	Marks     map[string]int64
 	// Writes are the dataset's write generators (nil without write blocks).
-	Writes *datagen.Writes
+	Writes *writes.Writes
 	Cells  []*Cell
 
 	scale *config.Scale

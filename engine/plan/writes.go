@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/truth"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
@@ -37,7 +38,7 @@ func checkWriteGenerators(sp *ScalePlan, sd *config.ScenarioBlock) hcl.Diagnosti
 			}
 		}
 		stale := map[string]bool{}
-		for _, t := range sp.Writes.Stale(name) {
+		for _, t := range truth.Stale(sp.Writes, name) {
 			stale[t] = true
 		}
 		for _, ck := range sd.Checks {
@@ -103,8 +104,8 @@ func truthRefs(ck *config.CheckBlock) []string {
 // computed from the generator without reading the database. A truth the
 // writes make unknowable is left out (a check reading it then fails to
 // evaluate) and named in the error.
-func (t *Truth) Advance(w *datagen.Writes, generator string, n int64) (*Truth, error) {
-	adv, err := w.Advance(t.Values, generator, n)
+func (t *Truth) Advance(w *writes.Writes, generator string, n int64) (*Truth, error) {
+	adv, err := truth.Advance(t.Values, w, generator, n)
 	if adv == nil {
 		return nil, err
 	}
@@ -167,8 +168,8 @@ func writesNote(drv resolve.Drivers, driver string, sd *config.ScenarioBlock) st
 // AdvanceJournal returns the truth after every write in j committed,
 // computed from the generators without reading the database. A truth the
 // writes make unknowable is left out and named in the error.
-func (t *Truth) AdvanceJournal(w *datagen.Writes, j *datagen.Journal) (*Truth, error) {
-	adv, err := w.AdvanceJournal(t.Values, j)
+func (t *Truth) AdvanceJournal(w *writes.Writes, j *writes.Journal) (*Truth, error) {
+	adv, err := truth.AdvanceJournal(t.Values, w, j)
 	if adv == nil {
 		return nil, err
 	}

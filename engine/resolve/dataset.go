@@ -1,12 +1,14 @@
 package resolve
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/truth"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 	"github.com/mentat-spec/mentat-spec/engine/hclfunc"
@@ -110,8 +112,12 @@ func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, h
 	if diags.HasErrors() {
 		return out, diags
 	}
-	if err := out.Finish(); err != nil {
-		// Finish joins one error per mistake: report each at its own line.
+	err := out.Finish()
+	if terr := truth.Check(out); terr != nil { // over the model, as far as it compiled
+		err = errors.Join(err, terr)
+	}
+	if err != nil {
+		// Finish and Check join one error per mistake: report each at its own line.
 		for _, e := range splitErrors(err) {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid dataset",
 				Detail: fmt.Sprintf("Dataset %q: %s.", ds.Name, e), Subject: locate(ds, e).Ptr()})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 	"github.com/mentat-spec/mentat-spec/engine/hclfunc"
@@ -13,8 +14,8 @@ import (
 
 // Writes evaluates the dataset's write blocks for one scale against
 // gen, the dataset resolved for that scale.
-func Writes(ds *config.DatasetBlock, ctx *hcl.EvalContext, gen *datagen.Dataset) (*datagen.Writes, hcl.Diagnostics) {
-	var decls []datagen.WriteDecl
+func Writes(ds *config.DatasetBlock, ctx *hcl.EvalContext, gen *datagen.Dataset) (*writes.Writes, hcl.Diagnostics) {
+	var decls []writes.Decl
 	var diags hcl.Diagnostics
 	gens := func(expr hcl.Expression, what string) datagen.Generator {
 		v, d := expr.Value(ctx)
@@ -33,7 +34,7 @@ func Writes(ds *config.DatasetBlock, ctx *hcl.EvalContext, gen *datagen.Dataset)
 		if w.Entity == nil {
 			continue // decoding reported it
 		}
-		decl := datagen.WriteDecl{Name: w.Name}
+		decl := writes.Decl{Name: w.Name}
 		var d hcl.Diagnostics
 		decl.Entity, d = hcleval.String(w.Entity, ctx, "entity")
 		diags = append(diags, d...)
@@ -86,7 +87,7 @@ func Writes(ds *config.DatasetBlock, ctx *hcl.EvalContext, gen *datagen.Dataset)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	out, err := datagen.NewWrites(gen, decls)
+	out, err := writes.New(gen, decls)
 	if err != nil {
 		for _, e := range splitErrors(err) {
 			rng := ds.DeclRange

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
@@ -44,7 +45,7 @@ dataset "d" {
 }
 
 // resolveWrites loads a spec of writes and resolves them at scale xs.
-func resolveWrites(t *testing.T, writes string) (*datagen.Writes, hcl.Diagnostics, string) {
+func resolveWrites(t *testing.T, writes string) (*writes.Writes, hcl.Diagnostics, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "spec.hcl")
 	if err := os.WriteFile(path, []byte(writesSpec(writes)), 0o644); err != nil {
@@ -84,7 +85,7 @@ func TestWriteBlocksDecode(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	want := []datagen.WriteDecl{
+	want := []writes.Decl{
 		{Name: "update", Entity: "user", Attrs: []string{"ycsb/field0", "ycsb/field1"}, Target: datagen.Generator{Kind: datagen.GenZipf, Target: "user", S: 0.99}},
 		{Name: "set", Entity: "user", Attr: "ycsb/field0", Value: datagen.Generator{Kind: datagen.GenWeighted, Choices: []string{"z"}, Weights: []float64{1}},
 			Target: datagen.Generator{Kind: datagen.GenRef, Target: "user"}},

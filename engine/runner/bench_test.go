@@ -26,6 +26,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/export"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	_ "github.com/mentat-spec/mentat-spec/drivers/all"
 	sqlitedrv "github.com/mentat-spec/mentat-spec/drivers/sqlite"
@@ -671,7 +672,7 @@ func genDir(b testing.TB, gen *datagen.Dataset) string {
 		return d
 	}
 	d := b.TempDir()
-	if err := datagen.WriteFiles(context.Background(), gen, d, datagen.WriteOptions{Shards: 1}); err != nil {
+	if err := export.Write(context.Background(), gen, d, export.Options{Shards: 1}); err != nil {
 		b.Fatal(err)
 	}
 	return d

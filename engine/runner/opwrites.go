@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/ops"
@@ -277,7 +278,7 @@ func (e *pointEnv) pool(ctx context.Context, n int) (*writerPool, error) {
 // a contention failure up to max_tries times.
 type opWriter struct {
 	op      kind.Operation
-	writes  *datagen.Writes
+	writes  *writes.Writes
 	seq     *ops.Seq
 	own     *writeTx    // the client's own session's statements, or nil
 	pool    *writerPool // shared writing sessions, or nil
@@ -347,7 +348,7 @@ type insertField struct {
 // writeArg is parameter name of write op; fields maps an insert's
 // attribute parameters to op.Values. A cardinality-many attribute binds
 // its values as a JSON array.
-func writeArg(op datagen.WriteOp, fields map[string]insertField, name string) any {
+func writeArg(op writes.Op, fields map[string]insertField, name string) any {
 	switch name {
 	case "e":
 		return op.E

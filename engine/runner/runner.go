@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/truth"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
 	"github.com/mentat-spec/mentat-spec/engine/crosscheck"
@@ -561,7 +561,7 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 	}
 	r.logf("scale %s: computing the truth of %s datoms", sp.Name, plan.Thousands(sp.Stats.Datoms))
 	r.begin("scale "+sp.Name+": computing truth", "datoms", 0, 0, nil)
-	computed, err := datagen.ComputeTruth(ctx, sp.Gen, r.opts.Workers)
+	computed, err := truth.Compute(ctx, sp.Gen, r.opts.Workers)
 	r.end()
 	if err != nil {
 		r.fail("scale %s: computing truth: %v", sp.Name, err)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
@@ -61,7 +61,7 @@ func (e *pointEnv) Statements(query string) ([]kind.Statement, error) {
 	return out, nil
 }
 
-func (e *pointEnv) Writes() *datagen.Writes { return e.c.pc.Scale.Writes }
+func (e *pointEnv) Writes() *writes.Writes { return e.c.pc.Scale.Writes }
 
 // NextWrite implements kind.WriteEnv: write_mixed's writer starts after
 // every write of generator handed out so far, by any scenario.
@@ -123,10 +123,10 @@ func (c *cell) advanceTruth() {
 	if c.baseTruth == nil {
 		c.baseTruth = c.truth
 	}
-	writes := c.pc.Scale.Writes
+	ws := c.pc.Scale.Writes
 	var doubts []string
 	advance := func(withDoubt bool) (*plan.Truth, error) {
-		j := datagen.NewJournal()
+		j := writes.NewJournal()
 		for _, g := range w.order {
 			commits, doubt := c.writeSeq(g).Snapshot()
 			for _, cm := range commits {
@@ -142,7 +142,7 @@ func (c *cell) advanceTruth() {
 				}
 			}
 		}
-		return c.baseTruth.AdvanceJournal(writes, j)
+		return c.baseTruth.AdvanceJournal(ws, j)
 	}
 	t, err := advance(false)
 	if t == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/ops"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
@@ -35,7 +36,7 @@ type reader struct {
 }
 
 func newReader(ctx context.Context, env kind.WriteEnv, def *Definition, log *commitLog, index int) (*reader, error) {
-	r := &reader{log: log, fraction: def.Fraction, rng: rand.New(rand.NewPCG(env.Seed(), uint64(index)+1))}
+	r := &reader{log: log, fraction: def.Fraction, rng: ops.ClientRand(env.Seed(), index)}
 	if len(def.Reads.Ops) > 0 {
 		oe, ok := env.(kind.OpEnv)
 		if !ok {

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/closedloop"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
@@ -181,7 +181,7 @@ func (d *Definition) WorkersNote() string {
 
 // CheckWrite implements kind.WriteFormChecker: the writer binds one
 // attribute and value per write, and its verify follows one attribute.
-func (d *Definition) CheckWrite(decl datagen.WriteDecl) error {
+func (d *Definition) CheckWrite(decl writes.Decl) error {
 	switch {
 	case decl.Insert:
 		return fmt.Errorf("write_mixed runs updates of one attribute, and %q is an insert", decl.Name)

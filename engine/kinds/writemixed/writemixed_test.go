@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 )
 
 func TestClassify(t *testing.T) {
@@ -68,14 +69,14 @@ func TestCommitLogLegal(t *testing.T) {
 	if err := ds.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	w, err := datagen.NewWrites(ds, []datagen.WriteDecl{{Name: "w", Entity: "issue", Attr: "issue/state",
+	w, err := writes.New(ds, []writes.Decl{{Name: "w", Entity: "issue", Attr: "issue/state",
 		Value:  datagen.Generator{Kind: datagen.GenWeighted, Choices: []string{"a", "b", "c"}, Weights: []float64{1, 1, 1}},
 		Target: datagen.Generator{Kind: datagen.GenRef, Target: "issue"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := newCommitLog(w, "w", 0)
-	var ops []datagen.WriteOp
+	var ops []writes.Op
 	for k := int64(0); k < 12; k++ {
 		op, _ := w.Op("w", k)
 		ops = append(ops, op)

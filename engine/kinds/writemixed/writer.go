@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/ops"
@@ -18,7 +19,7 @@ import (
 // read that starts after `committed` writes and ends before `started`
 // more may see the state after any of the writes in between.
 type commitLog struct {
-	writes    *datagen.Writes
+	writes    *writes.Writes
 	gen       string
 	first     int64        // the first k of this scenario
 	started   atomic.Int64 // writes begun (k+1 once write k began)
@@ -35,7 +36,7 @@ type entry struct {
 	v datagen.Value
 }
 
-func newCommitLog(w *datagen.Writes, gen string, first int64) *commitLog {
+func newCommitLog(w *writes.Writes, gen string, first int64) *commitLog {
 	l := &commitLog{writes: w, gen: gen, first: first, byE: map[int64][]entry{}, base: map[int64]datagen.Value{}, latest: -1}
 	l.started.Store(first)
 	l.committed.Store(first)
@@ -43,7 +44,7 @@ func newCommitLog(w *datagen.Writes, gen string, first int64) *commitLog {
 }
 
 // begin records that write op is about to run.
-func (l *commitLog) begin(op datagen.WriteOp) {
+func (l *commitLog) begin(op writes.Op) {
 	l.mu.Lock()
 	es := l.byE[op.E]
 	if len(es) == 0 || es[len(es)-1].k != op.K {
@@ -212,7 +213,7 @@ func (wr *writer) tx(ctx context.Context) (err error, atCommit bool) {
 	return nil, false
 }
 
-func opParam(op datagen.WriteOp, name string) any {
+func opParam(op writes.Op, name string) any {
 	switch name {
 	case "e":
 		return op.E

@@ -1,4 +1,7 @@
-package datagen
+// Package export writes a dataset's generated data as files: CSV datoms
+// per storage class, optional EDN transactions, the schema, the tx index
+// and the truth, for loading into a store or checking by another tool.
+package export
 
 import (
 	"bufio"
@@ -13,10 +16,14 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/internal/scan"
+	"github.com/mentat-spec/mentat-spec/datagen/truth"
 )
 
-// WriteOptions tunes WriteFiles.
-type WriteOptions struct {
+// Options tunes Write.
+type Options struct {
 	Shards  int  // datom files per storage class (<= 0: 1, at most 10000)
 	EDN     bool // also write EDN transaction files
 	Workers int  // shards generated at once (<= 0: GOMAXPROCS)
@@ -24,13 +31,13 @@ type WriteOptions struct {
 
 const maxShards = 10000 // four-digit shard numbers keep name order == shard order
 
-// WriteFiles writes the dataset to dir (created if missing):
+// Write writes the dataset to dir (created if missing):
 //
 //	schema.csv                 a,ident,entity,value_type,cardinality,unique,index (with header)
 //	tx.csv                     index,tx,phase,file,datoms (with header)
 //	datoms-<class>-<NNNN>.csv  e,a,v,tx,added (no header), one file per storage class per shard
 //	tx-<NNNN>.edn              with EDN: one transaction vector per line, per shard
-//	truth.json                 ComputeTruth, indented
+//	truth.json                 truth.Compute, indented
 //
 // Shards split the transaction range evenly, so for each class the
 // concatenation of its files in name order is the same bytes whatever the
@@ -39,11 +46,11 @@ const maxShards = 10000 // four-digit shard numbers keep name order == shard ord
 // (RFC 4180) only when needed, and the empty string is always quoted so
 // PostgreSQL's COPY does not read it as NULL. Earlier shard files in dir
 // beyond the new shard count are removed so that globs stay consistent.
-func WriteFiles(ctx context.Context, ds *Dataset, dir string, opt WriteOptions) error {
-	c, err := ds.compiled()
-	if err != nil {
+func Write(ctx context.Context, ds *datagen.Dataset, dir string, opt Options) error {
+	if err := ds.Ready(); err != nil {
 		return err
 	}
+	attrs := ds.Attrs()
 	shards := max(opt.Shards, 1)
 	if shards > maxShards {
 		return fmt.Errorf("datagen: %d shards: at most %d", shards, maxShards)
@@ -55,11 +62,11 @@ func WriteFiles(ctx context.Context, ds *Dataset, dir string, opt WriteOptions) 
 		return err
 	}
 	if err := writeFile(filepath.Join(dir, "schema.csv"), func(w *bufio.Writer) error {
-		return writeSchema(w, c)
+		return writeSchema(w, attrs)
 	}); err != nil {
 		return err
 	}
-	txRows, err := writeShards(ctx, c, ds, dir, shards, opt)
+	txRows, err := writeShards(ctx, attrs, ds, dir, shards, opt)
 	if err != nil {
 		return err
 	}
@@ -76,7 +83,7 @@ func WriteFiles(ctx context.Context, ds *Dataset, dir string, opt WriteOptions) 
 	}); err != nil {
 		return err
 	}
-	t, err := ComputeTruth(ctx, ds, opt.Workers)
+	t, err := truth.Compute(ctx, ds, opt.Workers)
 	if err != nil {
 		return err
 	}
@@ -136,7 +143,7 @@ func shardFile(name string) (shard int, edn, ok bool) {
 }
 
 func isClassName(s string) bool {
-	for _, n := range ClassNames {
+	for _, n := range datagen.ClassNames {
 		if s == n {
 			return true
 		}
@@ -166,10 +173,10 @@ func removeStale(dir string, shards int, edn bool) error {
 	return nil
 }
 
-func writeSchema(w *bufio.Writer, c *compiled) error {
+func writeSchema(w *bufio.Writer, attrs []datagen.AttrInfo) error {
 	b := []byte("a,ident,entity,value_type,cardinality,unique,index\n")
-	for i := range c.attrs {
-		a := &c.attrs[i].info
+	for i := range attrs {
+		a := &attrs[i]
 		b = strconv.AppendInt(b, int64(a.ID), 10)
 		b = append(b, ',')
 		b = appendCSVText(b, a.Ident)
@@ -217,16 +224,16 @@ func appendCSVText(b []byte, s string) []byte {
 
 // writeShards generates the shards in parallel and returns each shard's
 // tx.csv rows.
-func writeShards(parent context.Context, c *compiled, ds *Dataset, dir string, shards int, opt WriteOptions) ([][]byte, error) {
+func writeShards(parent context.Context, attrs []datagen.AttrInfo, ds *datagen.Dataset, dir string, shards int, opt Options) ([][]byte, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	rows := make([][]byte, shards)
 	errs := make([]error, shards)
-	sem := make(chan struct{}, workerCount(opt.Workers))
+	sem := make(chan struct{}, scan.Workers(opt.Workers))
 	var wg sync.WaitGroup
 	for s := 0; s < shards; s++ {
-		from := int64(s) * c.txCount / int64(shards)
-		to := int64(s+1) * c.txCount / int64(shards)
+		from := int64(s) * ds.TxCount() / int64(shards)
+		to := int64(s+1) * ds.TxCount() / int64(shards)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -236,7 +243,7 @@ func writeShards(parent context.Context, c *compiled, ds *Dataset, dir string, s
 				errs[s] = ctx.Err()
 				return
 			}
-			rows[s], errs[s] = writeShard(ctx, c, ds, dir, s, from, to, opt.EDN)
+			rows[s], errs[s] = writeShard(ctx, attrs, ds, dir, s, from, to, opt.EDN)
 			if errs[s] != nil {
 				cancel() // one failed shard stops the others
 			}
@@ -261,7 +268,7 @@ func writeShards(parent context.Context, c *compiled, ds *Dataset, dir string, s
 }
 
 // writeShard writes the files of one shard, tx indexes [from, to).
-func writeShard(ctx context.Context, c *compiled, ds *Dataset, dir string, shard int, from, to int64, edn bool) (rows []byte, err error) {
+func writeShard(ctx context.Context, attrs []datagen.AttrInfo, ds *datagen.Dataset, dir string, shard int, from, to int64, edn bool) (rows []byte, err error) {
 	var files []*os.File
 	defer func() {
 		for _, f := range files {
@@ -278,10 +285,10 @@ func writeShard(ctx context.Context, c *compiled, ds *Dataset, dir string, shard
 		files = append(files, f)
 		return bufio.NewWriterSize(f, 1<<18), nil
 	}
-	enc := newEncoder(c)
-	var outs [len(ClassNames)]io.Writer
+	enc := newEncoder(attrs)
+	var outs [len(datagen.ClassNames)]io.Writer
 	var bufs []*bufio.Writer
-	for cl, name := range ClassNames {
+	for cl, name := range datagen.ClassNames {
 		w, err := open(fmt.Sprintf("datoms-%s-%04d.csv", name, shard))
 		if err != nil {
 			return nil, err
@@ -298,7 +305,7 @@ func writeShard(ctx context.Context, c *compiled, ds *Dataset, dir string, shard
 		ednOut = w
 		bufs = append(bufs, w)
 	}
-	err = ds.Stream(ctx, from, to, func(tx *Tx) error {
+	err = ds.Stream(ctx, from, to, func(tx *datagen.Tx) error {
 		if err := enc.csv(tx, &outs); err != nil {
 			return err
 		}
@@ -326,10 +333,10 @@ func writeShard(ctx context.Context, c *compiled, ds *Dataset, dir string, shard
 // id repeat from row to row, so their text is cached: integer formatting
 // is most of the cost of a row.
 type encoder struct {
-	c      *compiled
-	class  []Class  // by attribute ID - 1
-	aText  [][]byte // "<a>," by attribute ID - 1
-	lines  [len(ClassNames)][]byte
+	class  []datagen.Class // by attribute ID - 1
+	aText  [][]byte        // "<a>," by attribute ID - 1
+	ednA   [][]byte        // ":<ident>" by attribute ID - 1
+	lines  [len(datagen.ClassNames)][]byte
 	line   []byte
 	eText  []byte // "<e>," of lastE
 	lastE  int64
@@ -337,17 +344,18 @@ type encoder struct {
 	retrac []byte // ",<tx>,0\n"
 }
 
-func newEncoder(c *compiled) *encoder {
-	e := &encoder{c: c, lastE: -1}
-	for i := range c.attrs {
-		e.class = append(e.class, c.attrs[i].info.Class)
-		e.aText = append(e.aText, append(strconv.AppendInt(nil, int64(c.attrs[i].info.ID), 10), ','))
+func newEncoder(attrs []datagen.AttrInfo) *encoder {
+	e := &encoder{lastE: -1}
+	for i := range attrs {
+		e.class = append(e.class, attrs[i].Class)
+		e.aText = append(e.aText, append(strconv.AppendInt(nil, int64(attrs[i].ID), 10), ','))
+		e.ednA = append(e.ednA, []byte(":"+attrs[i].Ident))
 	}
 	return e
 }
 
 // csv writes tx's datoms as e,a,v,tx,added rows, one batch per class.
-func (e *encoder) csv(tx *Tx, outs *[len(ClassNames)]io.Writer) error {
+func (e *encoder) csv(tx *datagen.Tx, outs *[len(datagen.ClassNames)]io.Writer) error {
 	for cl := range e.lines {
 		e.lines[cl] = e.lines[cl][:0]
 	}
@@ -363,9 +371,9 @@ func (e *encoder) csv(tx *Tx, outs *[len(ClassNames)]io.Writer) error {
 		b := append(e.lines[cl], e.eText...)
 		b = append(b, e.aText[d.A-1]...)
 		switch cl {
-		case ClassText:
+		case datagen.ClassText:
 			b = appendCSVText(b, d.V.Str)
-		case ClassReal:
+		case datagen.ClassReal:
 			b = strconv.AppendFloat(b, d.V.Float, 'g', -1, 64)
 		default:
 			b = strconv.AppendInt(b, d.V.Int, 10)
@@ -389,7 +397,7 @@ func (e *encoder) csv(tx *Tx, outs *[len(ClassNames)]io.Writer) error {
 }
 
 // edn writes tx as one line: [[:db/add e :attr v] [:db/retract ...] ...].
-func (e *encoder) edn(tx *Tx, out io.Writer) error {
+func (e *encoder) edn(tx *datagen.Tx, out io.Writer) error {
 	b := append(e.line[:0], '[')
 	for i := range tx.Datoms {
 		d := &tx.Datoms[i]
@@ -407,7 +415,7 @@ func (e *encoder) edn(tx *Tx, out io.Writer) error {
 		}
 		b = append(b, e.eText[:len(e.eText)-1]...)
 		b = append(b, ' ')
-		b = append(b, e.c.attrs[d.A-1].ednIdent...)
+		b = append(b, e.ednA[d.A-1]...)
 		b = append(b, ' ')
 		b = appendEDNValue(b, d.V)
 		b = append(b, ']')
@@ -421,22 +429,22 @@ func (e *encoder) edn(tx *Tx, out io.Writer) error {
 // appendEDNValue renders v as an EDN literal: strings quoted, keywords
 // with a leading colon, instants as #inst, doubles always with a point or
 // exponent (so they do not read back as longs).
-func appendEDNValue(b []byte, v Value) []byte {
+func appendEDNValue(b []byte, v datagen.Value) []byte {
 	switch v.Type {
-	case TypeString:
+	case datagen.TypeString:
 		return appendEDNString(b, v.Str)
-	case TypeKeyword:
+	case datagen.TypeKeyword:
 		if !strings.HasPrefix(v.Str, ":") {
 			b = append(b, ':')
 		}
 		return append(b, v.Str...)
-	case TypeBoolean:
+	case datagen.TypeBoolean:
 		return strconv.AppendBool(b, v.Int != 0)
-	case TypeInstant:
+	case datagen.TypeInstant:
 		b = append(b, `#inst "`...)
 		b = time.UnixMilli(v.Int).UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
 		return append(b, '"')
-	case TypeDouble:
+	case datagen.TypeDouble:
 		start := len(b)
 		b = strconv.AppendFloat(b, v.Float, 'g', -1, 64)
 		for _, ch := range b[start:] {
@@ -469,7 +477,7 @@ func appendEDNString(b []byte, s string) []byte {
 }
 
 // txRow appends tx's tx.csv row: index,tx,phase,file,datoms.
-func (e *encoder) txRow(b []byte, tx *Tx) []byte {
+func (e *encoder) txRow(b []byte, tx *datagen.Tx) []byte {
 	b = strconv.AppendInt(b, tx.Index, 10)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, tx.ID, 10)

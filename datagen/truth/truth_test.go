@@ -1,4 +1,4 @@
-package datagen
+package truth_test
 
 import (
 	"bytes"
@@ -14,10 +14,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/datagentest"
+	"github.com/mentat-spec/mentat-spec/datagen/truth"
 )
 
 // This file recomputes the truth from the written CSV files alone, with
-// none of the generator's code, and compares it with ComputeTruth.
+// none of the generator's code, and compares it with truth.Compute.
 
 type csvAttr struct {
 	id     int
@@ -74,8 +78,8 @@ func loadReplica(t *testing.T, dir string) *replica {
 		a := csvAttr{id: id, ident: rec[1], entity: rec[2], typ: rec[3], many: rec[4] == "many"}
 		r.attrs[id], r.byIdent[a.ident] = a, a
 	}
-	for _, cl := range ClassNames {
-		for _, rec := range readCSV(t, bytes.NewReader(concat(t, dir, "datoms-"+cl+"-*.csv"))) {
+	for _, cl := range datagen.ClassNames {
+		for _, rec := range readCSV(t, bytes.NewReader(datagentest.Concat(t, dir, "datoms-"+cl+"-*.csv"))) {
 			if len(rec) != 5 {
 				t.Fatalf("%s row %v: want 5 fields", cl, rec)
 			}
@@ -179,7 +183,7 @@ func (a csvAttr) sorted(set map[string]bool) []string {
 
 // filterHolds evaluates a Filter on a CSV value, parsing the filter's
 // value by hand.
-func (a csvAttr) filterHolds(t *testing.T, v string, f Filter) bool {
+func (a csvAttr) filterHolds(t *testing.T, v string, f datagen.Filter) bool {
 	var c int
 	switch a.typ {
 	case "string", "keyword":
@@ -200,7 +204,7 @@ func (a csvAttr) filterHolds(t *testing.T, v string, f Filter) bool {
 		case a.typ == "boolean":
 			want = "0"
 		case a.typ == "instant" && strings.Contains(want, "T"):
-			want = strconv.FormatInt(ms(want), 10)
+			want = strconv.FormatInt(datagentest.Ms(want), 10)
 		}
 		y, err := strconv.ParseInt(want, 10, 64)
 		if err != nil {
@@ -256,7 +260,7 @@ func normalize(t *testing.T, v any) any {
 func TestTruthMatchesFiles(t *testing.T) {
 	for _, extra := range []bool{false, true} {
 		t.Run(fmt.Sprintf("extra=%v", extra), func(t *testing.T) {
-			ds := finished(t, scaleXS, extra)
+			ds := datagentest.Finished(t, datagentest.ScaleXS, extra)
 			dir := writeTo(t, ds, 3, true)
 			r := loadReplica(t, dir)
 			raw, err := os.ReadFile(filepath.Join(dir, "truth.json"))
@@ -266,28 +270,28 @@ func TestTruthMatchesFiles(t *testing.T) {
 			if !bytes.HasSuffix(raw, []byte("}\n")) {
 				t.Error("truth.json lacks a trailing newline")
 			}
-			var truth map[string]any
+			var fromFile map[string]any
 			d := json.NewDecoder(bytes.NewReader(raw))
 			d.UseNumber()
-			if err := d.Decode(&truth); err != nil {
+			if err := d.Decode(&fromFile); err != nil {
 				t.Fatal(err)
 			}
-			tr, err := ComputeTruth(context.Background(), ds, 2)
+			tr, err := truth.Compute(context.Background(), ds, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := normalize(t, tr); !reflect.DeepEqual(got, any(truth)) {
-				t.Error("truth.json differs from ComputeTruth")
+			if got := normalize(t, tr); !reflect.DeepEqual(got, any(fromFile)) {
+				t.Error("truth.json differs from truth.Compute")
 			}
 			checkStats(t, ds, r, tr.Stats)
 			checkValueFunc(t, ds, r)
-			values := truth["values"].(map[string]any)
+			values := fromFile["values"].(map[string]any)
 			marks := map[string]int64{}
-			for k, v := range truth["marks"].(map[string]any) {
+			for k, v := range fromFile["marks"].(map[string]any) {
 				marks[k], _ = v.(json.Number).Int64()
 			}
 			counts := map[string]int64{}
-			for k, v := range truth["stats"].(map[string]any)["entities"].(map[string]any) {
+			for k, v := range fromFile["stats"].(map[string]any)["entities"].(map[string]any) {
 				counts[k], _ = v.(json.Number).Int64()
 			}
 			entityBase := map[string]int64{}
@@ -299,7 +303,7 @@ func TestTruthMatchesFiles(t *testing.T) {
 				var want any
 				st := current
 				switch decl.Kind {
-				case TruthCountBy:
+				case datagen.TruthCountBy:
 					a := r.byIdent[decl.Attr]
 					m := map[string]int64{}
 					for k, vals := range st {
@@ -310,7 +314,7 @@ func TestTruthMatchesFiles(t *testing.T) {
 						}
 					}
 					want = m
-				case TruthCount:
+				case datagen.TruthCount:
 					var n int64
 					var matched []int64
 					base := entityBase[decl.Entity]
@@ -331,7 +335,7 @@ func TestTruthMatchesFiles(t *testing.T) {
 					}
 					want = n
 					checkIDs(t, values, decl.Name, matched)
-				case TruthChangedSince:
+				case datagen.TruthChangedSince:
 					a := r.byIdent[decl.Attr]
 					es := map[int64]bool{}
 					for _, d := range r.log {
@@ -345,7 +349,7 @@ func TestTruthMatchesFiles(t *testing.T) {
 						changed = append(changed, e)
 					}
 					checkIDs(t, values, decl.Name, changed)
-				case TruthSample, TruthInverse:
+				case datagen.TruthSample, datagen.TruthInverse:
 					asOf := int64(-1)
 					if decl.AsOf != "" {
 						asOf = marks[decl.AsOf]
@@ -372,7 +376,7 @@ func TestTruthMatchesFiles(t *testing.T) {
 						}
 						samples = append(samples, s)
 					}
-					if decl.Kind == TruthInverse {
+					if decl.Kind == datagen.TruthInverse {
 						a := r.byIdent[decl.Inverse]
 						refBase := entityBase[a.entity]
 						for _, s := range samples {
@@ -397,8 +401,8 @@ func TestTruthMatchesFiles(t *testing.T) {
 				n, _ := v.(json.Number).Int64()
 				sum += n
 			}
-			if sum != scaleXS.issues {
-				t.Errorf("state counts sum to %d, want %d", sum, scaleXS.issues)
+			if sum != datagentest.ScaleXS.Issues {
+				t.Errorf("state counts sum to %d, want %d", sum, datagentest.ScaleXS.Issues)
 			}
 			if n, _ := values["changed_since"].(json.Number).Int64(); !extra && (n < 200 || n > 450) {
 				t.Errorf("changed_since = %d, want about 5%% of 6500", n)
@@ -430,9 +434,9 @@ func (r *replica) entry(st map[ea]map[string]bool, base, id int64, attrs []strin
 	return m
 }
 
-func checkStats(t *testing.T, ds *Dataset, r *replica, st Stats) {
+func checkStats(t *testing.T, ds *datagen.Dataset, r *replica, st datagen.Stats) {
 	t.Helper()
-	for _, cl := range ClassNames {
+	for _, cl := range datagen.ClassNames {
 		if r.rows[cl] != st.ClassDatoms[cl] {
 			t.Errorf("class %s: %d CSV rows, stats %d", cl, r.rows[cl], st.ClassDatoms[cl])
 		}
@@ -447,7 +451,7 @@ func checkStats(t *testing.T, ds *Dataset, r *replica, st Stats) {
 	for i, rec := range r.txRows {
 		idx, _ := strconv.ParseInt(rec[0], 10, 64)
 		tx, _ := strconv.ParseInt(rec[1], 10, 64)
-		if idx != int64(i) || tx != TxBase+idx {
+		if idx != int64(i) || tx != datagen.TxBase+idx {
 			t.Fatalf("tx.csv row %d: %v", i, rec)
 		}
 		n, _ := strconv.ParseInt(rec[4], 10, 64)
@@ -465,9 +469,9 @@ func checkStats(t *testing.T, ds *Dataset, r *replica, st Stats) {
 
 // checkValueFunc compares ValueFunc with the replica for every entity and
 // attribute, currently and as of every mark.
-func checkValueFunc(t *testing.T, ds *Dataset, r *replica) {
+func checkValueFunc(t *testing.T, ds *datagen.Dataset, r *replica) {
 	t.Helper()
-	asOfs := []int64{-1, TxBase} // TxBase: only the first tx has happened
+	asOfs := []int64{-1, datagen.TxBase} // TxBase: only the first tx has happened
 	for _, tx := range ds.MarkTxs() {
 		asOfs = append(asOfs, tx)
 	}
@@ -479,13 +483,13 @@ func checkValueFunc(t *testing.T, ds *Dataset, r *replica) {
 				t.Fatal(err)
 			}
 			ca := r.byIdent[a.Ident]
-			var vals []Value
+			var vals []datagen.Value
 			for id := int64(-1); id <= ds.Count(a.Entity); id++ {
 				vals = fn(id, asOf, vals[:0])
 				var got []string
 				for _, v := range vals {
 					s := v.String()
-					if a.Type == TypeBoolean {
+					if a.Type == datagen.TypeBoolean {
 						s = map[bool]string{true: "1", false: "0"}[v.Int != 0]
 					}
 					got = append(got, s)
@@ -494,7 +498,7 @@ func checkValueFunc(t *testing.T, ds *Dataset, r *replica) {
 				want := ca.sorted(st[ea{e, int(a.ID)}])
 				// Id Count is the first an insert creates: current values
 				// only, and only for a kind that can grow.
-				inserted := id == ds.Count(a.Entity) && asOf < 0 && ds.c.kinds[ds.c.byKind[a.Entity]].noInsert == ""
+				inserted := id == ds.Count(a.Entity) && asOf < 0 && ds.InsertProblem(a.Entity) == ""
 				if (id < 0 || id == ds.Count(a.Entity) && !inserted) && len(got) != 0 {
 					t.Fatalf("%s id %d out of range has values %v", a.Ident, id, got)
 				}
@@ -513,7 +517,7 @@ func checkValueFunc(t *testing.T, ds *Dataset, r *replica) {
 // of the written files found.
 func checkIDs(t *testing.T, values map[string]any, name string, ids []int64) {
 	t.Helper()
-	b, err := json.Marshal(IDSetOf(ids, IDHeadLen))
+	b, err := json.Marshal(truth.IDSetOf(ids, truth.IDHeadLen))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +527,7 @@ func checkIDs(t *testing.T, values map[string]any, name string, ids []int64) {
 	if err := d.Decode(&want); err != nil {
 		t.Fatal(err)
 	}
-	if got := values[IDsKey].(map[string]any)[name]; !reflect.DeepEqual(got, want) {
+	if got := values[datagen.IDsKey].(map[string]any)[name]; !reflect.DeepEqual(got, want) {
 		t.Errorf("truth %q ids:\n got %v\nwant %v", name, got, want)
 	}
 }

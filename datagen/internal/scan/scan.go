@@ -1,4 +1,6 @@
-package datagen
+// Package scan runs a function over an id range in chunks on several
+// goroutines: the parallel scans of datagen's statistics and truth.
+package scan
 
 import (
 	"context"
@@ -8,28 +10,28 @@ import (
 	"sync/atomic"
 )
 
-// scanChunk is the number of ids a worker takes at a time: large enough
+// Chunk is the number of ids a worker takes at a time: large enough
 // to amortise scheduling, small enough to balance and to notice a
 // cancelled context quickly.
-const scanChunk = 1 << 16
+const Chunk = 1 << 16
 
-// workerCount resolves a requested worker count (<= 0: GOMAXPROCS).
-func workerCount(workers int) int {
+// Workers resolves a requested worker count (<= 0: GOMAXPROCS).
+func Workers(workers int) int {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	return max(workers, 1)
 }
 
-// forChunks runs fn over [0, n) in chunks on up to workers goroutines.
+// Chunks runs fn over [0, n) in chunks on up to workers goroutines.
 // fn gets its worker number, so callers keep per-worker accumulators and
 // merge them afterwards without locks. The first error stops the scan.
-func forChunks(ctx context.Context, n int64, workers int, fn func(w int, lo, hi int64) error) error {
+func Chunks(ctx context.Context, n int64, workers int, fn func(w int, lo, hi int64) error) error {
 	if n <= 0 {
 		return ctx.Err()
 	}
-	nChunks := (n + scanChunk - 1) / scanChunk
-	workers = int(min(int64(workerCount(workers)), nChunks))
+	nChunks := (n + Chunk - 1) / Chunk
+	workers = int(min(int64(Workers(workers)), nChunks))
 	var (
 		next     atomic.Int64
 		stop     atomic.Bool
@@ -54,8 +56,8 @@ func forChunks(ctx context.Context, n int64, workers int, fn func(w int, lo, hi 
 					fail(fmt.Errorf("datagen: scan cancelled: %w", err))
 					return
 				}
-				lo := ch * scanChunk
-				if err := fn(w, lo, min(lo+scanChunk, n)); err != nil {
+				lo := ch * Chunk
+				if err := fn(w, lo, min(lo+Chunk, n)); err != nil {
 					fail(err)
 					return
 				}

@@ -1,4 +1,4 @@
-package datagen
+package truth_test
 
 import (
 	"context"
@@ -6,6 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/datagentest"
+	"github.com/mentat-spec/mentat-spec/datagen/truth"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 )
 
 // prefixAnswers are fingerprints of Advance's answers (values and error)
@@ -46,18 +51,18 @@ var prefixAnswers = map[string]string{
 	"true/name/2000":          "f3e9f60ab752ca759c99b98aa63f3e48ae5bb20f9d7d7fdd80f94065a944a0b1 <nil>",
 }
 
-func prefixFingerprint(t *testing.T, extra bool, d WriteDecl, n int64) string {
+func prefixFingerprint(t *testing.T, extra bool, d writes.Decl, n int64) string {
 	t.Helper()
-	ds := finished(t, scaleXS, extra)
-	w, err := NewWrites(ds, []WriteDecl{d})
+	ds := datagentest.Finished(t, datagentest.ScaleXS, extra)
+	w, err := writes.New(ds, []writes.Decl{d})
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := ComputeTruth(context.Background(), ds, 2)
+	base, err := truth.Compute(context.Background(), ds, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := w.Advance(base, d.Name, n)
+	got, err := truth.Advance(base, w, d.Name, n)
 	raw, jerr := json.Marshal(got.Values)
 	if jerr != nil {
 		t.Fatal(jerr)
@@ -65,15 +70,15 @@ func prefixFingerprint(t *testing.T, extra bool, d WriteDecl, n int64) string {
 	return fmt.Sprintf("%x %v", sha256.Sum256(raw), err)
 }
 
-func prefixDecls() []WriteDecl {
-	return []WriteDecl{
+func prefixDecls() []writes.Decl {
+	return []writes.Decl{
 		stateWrite,
 		{Name: "reassign", Entity: "issue", Attr: "issue/assignee",
-			Value: Generator{Kind: GenRef, Target: "user"}, Target: Generator{Kind: GenRef, Target: "issue"}},
+			Value: datagen.Generator{Kind: datagen.GenRef, Target: "user"}, Target: datagen.Generator{Kind: datagen.GenRef, Target: "issue"}},
 		{Name: "prio", Entity: "issue", Attr: "issue/priority",
-			Value: Generator{Kind: GenUniformInt, Min: 1, Max: 5}, Target: Generator{Kind: GenZipf, Target: "issue", S: 0.9}},
+			Value: datagen.Generator{Kind: datagen.GenUniformInt, Min: 1, Max: 5}, Target: datagen.Generator{Kind: datagen.GenZipf, Target: "issue", S: 0.9}},
 		{Name: "name", Entity: "user", Attr: "user/name",
-			Value: Generator{Kind: GenWeighted, Choices: []string{"a", "b"}, Weights: []float64{1, 1}}, Target: Generator{Kind: GenRef, Target: "user"}},
+			Value: datagen.Generator{Kind: datagen.GenWeighted, Choices: []string{"a", "b"}, Weights: []float64{1, 1}}, Target: datagen.Generator{Kind: datagen.GenRef, Target: "user"}},
 	}
 }
 

@@ -1,9 +1,11 @@
-package datagen
+package truth
 
 import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/mentat-spec/mentat-spec/datagen/internal/draw"
 )
 
 // IDHeadLen is how many of the smallest ids an id set keeps, so a check
@@ -25,7 +27,7 @@ type IDSet struct {
 }
 
 // idMix spreads one id for the fingerprint.
-func idMix(e int64) IDHash { return IDHash(mix64(uint64(e) ^ 0x5bd1e9955bd1e995)) }
+func idMix(e int64) IDHash { return IDHash(draw.Mix64(uint64(e) ^ 0x5bd1e9955bd1e995)) }
 
 // MarshalJSON writes {"n": N, "hash": "<16 hex digits>", "head": [...]}:
 // the hash as text, since JSON numbers lose 64-bit precision.

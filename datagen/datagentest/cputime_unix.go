@@ -1,15 +1,15 @@
 //go:build unix
 
-package datagen
+package datagentest
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the process's user+system CPU time: benchmarks report
+// CPUTime is the process's user+system CPU time: benchmarks report
 // datoms per CPU-second too, which stays meaningful on a busy machine.
-func cpuTime() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

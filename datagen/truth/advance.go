@@ -1,126 +1,48 @@
-package datagen
+package truth
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 )
 
-// Journal records which writes committed: per generator, each committed
-// k with the entity it wrote. With many clients and several writers the
-// committed writes are any set of ks, in any order, not a prefix. The
-// entity is recorded rather than recomputed because an engine may choose
-// an update's target at run time. Memory: 16 bytes per committed write
-// (a million writes, 16 MB). Safe for concurrent use.
-type Journal struct {
-	mu    sync.Mutex
-	gens  map[string][]Committed
-	order []string
-}
+// ErrNotAdvanceable marks a truth a write changes in a way the generator
+// cannot follow.
+var ErrNotAdvanceable = errors.New("cannot be advanced by writes")
 
-// Committed is one committed write: number K of its generator, entity E.
-type Committed struct {
-	K, E int64
-}
-
-// NewJournal returns an empty journal.
-func NewJournal() *Journal { return &Journal{gens: map[string][]Committed{}} }
-
-// Commit records that write k of generator, to entity e, committed.
-// Recording one write twice is harmless.
-func (j *Journal) Commit(generator string, k, e int64) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.note(generator)
-	j.gens[generator] = append(j.gens[generator], Committed{K: k, E: e})
-}
-
-// note registers generator (j.mu held).
-func (j *Journal) note(generator string) {
-	if _, ok := j.gens[generator]; !ok {
-		j.gens[generator] = nil
-		j.order = append(j.order, generator)
+// Advance returns base's truth after writes 0..n-1 of generator name
+// committed, computed without reading any database: AdvanceJournal over
+// a journal of that prefix.
+func Advance(base *Truth, w *writes.Writes, name string, n int64) (*Truth, error) {
+	j := writes.NewJournal()
+	if err := w.CommitPrefix(j, name, n); err != nil {
+		return nil, err
 	}
-}
-
-// Generators lists the generators recorded, in the order first recorded.
-func (j *Journal) Generators() []string {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return append([]string(nil), j.order...)
-}
-
-// Committed returns generator's committed writes sorted by k (a copy).
-func (j *Journal) Committed(generator string) []Committed {
-	j.mu.Lock()
-	out := append([]Committed(nil), j.gens[generator]...)
-	j.mu.Unlock()
-	sort.Slice(out, func(a, b int) bool { return out[a].K < out[b].K })
-	return out
-}
-
-// Len is the number of writes recorded.
-func (j *Journal) Len() int64 {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	var n int64
-	for _, cs := range j.gens {
-		n += int64(len(cs))
-	}
-	return n
-}
-
-// CommitPrefix records writes 0..n-1 of generator name, each to the
-// entity it draws: one writer's commits, in order.
-func (w *Writes) CommitPrefix(j *Journal, name string, n int64) error {
-	g, ok := w.gens[name]
-	if !ok {
-		return fmt.Errorf("datagen: no write %q declared", name)
-	}
-	if n > 0 {
-		if err := w.checkK(g, n-1); err != nil {
-			return fmt.Errorf("datagen: %w", err)
-		}
-	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.note(name)
-	cs := j.gens[name]
-	for k := int64(0); k < n; k++ {
-		cs = append(cs, Committed{K: k, E: w.entityOf(g, k)})
-	}
-	j.gens[name] = cs
-	return nil
-}
-
-// entityOf is the entity write k of g writes.
-func (w *Writes) entityOf(g *writeGen, k int64) int64 {
-	kc := &w.c.kinds[g.kind]
-	if g.decl.Insert {
-		return kc.base + kc.count + k
-	}
-	return g.target.one(k, 0).Int
+	return AdvanceJournal(base, w, j)
 }
 
 // stamped is a value with the tx that wrote it.
 type stamped struct {
 	tx int64
-	v  Value
+	v  datagen.Value
 }
 
 // writeState is the net effect of a journal's writes.
 type writeState struct {
-	c        *compiled
-	over     map[int]map[int64]stamped // attribute -> id -> the committed update with the greatest tx
-	inserted map[int]map[int64]int64   // kind -> inserted id -> its tx
-	updated  map[int][]int64           // kind -> loaded ids some update wrote, ascending
-	insIDs   map[int][]int64           // kind -> inserted ids, ascending
-	finals   map[int]map[int64]Value   // attribute -> loaded id -> value after the writes
+	c        *model
+	over     map[int]map[int64]stamped       // attribute -> id -> the committed update with the greatest tx
+	inserted map[int]map[int64]int64         // kind -> inserted id -> its tx
+	updated  map[int][]int64                 // kind -> loaded ids some update wrote, ascending
+	insIDs   map[int][]int64                 // kind -> inserted ids, ascending
+	finals   map[int]map[int64]datagen.Value // attribute -> loaded id -> value after the writes
 }
 
-func (s *writeState) set(ai int, id, tx int64, v Value) {
+func (s *writeState) set(ai int, id, tx int64, v datagen.Value) {
 	m := s.over[ai]
 	if m == nil {
 		m = map[int64]stamped{}
@@ -172,18 +94,18 @@ func (s *writeState) settle() {
 }
 
 // value is the value an update gave attribute ai of id, if any.
-func (s *writeState) value(ai int, id int64) (Value, bool) {
+func (s *writeState) value(ai int, id int64) (datagen.Value, bool) {
 	x, ok := s.over[ai][id]
 	return x.v, ok
 }
 
 // final is the value after the writes of attribute ai per loaded id an
 // update wrote.
-func (s *writeState) final(ai int) map[int64]Value {
+func (s *writeState) final(ai int) map[int64]datagen.Value {
 	if f, ok := s.finals[ai]; ok {
 		return f
 	}
-	f := map[int64]Value{}
+	f := map[int64]datagen.Value{}
 	n := s.c.kinds[s.c.attrs[ai].kind].count
 	for id, x := range s.over[ai] {
 		if id < n {
@@ -194,10 +116,10 @@ func (s *writeState) final(ai int) map[int64]Value {
 	return f
 }
 
-// pathValues is compiled.pathValues after the writes: a one-hop path
+// pathValues is model.pathValues after the writes: a one-hop path
 // reads an updated value (a deeper path through a written attribute is
 // stale, and never asked).
-func (s *writeState) pathValues(p *pathComp, id int64, dst []Value, b *pathBuf) []Value {
+func (s *writeState) pathValues(p *pathComp, id int64, dst []datagen.Value, b *pathBuf) []datagen.Value {
 	if len(p.hops) == 1 {
 		if v, ok := s.value(p.hops[0], id); ok {
 			return append(dst, v)
@@ -206,7 +128,7 @@ func (s *writeState) pathValues(p *pathComp, id int64, dst []Value, b *pathBuf) 
 	return s.c.pathValues(p, id, -1, dst, b)
 }
 
-// matches is compiled.matches after the writes.
+// matches is model.matches after the writes.
 func (s *writeState) matches(fs []filterComp, id int64, b *pathBuf) bool {
 	for i := range fs {
 		if !s.match(&fs[i], id, b) {
@@ -233,7 +155,7 @@ func (s *writeState) match(f *filterComp, id int64, b *pathBuf) bool {
 	return s.c.match(f, id, b)
 }
 
-// entry is compiled.entry (current values) after the writes.
+// entry is model.entry (current values) after the writes.
 func (s *writeState) entry(k int, id int64, attrs []pathComp) Entry {
 	e := s.c.entry(k, id, attrs, nil, -1)
 	for i := range attrs {
@@ -283,18 +205,21 @@ func (s IDSet) with(e int64) IDSet {
 //
 // Time and memory are O(committed writes): the net effect per touched
 // entity, then per truth a pass over the touched and inserted entities.
-func (w *Writes) AdvanceJournal(base *Truth, j *Journal) (*Truth, error) {
-	c := w.c
+func AdvanceJournal(base *Truth, w *writes.Writes, j *writes.Journal) (*Truth, error) {
+	c, err := compile(w.Dataset())
+	if err != nil {
+		return nil, err
+	}
 	out := *base
 	out.Values = make(map[string]any, len(base.Values))
 	for k, v := range base.Values {
 		out.Values[k] = v
 	}
 	s := &writeState{c: c, over: map[int]map[int64]stamped{}, inserted: map[int]map[int64]int64{},
-		updated: map[int][]int64{}, insIDs: map[int][]int64{}, finals: map[int]map[int64]Value{}}
-	var active []*writeGen
+		updated: map[int][]int64{}, insIDs: map[int][]int64{}, finals: map[int]map[int64]datagen.Value{}}
+	var active []*gen
 	for _, name := range j.Generators() {
-		g, ok := w.gens[name]
+		g, ok := genOf(c, w, name)
 		if !ok {
 			return nil, fmt.Errorf("datagen: journal: no write %q declared", name)
 		}
@@ -311,11 +236,11 @@ func (w *Writes) AdvanceJournal(base *Truth, j *Journal) (*Truth, error) {
 				}
 				continue
 			}
-			if err := w.checkK(g, cm.K); err != nil {
+			if err := w.Check(name, cm.K); err != nil {
 				return nil, fmt.Errorf("datagen: journal: %w", err)
 			}
-			tx := w.tx(g, cm.K)
-			if g.decl.Insert {
+			tx := w.Tx(name, cm.K)
+			if g.insert {
 				id := kc.count + cm.K
 				if cm.E != kc.base+id {
 					return nil, fmt.Errorf("datagen: journal: insert %d of %q creates entity %d, not %d", cm.K, name, kc.base+id, cm.E)
@@ -326,38 +251,38 @@ func (w *Writes) AdvanceJournal(base *Truth, j *Journal) (*Truth, error) {
 				s.inserted[g.kind][id] = tx
 				continue
 			}
-			if cm.E < kc.base || cm.E >= kc.base+EntityBase {
-				return nil, fmt.Errorf("datagen: journal: write %d of %q: entity %d is not a %q", cm.K, name, cm.E, g.decl.Entity)
+			if cm.E < kc.base || cm.E >= kc.base+datagen.EntityBase {
+				return nil, fmt.Errorf("datagen: journal: write %d of %q: entity %d is not a %q", cm.K, name, cm.E, g.entity)
 			}
-			ai := g.choose(cm.K)
-			s.set(g.attrs[ai], cm.E-kc.base, tx, g.values[ai].one(cm.K, 0))
+			a, v := w.Update(name, cm.K)
+			s.set(int(a)-1, cm.E-kc.base, tx, v)
 		}
 	}
 	if len(active) == 0 {
 		return &out, nil
 	}
 	s.settle()
-	ids, _ := base.Values[IDsKey].(map[string]any)
+	ids, _ := base.Values[datagen.IDsKey].(map[string]any)
 	if ids != nil {
 		ids = maps.Clone(ids)
-		out.Values[IDsKey] = ids
+		out.Values[datagen.IDsKey] = ids
 	}
 	var stale []string
 	staleBy := map[string]bool{}
-	firstTx := TxBase + c.txCount
+	firstTx := datagen.TxBase + c.ds.TxCount()
 	var b pathBuf
 	for i := range c.truth {
 		tc := &c.truth[i]
 		name := tc.decl.Name
 		upd, ins, isStale := false, false, false
 		for _, g := range active {
-			st, t := w.stale(g, tc)
+			st, t := goesStale(c, g, tc)
 			switch {
 			case st:
 				isStale = true
-				staleBy[g.decl.Name] = true
+				staleBy[g.name] = true
 			case t == touchNone:
-			case g.decl.Insert:
+			case g.insert:
 				ins = true
 			default:
 				upd = true
@@ -374,19 +299,19 @@ func (w *Writes) AdvanceJournal(base *Truth, j *Journal) (*Truth, error) {
 		}
 		var set any // the id set after, nil: not followed
 		switch tc.decl.Kind {
-		case TruthCountBy:
+		case datagen.TruthCountBy:
 			out.Values[name], set = s.countBy(tc, base.Values[name], ids[name], upd, ins, &b)
-		case TruthCount:
+		case datagen.TruthCount:
 			out.Values[name], set = s.count(tc, base.Values[name], ids[name], upd, ins, &b)
-		case TruthChangedSince:
+		case datagen.TruthChangedSince:
 			if tc.since >= firstTx {
 				continue
 			}
 			out.Values[name], set = s.changedSince(tc, base.Values[name], ids[name], upd, ins)
-		case TruthSample:
+		case datagen.TruthSample:
 			out.Values[name] = s.replaceAll(base.Values[name], tc.attrs, false)
 			continue
-		case TruthInverse:
+		case datagen.TruthInverse:
 			v := base.Values[name]
 			if upd {
 				v = s.replaceAll(v, tc.attrs, false)
@@ -397,7 +322,7 @@ func (w *Writes) AdvanceJournal(base *Truth, j *Journal) (*Truth, error) {
 			}
 			out.Values[name] = v
 			continue
-		case TruthSum, TruthMin, TruthMax:
+		case datagen.TruthSum, datagen.TruthMin, datagen.TruthMax:
 			out.Values[name] = s.aggregate(tc, base.Values[name], &b)
 			continue
 		}
@@ -437,7 +362,7 @@ func (s *writeState) countBy(tc *truthComp, old, oldIDs any, upd, ins bool, b *p
 	if o, ok := oldIDs.(map[string]IDSet); ok && !upd {
 		sets = maps.Clone(o)
 	}
-	var vals []Value
+	var vals []datagen.Value
 	if upd {
 		for _, id := range s.updated[tc.kind] {
 			if s.c.matches(tc.filters, id, b) {
@@ -537,7 +462,7 @@ func (s *writeState) changedSince(tc *truthComp, old, oldIDs any, upd, ins bool)
 	}
 	if ins {
 		base := s.c.kinds[tc.kind].base
-		var vals []Value
+		var vals []datagen.Value
 		var scratch []int64
 		for _, id := range s.insIDs[tc.kind] {
 			vals, scratch = s.c.valuesAsOf(tc.attr, id, -1, vals[:0], scratch)
@@ -581,7 +506,7 @@ func (s *writeState) inverseInserts(tc *truthComp, v any) any {
 		index[entries[i].E] = i
 	}
 	out := append([]Entry(nil), entries...)
-	var vals []Value
+	var vals []datagen.Value
 	var scratch []int64
 	for _, id := range s.insIDs[tc.refKind] {
 		vals, scratch = s.c.valuesAsOf(tc.attr, id, -1, vals[:0], scratch)
@@ -603,7 +528,7 @@ func (s *writeState) inverseInserts(tc *truthComp, v any) any {
 // update touching one makes it stale).
 func (s *writeState) aggregate(tc *truthComp, old any, b *pathBuf) any {
 	accs := map[string]*aggAcc{}
-	var vals, keys []Value
+	var vals, keys []datagen.Value
 	for _, id := range s.insIDs[tc.kind] {
 		if !s.matches(tc.filters, id, b) {
 			continue
@@ -616,7 +541,7 @@ func (s *writeState) aggregate(tc *truthComp, old any, b *pathBuf) any {
 		if tc.by != nil {
 			keys = s.pathValues(tc.by, id, keys, b)
 		} else {
-			keys = append(keys, Value{})
+			keys = append(keys, datagen.Value{})
 		}
 		for j, k := range keys {
 			if dupBefore(keys, j) {
@@ -648,28 +573,28 @@ func (s *writeState) aggregate(tc *truthComp, old any, b *pathBuf) any {
 }
 
 // combineAgg adds the inserted values in g to the base answer old.
-func combineAgg(kind TruthKind, t ValueType, old any, g *aggAcc) any {
+func combineAgg(kind datagen.TruthKind, t datagen.ValueType, old any, g *aggAcc) any {
 	if g == nil || g.n == 0 {
 		return old
 	}
-	if kind == TruthSum {
+	if kind == datagen.TruthSum {
 		o, _ := old.(int64)
 		return o + g.isum
 	}
 	cand := g.max
-	if kind == TruthMin {
+	if kind == datagen.TruthMin {
 		cand = g.min
 	}
-	var ov Value
+	var ov datagen.Value
 	switch x := old.(type) {
 	case int64:
-		ov = Value{Type: t, Int: x}
+		ov = datagen.Value{Type: t, Int: x}
 	case float64:
-		ov = Value{Type: t, Float: x}
+		ov = datagen.Value{Type: t, Float: x}
 	default:
 		return cand.Any() // no base values
 	}
-	if r := cand.compare(ov); kind == TruthMin && r < 0 || kind == TruthMax && r > 0 {
+	if r := cand.Compare(ov); kind == datagen.TruthMin && r < 0 || kind == datagen.TruthMax && r > 0 {
 		return cand.Any()
 	}
 	return old
