@@ -391,7 +391,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Wrote %s\n", *htmlOut)
 	}
 	if rep.Refused {
-		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%d differences); -force compares them anyway\n", pos[0], pos[1], len(rep.Differences))
+		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%s); -force compares them anyway\n", pos[0], pos[1], report.Plural(len(rep.Differences), "difference", "differences"))
 	}
 	return compareExit(rep, *failUndecided)
 }
