@@ -67,7 +67,7 @@ const (
 	width, height                  = 960, 340
 	padL, padR, padT, padB, legend = 64, 16, 34, 44, 18
 	// legendCols is the number of legend entries per row.
-	legendCols = 5
+	legendCols = 6
 )
 
 // SVG renders the chart. A chart without points renders its title and
@@ -120,7 +120,12 @@ func (c Chart) SVG() template.HTML {
 			}
 			x := xs.at(t.At)
 			d.line("grid", x, y0, x, y1)
-			d.text(mark{Class: "tick", X: f1(x), Y: f1(y0 + 16), Anchor: "middle", Text: t.Label})
+			// A label at the right edge ends there rather than past it.
+			anchor := "middle"
+			if x > x1-float64(len(t.Label))*3.5 {
+				anchor = "end"
+			}
+			d.text(mark{Class: "tick", X: f1(x), Y: f1(y0 + 16), Anchor: anchor, Text: t.Label})
 		}
 	}
 	d.line("axis", x0, y0, x1, y0)
