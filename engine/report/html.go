@@ -47,6 +47,8 @@ const htmlTemplates = `{{define "meta"}}{{with .Started}}<p class="meta">Started
 {{- define "files"}}{{with .Plans}}<p><b>Query plans</b> (plans/): {{range $i, $f := .}}{{if $i}}, {{end}}<a href="{{$f.Href}}">{{$f.Name}}</a>{{end}}</p>
 {{end}}{{with .Logs}}<p><b>Logs</b> (logs/): {{range $i, $f := .}}{{if $i}}, {{end}}<a href="{{$f.Href}}">{{$f.Name}}</a>{{end}}</p>
 {{end}}{{end}}
+{{- define "onerep"}}<p>Every point ran one rep: there is no spread across reps to draw (more reps draw each point's reps as whiskers).</p>
+{{end}}
 {{- define "noise"}}<p>The machine while each point was measured (noise.csv; points numbered in their scenario's order, each rep's share of the CPU weighted by its length): a busy machine (other processes, steal) makes latencies longer and noisier.</p>
 {{end}}`
 
@@ -82,7 +84,12 @@ func HTML(r *results.Run, w io.Writer) error {
 		b.section("clients", "Latency and throughput against clients", func() { b.charts(cs) })
 	}
 	if cs := scenarioCharts(timings, spread, rank, pal); len(cs) > 0 {
-		b.section("scales", "Scenarios across backends and scales", func() { b.charts(cs) })
+		b.section("scales", "Scenarios across backends and scales", func() {
+			if !slices.ContainsFunc(timings, func(t results.Row) bool { return t.Reps > 1 }) {
+				b.render("onerep", nil)
+			}
+			b.charts(cs)
+		})
 	}
 	if len(spectra) > 0 {
 		b.section("distribution", "Latency distribution per point", func() { b.charts(spectra) })

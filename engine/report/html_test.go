@@ -21,7 +21,7 @@ func TestHTMLSelfContained(t *testing.T) {
 		charts        []string
 		has           []string
 	}{
-		{"run1", runFixture, expectedCharts, []string{`<section id="checks">`, "12 PASS, 0 FAIL, 1 SKIP: no check failed.", "setting.enable_seqscan", "Example CPU @ 3.0GHz", "@media print",
+		{"run1", runFixture, expectedCharts, []string{`<section id="checks">`, "12 PASS, 0 FAIL, 1 SKIP: no check failed.", "setting.enable_seqscan", "Example CPU @ 3.0GHz", "@media print", "Every point ran one rep",
 			`<a href="plans/xs-sqlite-point_lookup-q_point.txt">`, `<a href="logs/as_of-sqlite-s.log">`, "<b>Logs</b> (logs/)"}},
 		{"full-xs", fullXSFixture, expectedFullCharts, []string{`<section id="distribution">`, `<section id="machine">`,
 			// point_lookup on duckdb: three reps beside other processes' 78.2% of the CPU.
@@ -66,6 +66,9 @@ func TestHTMLSelfContained(t *testing.T) {
 			}
 			if strings.Contains(page, "<script") {
 				t.Error("report.html has a script")
+			}
+			if tc.name == "full-xs" && strings.Contains(page, "Every point ran one rep") {
+				t.Error("a run of 3 reps said to have one")
 			}
 			if strings.Contains(page, "Error logs") {
 				t.Error("report.html calls every log an error log")
