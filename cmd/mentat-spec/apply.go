@@ -421,7 +421,8 @@ func finishCompare(rep compare.Verdict, htmlOut string, failUndecided bool, stdo
 		fmt.Fprintf(stdout, "Wrote %s\n", htmlOut)
 	}
 	if rep.Refused {
-		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%d %s); -force compares them anyway\n", rep.Old, rep.New, len(rep.Differences), map[bool]string{true: "difference", false: "differences"}[len(rep.Differences) == 1])
+		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%s); -force compares them anyway
+", rep.Old, rep.New, report.Plural(len(rep.Differences), "difference", "differences"))
 	}
 	return compareExit(rep, failUndecided)
 }

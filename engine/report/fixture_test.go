@@ -12,6 +12,12 @@ import (
 // results package's example of every file.
 var runFixture = filepath.Join("..", "results", "testdata", "report", "run1")
 
+// fullXSFixture is a real run of specs/full.hcl at xs on two backends
+// (point_lookup and a sweep over 1, 4 and 8 clients, 3 reps each, on a
+// busy machine), trimmed to what report.html reads: its HDR logs,
+// noise.csv, a plan and a load log.
+var fullXSFixture = filepath.Join("testdata", "full-xs")
+
 // fixtureRun copies the results directory src into a temporary directory whose
 // measured files carry a fixed modification time, so reports that show
 // the run's duration are the same on every checkout.

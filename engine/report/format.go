@@ -41,3 +41,11 @@ func optSecs(v *float64) string {
 	}
 	return fmtSecs(*v, 2)
 }
+
+// Plural is n and the noun in its number: "1 line", "3 lines".
+func Plural[N int | int64](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(int64(n), 10) + " " + many
+}

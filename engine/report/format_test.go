@@ -22,6 +22,9 @@ func TestNumberFormats(t *testing.T) {
 		{fmtSecs(1472.3, 1), "1,472"},
 		{optSecs(nil), ""},
 		{optSecs(ptr(0.4)), "0.40"},
+		{Plural(1, "line", "lines"), "1 line"},
+		{Plural(0, "line", "lines"), "0 lines"},
+		{Plural(int64(12), "process", "processes"), "12 processes"},
 	}
 	for _, tc := range tests {
 		if tc.got != tc.want {

@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,8 +44,12 @@ const htmlTemplates = `{{define "meta"}}{{with .Started}}<p class="meta">Started
 {{end}}
 {{- define "env"}}<p>env.txt, each key's latest value (secrets are redacted when written).</p>
 {{end}}
-{{- define "files"}}<p><b>Query plans</b> (plans/): {{.Plans}}</p>
-<p><b>Error logs</b> (logs/): {{.Logs}}</p>
+{{- define "files"}}{{with .Plans}}<p><b>Query plans</b> (plans/): {{range $i, $f := .}}{{if $i}}, {{end}}<a href="{{$f.Href}}">{{$f.Name}}</a>{{end}}</p>
+{{end}}{{with .Logs}}<p><b>Logs</b> (logs/): {{range $i, $f := .}}{{if $i}}, {{end}}<a href="{{$f.Href}}">{{$f.Name}}</a>{{end}}</p>
+{{end}}{{end}}
+{{- define "onerep"}}<p>Every point ran one rep: there is no spread across reps to draw (more reps draw each point's reps as whiskers).</p>
+{{end}}
+{{- define "noise"}}<p>The machine while each point was measured (noise.csv; points numbered in their scenario's order, each rep's share of the CPU weighted by its length): a busy machine (other processes, steal) makes latencies longer and noisier.</p>
 {{end}}`
 
 var htmlSections = template.Must(template.New("html").Funcs(template.FuncMap{"lower": strings.ToLower}).Parse(htmlTemplates))
@@ -58,6 +64,16 @@ func HTML(r *results.Run, w io.Writer) error {
 	timings := r.Points()
 	loads := r.LatestLoads()
 	rank := results.ScaleRanks(timings, loads, r.Sizes)
+	pal := palette(r.Timings, r.Loads)
+	spread := spreadOf(r.Raw)
+	spectra, err := spectrumCharts(r.Dir, timings, rank, pal)
+	if err != nil {
+		return err
+	}
+	noise, err := results.ReadNoise(r.Dir)
+	if err := results.MissingIsEmpty(err); err != nil {
+		return err
+	}
 	b := &htmlBuilder{}
 	b.section("overview", "Overview", func() { b.overview(r, timings, loads, rank) })
 	b.capacityHTML(r)
@@ -65,26 +81,37 @@ func HTML(r *results.Run, w io.Writer) error {
 		b.section("findings", "Findings", func() { b.render("findings", r.Findings) })
 	}
 	b.section("checks", "Checks", func() { b.checks(r.Checks) })
-	if cs := sweepCharts(timings, rank); len(cs) > 0 {
+	if cs := sweepCharts(timings, spread, rank, pal); len(cs) > 0 {
 		b.section("clients", "Latency and throughput against clients", func() { b.charts(cs) })
 	}
-	if cs := scenarioCharts(timings, rank); len(cs) > 0 {
-		b.section("scales", "Scenarios across backends and scales", func() { b.charts(cs) })
+	if cs := scenarioCharts(timings, spread, rank, pal); len(cs) > 0 {
+		b.section("scales", "Scenarios across backends and scales", func() {
+			if !slices.ContainsFunc(timings, func(t results.Row) bool { return t.Reps > 1 }) {
+				b.render("onerep", nil)
+			}
+			b.charts(cs)
+		})
+	}
+	if len(spectra) > 0 {
+		b.section("distribution", "Latency distribution per point", func() { b.charts(spectra) })
 	}
 	if len(loads) > 0 {
 		b.section("loads", "Load rates per backend", func() {
-			b.charts([]chart.Chart{loadChart(loads, rank)})
+			b.charts([]chart.Chart{loadChart(loads, rank, pal)})
 			b.loadTable(loads, rank)
 		})
 	}
-	if cs := coldWarmCharts(timings, rank); len(cs) > 0 {
+	if cs := coldWarmCharts(timings, rank, pal); len(cs) > 0 {
 		b.section("coldwarm", "Cold against warm", func() { b.charts(cs) })
 	}
-	if cs := windowCharts(r.Windows); len(cs) > 0 {
+	if cs := windowCharts(r.Windows, pal); len(cs) > 0 {
 		b.section("windows", "Windows over time", func() { b.charts(cs) })
 	}
 	if len(timings) > 0 {
 		b.section("timings", "All points", func() { b.timingTable(timings, rank) })
+	}
+	if len(noise) > 0 {
+		b.section("machine", "Machine load per point", func() { b.noiseTable(noise, rank) })
 	}
 	if set := r.BackendSettings(); len(set) > 0 {
 		b.section("settings", "Settings in force per backend", func() { b.settings(set, r.Scales()) })
@@ -274,6 +301,63 @@ func (b *htmlBuilder) env(r *results.Run) {
 	b.render("env", nil)
 	b.table([]string{"key", "value"}, nil, rows)
 	if len(r.Plans) > 0 || len(r.Logs) > 0 {
-		b.render("files", struct{ Plans, Logs string }{orNone(r.Plans), orNone(r.Logs)})
+		b.render("files", struct{ Plans, Logs []fileLink }{links(results.PlansDir, r.Plans), links(results.LogsDir, r.Logs)})
 	}
+}
+
+// fileLink is a relative link to a file of the results directory, which
+// report.html sits in.
+type fileLink struct {
+	Name string
+	Href template.URL
+}
+
+func links(sub string, names []string) []fileLink {
+	out := make([]fileLink, len(names))
+	for i, n := range names {
+		out[i] = fileLink{n, template.URL((&url.URL{Path: sub + "/" + filepath.ToSlash(n)}).EscapedPath())}
+	}
+	return out
+}
+
+// noiseTable lists the machine's load during each point: its reps' rows
+// folded (a point's rep 0 row when it has no rep rows).
+func (b *htmlBuilder) noiseTable(rows []results.NoiseRow, rank map[string]int) {
+	type point struct {
+		scenario, backend, scale string
+		n                        int
+	}
+	var order []point
+	perRep := map[point]bool{}
+	for _, r := range rows {
+		p := point{r.Scenario, r.Backend, r.Scale, r.Point}
+		if !slices.Contains(order, p) {
+			order = append(order, p)
+		}
+		if r.Rep > 0 {
+			perRep[p] = true
+		}
+	}
+	scenarios := firstSeen(order, func(p point) string { return p.scenario })
+	slices.SortStableFunc(order, func(x, y point) int {
+		return cmp.Or(cmp.Compare(slices.Index(scenarios, x.scenario), slices.Index(scenarios, y.scenario)), cmp.Compare(x.backend, y.backend),
+			cmp.Compare(rank[x.scale], rank[y.scale]), cmp.Compare(x.n, y.n))
+	})
+	pct := func(v float64) string {
+		if math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	var cells [][]string
+	for _, p := range order {
+		n := results.SummarizeNoise(rows, func(r results.NoiseRow) bool {
+			return r.Scenario == p.scenario && r.Backend == p.backend && r.Scale == p.scale && r.Point == p.n && (r.Rep > 0) == perRep[p]
+		})
+		cells = append(cells, []string{p.scenario, p.backend, p.scale, strconv.Itoa(p.n), strconv.Itoa(n.Rows), fmtSecs(n.Seconds, 1),
+			strconv.FormatFloat(n.Load1, 'f', 2, 64), strconv.FormatFloat(n.LoadPerCPU, 'f', 2, 64), pct(n.OwnPct), pct(n.ServerPct), pct(n.OtherPct), pct(n.MaxOtherPct), pct(n.StealPct)})
+	}
+	b.render("noise", nil)
+	b.table([]string{"scenario", "backend", "scale", "point", "rows", "s", "load1", "load/CPU", "own %", "server %", "other %", "max other %", "steal %"},
+		[]bool{false, false, false, true, true, true, true, true, true, true, true, true, true}, cells)
 }

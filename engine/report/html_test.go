@@ -13,35 +13,70 @@ import (
 )
 
 // The report is one self-contained file: no script, no style sheet, no
-// image, font or frame from elsewhere.
+// image, font or frame from elsewhere; its only links are to the run's
+// own plans and logs.
 func TestHTMLSelfContained(t *testing.T) {
-	dir := fixtureRun(t, runFixture, fixtureEnd)
-	if err := WriteAll(dir); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, ReportHTMLFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := string(b)
-	if refs := externalRefs(page); len(refs) > 0 {
-		t.Errorf("report.html refers outside itself: %q", refs)
-	}
-	for _, title := range expectedCharts {
-		if !strings.Contains(page, "<title>"+title+"</title>") {
-			t.Errorf("report.html has no chart %q", title)
-		}
-	}
-	for _, want := range []string{`<section id="checks">`, "12 PASS, 0 FAIL, 1 SKIP: no check failed.", "setting.enable_seqscan", "Example CPU @ 3.0GHz", "@media print"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("report.html lacks %q", want)
-		}
-	}
-	if strings.Contains(page, "<script") {
-		t.Error("report.html has a script")
-	}
-	if n := countCharts(page); n < len(expectedCharts) {
-		t.Errorf("%d charts, want at least %d", n, len(expectedCharts))
+	for _, tc := range []struct {
+		name, fixture string
+		charts        []string
+		has           []string
+	}{
+		{"run1", runFixture, expectedCharts, []string{`<section id="checks">`, "12 PASS, 0 FAIL, 1 SKIP: no check failed.", "setting.enable_seqscan", "Example CPU @ 3.0GHz", "@media print", "Every point ran one rep",
+			`<a href="plans/xs-sqlite-point_lookup-q_point.txt">`, `<a href="logs/as_of-sqlite-s.log">`, "<b>Logs</b> (logs/)"}},
+		{"full-xs", fullXSFixture, expectedFullCharts, []string{`<section id="distribution">`, `<section id="machine">`,
+			// point_lookup on duckdb: three reps beside other processes' 78.2% of the CPU.
+			`<tr><td>point_lookup</td><td>duckdb</td><td>xs</td><td class="num">1</td><td class="num">3</td><td class="num">4.2</td>`,
+			`<td class="num">78.2</td><td class="num">86.6</td>`,
+			`<line class="whisker s1"`, `<a href="plans/xs-sqlite-point_lookup-q1.txt">`, `<a href="logs/load-xs-sqlite.log">`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := fixtureRun(t, tc.fixture, fixtureEnd)
+			if err := WriteAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, ReportHTMLFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := string(b)
+			// Links to the run's plans and logs are navigation, not part of
+			// the page: each names a file that exists beside report.html.
+			var outside []string
+			for _, ref := range externalRefs(page) {
+				if !runLink.MatchString(ref) || !strings.Contains(page, `<a href="`+ref+`"`) {
+					outside = append(outside, ref)
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(ref))); err != nil {
+					t.Errorf("report.html links to %s: %v", ref, err)
+				}
+			}
+			if len(outside) > 0 {
+				t.Errorf("report.html refers outside itself: %q", outside)
+			}
+			for _, title := range tc.charts {
+				if !strings.Contains(page, "<title>"+title+"</title>") {
+					t.Errorf("report.html has no chart %q", title)
+				}
+			}
+			for _, want := range tc.has {
+				if !strings.Contains(page, want) {
+					t.Errorf("report.html lacks %q", want)
+				}
+			}
+			if strings.Contains(page, "<script") {
+				t.Error("report.html has a script")
+			}
+			if tc.name == "full-xs" && strings.Contains(page, "Every point ran one rep") {
+				t.Error("a run of 3 reps said to have one")
+			}
+			if strings.Contains(page, "Error logs") {
+				t.Error("report.html calls every log an error log")
+			}
+			if n := countCharts(page); n < len(tc.charts) {
+				t.Errorf("%d charts, want at least %d", n, len(tc.charts))
+			}
+		})
 	}
 }
 
@@ -50,11 +85,25 @@ func TestHTMLSelfContained(t *testing.T) {
 var expectedCharts = []string{
 	"concurrency_sweep at xs: latency against clients",
 	"concurrency_sweep at s: throughput against clients",
-	"Median latency per scenario at s",
+	"p50 and p99 per scenario at s",
 	"point_lookup across scales",
 	"Bulk load rate per backend",
 	"cold_warm at xs: cold against warm",
 	"sustained: latency over time",
+}
+
+// runLink is a relative link into the results directory's plans/ or logs/.
+var runLink = regexp.MustCompile(`^(?:plans|logs)/[^/]+$`)
+
+// expectedFullCharts are chart titles of the report of the real run
+// (fullXSFixture).
+var expectedFullCharts = []string{
+	"concurrency_sweep at xs: latency against clients",
+	"concurrency_sweep at xs: throughput against clients",
+	"p50 and p99 per scenario at xs",
+	"point_lookup at xs, 1 client, read: latency distribution",
+	"concurrency_sweep at xs, 8 clients, read: latency distribution",
+	"Bulk load rate per backend",
 }
 
 func countCharts(page string) int { return strings.Count(page, `<svg class="chart"`) }

@@ -117,7 +117,7 @@ func writeOverview(b *bytes.Buffer, r *results.Run, timings []results.Row, loads
 	if start := r.Started(); !start.IsZero() {
 		fmt.Fprintf(b, "- **When:** started %s", start.UTC().Format("2006-01-02 15:04:05 UTC"))
 		if n := len(r.Invocations); n > 1 {
-			fmt.Fprintf(b, " (%d invocations appended to this directory)", n)
+			fmt.Fprintf(b, " (%s appended to this directory)", Plural(n, "invocation", "invocations"))
 		}
 		if d := r.LastWrite.Sub(start); !r.LastWrite.IsZero() && d >= 0 {
 			fmt.Fprintf(b, "; %s until the last result was written", fmtDuration(d))
@@ -251,7 +251,7 @@ func writeSettings(b *bytes.Buffer, r *results.Run) {
 	}
 	t.write(b)
 	if full > 0 {
-		fmt.Fprintf(b, "The databases' full settings in force (%d lines: PostgreSQL's non-default pg_settings, DuckDB's settings, SQLite's compile options) are in env.txt.\n\n", full)
+		fmt.Fprintf(b, "The databases' full settings in force (%s: PostgreSQL's non-default pg_settings, DuckDB's settings, SQLite's compile options) are in env.txt.\n\n", Plural(full, "line", "lines"))
 	}
 }
 

@@ -184,7 +184,7 @@ func writeChecks(b *bytes.Buffer, checks []results.CheckLine) {
 		b.WriteString("; no checks recorded\n")
 		return
 	}
-	fmt.Fprintf(b, "; %d backend check runs OK, %d FAILED (all FAIL lines in %s)\n", len(runs)-bad, bad, results.ChecksFile)
+	fmt.Fprintf(b, "; %s OK, %d FAILED (all FAIL lines in %s)\n", Plural(len(runs)-bad, "backend check run", "backend check runs"), bad, results.ChecksFile)
 	// The failures themselves, a page at most: they are what to read next.
 	const most = 20
 	n := 0

@@ -36,8 +36,8 @@ func writeWindows(b *bytes.Buffer, dir string) error {
 	for _, k := range order {
 		ws := by[k]
 		first, last := ws[0], ws[len(ws)-1]
-		fmt.Fprintf(b, "%s %s %s, %s x%d: drift over %d windows: throughput %s -> %s ops/s (%s), p99 %s -> %s ms (%s)\n\n",
-			k.Scenario, k.Backend, k.Scale, k.Op, k.Clients, len(ws),
+		fmt.Fprintf(b, "%s %s %s, %s x%d: drift over %s: throughput %s -> %s ops/s (%s), p99 %s -> %s ms (%s)\n\n",
+			k.Scenario, k.Backend, k.Scale, k.Op, k.Clients, Plural(len(ws), "window", "windows"),
 			FormatRate(first.Throughput), FormatRate(last.Throughput), change(first.Throughput, last.Throughput),
 			FormatMs(first.P99Ms), FormatMs(last.P99Ms), change(first.P99Ms, last.P99Ms))
 		t := table{head: []string{"window", "start s", "n", "p50 ms", "p95 ms", "p99 ms", "max ms", "ops/s", "errors"},

@@ -18,13 +18,24 @@ type Series struct {
 	// Key groups series drawn in one color (a backend's p50, p95 and
 	// p99); empty: the name.
 	Key string
-	// Dash draws a line solid (0), dashed (1) or dotted (2).
+	// Dash draws a line solid (0), dashed (1) or dotted (2), and a bar
+	// filled (0) or light (1, 2): p99 beside p50 in the key's color.
 	Dash int
 }
 
 // Point is one value; X is the group or category index for categorical
-// axes.
-type Point struct{ X, Y float64 }
+// axes. Reps are the values the point summarises (one per rep): drawn as
+// a min-max whisker with a tick per rep, so their spread shows.
+type Point struct {
+	X, Y float64
+	Reps []float64
+}
+
+// Tick is a labelled position on a numeric X axis.
+type Tick struct {
+	At    float64
+	Label string
+}
 
 // Chart is a line chart (Bars false) or a grouped bar chart (Bars true,
 // X of each point the index of its group in Categories).
@@ -36,18 +47,33 @@ type Chart struct {
 	LogX, LogY bool
 	Bars       bool
 	Series     []Series
+	// XTicks replaces the numeric X axis' round ticks (a percentile
+	// axis labels its positions 90, 99, 99.9).
+	XTicks []Tick
+	// XMin and XMax fix a numeric X axis' range (0: the data's), so that
+	// charts of one kind line up.
+	XMin, XMax float64
+	// NoDots draws lines without a dot per point (a dense curve); a
+	// single point is still a dot.
+	NoDots bool
+	// Palette fixes the color index of series keys (a run's backends, the
+	// same on every chart of a page); keys it lacks take the next free
+	// colors in order of first appearance.
+	Palette map[string]int
 }
 
 // Size of the drawing in SVG units; the page scales it to its width.
 const (
-	width, height                  = 640, 320
+	width, height                  = 960, 340
 	padL, padR, padT, padB, legend = 64, 16, 34, 44, 18
+	// legendCols is the number of legend entries per row.
+	legendCols = 6
 )
 
 // SVG renders the chart. A chart without points renders its title and
 // "no data", never an empty element.
 func (c Chart) SVG() template.HTML {
-	rows := (len(c.Series) + 3) / 4
+	rows := (len(c.Series) + legendCols - 1) / legendCols
 	// Category names that do not fit their slot are slanted, and the plot
 	// gives them room below.
 	slant, extra := c.slant()
@@ -82,10 +108,24 @@ func (c Chart) SVG() template.HTML {
 			d.text(mark{Class: "tick", X: f1(x), Y: f1(y0 + 16), Anchor: "middle", Text: name})
 		}
 	} else {
-		for _, v := range xs.ticks() {
-			x := xs.at(v)
+		ticks := c.XTicks
+		if len(ticks) == 0 {
+			for _, v := range xs.ticks() {
+				ticks = append(ticks, Tick{v, num(v)})
+			}
+		}
+		for _, t := range ticks {
+			if !xs.valid(t.At) || t.At < xmin*0.999 || t.At > xmax*1.001 {
+				continue
+			}
+			x := xs.at(t.At)
 			d.line("grid", x, y0, x, y1)
-			d.text(mark{Class: "tick", X: f1(x), Y: f1(y0 + 16), Anchor: "middle", Text: num(v)})
+			// A label at the right edge ends there rather than past it.
+			anchor := "middle"
+			if x > x1-float64(len(t.Label))*3.5 {
+				anchor = "end"
+			}
+			d.text(mark{Class: "tick", X: f1(x), Y: f1(y0 + 16), Anchor: anchor, Text: t.Label})
 		}
 	}
 	d.line("axis", x0, y0, x1, y0)
@@ -101,10 +141,10 @@ func (c Chart) SVG() template.HTML {
 	// Legend.
 	colors := c.colors()
 	for i, s := range c.Series {
-		lx := float64(padL + (i%4)*((width-padL)/4))
-		ly := float64(plotH + (i/4)*legend + 4)
+		lx := float64(padL + (i%legendCols)*((width-padL)/legendCols))
+		ly := float64(plotH + (i/legendCols)*legend + 4)
 		if c.Bars || s.Dash == 0 {
-			d.add(mark{Kind: "swatch", Class: fmt.Sprintf("s%d", colors[i]), X: f1(lx), Y: f1(ly)})
+			d.add(mark{Kind: "swatch", Class: fmt.Sprintf("s%d%s", colors[i], light(c.Bars, s.Dash)), X: f1(lx), Y: f1(ly)})
 		} else {
 			d.line(fmt.Sprintf("line s%d d%d", colors[i], s.Dash), lx-2, ly+5, lx+11, ly+5)
 		}
@@ -145,12 +185,13 @@ func (d *drawing) text(m mark) {
 
 // The SVG of a drawing, one element after another without white space.
 // html/template escapes every text and attribute value.
-const svgTemplate = `{{define "svg"}}<svg class="chart" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="{{.Title}}">` +
+const svgTemplate = `{{define "svg"}}<svg class="chart" viewBox="0 0 {{.W}} {{.H}}" width="100%" role="img" aria-label="{{.Title}}">` +
 	`<title>{{.Title}}</title><text class="title" x="{{.TitleX}}" y="20">{{.Title}}</text>` +
 	`{{if .Empty}}<text class="empty" x="{{.EmptyX}}" y="{{.EmptyY}}">no data</text>{{else}}{{range .Marks}}{{template "mark" .}}{{end}}{{end}}</svg>{{end}}` +
 	`{{define "mark"}}{{if eq .Kind "line"}}<line class="{{.Class}}" x1="{{.X1}}" y1="{{.Y1}}" x2="{{.X2}}" y2="{{.Y2}}"/>` +
 	`{{else if eq .Kind "text"}}<text class="{{.Class}}" x="{{.X}}" y="{{.Y}}"{{with .Anchor}} text-anchor="{{.}}"{{end}}{{with .Transform}} transform="{{.}}"{{end}}>{{.Text}}</text>` +
 	`{{else if eq .Kind "vtext"}}<text class="{{.Class}}" transform="{{.Transform}}" text-anchor="{{.Anchor}}">{{.Text}}</text>` +
+	`{{else if eq .Kind "whisker"}}<line class="{{.Class}}" x1="{{.X1}}" y1="{{.Y1}}" x2="{{.X2}}" y2="{{.Y2}}"><title>{{.Text}}</title></line>` +
 	`{{else if eq .Kind "polyline"}}<polyline class="{{.Class}}" points="{{.Points}}"/>` +
 	`{{else if eq .Kind "dot"}}<circle class="{{.Class}}" cx="{{.X}}" cy="{{.Y}}" r="3"><title>{{.Text}}</title></circle>` +
 	`{{else if eq .Kind "swatch"}}<rect class="{{.Class}}" x="{{.X}}" y="{{.Y}}" width="10" height="10"/>` +
@@ -188,46 +229,92 @@ func (c Chart) slant() (bool, int) {
 	return true, min(longest*4, 90)
 }
 
-// colors returns each series' color class: one per distinct key, in order
-// of first appearance.
+// colors returns each series' color class: the palette's for its key,
+// else one per distinct key, in order of first appearance, after the
+// palette's.
 func (c Chart) colors() []int {
 	at := map[string]int{}
+	next := 0
+	for _, n := range c.Palette {
+		next = max(next, n+1)
+	}
 	out := make([]int, len(c.Series))
 	for i, s := range c.Series {
 		k := s.Key
 		if k == "" {
 			k = s.Name
 		}
-		n, ok := at[k]
+		n, ok := c.Palette[k]
 		if !ok {
-			n = len(at)
-			at[k] = n
+			if n, ok = at[k]; !ok {
+				n = next
+				next++
+				at[k] = n
+			}
 		}
-		out[i] = n % 8
+		out[i] = n % colorCount
 	}
 	return out
+}
+
+// colorCount is the number of color classes (s0..s7) the page's CSS
+// defines.
+const colorCount = 8
+
+// light is the class suffix of a bar drawn light (a p99 beside its p50).
+func light(bars bool, dash int) string {
+	if bars && dash > 0 {
+		return " lt"
+	}
+	return ""
+}
+
+// whisker draws the spread of a point's reps at x: a min-max line and a
+// short tick per rep.
+func (d *drawing) whisker(class string, x float64, ys scale, reps []float64, name string) {
+	var lo, hi float64 = math.Inf(1), math.Inf(-1)
+	var at []float64
+	for _, v := range reps {
+		if ys.valid(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			at = append(at, ys.at(v))
+		}
+	}
+	if len(at) < 2 {
+		return
+	}
+	d.add(mark{Kind: "whisker", Class: "whisker " + class, X1: f1(x), Y1: f1(ys.at(lo)), X2: f1(x), Y2: f1(ys.at(hi)),
+		Text: fmt.Sprintf("%s: %d reps, %s to %s", name, len(at), num(lo), num(hi))})
+	for _, y := range at {
+		d.line("rep "+class, x-4, y, x+4, y)
+	}
 }
 
 func (c Chart) drawLines(d *drawing, xs, ys scale) {
 	colors := c.colors()
 	for i, s := range c.Series {
-		var pts [][2]string
+		var drawn []Point
 		for _, p := range s.Points {
-			if !xs.valid(p.X) || !ys.valid(p.Y) {
-				continue
+			if xs.valid(p.X) && ys.valid(p.Y) {
+				drawn = append(drawn, p)
 			}
-			pts = append(pts, [2]string{f1(xs.at(p.X)), f1(ys.at(p.Y))})
 		}
-		if len(pts) > 1 {
-			joined := make([]string, len(pts))
-			for j, p := range pts {
-				joined[j] = p[0] + "," + p[1]
+		if len(drawn) > 1 {
+			joined := make([]string, len(drawn))
+			for j, p := range drawn {
+				joined[j] = f1(xs.at(p.X)) + "," + f1(ys.at(p.Y))
 			}
 			d.add(mark{Kind: "polyline", Class: fmt.Sprintf("line s%d d%d", colors[i], s.Dash), Points: strings.Join(joined, " ")})
 		}
-		for j, p := range pts {
-			d.add(mark{Kind: "dot", Class: fmt.Sprintf("dot s%d", colors[i]), X: p[0], Y: p[1],
-				Text: s.Name + ": " + c.xText(s.Points[j].X) + ", " + num(s.Points[j].Y)})
+		for _, p := range drawn {
+			d.whisker(fmt.Sprintf("s%d", colors[i]), xs.at(p.X), ys, p.Reps, s.Name)
+		}
+		if c.NoDots && len(drawn) > 1 {
+			continue
+		}
+		for _, p := range drawn {
+			d.add(mark{Kind: "dot", Class: fmt.Sprintf("dot s%d", colors[i]), X: f1(xs.at(p.X)), Y: f1(ys.at(p.Y)),
+				Text: s.Name + ": " + c.xText(p.X) + ", " + num(p.Y)})
 		}
 	}
 }
@@ -245,8 +332,9 @@ func (c Chart) drawBars(d *drawing, xs, ys scale) {
 			}
 			x := xs.at(p.X) - slot*0.4 + float64(i)*bw
 			y := ys.at(p.Y)
-			d.add(mark{Kind: "bar", Class: fmt.Sprintf("bar s%d", colors[i]), X: f1(x), Y: f1(y), W: f1(bw), H: f1(math.Max(base-y, 0.5)),
+			d.add(mark{Kind: "bar", Class: fmt.Sprintf("bar s%d%s", colors[i], light(true, s.Dash)), X: f1(x), Y: f1(y), W: f1(bw), H: f1(math.Max(base-y, 0.5)),
 				Text: s.Name + ", " + c.xText(p.X) + ": " + num(p.Y)})
+			d.whisker(fmt.Sprintf("s%d", colors[i]), x+bw/2, ys, p.Reps, s.Name+", "+c.xText(p.X))
 		}
 	}
 }
@@ -271,10 +359,18 @@ func (c Chart) bounds() (xmin, xmax, ymin, ymax float64, ok bool) {
 			xmin, xmax = math.Min(xmin, p.X), math.Max(xmax, p.X)
 			ymin, ymax = math.Min(ymin, p.Y), math.Max(ymax, p.Y)
 			ok = true
+			for _, v := range p.Reps {
+				if !math.IsNaN(v) && !math.IsInf(v, 0) && (!c.LogY || v > 0) {
+					ymin, ymax = math.Min(ymin, v), math.Max(ymax, v)
+				}
+			}
 		}
 	}
 	if !ok {
 		return 0, 0, 0, 0, false
+	}
+	if c.XMin != 0 || c.XMax != 0 {
+		xmin, xmax = c.XMin, c.XMax
 	}
 	if !c.LogY && (c.Bars || ymin > 0) {
 		ymin = math.Min(ymin, 0)

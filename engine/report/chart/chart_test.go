@@ -54,8 +54,8 @@ func TestSVG(t *testing.T) {
 		{
 			name: "lines over log axes, one color per key, dashed percentiles",
 			c: Chart{Title: "a & b", LogX: true, LogY: true, Series: []Series{
-				{Name: "pg p50", Key: "pg", Points: []Point{{1, 0.5}, {2, 0.6}, {4, 0.9}}},
-				{Name: "pg p99", Key: "pg", Dash: 2, Points: []Point{{1, 2}, {2, 3}, {4, 0}}}, // 0 cannot be drawn on a log axis
+				{Name: "pg p50", Key: "pg", Points: []Point{{X: 1, Y: 0.5}, {X: 2, Y: 0.6}, {X: 4, Y: 0.9}}},
+				{Name: "pg p99", Key: "pg", Dash: 2, Points: []Point{{X: 1, Y: 2}, {X: 2, Y: 3}, {X: 4, Y: 0}}}, // 0 cannot be drawn on a log axis
 			}},
 			marks: map[string]int{"<polyline": 2, "<circle": 5},
 			has:   []string{"<title>a &amp; b</title>", `class="line s0 d0"`, `class="line s0 d2"`},
@@ -63,11 +63,36 @@ func TestSVG(t *testing.T) {
 		{
 			name: "grouped bars",
 			c: Chart{Title: "bars", Bars: true, Categories: []string{"xs", "s"}, Series: []Series{
-				{Name: "sqlite", Points: []Point{{0, 100}, {1, 80}}},
-				{Name: "duckdb", Points: []Point{{0, 50}}},
+				{Name: "sqlite", Points: []Point{{X: 0, Y: 100}, {X: 1, Y: 80}}},
+				{Name: "duckdb", Points: []Point{{X: 0, Y: 50}}},
 			}},
 			marks: map[string]int{`<rect class="bar`: 3, "<polyline": 0},
 			has:   []string{">xs</text>", `class="bar s1"`},
+		},
+		{
+			name: "a palette fixes a key's color whatever the series order",
+			c: Chart{Title: "fixed", Palette: map[string]int{"a": 0, "b": 1}, Series: []Series{
+				{Name: "b p50", Key: "b", Points: []Point{{X: 1, Y: 1}, {X: 2, Y: 2}}},
+				{Name: "c", Points: []Point{{X: 1, Y: 3}, {X: 2, Y: 4}}},
+			}},
+			marks: map[string]int{"<polyline": 2},
+			has:   []string{`class="line s1 d0"`, `class="line s2 d0"`, `width="100%"`},
+		},
+		{
+			name: "rep spread: a whisker from the least to the greatest rep, a tick per rep",
+			c: Chart{Title: "reps", Bars: true, Categories: []string{"q"}, Series: []Series{
+				{Name: "a p50", Key: "a", Points: []Point{{X: 0, Y: 2, Reps: []float64{1.5, 2, 3}}}},
+				{Name: "a p99", Key: "a", Dash: 2, Points: []Point{{X: 0, Y: 9, Reps: []float64{9}}}}, // one rep: no spread to draw
+			}},
+			marks: map[string]int{`<line class="whisker s0"`: 1, `<line class="rep s0"`: 3, `class="bar s0 lt"`: 1},
+			has:   []string{"a p50, q: 3 reps, 1.5 to 3"},
+		},
+		{
+			name: "labelled X ticks",
+			c: Chart{Title: "spectrum", LogX: true, LogY: true, XTicks: []Tick{{1, "0"}, {10, "90"}, {100, "99"}, {1e6, "99.9999"}}, Series: []Series{
+				{Name: "a", Points: []Point{{X: 1, Y: 1}, {X: 100, Y: 5}}},
+			}},
+			has: []string{">90</text>", ">99</text>"},
 		},
 		{
 			name:  "no data",
@@ -105,14 +130,14 @@ func TestSVG(t *testing.T) {
 
 func TestSlant(t *testing.T) {
 	short := Chart{Categories: []string{"xs", "s", "m"}}
-	long := Chart{Categories: []string{"point_lookup", "ref_traversal", "aggregate", "predicate_scan", "pull", "as_of", "since", "input_bindings"}}
+	long := Chart{Categories: []string{"point_lookup", "ref_traversal", "aggregate", "predicate_scan", "pull", "as_of", "since", "input_bindings", "write_mixed", "concurrency_sweep", "cold_warm", "sustained_read", "open_loop_read"}}
 	if ok, extra := short.slant(); ok || extra != 0 {
 		t.Errorf("short names slanted: %v %d", ok, extra)
 	}
 	if ok, extra := long.slant(); !ok || extra <= 0 {
 		t.Errorf("long names not slanted: %v %d", ok, extra)
 	}
-	long.Bars, long.Series = true, []Series{{Name: "sqlite", Points: []Point{{0, 1}, {7, 2}}}}
+	long.Bars, long.Series = true, []Series{{Name: "sqlite", Points: []Point{{X: 0, Y: 1}, {X: 12, Y: 2}}}}
 	if svg := string(long.SVG()); !strings.Contains(svg, "rotate(-35") {
 		t.Error("slanted names are not rotated")
 	}
