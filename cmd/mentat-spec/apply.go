@@ -421,8 +421,7 @@ func finishCompare(rep compare.Verdict, htmlOut string, failUndecided bool, stdo
 		fmt.Fprintf(stdout, "Wrote %s\n", htmlOut)
 	}
 	if rep.Refused {
-		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%s); -force compares them anyway
-", rep.Old, rep.New, report.Plural(len(rep.Differences), "difference", "differences"))
+		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%s); -force compares them anyway\n", rep.Old, rep.New, report.Plural(len(rep.Differences), "difference", "differences"))
 	}
 	return compareExit(rep, failUndecided)
 }
