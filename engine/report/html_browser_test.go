@@ -15,6 +15,7 @@ import (
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 // browser returns the path of a Chromium-based browser. Outside CI a
@@ -114,6 +115,21 @@ func TestHTMLInBrowser(t *testing.T) {
 			for _, want := range tc.charts {
 				if !seen[want] {
 					t.Errorf("no chart %q rendered", want)
+				}
+			}
+			// The run's backends: a chart's other legend entries (a fit
+			// and its measured points) are not backends.
+			timings, err := results.ReadTimings(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			backends := map[string]bool{}
+			for _, r := range timings {
+				backends[r.Backend] = true
+			}
+			for be := range facts.Colors {
+				if !backends[be] {
+					delete(facts.Colors, be)
 				}
 			}
 			for be, colors := range facts.Colors {
