@@ -32,10 +32,11 @@ func (e *Estimate) add(o Estimate) { e.Lo += o.Lo; e.Hi += o.Hi; e.Best += o.Bes
 
 // String is "about BEST (LO to HI)", or "LO to HI" for a range alone.
 func (e Estimate) String() string {
-	if e.Lo == e.Hi {
-		return roundDur(e.Lo)
+	lo, hi := roundDur(e.Lo), roundDur(e.Hi)
+	if lo == hi {
+		return lo
 	}
-	r := roundDur(e.Lo) + " to " + roundDur(e.Hi)
+	r := lo + " to " + hi
 	if e.Best == 0 {
 		return r
 	}

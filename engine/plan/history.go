@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"time"
 
@@ -11,9 +13,7 @@ import (
 // History is what an earlier run of the spec measured, for estimates:
 // the seconds each point's reps took and each load with what followed it.
 type History struct {
-	Dir string
-	// scenario -> the seconds of its points in one cell, one entry per
-	// client count in ascending order (a sweep's points), and the total.
+	Dir    string
 	points map[cellScenario]measuredPoints
 	loads  map[cellKey]results.LoadRow
 }
@@ -25,69 +25,78 @@ type cellScenario struct {
 	scenario string
 }
 
-type measuredPoints struct {
-	byClients []time.Duration // ascending client counts
-	total     time.Duration   // every rep, streams of one rep overlapping
+// measuredPoints are a scenario's reps in one cell: per rep, the
+// longest stream at each client count.
+type measuredPoints map[int]map[int]time.Duration // rep -> clients -> seconds
+
+// byClients is the seconds at each client count over every rep, in
+// ascending client counts: a sweep's points.
+func (m measuredPoints) byClients() []time.Duration {
+	sums := map[int]time.Duration{}
+	for _, rep := range m {
+		for n, d := range rep {
+			sums[n] += d
+		}
+	}
+	ns := make([]int, 0, len(sums))
+	for n := range sums {
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+	out := make([]time.Duration, len(ns))
+	for i, n := range ns {
+		out[i] = sums[n]
+	}
+	return out
 }
 
-// ReadHistory reads the raw.csv and loads.csv of results directory dir.
-// A rep's seconds are its calls over its throughput; the streams of one
-// rep (a writer and readers) run at once, so the rep takes the longest
-// of them.
+// total is the seconds of points points over every rep, when their
+// streams run at more client counts than there are points (a writer x1
+// beside readers x4): each point's rep takes its longest stream, the
+// others overlap it, so a rep of the points takes the points longest
+// client counts' seconds.
+func (m measuredPoints) total(points int) time.Duration {
+	var t time.Duration
+	for _, rep := range m {
+		ds := make([]time.Duration, 0, len(rep))
+		for _, d := range rep {
+			ds = append(ds, d)
+		}
+		slices.Sort(ds)
+		slices.Reverse(ds)
+		for _, d := range ds[:min(points, len(ds))] {
+			t += d
+		}
+	}
+	return t
+}
+
+// ReadHistory reads the raw.csv and loads.csv (if any) of results
+// directory dir.
+// A rep's seconds are a stream's calls over its throughput.
 func ReadHistory(dir string) (*History, error) {
 	raw, err := results.ReadRaw(dir)
 	if err != nil {
 		return nil, fmt.Errorf("estimate from %s: %w", dir, err)
 	}
 	loads, err := results.ReadLoads(dir)
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) { // a run that loaded nothing has no loads.csv
 		return nil, fmt.Errorf("estimate from %s: %w", dir, err)
 	}
 	h := &History{Dir: dir, points: map[cellScenario]measuredPoints{}, loads: map[cellKey]results.LoadRow{}}
-	type repKey struct {
-		cellScenario
-		clients, rep int
-	}
-	type scenRep struct {
-		cellScenario
-		rep int
-	}
-	byClients := map[repKey]time.Duration{} // the longest stream of a point's rep
-	byRep := map[scenRep]time.Duration{}    // the longest stream of any point's rep
 	for _, r := range raw {
 		if r.Throughput <= 0 || r.Count <= 0 {
 			continue
 		}
 		d := secs(float64(r.Count) / r.Throughput)
 		cs := cellScenario{cellKey{r.Scale, r.Backend}, r.Scenario}
-		k := repKey{cs, r.Clients, r.Rep}
-		byClients[k] = max(byClients[k], d)
-		sr := scenRep{cs, r.Rep}
-		byRep[sr] = max(byRep[sr], d)
-	}
-	clients := map[cellScenario]map[int]time.Duration{}
-	for k, d := range byClients {
-		if clients[k.cellScenario] == nil {
-			clients[k.cellScenario] = map[int]time.Duration{}
+		if h.points[cs] == nil {
+			h.points[cs] = measuredPoints{}
 		}
-		clients[k.cellScenario][k.clients] += d
-	}
-	for cs, m := range clients {
-		ns := make([]int, 0, len(m))
-		for n := range m {
-			ns = append(ns, n)
+		if h.points[cs][r.Rep] == nil {
+			h.points[cs][r.Rep] = map[int]time.Duration{}
 		}
-		slices.Sort(ns)
-		var mp measuredPoints
-		for _, n := range ns {
-			mp.byClients = append(mp.byClients, m[n])
-		}
-		h.points[cs] = mp
-	}
-	for k, d := range byRep {
-		mp := h.points[k.cellScenario]
-		mp.total += d
-		h.points[k.cellScenario] = mp
+		h.points[cs][r.Rep][r.Clients] = max(h.points[cs][r.Rep][r.Clients], d)
 	}
 	for _, l := range loads {
 		h.loads[cellKey{l.Scale, l.Backend}] = l
@@ -121,10 +130,11 @@ func (p *Plan) EstimateFrom(h *History) (scenarios, loads int) {
 					continue
 				}
 				scenarios++
-				if len(mp.byClients) == len(s.Points) {
-					s.measured = mp.byClients
+				if byClients := mp.byClients(); len(byClients) == len(s.Points) {
+					s.measured = byClients
 					continue
 				}
+				total := mp.total(len(s.Points))
 				var model time.Duration
 				for _, pt := range s.Points {
 					model += pointEstimate(pt).Best
@@ -135,7 +145,7 @@ func (p *Plan) EstimateFrom(h *History) (scenarios, loads int) {
 					if model > 0 {
 						share = float64(pointEstimate(pt).Best) / float64(model)
 					}
-					s.measured[i] = time.Duration(share * float64(mp.total))
+					s.measured[i] = time.Duration(share * float64(total))
 				}
 			}
 		}

@@ -82,7 +82,11 @@ func (p *Plan) Render(w io.Writer) error {
 				fmt.Fprintf(&b, "    clients: %d worker processes sharing them\n", bc.Processes)
 			}
 			for i, s := range c.Scenarios {
-				fmt.Fprintf(&b, "    %d. %s (%s): estimated %s\n", i+1, s.Name, s.Kind, s.Estimate())
+				if len(s.Points) == 0 {
+					fmt.Fprintf(&b, "    %d. %s (%s): off (no points as configured)\n", i+1, s.Name, s.Kind)
+				} else {
+					fmt.Fprintf(&b, "    %d. %s (%s): estimated %s\n", i+1, s.Name, s.Kind, s.Estimate())
+				}
 				note := ""
 				if n, ok := s.def.Def.(kind.WorkerNoter); ok {
 					note = n.WorkersNote()
@@ -103,9 +107,6 @@ func (p *Plan) Render(w io.Writer) error {
 				}
 				for _, pt := range s.Points {
 					fmt.Fprintf(&b, "       %s\n", pt.Describe())
-				}
-				if len(s.Points) == 0 {
-					fmt.Fprintf(&b, "       off: no points as configured\n")
 				}
 				for _, ck := range s.def.Checks {
 					fmt.Fprintf(&b, "       check %s: query %s\n", ck.Name, ck.Query)
