@@ -140,12 +140,16 @@ func estimateFromRun(p *plan.Plan, dir string, w io.Writer) error {
 	return nil
 }
 
-// unconfiguredWarnings warns, at the backend block, of each selected
-// backend its driver says cannot be opened as configured (a PostgreSQL
-// backend without a DSN): plan stays usable without the server, and
-// apply refuses such a backend.
-func unconfiguredWarnings(spec *config.Spec, p *plan.Plan) hcl.Diagnostics {
-	var diags hcl.Diagnostics
+// unconfiguredBackend is a selected backend its driver says cannot be
+// opened as configured, and why (with the fix).
+type unconfiguredBackend struct {
+	backend string
+	err     error
+}
+
+// unconfiguredBackends lists them once each, in run order.
+func unconfiguredBackends(p *plan.Plan) []unconfiguredBackend {
+	var out []unconfiguredBackend
 	seen := map[string]bool{}
 	for _, sp := range p.Scales {
 		for _, c := range sp.Cells {
@@ -156,17 +160,26 @@ func unconfiguredWarnings(spec *config.Spec, p *plan.Plan) hcl.Diagnostics {
 				continue
 			}
 			seen[b.Name] = true
-			err := cv.ValidateConfig(drivers.Config{Backend: b.Name, Scale: sp.Name, Options: b.Options, Settings: b.Settings})
-			if err == nil {
-				continue
+			if err := cv.ValidateConfig(drivers.Config{Backend: b.Name, Scale: sp.Name, Options: b.Options, Settings: b.Settings}); err != nil {
+				out = append(out, unconfiguredBackend{b.Name, err})
 			}
-			d := &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Backend cannot be configured",
-				Detail: fmt.Sprintf("backend %q: %v. apply refuses it until then.", b.Name, err)}
-			if be := spec.Backend(b.Name); be != nil {
-				d.Subject = be.DeclRange.Ptr()
-			}
-			diags = append(diags, d)
 		}
+	}
+	return out
+}
+
+// unconfiguredWarnings warns, at the backend block, of each
+// unconfiguredBackend: plan stays usable without the server (a
+// PostgreSQL backend without a DSN), and apply refuses such a backend.
+func unconfiguredWarnings(spec *config.Spec, p *plan.Plan) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, u := range unconfiguredBackends(p) {
+		d := &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Backend cannot be configured",
+			Detail: fmt.Sprintf("backend %q: %v. apply refuses it until then.", u.backend, u.err)}
+		if be := spec.Backend(u.backend); be != nil {
+			d.Subject = be.DeclRange.Ptr()
+		}
+		diags = append(diags, d)
 	}
 	return diags
 }
