@@ -163,6 +163,18 @@ func TestEstimateRanges(t *testing.T) {
 	if lo, hi := pl.Points[0].Estimate(); pl.Estimate().Best >= (lo+hi)/2 {
 		t.Errorf("point_lookup about %v: not below the middle of %v to %v", pl.Estimate().Best, lo, hi)
 	}
+	// cold_warm: a restart per query (q1 and pull), not half its ceiling.
+	if cw := scenario(t, cell(t, p, "xs", "sqlite"), "cold_vs_warm"); cw.Estimate().Best != 2*time.Second {
+		t.Errorf("cold_vs_warm about %v, want 2s", cw.Estimate().Best)
+	}
+	// Fixed sampling (precision 0): a rep stops at min_s.
+	m := build(t, []string{filepath.Join("testdata", "matrix.hcl")}, nil)
+	lookup := scenario(t, cell(t, m, "xs", "lite"), "lookup")
+	for i, pt := range lookup.Points {
+		if lo, _ := pt.Estimate(); lookup.PointEstimate(i).Best != lo {
+			t.Errorf("lookup point %d: about %v, want min_s's %v", i, lookup.PointEstimate(i).Best, lo)
+		}
+	}
 }
 
 // TestOffScenarios: a scenario that does not run in a cell is listed

@@ -101,7 +101,7 @@ type Cell struct {
 // OffScenario is a scenario that does not run in a cell.
 type OffScenario struct {
 	Name, Kind string
-	Reason     string // "not selected", "skipped on this backend", ...
+	Reason     string // "not selected", "skipped by this backend", ...
 }
 
 // Backend is a cell's backend as resolution made it, and Load its load

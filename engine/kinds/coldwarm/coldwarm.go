@@ -123,7 +123,7 @@ func (p *point) Estimate() (lo, hi time.Duration) {
 
 // restartTypical is what a point typically spends per query: the
 // restart (an embedded store's reopen, a server's restart: about a
-// second) dwarfs the calls, a few milliseconds each here (BENCHMARKS.md).
+// second) dwarfs the calls, a few milliseconds each (full.hcl at xs).
 const restartTypical = time.Second
 
 // Expected implements kind.Expecter: a restart per query.
