@@ -126,9 +126,11 @@ func (p *point) Estimate() (lo, hi time.Duration) {
 // second) dwarfs the calls, a few milliseconds each (full.hcl at xs).
 const restartTypical = time.Second
 
-// Expected implements kind.Expecter: a restart per query.
+// Expected implements kind.Expecter: a restart per query, within the
+// ceiling.
 func (p *point) Expected() time.Duration {
-	return time.Duration(len(p.def.Mix)) * restartTypical
+	_, hi := p.Estimate()
+	return min(time.Duration(len(p.def.Mix))*restartTypical, hi)
 }
 
 // Run restarts the store before each query: a query's cold call must not
