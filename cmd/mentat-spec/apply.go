@@ -254,20 +254,8 @@ func nothingToRun(spec *config.Spec, p *plan.Plan, phase string) *hcl.Diagnostic
 // fix, so apply stops before it creates a results directory.
 func unconfigured(p *plan.Plan) []string {
 	var out []string
-	seen := map[string]bool{}
-	for _, sp := range p.Scales {
-		for _, c := range sp.Cells {
-			b := c.Backend
-			drv, ok := drivers.Default.Lookup(b.Driver)
-			cv, can := drv.(drivers.ConfigValidator)
-			if seen[b.Name] || !ok || !can {
-				continue
-			}
-			seen[b.Name] = true
-			if err := cv.ValidateConfig(drivers.Config{Backend: b.Name, Scale: sp.Name, Options: b.Options, Settings: b.Settings}); err != nil {
-				out = append(out, fmt.Sprintf("backend %q: %v", b.Name, err))
-			}
-		}
+	for _, u := range unconfiguredBackends(p) {
+		out = append(out, fmt.Sprintf("backend %q: %v", u.backend, u.err))
 	}
 	return out
 }

@@ -139,9 +139,10 @@ func validateEach(paths []string, sf *specFlags, asJSON bool, stdout, stderr io.
 func runPlan(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
 	var df diffFlags
-	fs := newFlagSet("plan", "PATH... [-var name=value] [-json] [-diff OLD [-json|-markdown] [-detailed-exitcode]]", "Prints the expanded matrix in run order: each (scale, backend) with its dataset size, then each scenario at each client count, with estimated durations. Touches no database. With -json, prints the diagnostics as validate -json does, and the plan's text as \"plan\".\n\nWith -diff OLD (another spec path, or a git revision of the same paths) it prints instead what changes from OLD to PATH, per cell and scenario, with the SQL as unified diffs and the estimated duration before and after. Exit 0 whether or not the plans differ (3 when they differ with -detailed-exitcode), 2 on a spec error in either side.", stderr)
+	fs := newFlagSet("plan", "PATH... [-var name=value] [-json] [-diff OLD [-json|-markdown] [-detailed-exitcode]]", "Prints the expanded matrix in run order: each (scale, backend) with its dataset size, then each scenario at each client count, with estimated durations. Touches no database. A selected backend that cannot be configured (PostgreSQL without a DSN) is a warning here and an error at apply. With -json, prints the diagnostics as validate -json does and the plan as data: cells, their points with estimates, scenarios that are off (format 2.0, docs/plan-json.md). With -estimate-from RUN, points and loads that ran in the results directory RUN (an earlier run of the spec) are estimated from what they took there.\n\nWith -diff OLD (another spec path, or a git revision of the same paths) it prints instead what changes from OLD to PATH, per cell and scenario, with the SQL as unified diffs and the estimated duration before and after. Exit 0 whether or not the plans differ (3 when they differ with -detailed-exitcode), 2 on a spec error in either side.", stderr)
 	sf.register(fs)
 	df.register(fs) // -json serves both forms
+	estimateFrom := fs.String("estimate-from", "", "estimate the points and loads that ran in this results directory (an earlier run of the spec) from what they took there")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
@@ -154,7 +155,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return runPlanDiff(paths, &sf, &df, stdout, stderr)
 	}
 	if df.json {
-		return planJSON(paths, &sf, stdout, stderr)
+		return planJSON(paths, &sf, *estimateFrom, stdout, stderr)
 	}
 	spec, ok := loadSpec(paths, &sf, stderr)
 	if !ok {
@@ -163,9 +164,18 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := signalContext()
 	defer cancel()
 	p, diags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
+	if !diags.HasErrors() {
+		diags = append(diags, unconfiguredWarnings(spec, p)...)
+	}
 	printDiags(stderr, spec, diags)
 	if diags.HasErrors() {
 		return exitUsage
+	}
+	if *estimateFrom != "" {
+		if err := estimateFromRun(p, *estimateFrom, stderr); err != nil {
+			fmt.Fprintf(stderr, "mentat-spec plan: %v\n", err)
+			return exitUsage
+		}
 	}
 	if err := p.Render(stdout); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec plan: %v\n", err)
@@ -218,34 +228,5 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "Wrote dataset %q at scale %s to %s: %s datoms in %s transactions, truth in truth.json.\n",
 		gen.Name, sc.Name, *out, plan.Thousands(st.Datoms), plan.Thousands(st.Txs))
-	return exitOK
-}
-
-// planJSON is plan -json: diagnostics of loading and of expanding the
-// matrix, and the plan's text when it could be built.
-func planJSON(paths []string, sf *specFlags, stdout, stderr io.Writer) int {
-	spec, diags := checkSpec(paths, sf)
-	var text strings.Builder
-	if !diags.HasErrors() {
-		ctx, cancel := signalContext()
-		defer cancel()
-		p, pdiags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
-		diags = append(diags, pdiags...)
-		if !pdiags.HasErrors() {
-			if err := p.Render(&text); err != nil {
-				fmt.Fprintf(stderr, "mentat-spec plan: %v\n", err)
-				return exitUnfinished
-			}
-		}
-	}
-	res := jsonResult(spec, diags)
-	res.Plan = text.String()
-	if err := writeJSON(stdout, res); err != nil {
-		fmt.Fprintf(stderr, "mentat-spec plan: %v\n", err)
-		return exitUnfinished
-	}
-	if !res.Valid {
-		return exitUsage
-	}
 	return exitOK
 }

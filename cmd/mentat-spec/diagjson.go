@@ -31,16 +31,15 @@ type JSONDiagnostic struct {
 	EndColumn int    `json:"end_column,omitempty"`
 }
 
-// JSONResult is the whole output of validate -json and plan -json:
-// valid is false when any diagnostic is an error; plan holds the plan's
-// text (plan -json only).
+// JSONResult is the whole output of validate -json, and the start of
+// plan -json's (PlanJSON): valid is false when any diagnostic is an
+// error.
 type JSONResult struct {
 	FormatVersion string           `json:"format_version"`
 	Valid         bool             `json:"valid"`
 	ErrorCount    int              `json:"error_count"`
 	WarningCount  int              `json:"warning_count"`
 	Diagnostics   []JSONDiagnostic `json:"diagnostics"`
-	Plan          string           `json:"plan,omitempty"`
 }
 
 func jsonResult(spec *config.Spec, diags hcl.Diagnostics) JSONResult {

@@ -106,8 +106,8 @@ func TestPlanDiffGitRevision(t *testing.T) {
 		"    sql (duckdb):\n      --- name (old)\n      +++ name (new)\n",
 		"\n      +LIMIT 1\n",
 		"\n      +clients 2    read count x2\n",
-		"    estimated xs/sqlite 100ms to 200ms -> 100ms to 400ms; xs/duckdb 100ms to 200ms -> 100ms to 400ms\n",
-		"Estimated duration: 300ms to 1.2s -> 400ms to 1.6s; points: 6 -> 8\n",
+		"    estimated xs/sqlite 100ms -> 100ms to 200ms; xs/duckdb 100ms -> 100ms to 200ms\n",
+		"Estimated duration: 300ms to 500ms -> 400ms to 600ms; points: 6 -> 8\n",
 		"2 change(s): 0 added, 0 removed, 2 changed\n",
 	} {
 		if !strings.Contains(out, s) {

@@ -80,6 +80,13 @@ type Point interface {
 	Run(ctx context.Context, env Env) error
 }
 
+// Expecter is implemented by points whose typical wall time is better
+// known than the middle of their bounds (an adaptive rep usually stops
+// well before max_s): plan's best estimate, within Estimate's lo and hi.
+type Expecter interface {
+	Expected() time.Duration
+}
+
 // Repeatable is implemented by points whose reps are independent
 // measurements of the same thing, so other points may run between two of
 // them. In the sampling order "interleaved" the runner runs rep 1 of every

@@ -113,6 +113,9 @@ func testPoints(t *testing.T, k kind.Kind, c Case) {
 		if lo < 0 || hi < lo || hi <= 0 {
 			t.Errorf("point %q: estimate %s to %s", d, lo, hi)
 		}
+		if ex, ok := pt.(kind.Expecter); ok && (ex.Expected() < lo || ex.Expected() > hi) {
+			t.Errorf("point %q: expected %s outside its estimate %s to %s", d, ex.Expected(), lo, hi)
+		}
 	}
 }
 

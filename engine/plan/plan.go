@@ -45,6 +45,7 @@ type Plan struct {
 
 	spec     *config.Spec
 	samplers []resolve.Sampler
+	history  *History // EstimateFrom's, nil without
 }
 
 // Matrix names what runs.
@@ -90,9 +91,22 @@ type Cell struct {
 	Backend   Backend
 	Queries   map[string]*Query
 	Scenarios []*Scenario
+	// Off are the spec's scenarios that do not run in this cell, in the
+	// spec's order, each with why.
+	Off []OffScenario
 
 	plan *Plan
 	cell config.Cell
+	// storeCost is the driver's cost per datom (nil: it states none);
+	// measuredLoad the load an earlier run took (EstimateFrom).
+	storeCost    *drivers.StoreCost
+	measuredLoad time.Duration
+}
+
+// OffScenario is a scenario that does not run in a cell.
+type OffScenario struct {
+	Name, Kind string
+	Reason     string // "not selected", "skipped by this backend", ...
 }
 
 // Backend is a cell's backend as resolution made it, and Load its load
@@ -133,6 +147,9 @@ type Scenario struct {
 	// this one runs and checks not: a fast wrong answer must not look like
 	// a win where nobody checks it (the sweep at 128 clients).
 	borrowed []borrowedCheck
+	// measured are the seconds of each point in an earlier run
+	// (EstimateFrom), nil without.
+	measured []time.Duration
 }
 
 // borrowedCheck is a check another scenario declares.
@@ -199,7 +216,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.D
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	c := &Cell{Scale: sp, plan: p, cell: cc, Queries: map[string]*Query{}, Backend: *bc}
+	c := &Cell{Scale: sp, plan: p, cell: cc, Queries: map[string]*Query{}, Backend: *bc, storeCost: storeCost(drv, bc.Driver)}
 	for _, q := range spec.Queries {
 		rq, d := resolve.Query(q, ctx, bc.Dialect)
 		diags = append(diags, d...)
@@ -219,11 +236,16 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.D
 		c.Queries[q.Name] = pq
 	}
 	diags = append(diags, resolve.CheckSkips(spec, be, bc)...)
-	for _, sd := range spec.SelectedScenarios() {
-		if !sd.RunsOn(be.Name) || sd.Def == nil || slices.Contains(bc.SkipScenarios, sd.Name) {
-			continue
+	for _, sd := range spec.Scenarios {
+		if sd.Def == nil {
+			continue // its kind reported why
 		}
-		if f, ok := sd.Def.(kind.ScaleFilter); ok && !f.RunsOnScale(sp.Name) {
+		if why := offReason(spec, sd, be.Name, bc.SkipScenarios, sp.Name); why != "" {
+			c.Off = append(c.Off, OffScenario{Name: sd.Name, Kind: sd.Kind.Name(), Reason: why})
+		}
+	}
+	for _, sd := range spec.SelectedScenarios() {
+		if sd.Def == nil || offReason(spec, sd, be.Name, bc.SkipScenarios, sp.Name) != "" {
 			continue
 		}
 		samp := toSampling(sd.Sampling)
@@ -243,6 +265,23 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.D
 		c.Scenarios = append(c.Scenarios, s)
 	}
 	return c, diags
+}
+
+// offReason says why scenario sd does not run on backend at scale, ""
+// when it runs.
+func offReason(spec *config.Spec, sd *config.ScenarioBlock, backend string, skip []string, scale string) string {
+	switch {
+	case !slices.Contains(spec.Matrix.ScenarioNames, sd.Name):
+		return "not selected"
+	case !sd.RunsOn(backend):
+		return "not declared for this backend"
+	case slices.Contains(skip, sd.Name):
+		return "skipped by this backend"
+	}
+	if f, ok := sd.Def.(kind.ScaleFilter); ok && !f.RunsOnScale(scale) {
+		return "not run at this scale"
+	}
+	return ""
 }
 
 // borrowChecks finds, for each query sd runs that none of its checks

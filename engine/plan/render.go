@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/config"
@@ -14,81 +13,6 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
-
-// Load rates assumed by the estimate, in datoms per second: the slowest
-// and fastest apply measured here across the three backends (BENCHMARKS.md),
-// widened, since a plan touches no database to measure its own.
-const (
-	loadRateLow  = 250_000
-	loadRateHigh = 2_000_000
-)
-
-// Estimate bounds a duration from below and above.
-type Estimate struct{ Lo, Hi time.Duration }
-
-func (e *Estimate) add(o Estimate) { e.Lo += o.Lo; e.Hi += o.Hi }
-
-func (e Estimate) String() string {
-	if e.Lo == e.Hi {
-		return roundDur(e.Lo)
-	}
-	return roundDur(e.Lo) + " to " + roundDur(e.Hi)
-}
-
-func roundDur(d time.Duration) string {
-	switch {
-	case d >= time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	case d >= time.Minute:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return d.Round(100 * time.Millisecond).String()
-}
-
-// LoadEstimate bounds loading the cell's dataset (zero when the backend
-// declares no load).
-func (c *Cell) LoadEstimate() Estimate {
-	if !c.Backend.Load.Declared {
-		return Estimate{}
-	}
-	n := float64(c.Scale.Stats.Datoms)
-	e := Estimate{Lo: secs(n / loadRateHigh), Hi: secs(n / loadRateLow)}
-	if max := c.plan.Sampling.LoadMax; max > 0 {
-		e.Lo, e.Hi = min(e.Lo, max), min(e.Hi, max)
-	}
-	return e
-}
-
-// Estimate bounds one scenario's points.
-func (s *Scenario) Estimate() Estimate {
-	var e Estimate
-	for _, pt := range s.Points {
-		lo, hi := pt.Estimate()
-		e.add(Estimate{lo, hi})
-	}
-	return e
-}
-
-// Estimate bounds the cell: its load (when it loads) and its scenarios.
-func (c *Cell) Estimate() Estimate {
-	e := c.LoadEstimate()
-	for _, s := range c.Scenarios {
-		e.add(s.Estimate())
-	}
-	return e
-}
-
-// Estimate bounds the whole plan. Checks are not included: each runs a
-// few calls, bounded by check_s.
-func (p *Plan) Estimate() Estimate {
-	var e Estimate
-	for _, sp := range p.Scales {
-		for _, c := range sp.Cells {
-			e.add(c.Estimate())
-		}
-	}
-	return e
-}
 
 // Points counts the plan's points.
 func (p *Plan) Points() int {
@@ -112,7 +36,7 @@ func (p *Plan) Render(w io.Writer) error {
 	if p.spec.Sampling.Values.Precision > 0 {
 		// Adaptive reps stop when their p50 is known: how soon depends on the
 		// latencies, which a plan does not measure.
-		fmt.Fprintf(&b, "  adaptive: a rep stops between min_s and max_s, once its p50 is known within precision; low estimates assume every rep stops at min_s, high ones at max_s\n")
+		fmt.Fprintf(&b, "  adaptive: a rep stops between min_s and max_s, once its p50 is known within precision; estimates assume a typical stop (the kind's), within the bounds of every rep stopping at min_s or at max_s\n")
 	}
 	for _, sp := range p.Scales {
 		st := sp.Stats
@@ -158,7 +82,11 @@ func (p *Plan) Render(w io.Writer) error {
 				fmt.Fprintf(&b, "    clients: %d worker processes sharing them\n", bc.Processes)
 			}
 			for i, s := range c.Scenarios {
-				fmt.Fprintf(&b, "    %d. %s (%s): estimated %s\n", i+1, s.Name, s.Kind, s.Estimate())
+				if len(s.Points) == 0 {
+					fmt.Fprintf(&b, "    %d. %s (%s): off (no points as configured)\n", i+1, s.Name, s.Kind)
+				} else {
+					fmt.Fprintf(&b, "    %d. %s (%s): estimated %s\n", i+1, s.Name, s.Kind, s.Estimate())
+				}
 				note := ""
 				if n, ok := s.def.Def.(kind.WorkerNoter); ok {
 					note = n.WorkersNote()
@@ -190,10 +118,12 @@ func (p *Plan) Render(w io.Writer) error {
 					fmt.Fprintf(&b, "       unchecked: query %s (no check of any scenario reads it; its answers are not verified)\n", q)
 				}
 			}
+			for _, o := range c.Off {
+				fmt.Fprintf(&b, "    off: %s (%s): %s\n", o.Name, o.Kind, o.Reason)
+			}
 		}
 	}
-	fmt.Fprintf(&b, "\nTotal: %d points, estimated %s (loads from %s to %s datoms/s; checks not included)\n",
-		p.Points(), p.Estimate(), Thousands(loadRateLow), Thousands(loadRateHigh))
+	fmt.Fprintf(&b, "\nTotal: %d points, estimated %s (%s; checks not included)\n", p.Points(), p.Estimate(), p.estimateSource())
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -217,6 +217,23 @@ func (p *Point) Estimate() (lo, hi time.Duration) {
 	return reps * p.samp.MinDuration, reps * p.samp.MaxDuration
 }
 
+// adaptiveShare is where between min_s and max_s an adaptive rep
+// typically stops: specs/full.hcl at xs, s and m (BENCHMARKS.md) stopped
+// 77% of its reps by precision soon after min_s and 20% at max_s.
+const adaptiveShare = 0.2
+
+// Expected implements kind.Expecter: a fixed rep stops at min_s (the
+// slow query that needs max_s for min_n calls is the exception), an
+// adaptive one adaptiveShare of the way to max_s.
+func (p *Point) Expected() time.Duration {
+	reps := time.Duration(max(p.samp.Reps, 1))
+	rep := p.samp.MinDuration
+	if p.samp.Precision > 0 && p.samp.MaxDuration > rep {
+		rep += time.Duration(adaptiveShare * float64(p.samp.MaxDuration-rep))
+	}
+	return reps * rep
+}
+
 // Run implements kind.Point: every rep back to back.
 func (p *Point) Run(ctx context.Context, env kind.Env) error {
 	return kind.RunReps(ctx, p.Reps(env))

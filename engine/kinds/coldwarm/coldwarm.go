@@ -121,6 +121,18 @@ func (p *point) Estimate() (lo, hi time.Duration) {
 	return 0, time.Duration(len(p.def.Mix)*(1+p.def.WarmCalls)) * p.samp.Probe
 }
 
+// restartTypical is what a point typically spends per query: the
+// restart (an embedded store's reopen, a server's restart: about a
+// second) dwarfs the calls, a few milliseconds each (full.hcl at xs).
+const restartTypical = time.Second
+
+// Expected implements kind.Expecter: a restart per query, within the
+// ceiling.
+func (p *point) Expected() time.Duration {
+	_, hi := p.Estimate()
+	return min(time.Duration(len(p.def.Mix))*restartTypical, hi)
+}
+
 // Run restarts the store before each query: a query's cold call must not
 // find the pages an earlier query of the point read back into the cache
 // (the index's upper levels are shared). The open row is the first
