@@ -75,17 +75,46 @@ func (s *Store) insert(im *imported) error {
 	return tx.Commit()
 }
 
+// execEach inserts n rows with query, an INSERT ... VALUES of one row's
+// placeholders, batchRows rows per statement: per statement database/sql
+// and the driver cost more than per value, and a large run has hundreds
+// of thousands of points.
 func execEach(tx *sql.Tx, query string, n int, args func(int) []any) error {
 	if n == 0 {
 		return nil
 	}
-	st, err := tx.Prepare(query)
-	if err != nil {
-		return err
+	const batchRows = 100
+	i := strings.LastIndex(query, "VALUES ")
+	head, one := query[:i+len("VALUES ")], strings.TrimSpace(query[i+len("VALUES "):])
+	prepared := map[int]*sql.Stmt{}
+	defer func() {
+		for _, st := range prepared {
+			st.Close()
+		}
+	}()
+	stmt := func(rows int) (*sql.Stmt, error) {
+		if st, ok := prepared[rows]; ok {
+			return st, nil
+		}
+		st, err := tx.Prepare(head + strings.TrimSuffix(strings.Repeat(one+", ", rows), ", "))
+		if err != nil {
+			return nil, err
+		}
+		prepared[rows] = st
+		return st, nil
 	}
-	defer st.Close()
-	for i := range n {
-		if _, err := st.Exec(args(i)...); err != nil {
+	var vals []any
+	for at := 0; at < n; at += batchRows {
+		rows := min(batchRows, n-at)
+		st, err := stmt(rows)
+		if err != nil {
+			return err
+		}
+		vals = vals[:0]
+		for j := at; j < at+rows; j++ {
+			vals = append(vals, args(j)...)
+		}
+		if _, err := st.Exec(vals...); err != nil {
 			return err
 		}
 	}

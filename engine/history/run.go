@@ -223,6 +223,7 @@ type fingerprints struct {
 			Queries    []string `json:"queries"`
 		} `json:"scenarios"`
 	} `json:"cells"`
+	cache map[[3]string][2]string // scenario's digests by (scale, backend, scenario)
 }
 
 const fingerprintsFile = "fingerprints.json"
@@ -253,6 +254,19 @@ func (f *fingerprints) scenario(scale, backend, scenario string) (scen, back str
 	if f == nil {
 		return "", ""
 	}
+	ck := [3]string{scale, backend, scenario}
+	if v, ok := f.cache[ck]; ok {
+		return v[0], v[1]
+	}
+	scen, back = f.digest(scale, backend, scenario)
+	if f.cache == nil {
+		f.cache = map[[3]string][2]string{}
+	}
+	f.cache[ck] = [2]string{scen, back}
+	return scen, back
+}
+
+func (f *fingerprints) digest(scale, backend, scenario string) (scen, back string) {
 	c, ok := f.Cells[scale+"/"+backend]
 	if !ok {
 		return "", ""
@@ -261,64 +275,77 @@ func (f *fingerprints) scenario(scale, backend, scenario string) (scen, back str
 	if !ok {
 		return "", c.BackendFP
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "definition %s\ndataset %s\n", s.Definition, c.Dataset)
+	b := make([]byte, 0, 256)
+	b = append(append(append(b, "definition "...), s.Definition...), "\ndataset "...)
+	b = append(append(b, c.Dataset...), '\n')
 	qs := slices.Clone(s.Queries)
 	sort.Strings(qs)
 	for _, q := range qs {
-		fmt.Fprintf(h, "query %s %s\n", q, c.Queries[q])
+		b = append(append(append(append(append(b, "query "...), q...), ' '), c.Queries[q]...), '\n')
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16], c.BackendFP
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8]), c.BackendFP
 }
 
 // pointsOf joins a run's timings, raw rows and precision rows by point.
 // A rerun of a point supersedes: the last timings row, and of each rep
-// number the last raw row.
+// number the last raw row. Rows of one point come together in the files,
+// so the point of the previous row is tried before the index (a run of a
+// million raw rows hashes a key per point, not per row).
 func pointsOf(r *results.Run, prec []results.PrecisionRow, fps *fingerprints) []Point {
-	type precKey struct {
-		k   results.Key
-		rep int
-	}
-	precOf := make(map[precKey]results.PrecisionRow, len(prec))
-	for _, p := range prec {
-		precOf[precKey{results.Key{Scenario: p.Scenario, Backend: p.Backend, Scale: p.Scale, Clients: p.Clients, Op: p.Op}, p.Rep}] = p
-	}
-	var order []results.Key
 	index := map[results.Key]int{}
 	var pts []Point
-	at := func(row results.Row) *Point {
-		k := row.Key()
+	var hasMedian []bool
+	last, lastAt := results.Key{}, -1
+	find := func(k results.Key) int {
+		if lastAt >= 0 && k == last {
+			return lastAt
+		}
 		i, ok := index[k]
 		if !ok {
+			i = -1
+		}
+		last, lastAt = k, i
+		return i
+	}
+	at := func(row results.Row) *Point {
+		k := row.Key()
+		i := find(k)
+		if i < 0 {
 			i = len(pts)
 			index[k] = i
-			order = append(order, k)
+			last, lastAt = k, i
 			scen, back := fps.scenario(k.Scale, k.Backend, k.Scenario)
-			pts = append(pts, Point{Key: k, NDatoms: row.NDatoms, ScenarioFP: scen, BackendFP: back})
+			pts = append(pts, Point{Key: k, NDatoms: row.NDatoms, ScenarioFP: scen, BackendFP: back, Reps: make([]Rep, 0, max(row.Reps, 1))})
+			hasMedian = append(hasMedian, false)
 		}
 		return &pts[i]
 	}
-	hasMedian := map[results.Key]bool{}
 	for _, row := range r.Points() {
 		p := at(row)
 		p.Median = row
-		hasMedian[row.Key()] = true
+		hasMedian[lastAt] = true
 	}
-	repAt := map[precKey]int{}
 	for _, row := range r.Raw {
 		p := at(row)
 		rep := Rep{Rep: row.Rep, Count: row.Count, Errors: row.Errors, P50Ms: row.P50Ms, P95Ms: row.P95Ms, P99Ms: row.P99Ms,
 			MaxMs: row.MaxMs, Throughput: row.Throughput, P50RelCI: math.Inf(1), P99RelCI: math.Inf(1)}
-		pk := precKey{row.Key(), row.Rep}
-		if pr, ok := precOf[pk]; ok {
-			rep.N, rep.P50RelCI, rep.P99RelCI, rep.StoppedBy = pr.N, pr.P50RelCI, pr.P99RelCI, pr.StoppedBy
-		}
-		if i, ok := repAt[pk]; ok {
-			p.Reps[i] = rep
+		if j := slices.IndexFunc(p.Reps, func(x Rep) bool { return x.Rep == row.Rep }); j >= 0 {
+			p.Reps[j] = rep
 			continue
 		}
-		repAt[pk] = len(p.Reps)
 		p.Reps = append(p.Reps, rep)
+	}
+	for _, pr := range prec {
+		i := find(results.Key{Scenario: pr.Scenario, Backend: pr.Backend, Scale: pr.Scale, Clients: pr.Clients, Op: pr.Op})
+		if i < 0 {
+			continue
+		}
+		p := &pts[i]
+		if j := slices.IndexFunc(p.Reps, func(x Rep) bool { return x.Rep == pr.Rep }); j >= 0 {
+			rp := &p.Reps[j]
+			rp.N, rp.P50RelCI, rp.P99RelCI, rp.StoppedBy = pr.N, pr.P50RelCI, pr.P99RelCI, pr.StoppedBy
+		}
 	}
 	for i := range pts {
 		p := &pts[i]
@@ -327,7 +354,7 @@ func pointsOf(r *results.Run, prec []results.PrecisionRow, fps *fingerprints) []
 			p.Reps = []Rep{{Rep: 1, Count: m.Count, Errors: m.Errors, P50Ms: m.P50Ms, P95Ms: m.P95Ms, P99Ms: m.P99Ms,
 				MaxMs: m.MaxMs, Throughput: m.Throughput, P50RelCI: math.Inf(1), P99RelCI: math.Inf(1)}}
 		}
-		if !hasMedian[p.Key] {
+		if !hasMedian[i] {
 			rows := make([]results.Row, len(p.Reps))
 			for j, rp := range p.Reps {
 				rows[j] = results.Row{Scenario: p.Scenario, Backend: p.Backend, Scale: p.Scale, NDatoms: p.NDatoms, Clients: p.Clients, Op: p.Op,
