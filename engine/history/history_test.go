@@ -389,3 +389,44 @@ func TestHTMLReport(t *testing.T) {
 		}
 	}
 }
+
+// TestPrecisionKept: precision.csv's fields are kept with their rep, and
+// a rerun's rows supersede the first ones.
+func TestPrecisionKept(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := historytest.Write(dir, historytest.Run{Started: time.Now(), Revision: historytest.Revision(0), Reps: 2, CV: 0.1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	prec := results.PrecisionHeader + "\n" +
+		"scan,sqlite,xs,1,read,1,400,3.1,0.04,9.0,0.2,precision,12.5\n" +
+		"scan,sqlite,xs,1,read,2,300,3.2,,9.1,,max,\n"
+	if err := os.WriteFile(filepath.Join(dir, results.PrecisionFile), []byte(prec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A rerun of scan's rep 2 appended to raw.csv supersedes the first.
+	f, err := os.OpenFile(filepath.Join(dir, results.RawFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, "scan,sqlite,xs,99124,1,read,2,333,7.000000,8.000000,9.000000,10.000000,99.000,0")
+	f.Close()
+	s := openStore(t)
+	if _, _, err := s.Add(dir); err != nil {
+		t.Fatal(err)
+	}
+	pts, err := s.points()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(pts, func(p storedPoint) bool { return p.Scenario == "scan" })
+	reps := pts[i].Reps
+	if len(reps) != 2 {
+		t.Fatalf("scan reps %+v", reps)
+	}
+	if r := reps[0]; r.N != 400 || r.P50RelCI != 0.04 || r.StoppedBy != "precision" {
+		t.Errorf("rep 1 %+v", r)
+	}
+	if r := reps[1]; r.Count != 333 || r.P50Ms != 7 || r.StoppedBy != "max" || !math.IsInf(r.P50RelCI, 1) {
+		t.Errorf("rep 2 %+v (the rerun's row)", r)
+	}
+}
