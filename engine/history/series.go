@@ -222,7 +222,9 @@ func (a *Analysis) At(id string) []SeriesChange {
 // differences lists the env.txt entries that differ between two runs and
 // can change a measurement of backend at scale: variables, the spec, the
 // dataset, the sampling, versions, the kernel, and the backend's driver,
-// version, settings and options (where the store lives aside).
+// version, settings (those the spec names and, for PostgreSQL and DuckDB,
+// every one in force), compile options and driver options (where the
+// store lives aside).
 func differences(before, after map[string]string, backend, scale string) []Difference {
 	keys := map[string]bool{}
 	for k := range before {
@@ -273,7 +275,8 @@ func reportedKey(k, backend, scale string) bool {
 	if opt, ok := strings.CutPrefix(rest, "option."); ok {
 		return opt != "path" && opt != "dsn" && opt != "database"
 	}
-	return rest == "driver" || rest == "version" || strings.HasPrefix(rest, "setting.")
+	return rest == "driver" || rest == "version" || rest == "compile_options" || strings.HasPrefix(rest, "setting.") ||
+		strings.HasPrefix(rest, "pg_setting.") || strings.HasPrefix(rest, "duckdb_setting.")
 }
 
 // envValue drops where a value came from: "true (from -var)" equals
