@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 // Add imports the results directory dir. A run already in the history
@@ -205,24 +203,6 @@ func (s *Store) Remove(id string) error {
 		return fmt.Errorf("history: %s: %w", id, ErrNoRun)
 	}
 	return nil
-}
-
-// Env returns a run's env.txt entries in their order.
-func (s *Store) Env(id string) ([]results.KV, error) {
-	rows, err := s.db.Query(`SELECT key, value FROM env WHERE run_id = ? ORDER BY ord`, id)
-	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
-	}
-	defer rows.Close()
-	var out []results.KV
-	for rows.Next() {
-		var kv results.KV
-		if err := rows.Scan(&kv.Key, &kv.Value); err != nil {
-			return nil, err
-		}
-		out = append(out, kv)
-	}
-	return out, rows.Err()
 }
 
 // storedPoint is a point with the run it belongs to.
