@@ -49,6 +49,9 @@ func (v Verdict) Write(w io.Writer) error {
 			for _, d := range c.Changed {
 				fmt.Fprintf(&b, "  changed there: %s %s -> %s\n", d.What, d.Before, d.After)
 			}
+			if c.Noise != "" {
+				fmt.Fprintf(&b, "  machine noise: %s\n", c.Noise)
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -270,7 +270,8 @@ func TestDeliberateChange(t *testing.T) {
 	for i := range 3 {
 		d := filepath.Join(root, fmt.Sprintf("noavet-%d", i))
 		if err := historytest.Write(d, historytest.Run{Started: start.Add(time.Duration(i) * time.Hour), Revision: historytest.Revision(19),
-			Vars: map[string]string{"avet": "false (from -var)"}, Reps: 5, CV: 0.1, Seed: uint64(900 + i), Shift: 3, ShiftScenario: "point_lookup"}); err != nil {
+			Vars: map[string]string{"avet": "false (from -var)"}, Reps: 5, CV: 0.1, Seed: uint64(900 + i), Shift: 3, ShiftScenario: "point_lookup",
+			OtherCPU: 40}); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, d)
@@ -299,6 +300,10 @@ func TestDeliberateChange(t *testing.T) {
 	want := []string{"var.avet: true -> false", "backend sqlite definition (setup, after_load, settings): backend-avet -> backend-no-a"}
 	if !slices.Equal(what, want) {
 		t.Errorf("changed %q, want %q", what, want)
+	}
+	// The runs before recorded no noise: none is claimed.
+	if c.Noise != "" {
+		t.Errorf("noise %q from runs without noise_other_cpu_pct", c.Noise)
 	}
 	var md bytes.Buffer
 	if err := a.Markdown(&md); err != nil {
@@ -428,5 +433,34 @@ func TestPrecisionKept(t *testing.T) {
 	}
 	if r := reps[1]; r.Count != 333 || r.P50Ms != 7 || r.StoppedBy != "max" || !math.IsInf(r.P50RelCI, 1) {
 		t.Errorf("rep 2 %+v (the rerun's row)", r)
+	}
+}
+
+// TestNoiseAtChange: the other processes' CPU share on both sides of a
+// change is said with it.
+func TestNoiseAtChange(t *testing.T) {
+	root := t.TempDir()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var dirs []string
+	for i := range 20 {
+		r := historytest.Run{Started: start.Add(time.Duration(i) * time.Hour), Revision: historytest.Revision(i), Reps: 5, CV: 0.05,
+			Seed: uint64(i + 1), OtherCPU: 2}
+		if i >= 12 {
+			r.Shift, r.ShiftScenario, r.OtherCPU = 1.5, "scan", 40
+		}
+		d := filepath.Join(root, fmt.Sprint(i))
+		if err := historytest.Write(d, r); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	s := openStore(t)
+	addAll(t, s, dirs)
+	cs := analyze(t, s).Changes()
+	if len(cs) != 1 {
+		t.Fatalf("%d changes, want 1", len(cs))
+	}
+	if want := "other processes took 2% of the CPU before, 40% after (mean over the runs)"; cs[0].Noise != want {
+		t.Errorf("noise %q, want %q", cs[0].Noise, want)
 	}
 }

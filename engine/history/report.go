@@ -160,6 +160,9 @@ func (a *Analysis) Markdown(w io.Writer) error {
 		for _, d := range c.Changed {
 			changed = append(changed, fmt.Sprintf("`%s` %s → %s", d.What, mdCell(d.Before), mdCell(d.After)))
 		}
+		if c.Noise != "" {
+			changed = append(changed, mdCell(c.Noise))
+		}
 		verdict := signedPct(c.Ratio)
 		if c.Regression {
 			verdict = "**" + verdict + " regression**"

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mentat-spec/mentat-spec/engine/changepoint"
@@ -74,6 +75,12 @@ type ChangePoint struct {
 	// Changed is what differs between Before and Run besides the
 	// revision: variables, settings, versions, the backend's definition.
 	Changed []Difference
+	// Noise is the machine's noise on both sides (the other processes'
+	// mean share of the CPU over the runs before and after, from env.txt's
+	// noise_other_cpu_pct), "" when the runs did not record it: a level
+	// that moved with the neighbours' load reads differently from one
+	// that moved on a quiet machine.
+	Noise string
 }
 
 // Revisions is the revision range the change happened in.
@@ -168,6 +175,7 @@ func (s *Store) Analyze(opt changepoint.Options) (*Analysis, error) {
 				cp.Changed = append(cp.Changed, Difference{What: "backend " + sr.Key.Backend + " definition (setup, after_load, settings)",
 					Before: shortFP(b), After: shortFP(a)})
 			}
+			cp.Noise = noiseOf(envs, sr.Runs[c.Start:c.Index], sr.Runs[c.Index:c.End])
 			sr.Changes = append(sr.Changes, cp)
 		}
 	}
@@ -288,4 +296,26 @@ func envValue(k, v string) string {
 		}
 	}
 	return v
+}
+
+// noiseOf describes the other processes' mean CPU share over the runs
+// before and after a change, "" when either side recorded none.
+func noiseOf(envs map[string]map[string]string, before, after []Run) string {
+	mean := func(runs []Run) (float64, bool) {
+		var sum float64
+		n := 0
+		for _, r := range runs {
+			if v, err := strconv.ParseFloat(envs[r.ID]["noise_other_cpu_pct"], 64); err == nil {
+				sum += v
+				n++
+			}
+		}
+		return sum / float64(max(n, 1)), n > 0
+	}
+	b, okB := mean(before)
+	a, okA := mean(after)
+	if !okB || !okA {
+		return ""
+	}
+	return fmt.Sprintf("other processes took %.0f%% of the CPU before, %.0f%% after (mean over the runs)", b, a)
 }

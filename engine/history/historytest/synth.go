@@ -48,6 +48,8 @@ type Run struct {
 	Revision string
 	Env      []results.KV // machine facts and more; Machine when nil
 	Vars     map[string]string
+	// OtherCPU is env.txt's noise_other_cpu_pct; 0 leaves it out.
+	OtherCPU float64
 	Reps     int
 	CV       float64
 	// Shift multiplies the p50 of the scenario ShiftScenario.
@@ -81,6 +83,9 @@ func Write(dir string, r Run) error {
 	}
 	fmt.Fprintf(&env, "mentat_spec_revision: %s (from go build info)\n", r.Revision)
 	fmt.Fprintf(&env, "spec_sha256: 0123456789abcdef\nscales: xs\n")
+	if r.OtherCPU > 0 {
+		fmt.Fprintf(&env, "noise_other_cpu_pct: %.1f\n", r.OtherCPU)
+	}
 	vars := map[string]string{"avet": "true (from default)"}
 	for k, v := range r.Vars {
 		vars[k] = v
