@@ -30,6 +30,7 @@ var commands = map[string]command{
 	"report":   {"Regenerate " + report.FileList() + " of a results directory", runReport},
 	"fmt":      {"Rewrite .hcl files in the canonical layout (-check: exit 1 if one would change)", runFmt},
 	"compare":  {"Compare two results directories and flag regressions", runCompare},
+	"history":  {"Keep every run in a history, draw its trends and find its change points (add, ls, rm, report, check)", runHistory},
 	"version":  {"Print the version", runVersion},
 	"export":   {"Write what runs the spec elsewhere: export k8s prints the workers' Kubernetes Jobs as JSON", runExport},
 	"worker":   {"Run one point's clients for a coordinator (started by apply; docs/worker-protocol.md)", runWorker},

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"math"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -14,6 +16,10 @@ const (
 	PrecisionFile   = "precision.csv"
 	PrecisionHeader = "scenario,backend,scale,clients,op,rep,n,p50_ms,p50_rel_ci,p99_ms,p99_rel_ci,stopped_by,client_cpu_us"
 )
+
+// precisionRequired are the columns every precision.csv has; files
+// written before client_cpu_us read without it.
+const precisionRequired = "scenario,backend,scale,clients,op,rep,n,p50_ms,p50_rel_ci,p99_ms,p99_rel_ci,stopped_by"
 
 func init() { csvHeaders[PrecisionFile] = PrecisionHeader }
 
@@ -97,4 +103,29 @@ func appendPrecision(b []byte, p PrecisionRow) []byte {
 		b = strconv.AppendFloat(b, p.ClientCPUUs, 'f', 2, 64)
 	}
 	return append(b, '\n')
+}
+
+// ReadPrecision reads precision.csv of dir in file order; an empty
+// interval reads as +Inf.
+func ReadPrecision(dir string) ([]PrecisionRow, error) {
+	var rows []PrecisionRow
+	err := readCSV(filepath.Join(dir, PrecisionFile), precisionRequired, func(r *record) {
+		rows = append(rows, PrecisionRow{
+			Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
+			Clients: int(r.int("clients")), Op: r.str("op"), Rep: int(r.int("rep")), N: r.int("n"),
+			P50Ms: r.float("p50_ms"), P50RelCI: infIfEmpty(r, "p50_rel_ci"),
+			P99Ms: r.float("p99_ms"), P99RelCI: infIfEmpty(r, "p99_rel_ci"), StoppedBy: r.str("stopped_by"),
+		})
+		if v := r.optFloat("client_cpu_us"); v != nil {
+			rows[len(rows)-1].ClientCPUUs = *v
+		}
+	})
+	return rows, err
+}
+
+func infIfEmpty(r *record, name string) float64 {
+	if v := r.optFloat(name); v != nil {
+		return *v
+	}
+	return math.Inf(1)
 }

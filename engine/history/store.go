@@ -1,0 +1,143 @@
+// Package history keeps every run of a benchmark in one SQLite file and
+// reads it back as series: the same measurement (metric, scenario,
+// operation, backend, scale, clients) on the same kind of machine with
+// the same scenario definition, run after run. Package changepoint finds
+// where a series changed; this package names what changed there.
+//
+// It reads results directories only through package results' file
+// format API (Load, ReadPrecision), and fingerprints.json and env.txt
+// with small parsers of its own.
+package history
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	// The SQLite driver the sqlite backend already links: the history is
+	// one file beside the results, needs no server, and adds no
+	// dependency to the binary.
+	_ "github.com/mattn/go-sqlite3"
+)
+
+// SchemaVersion is the layout of the store's tables; a store written by
+// a newer mentat-spec is refused, an older one migrated.
+const SchemaVersion = 1
+
+// DefaultPath is where the history lives when no path is given.
+var DefaultPath = filepath.Join("results", "history.db")
+
+// Store is an open history.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+var schemaV1 = []string{
+	`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	`CREATE TABLE runs (
+		id TEXT PRIMARY KEY,   -- digest of env.txt and timings.csv
+		name TEXT NOT NULL,
+		dir TEXT NOT NULL,
+		started INTEGER NOT NULL, -- unix nanoseconds: the first invocation, else the last write
+		revision TEXT NOT NULL,
+		machine TEXT NOT NULL,    -- the machine facts that split a series
+		machine_fp TEXT NOT NULL,
+		added INTEGER NOT NULL
+	)`,
+	`CREATE INDEX runs_started ON runs (started, id)`,
+	`CREATE TABLE env (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+		ord INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, key))`,
+	// One row per point; reps holds every rep's raw.csv and precision.csv
+	// fields (encodeReps), so a run of a million raw rows is a few
+	// hundred thousand inserts, and a series reads without a join.
+	`CREATE TABLE points (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+		scenario TEXT NOT NULL, backend TEXT NOT NULL, scale TEXT NOT NULL, clients INTEGER NOT NULL, op TEXT NOT NULL,
+		n_datoms INTEGER NOT NULL,
+		scenario_fp TEXT NOT NULL, -- the scenario's definition, its queries and dataset; "" when not recorded
+		backend_fp TEXT NOT NULL,  -- the backend's definition: reported where it changes, not a key
+		count INTEGER NOT NULL, p50_ms REAL NOT NULL, p95_ms REAL NOT NULL, p99_ms REAL NOT NULL, max_ms REAL NOT NULL,
+		throughput_ops_s REAL NOT NULL, errors INTEGER NOT NULL, -- timings.csv's medians
+		reps BLOB NOT NULL)`,
+	// No key over the point's columns: a run's points are unique by
+	// construction (pointsOf), and a million-row run inserts faster into
+	// a table whose only index grows at its end.
+	`CREATE INDEX points_run ON points (run_id)`,
+	`CREATE TABLE checks (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, ord INTEGER NOT NULL,
+		status TEXT NOT NULL, scenario TEXT NOT NULL, backend TEXT NOT NULL, scale TEXT NOT NULL, name TEXT NOT NULL, detail TEXT NOT NULL,
+		PRIMARY KEY (run_id, ord))`,
+	`CREATE TABLE loads (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, ord INTEGER NOT NULL,
+		backend TEXT NOT NULL, scale TEXT NOT NULL, n_datoms INTEGER NOT NULL, wall_s REAL NOT NULL, datoms_per_s REAL NOT NULL,
+		size_bytes INTEGER, jobs INTEGER NOT NULL, ceiling INTEGER NOT NULL, PRIMARY KEY (run_id, ord))`,
+}
+
+// Open opens the history at path, creating it (and its directory) when
+// absent.
+func Open(path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+	}
+	db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on&_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000")
+	if err != nil {
+		return nil, fmt.Errorf("history: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, path: path}
+	if err := s.migrate(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("history: %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the store's file.
+func (s *Store) Path() string { return s.path }
+
+func (s *Store) migrate() error {
+	var n int
+	if err := s.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).Scan(&n); err != nil {
+		return err
+	}
+	version := 0
+	if n > 0 {
+		var v string
+		err := s.db.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if version, err = strconv.Atoi(v); err != nil {
+			return fmt.Errorf("schema_version %q: %w", v, err)
+		}
+	}
+	if version > SchemaVersion {
+		return fmt.Errorf("written by a newer mentat-spec (schema %d, this one knows %d)", version, SchemaVersion)
+	}
+	if version == SchemaVersion {
+		return nil
+	}
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	// Each version's statements, applied from the store's own onwards.
+	for _, stmts := range [][]string{schemaV1}[version:] {
+		for _, q := range stmts {
+			if _, err := tx.Exec(q); err != nil {
+				return fmt.Errorf("creating the schema: %w", err)
+			}
+		}
+	}
+	if _, err := tx.Exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
