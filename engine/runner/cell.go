@@ -140,7 +140,7 @@ func (c *cell) open(ctx context.Context) (closeAll func(), ready bool, err error
 	c.probeStats(ctx)
 	// A cell the resumed run had begun has its env lines, size and plans
 	// on disk already.
-	resumed := c.run.journal.resumedCell(c.name())
+	resumed := c.run.journal.ResumedCell(c.name())
 	if !resumed {
 		c.envLines(ctx)
 		c.recordSize(ctx)
@@ -174,12 +174,12 @@ func (c *cell) afterGroup(ctx context.Context, g []*plan.Scenario) error {
 		return ctx.Err() // a check cut short would read as failed
 	}
 	for _, sc := range g {
-		if c.run.journal.hasCheck(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name) {
+		if c.run.journal.HasCheck(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name) {
 			continue
 		}
 		c.check(ctx, sc)
 		if ctx.Err() == nil {
-			c.run.recorded(c.run.journal.check(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name))
+			c.run.recorded(c.run.journal.Check(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name))
 		}
 	}
 	return nil
@@ -221,7 +221,7 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 			return
 		}
 		lo, _ := pt.Estimate()
-		if c.run.journal.hasPoint(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
+		if c.run.journal.HasPoint(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
 			c.run.skip(lo)
 			continue
 		}
@@ -237,7 +237,7 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 			c.run.fail("%s %s: %s: %v", c.name(), sc.Name, pt.Describe(), err)
 		}
 		if ctx.Err() == nil {
-			c.run.recorded(c.run.journal.point(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i))
+			c.run.recorded(c.run.journal.Point(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i))
 		}
 	}
 }

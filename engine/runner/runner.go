@@ -24,6 +24,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
 	"github.com/mentat-spec/mentat-spec/engine/crosscheck"
 	"github.com/mentat-spec/mentat-spec/engine/host"
+	"github.com/mentat-spec/mentat-spec/engine/journal"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
@@ -138,7 +139,7 @@ type run struct {
 	interrupted func() bool
 	// journal records each point and check as it is on disk, for a
 	// resume (resume.go).
-	journal *journal
+	journal *journal.Journal
 }
 
 // Run executes p. The results directory is complete (summary.md included)
@@ -163,20 +164,20 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	defer dirLock.Release()
-	digest, err := planDigest(p)
+	digest, err := journal.PlanDigest(p)
 	if err != nil {
 		return nil, fmt.Errorf("the plan's digest: %w", err)
 	}
 	digest += "-" + opts.Phase + "-" + strings.Join(opts.Kinds, ",")
-	var jr *journal
+	var jr *journal.Journal
 	if opts.Resume {
-		if jr, err = resumeJournal(opts.ResultsDir, digest); err != nil {
+		if jr, err = journal.Resume(opts.ResultsDir, digest); err != nil {
 			return nil, err
 		}
 	}
 	dir, err := results.Open(opts.ResultsDir)
 	if err != nil {
-		jr.close()
+		jr.Close()
 		return nil, fmt.Errorf("opening results directory: %w", err)
 	}
 	parent := ctx
@@ -208,19 +209,19 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	if err := writeEnv(env, r.sensitive); err != nil {
 		dir.Close()
-		jr.close()
+		jr.Close()
 		return nil, fmt.Errorf("writing env.txt: %w", err)
 	}
 	if err := results.WriteFingerprints(opts.ResultsDir, plandesc.Describe(p).Fingerprints()); err != nil {
 		r.fail("%v", err) // compare then cannot tell changed definitions apart
 	}
 	if jr == nil {
-		if jr, err = startJournal(opts.ResultsDir, digest); err != nil {
+		if jr, err = journal.Start(opts.ResultsDir, digest); err != nil {
 			r.fail("%v", err)
 		}
 	}
 	r.journal = jr
-	defer jr.close()
+	defer jr.Close()
 	if l := opts.Launcher; l != nil {
 		l.OnRefused(func(e *worker.AuthError, n int64) {
 			r.logTo("auth", "%s refused=%d %v\n", time.Now().UTC().Format(time.RFC3339), n, e)
