@@ -70,7 +70,12 @@ func (c *cell) execute(ctx context.Context) error {
 	if err != nil || !ready {
 		return err
 	}
-	for _, g := range c.groups() {
+	return c.runGroups(ctx, c.groups())
+}
+
+// runGroups runs the cell's groups in order, each measured then checked.
+func (c *cell) runGroups(ctx context.Context, groups [][]*plan.Scenario) error {
+	for _, g := range groups {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
