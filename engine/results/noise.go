@@ -161,3 +161,14 @@ func pctOrUnknown(v float64) string {
 	}
 	return fmt.Sprintf("%.1f%%", v)
 }
+
+// NoiseEnv is env.txt's summary of a run's noise rows.
+func NoiseEnv(rows []NoiseRow) []KV {
+	n := SummarizeNoise(rows, nil)
+	return []KV{
+		{Key: "noise", Value: n.String() + " (from noise.csv: /proc/stat, /proc/loadavg, /proc/*/stat, cpufreq)"},
+		{Key: "noise_other_cpu_pct", Value: fmt.Sprintf("%.1f", n.OtherPct)},
+		{Key: "noise_steal_pct", Value: fmt.Sprintf("%.1f", n.StealPct)},
+		{Key: "noise_load1", Value: fmt.Sprintf("%.2f", n.Load1)},
+	}
+}

@@ -70,7 +70,12 @@ func (c *cell) execute(ctx context.Context) error {
 	if err != nil || !ready {
 		return err
 	}
-	for _, g := range c.groups() {
+	return c.runGroups(ctx, c.groups())
+}
+
+// runGroups runs the cell's groups in order, each measured then checked.
+func (c *cell) runGroups(ctx context.Context, groups [][]*plan.Scenario) error {
+	for _, g := range groups {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -140,7 +145,7 @@ func (c *cell) open(ctx context.Context) (closeAll func(), ready bool, err error
 	c.probeStats(ctx)
 	// A cell the resumed run had begun has its env lines, size and plans
 	// on disk already.
-	resumed := c.run.journal.resumedCell(c.name())
+	resumed := c.run.journal.ResumedCell(c.name())
 	if !resumed {
 		c.envLines(ctx)
 		c.recordSize(ctx)
@@ -174,12 +179,12 @@ func (c *cell) afterGroup(ctx context.Context, g []*plan.Scenario) error {
 		return ctx.Err() // a check cut short would read as failed
 	}
 	for _, sc := range g {
-		if c.run.journal.hasCheck(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name) {
+		if c.run.journal.HasCheck(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name) {
 			continue
 		}
 		c.check(ctx, sc)
 		if ctx.Err() == nil {
-			c.run.recorded(c.run.journal.check(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name))
+			c.run.recorded(c.run.journal.Check(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name))
 		}
 	}
 	return nil
@@ -221,7 +226,7 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 			return
 		}
 		lo, _ := pt.Estimate()
-		if c.run.journal.hasPoint(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
+		if c.run.journal.HasPoint(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
 			c.run.skip(lo)
 			continue
 		}
@@ -237,7 +242,7 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 			c.run.fail("%s %s: %s: %v", c.name(), sc.Name, pt.Describe(), err)
 		}
 		if ctx.Err() == nil {
-			c.run.recorded(c.run.journal.point(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i))
+			c.run.recorded(c.run.journal.Point(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i))
 		}
 	}
 }

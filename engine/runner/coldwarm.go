@@ -3,8 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -23,24 +21,13 @@ func (c *cell) runHook(ctx context.Context, scenario, name string, argv []string
 	if len(argv) == 0 {
 		return false, nil
 	}
-	hctx, cancel := context.WithTimeout(ctx, hookTimeout)
-	defer cancel()
-	start := time.Now()
-	out, err := exec.CommandContext(hctx, argv[0], argv[1:]...).CombinedOutput()
+	out, took, err := host.Run(ctx, argv, hookTimeout)
 	c.run.logTo("hooks", "%s %s %s %s: %s (%s, err=%v)\n%s\n", time.Now().UTC().Format(time.RFC3339), c.name(), scenario, name,
-		strings.Join(argv, " "), time.Since(start).Round(time.Millisecond), err, out)
+		strings.Join(argv, " "), took.Round(time.Millisecond), err, out)
 	if err != nil {
-		return true, fmt.Errorf("%s command %q: %w: %s", name, strings.Join(argv, " "), err, strings.TrimSpace(lastLine(string(out))))
+		return true, fmt.Errorf("%s command %q: %w: %s", name, strings.Join(argv, " "), err, host.LastLine(string(out)))
 	}
 	return true, nil
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
 }
 
 // maxResident is the share of the store's pages that may still be in the
@@ -113,44 +100,24 @@ func (c *cell) restart(ctx context.Context, scenario string) (kind.RestartInfo, 
 		}
 	}
 	if info.NotCold == "" {
-		switch {
-		case len(bc.DropCaches) > 0:
-			if _, err := c.runHook(ctx, scenario, "drop_caches", bc.DropCaches); err != nil {
-				c.run.fail("%s %s: %v", c.name(), scenario, err)
-				notCold("the drop_caches command failed: %v", err)
-			} else {
-				did = append(did, "drop_caches command "+strings.Join(bc.DropCaches, " ")+" ran")
+		var drop func() (string, error)
+		if len(bc.DropCaches) > 0 {
+			drop = func() (string, error) {
+				_, err := c.runHook(ctx, scenario, "drop_caches", bc.DropCaches)
+				if err != nil {
+					c.run.fail("%s %s: %v", c.name(), scenario, err)
+				}
+				return "drop_caches command " + strings.Join(bc.DropCaches, " ") + " ran", err
 			}
-		case len(files) > 0:
-			if err := host.Evict(files); err != nil {
-				notCold("evicting the store's files from the page cache: %v", err)
-			} else {
-				did = append(did, fmt.Sprintf("page cache of its %d file(s) evicted (posix_fadvise DONTNEED)", len(files)))
-			}
-		case os.Geteuid() == 0:
-			if err := host.DropAllCaches(); err != nil {
-				notCold("dropping the OS page cache: %v", err)
-			} else {
-				did = append(did, "OS page cache dropped (/proc/sys/vm/drop_caches)")
-			}
-		default:
-			why := cs.NoFiles
-			if csErr != nil {
-				why = csErr.Error()
-			}
-			notCold("the OS page cache was not dropped: no drop_caches command, not root, and no store files to evict (%s)", why)
 		}
-	}
-	if info.NotCold == "" && len(files) > 0 {
-		pc, err := host.Residency(files)
-		switch {
-		case err != nil:
-			did = append(did, fmt.Sprintf("page cache not verified: %v", err))
-		case pc.Pages > 0 && float64(pc.Resident) > maxResident*float64(pc.Pages):
-			notCold("%d of the store's %d pages (%.0f%%) were still in the page cache after: %s", pc.Resident, pc.Pages,
-				100*float64(pc.Resident)/float64(pc.Pages), strings.Join(did, "; "))
-		default:
-			did = append(did, fmt.Sprintf("%d of %d pages left in the page cache", pc.Resident, pc.Pages))
+		why := cs.NoFiles
+		if csErr != nil {
+			why = csErr.Error()
+		}
+		var nc string
+		did, nc = host.EmptyPageCache(did, files, drop, why, maxResident)
+		if nc != "" {
+			notCold("%s", nc)
 		}
 	}
 	info.CachesDropped = info.NotCold == ""

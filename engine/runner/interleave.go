@@ -119,7 +119,7 @@ func interleaveCells(ctx context.Context, parts []cellGroup) {
 				}
 				pt := sc.Points[i]
 				lo, _ := pt.Estimate()
-				if c.run.journal.hasPoint(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
+				if c.run.journal.HasPoint(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
 					c.run.skip(lo)
 					continue
 				}
@@ -200,7 +200,7 @@ func (c *cell) finishRep(p *repPoint, n int, record bool) {
 		c.run.fail("%s %s: %s: %v", c.name(), p.sc.Name, p.pt.Describe(), err)
 	}
 	if record {
-		c.run.recorded(c.run.journal.point(c.pc.Scale.Name, c.pc.Backend.Name, p.sc.Name, p.index))
+		c.run.recorded(c.run.journal.Point(c.pc.Scale.Name, c.pc.Backend.Name, p.sc.Name, p.index))
 	}
 	c.run.pointDone()
 	if left := p.reps.Count() - n; left > 0 && n > 0 {

@@ -136,7 +136,7 @@ func (e *pointEnv) addWriters(ctx context.Context, cl *opClient, list []kind.Ope
 				return err
 			}
 			w.own = tx
-			cl.closers = append(cl.closers, tx.closeStmts)
+			cl.closers = append(cl.closers, tx.Close)
 		}
 		cl.runs[i] = cl.counted.counting(w.run)
 	}

@@ -2,10 +2,8 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/ops"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
+	"github.com/mentat-spec/mentat-spec/engine/writetx"
 )
 
 // writeSeq returns the cell's numbering of generator's writes, starting
@@ -59,15 +58,6 @@ func (c *cell) writeLimit() int {
 	return 0
 }
 
-// writeTx is one write operation's statements prepared on one session.
-type writeTx struct {
-	sess  drivers.Session
-	read  drivers.Stmt // read-modify-write: run first
-	rnams []string
-	stmts []drivers.Stmt
-	names [][]string
-}
-
 // statements binds a query's statements for the cell's backend.
 func (c *cell) statements(query string) ([]kind.Statement, error) {
 	q := c.pc.Queries[query]
@@ -89,119 +79,25 @@ func (c *cell) statements(query string) ([]kind.Statement, error) {
 }
 
 // writeParams lists the parameters write operation o's statements may
-// bind: :e, :tx and :k, and :a and :v for an update, or for an insert one
-// per attribute of the new entity, named after its ident (ycsb/field0 ->
-// :ycsb_field0).
-func (c *cell) writeParams(o kind.Operation) (map[string]bool, string) {
+// bind: an update's, or for an insert one per attribute of the new
+// entity.
+func (c *cell) writeParams(o kind.Operation) writetx.Params {
 	decl, _ := c.pc.Scale.Writes.Decl(o.Write)
 	if !decl.Insert {
-		return map[string]bool{"e": true, "a": true, "v": true, "tx": true, "k": true}, writeParamText
+		return writetx.UpdateParams
 	}
-	ok := map[string]bool{"e": true, "tx": true, "k": true}
-	names := []string{":e", ":tx", ":k"}
+	var idents []string
 	for _, a := range c.pc.Scale.Gen.Attrs() {
 		if a.Entity == decl.Entity {
-			ok[ParamName(a.Ident)] = true
-			names = append(names, ":"+ParamName(a.Ident))
+			idents = append(idents, a.Ident)
 		}
 	}
-	return ok, "an insert binds " + strings.Join(names, ", ")
-}
-
-// ParamName is the SQL parameter an insert binds an attribute's value to:
-// its ident with every character that is not a letter, a digit or _
-// replaced by _.
-func ParamName(ident string) string {
-	b := []byte(ident)
-	for i, ch := range b {
-		if !(ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
+	return writetx.InsertParams(idents)
 }
 
 // prepareWrite prepares operation o's statements on s.
-func (c *cell) prepareWrite(ctx context.Context, s drivers.Session, o kind.Operation) (*writeTx, error) {
-	tx := &writeTx{sess: s}
-	allowed, allowedText := c.writeParams(o)
-	prep := func(query string, read bool) error {
-		sts, err := c.statements(query)
-		if err != nil {
-			return err
-		}
-		if read && len(sts) != 1 {
-			return fmt.Errorf("read query %s of a read-modify-write must be one statement, has %d", query, len(sts))
-		}
-		for _, st := range sts {
-			for _, n := range st.Names {
-				if !allowed[n] {
-					return fmt.Errorf("query %s uses :%s; %s", query, n, allowedText)
-				}
-			}
-			ps, err := s.Prepare(ctx, st.SQL)
-			if err != nil {
-				return fmt.Errorf("query %s: preparing %q: %w", query, st.SQL, err)
-			}
-			if read {
-				tx.read, tx.rnams = ps, st.Names
-			} else {
-				tx.stmts = append(tx.stmts, ps)
-				tx.names = append(tx.names, st.Names)
-			}
-		}
-		return nil
-	}
-	if o.Read != "" {
-		if err := prep(o.Read, true); err != nil {
-			tx.closeStmts()
-			return nil, fmt.Errorf("operation %s: %w", o.Name, err)
-		}
-	}
-	if err := prep(o.Query, false); err != nil {
-		tx.closeStmts()
-		return nil, fmt.Errorf("operation %s: %w", o.Name, err)
-	}
-	return tx, nil
-}
-
-func (tx *writeTx) closeStmts() {
-	if tx.read != nil {
-		tx.read.Close()
-	}
-	for _, st := range tx.stmts {
-		st.Close()
-	}
-}
-
-// run runs the transaction with args (by parameter name). atCommit is
-// set when COMMIT itself failed.
-func (tx *writeTx) run(ctx context.Context, arg func(string) any) (err error, atCommit bool) {
-	if err := tx.sess.Exec(ctx, "BEGIN"); err != nil {
-		return err, false
-	}
-	if tx.read != nil {
-		if _, err := tx.read.Query(ctx, bindArgs(tx.rnams, arg), nil); err != nil {
-			return err, false
-		}
-	}
-	for i, st := range tx.stmts {
-		if _, err := st.Query(ctx, bindArgs(tx.names[i], arg), nil); err != nil {
-			return err, false
-		}
-	}
-	if err := tx.sess.Exec(ctx, "COMMIT"); err != nil {
-		return err, true
-	}
-	return nil, false
-}
-
-func bindArgs(names []string, arg func(string) any) []any {
-	out := make([]any, len(names))
-	for i, n := range names {
-		out[i] = arg(n)
-	}
-	return out
+func (c *cell) prepareWrite(ctx context.Context, s drivers.Session, o kind.Operation) (*writetx.Tx, error) {
+	return writetx.Prepare(ctx, s, o, c.statements, c.writeParams(o))
 }
 
 // writerPool is the writing sessions a point's clients share when the
@@ -217,7 +113,7 @@ type writerPool struct {
 
 type pooledWriter struct {
 	sess drivers.Session
-	txs  map[string]*writeTx // by operation name, prepared on first use
+	txs  map[string]*writetx.Tx // by operation name, prepared on first use
 }
 
 // acquire takes a writing session.
@@ -242,7 +138,7 @@ func (p *writerPool) unref() {
 	}
 	for _, w := range p.all {
 		for _, tx := range w.txs {
-			tx.closeStmts()
+			tx.Close()
 		}
 		w.sess.Close()
 	}
@@ -263,7 +159,7 @@ func (e *pointEnv) pool(ctx context.Context, n int) (*writerPool, error) {
 				p.unref()
 				return nil, fmt.Errorf("writer %d: connecting: %w", i, err)
 			}
-			w := &pooledWriter{sess: s, txs: map[string]*writeTx{}}
+			w := &pooledWriter{sess: s, txs: map[string]*writetx.Tx{}}
 			p.all = append(p.all, w)
 			p.conns <- w
 		}
@@ -280,11 +176,11 @@ type opWriter struct {
 	op      kind.Operation
 	writes  *writes.Writes
 	seq     *ops.Seq
-	own     *writeTx    // the client's own session's statements, or nil
+	own     *writetx.Tx // the client's own session's statements, or nil
 	pool    *writerPool // shared writing sessions, or nil
 	counts  *ops.Contention
 	retries *atomic.Int64
-	fields  map[string]insertField // an insert's parameters
+	fields  map[string]writetx.Field // an insert's parameters
 	gen     *datagen.Dataset
 }
 
@@ -313,16 +209,16 @@ func (w *opWriter) run(ctx context.Context) error {
 		return err
 	}
 	if op.Insert && w.fields == nil {
-		w.fields = map[string]insertField{}
+		w.fields = map[string]writetx.Field{}
 		for i, av := range op.Values {
 			info, _ := w.gen.Attr(av.Attr)
-			w.fields[ParamName(av.Attr)] = insertField{i, info.Many}
+			w.fields[writetx.ParamName(av.Attr)] = writetx.Field{Index: i, Many: info.Many}
 		}
 	}
-	arg := func(name string) any { return writeArg(op, w.fields, name) }
+	arg := func(name string) any { return writetx.Arg(op, w.fields, name) }
 	inDoubt, err := ops.Write(ctx, w.op.MaxTries, w.counts, w.retries,
-		func() (error, bool) { return tx.run(ctx, arg) },
-		func() { _ = tx.sess.Exec(context.WithoutCancel(ctx), "ROLLBACK") })
+		func() (error, bool) { return tx.Run(ctx, arg) },
+		func() { _ = tx.Session.Exec(context.WithoutCancel(ctx), "ROLLBACK") })
 	switch {
 	case err == nil:
 		w.seq.Commit(k, op.E)
@@ -333,50 +229,6 @@ func (w *opWriter) run(ctx context.Context) error {
 		w.seq.Fail(k)
 	}
 	return fmt.Errorf("write %d of %s: %w", k, w.op.Write, err)
-}
-
-// The parameters an update's statements may use.
-const writeParamText = "an update binds :e (the entity), :a (the attribute id), :v (the value), :tx (the transaction id) and :k (the write's number)"
-
-// insertField is an insert's attribute parameter: its index in
-// WriteOp.Values, and whether the attribute is cardinality many.
-type insertField struct {
-	i    int
-	many bool
-}
-
-// writeArg is parameter name of write op; fields maps an insert's
-// attribute parameters to op.Values. A cardinality-many attribute binds
-// its values as a JSON array.
-func writeArg(op writes.Op, fields map[string]insertField, name string) any {
-	switch name {
-	case "e":
-		return op.E
-	case "a":
-		return int64(op.A)
-	case "v":
-		return op.Value.Any()
-	case "tx":
-		return op.Tx
-	case "k":
-		return op.K
-	}
-	if f, ok := fields[name]; ok {
-		vals := op.Values[f.i].Values
-		if !f.many {
-			if len(vals) == 0 {
-				return nil
-			}
-			return vals[0].Any()
-		}
-		out := make([]any, len(vals))
-		for j, v := range vals {
-			out[j] = v.Any()
-		}
-		b, _ := json.Marshal(out)
-		return string(b)
-	}
-	return nil
 }
 
 // finishPoint logs what the point's write operations met: failed tries

@@ -9,7 +9,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
 	"github.com/mentat-spec/mentat-spec/engine/crosscheck"
 	"github.com/mentat-spec/mentat-spec/engine/host"
+	"github.com/mentat-spec/mentat-spec/engine/journal"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
@@ -138,7 +138,7 @@ type run struct {
 	interrupted func() bool
 	// journal records each point and check as it is on disk, for a
 	// resume (resume.go).
-	journal *journal
+	journal *journal.Journal
 }
 
 // Run executes p. The results directory is complete (summary.md included)
@@ -163,36 +163,37 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	defer dirLock.Release()
-	digest, err := planDigest(p)
+	digest, err := journal.PlanDigest(p)
 	if err != nil {
 		return nil, fmt.Errorf("the plan's digest: %w", err)
 	}
 	digest += "-" + opts.Phase + "-" + strings.Join(opts.Kinds, ",")
-	var jr *journal
+	var jr *journal.Journal
 	if opts.Resume {
-		if jr, err = resumeJournal(opts.ResultsDir, digest); err != nil {
+		if jr, err = journal.Resume(opts.ResultsDir, digest); err != nil {
 			return nil, err
 		}
 	}
 	dir, err := results.Open(opts.ResultsDir)
 	if err != nil {
-		jr.close()
+		jr.Close()
 		return nil, fmt.Errorf("opening results directory: %w", err)
 	}
 	parent := ctx
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop, interrupted: func() bool { return parent.Err() != nil },
-		gates: threshold.NewGates(p.Thresholds), noise: noise.New(serverCommands(p, opts.Registry))}
+		gates: threshold.NewGates(p.Thresholds), noise: noise.New(p.ServerCommands(opts.Registry))}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
+	points, est := r.planned()
 	if pr := opts.Progress; pr != nil {
-		pr.SetTotal(r.estimate())
+		pr.SetTotal(est)
 		r.sink = results.Tee(dir, results.NewConsole(opts.Log), pr)
 		pr.Start()
 		defer pr.Close()
 	}
 	if w := opts.Watch; w != nil {
-		w.Planned(r.points(), r.estimate())
+		w.Planned(points, est)
 		r.sink = results.Tee(r.sink, w)
 	}
 	env := append(host.Machine(), host.Tuning(opts.DataDir)...)
@@ -208,19 +209,19 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	}
 	if err := writeEnv(env, r.sensitive); err != nil {
 		dir.Close()
-		jr.close()
+		jr.Close()
 		return nil, fmt.Errorf("writing env.txt: %w", err)
 	}
 	if err := results.WriteFingerprints(opts.ResultsDir, plandesc.Describe(p).Fingerprints()); err != nil {
 		r.fail("%v", err) // compare then cannot tell changed definitions apart
 	}
 	if jr == nil {
-		if jr, err = startJournal(opts.ResultsDir, digest); err != nil {
+		if jr, err = journal.Start(opts.ResultsDir, digest); err != nil {
 			r.fail("%v", err)
 		}
 	}
 	r.journal = jr
-	defer jr.close()
+	defer jr.Close()
 	if l := opts.Launcher; l != nil {
 		l.OnRefused(func(e *worker.AuthError, n int64) {
 			r.logTo("auth", "%s refused=%d %v\n", time.Now().UTC().Format(time.RFC3339), n, e)
@@ -245,7 +246,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		r.emit(l)
 	}
 	if len(r.noiseRows) > 0 {
-		if err := dir.WriteEnvLines(noiseEnv(r.noiseRows), r.sensitive); err != nil {
+		if err := dir.WriteEnvLines(results.NoiseEnv(r.noiseRows), r.sensitive); err != nil {
 			r.resultsLost(fmt.Errorf("writing env.txt: %w", err))
 		}
 	}
@@ -305,17 +306,7 @@ func (r *run) paired(ctx context.Context, sp *plan.ScalePlan, pcs []*plan.Cell, 
 	if !sameGroups(groups) {
 		r.logf("scale %s: the backends run different scenarios: the paired order runs them one backend after the other", sp.Name)
 		for i, c := range cells {
-			var err error
-			for _, g := range groups[i] {
-				if ctx.Err() != nil {
-					break
-				}
-				c.measureGroup(ctx, g, c.runGroup)
-				if err = c.afterGroup(ctx, g); err != nil {
-					break
-				}
-			}
-			r.cellDone(ctx, c, err)
+			r.cellDone(ctx, c, c.runGroups(ctx, groups[i]))
 		}
 		return
 	}
@@ -394,24 +385,6 @@ func (r *run) begin(name, unit string, est time.Duration, total int64, count pro
 	}
 }
 
-// points counts the points this run's phase measures.
-func (r *run) points() int {
-	if r.opts.Phase == PhaseLoad {
-		return 0
-	}
-	n := 0
-	for _, sp := range r.plan.Scales {
-		for _, c := range sp.Cells {
-			for _, sc := range c.Scenarios {
-				if r.selected(sc) {
-					n += len(sc.Points)
-				}
-			}
-		}
-	}
-	return n
-}
-
 // pointDone counts a point finished for the watcher.
 func (r *run) pointDone() {
 	if w := r.opts.Watch; w != nil {
@@ -440,25 +413,26 @@ func (r *run) recorded(err error) {
 	}
 }
 
-// estimate is the plan's estimate of what this run's phase runs.
-func (r *run) estimate() time.Duration {
-	var d time.Duration
+// planned is how many points this run's phase runs and the plan's
+// estimate of it.
+func (r *run) planned() (points int, est time.Duration) {
 	for _, sp := range r.plan.Scales {
 		for _, c := range sp.Cells {
 			if r.opts.Phase != PhaseBench && r.opts.Phase != PhaseSustained {
-				d += c.LoadEstimate().Lo
+				est += c.LoadEstimate().Lo
 			}
 			if r.opts.Phase == PhaseLoad {
 				continue
 			}
 			for _, sc := range c.Scenarios {
 				if r.selected(sc) {
-					d += sc.Estimate().Lo
+					points += len(sc.Points)
+					est += sc.Estimate().Lo
 				}
 			}
 		}
 	}
-	return d
+	return points, est
 }
 
 // skip counts an estimated task as done.
@@ -567,7 +541,7 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 		r.fail("scale %s: computing truth: %v", sp.Name, err)
 		return
 	}
-	if err := writeFile(filepath.Join(r.opts.ResultsDir, "truth-"+sp.Name+".json"), computed); err != nil {
+	if err := results.WriteTruth(r.opts.ResultsDir, sp.Name, computed); err != nil {
 		r.resultsLost(fmt.Errorf("scale %s: %w", sp.Name, err))
 		return
 	}
@@ -593,17 +567,6 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 	for _, l := range r.cross.Lines() {
 		r.emit(l)
 	}
-}
-
-func writeFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
-	}
-	return nil
 }
 
 // resultsLock is the results directory's lock file.

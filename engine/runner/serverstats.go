@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/host"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -119,35 +119,26 @@ func (c *cell) followServerLog(ctx context.Context) func() {
 		return func() {}
 	}
 	path, err := sl.ServerLogPath(ctx)
+	var since func(io.Writer) error
+	if err == nil {
+		if since, err = host.FollowFile(path); err != nil {
+			err = fmt.Errorf("the server log is not readable from here: %v", err)
+		}
+	}
 	if err != nil {
 		c.serverLogErr = err
 		return func() {}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		c.serverLogErr = fmt.Errorf("the server log is not readable from here: %v", err)
-		return func() {}
-	}
-	from, err := f.Seek(0, io.SeekEnd)
-	if err != nil {
-		f.Close()
-		c.serverLogErr = fmt.Errorf("seeking the server log: %v", err)
-		return func() {}
-	}
 	return func() {
-		defer f.Close()
-		if _, err := f.Seek(from, io.SeekStart); err != nil {
-			c.run.logf("%s: server log: %v", c.name(), err)
-			return
-		}
 		w, err := c.run.dir.Log(c.serverLogName())
 		if err != nil {
 			c.run.logf("%s: server log: %v", c.name(), err)
+			_ = since(io.Discard)
 			return
 		}
 		defer w.Close()
 		fmt.Fprintf(w, "# %s: the server's log lines during this cell, from %s\n", c.name(), path)
-		if _, err := io.Copy(w, f); err != nil {
+		if err := since(w); err != nil {
 			c.run.logf("%s: server log: %v", c.name(), err)
 		}
 	}

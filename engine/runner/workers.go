@@ -106,7 +106,7 @@ func (e *workerEnv) start(ctx context.Context, index int, describe string, samp 
 	}
 	c.run.logTo("workers", "%s %s %s %s point=%d workers=%d startup_ms=%.1f spawn_ms=%.1f open_ms=%.1f pids=%s\n",
 		time.Now().UTC().Format(time.RFC3339), e.sc.Name, bc.Name, c.pc.Scale.Name, index, st.Workers,
-		ms(st.Total), ms(st.Spawn), ms(st.Open), strings.Join(pids, ","))
+		st.Total.Seconds()*1e3, st.Spawn.Seconds()*1e3, st.Open.Seconds()*1e3, strings.Join(pids, ","))
 	return &workerPool{Pool: pool, c: c, release: release}, nil
 }
 
@@ -121,8 +121,6 @@ type timedPool struct {
 func (t *timedPool) Run(ctx context.Context, onWindow func([]measure.Window)) ([]measure.Result, error) {
 	return t.Pool.RunTimed(ctx, t.rates, onWindow)
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // workerPool closes its workers and gives the run its store back.
 type workerPool struct {

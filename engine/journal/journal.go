@@ -1,4 +1,21 @@
-package runner
+// Package journal is a run's record of what is on disk (logs/done.log):
+// as the run goes, each point whose rows are on disk and each scenario
+// whose checks are, with the size every results file had then. apply -resume reads it back: the
+// files are cut to the sizes of the last record (what came after, the
+// rows of a point cut short by the interrupt, is kept under interrupted/,
+// never lost) and the recorded points and checks are not run again, so a
+// resumed run measures every point exactly once.
+//
+// The record is a line of tab-separated fields, synced to disk before the
+// next point starts:
+//
+//	plan	<digest of the plan's text>
+//	start	<sizes>
+//	point	<scale>	<backend>	<scenario>	<point index>	<sizes>
+//	checked	<scale>	<backend>	<scenario>	<sizes>
+//
+// <sizes> is "file=bytes" of every results file, comma-separated.
+package journal
 
 import (
 	"bufio"
@@ -18,30 +35,15 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 )
 
-// The journal of a run (logs/done.log) records, as the run goes, each
-// point whose rows are on disk and each scenario whose checks are, with
-// the size every results file had then. apply -resume reads it back: the
-// files are cut to the sizes of the last record (what came after, the
-// rows of a point cut short by the interrupt, is kept under interrupted/,
-// never lost) and the recorded points and checks are not run again, so a
-// resumed run measures every point exactly once.
-//
-// The record is a line of tab-separated fields, synced to disk before the
-// next point starts:
-//
-//	plan	<digest of the plan's text>
-//	start	<sizes>
-//	point	<scale>	<backend>	<scenario>	<point index>	<sizes>
-//	checked	<scale>	<backend>	<scenario>	<sizes>
-//
-// <sizes> is "file=bytes" of every results file, comma-separated.
-const journalFile = "logs/done.log"
+// File is where a run keeps its journal, in its results directory.
+const File = "logs/done.log"
 
 // interruptedDir holds what a resume cut from the results files.
 const interruptedDir = "interrupted"
 
-// journal is a run's done.log. Safe for concurrent use.
-type journal struct {
+// Journal is a run's done.log. Safe for concurrent use; a nil Journal
+// records nothing and has no records.
+type Journal struct {
 	root string
 	mu   sync.Mutex
 	f    *os.File
@@ -62,9 +64,9 @@ func checkedKey(scale, backend, scenario string) string {
 	return strings.Join([]string{"checked", scale, backend, scenario}, "\t")
 }
 
-// planDigest identifies the plan a journal belongs to: its text, which
+// PlanDigest identifies the plan a journal belongs to: its text, which
 // names every cell, scenario and point in run order.
-func planDigest(p *plan.Plan) (string, error) {
+func PlanDigest(p *plan.Plan) (string, error) {
 	h := sha256.New()
 	if err := p.Render(h); err != nil {
 		return "", err
@@ -72,11 +74,11 @@ func planDigest(p *plan.Plan) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
-// startJournal begins the journal of a new run in root, replacing any
+// Start begins the journal of a new run in root, replacing any
 // earlier one: a rerun into the same directory resumes from its own
 // records.
-func startJournal(root, digest string) (*journal, error) {
-	path := filepath.Join(root, journalFile)
+func Start(root, digest string) (*Journal, error) {
+	path := filepath.Join(root, File)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
@@ -84,7 +86,7 @@ func startJournal(root, digest string) (*journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	j := &journal{root: root, f: f, done: map[string]bool{}, cells: map[string]bool{}}
+	j := &Journal{root: root, f: f, done: map[string]bool{}, cells: map[string]bool{}}
 	if err := j.append("plan\t" + digest); err != nil {
 		f.Close()
 		return nil, err
@@ -92,21 +94,27 @@ func startJournal(root, digest string) (*journal, error) {
 	return j, j.record("start")
 }
 
-// resumeJournal reads root's journal for plan digest, cuts the results
+// Resume reads root's journal for plan digest, cuts the results
 // files back to its last record (moving what follows under
 // interrupted/) and returns the journal, appending.
-func resumeJournal(root, digest string) (*journal, error) {
-	path := filepath.Join(root, journalFile)
+func Resume(root, digest string) (*Journal, error) {
+	path := filepath.Join(root, File)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s has no record of an interrupted run (%s): -resume continues a run of this version's apply into the same directory", root, journalFile)
+		return nil, fmt.Errorf("%s has no record of an interrupted run (%s): -resume continues a run of this version's apply into the same directory", root, File)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	j := &journal{root: root, done: map[string]bool{}, cells: map[string]bool{}}
+	j := &Journal{root: root, done: map[string]bool{}, cells: map[string]bool{}}
 	var sizes map[string]int64
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	// Records are written a line at a time and synced: a last line
+	// without its newline was torn by a crash, and the one before stands.
+	text := string(b)
+	if i := strings.LastIndexByte(text, '\n'); i < len(text)-1 {
+		text = text[:i+1]
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	for i, l := range lines {
 		f := strings.Split(l, "\t")
 		switch {
@@ -126,9 +134,6 @@ func resumeJournal(root, digest string) (*journal, error) {
 			j.done[strings.Join(f[:4], "\t")] = true
 			j.cells[f[1]+"/"+f[2]] = true
 		default:
-			if i == len(lines)-1 {
-				continue // a record torn by a crash: the one before stands
-			}
 			return nil, fmt.Errorf("%s:%d: not a journal record: %q", path, i+1, l)
 		}
 		if sizes, err = parseSizes(f[len(f)-1]); err != nil {
@@ -142,11 +147,7 @@ func resumeJournal(root, digest string) (*journal, error) {
 		return nil, err
 	}
 	// The torn record, if any, goes: the journal ends at its last whole one.
-	keep := strings.Join(lines, "\n") + "\n"
-	if last := strings.Split(lines[len(lines)-1], "\t"); !whole(last) {
-		keep = strings.Join(lines[:len(lines)-1], "\n") + "\n"
-	}
-	if err := os.WriteFile(path, []byte(keep), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	if j.f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
@@ -155,41 +156,30 @@ func resumeJournal(root, digest string) (*journal, error) {
 	return j, nil
 }
 
-func whole(f []string) bool {
-	switch {
-	case len(f) == 2 && (f[0] == "plan" || f[0] == "start"):
-		return true
-	case len(f) == 6 && f[0] == "point", len(f) == 5 && f[0] == "checked":
-		_, err := parseSizes(f[len(f)-1])
-		return err == nil
-	}
-	return false
-}
-
-// hasPoint and hasCheck say whether the resumed run recorded them.
-func (j *journal) hasPoint(scale, backend, scenario string, index int) bool {
+// HasPoint and HasCheck say whether the resumed run recorded them.
+func (j *Journal) HasPoint(scale, backend, scenario string, index int) bool {
 	return j != nil && j.done[pointKey(scale, backend, scenario, index)]
 }
 
-func (j *journal) hasCheck(scale, backend, scenario string) bool {
+func (j *Journal) HasCheck(scale, backend, scenario string) bool {
 	return j != nil && j.done[checkedKey(scale, backend, scenario)]
 }
 
-// resumedCell says whether the run resumed had begun the cell: its
+// ResumedCell says whether the run resumed had begun the cell: its
 // plans, env lines and sizes are on disk already.
-func (j *journal) resumedCell(name string) bool { return j != nil && j.cells[name] }
+func (j *Journal) ResumedCell(name string) bool { return j != nil && j.cells[name] }
 
-// point and check record that a point's rows, a scenario's check lines,
+// Point and Check record that a point's rows, a scenario's check lines,
 // are on disk.
-func (j *journal) point(scale, backend, scenario string, index int) error {
+func (j *Journal) Point(scale, backend, scenario string, index int) error {
 	return j.record(pointKey(scale, backend, scenario, index))
 }
 
-func (j *journal) check(scale, backend, scenario string) error {
+func (j *Journal) Check(scale, backend, scenario string) error {
 	return j.record(checkedKey(scale, backend, scenario))
 }
 
-func (j *journal) record(what string) error {
+func (j *Journal) record(what string) error {
 	if j == nil {
 		return nil
 	}
@@ -209,13 +199,13 @@ func (j *journal) record(what string) error {
 	return nil
 }
 
-func (j *journal) append(line string) error {
+func (j *Journal) append(line string) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.write(line)
 }
 
-func (j *journal) write(line string) error {
+func (j *Journal) write(line string) error {
 	if _, err := j.f.WriteString(line + "\n"); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
@@ -225,7 +215,7 @@ func (j *journal) write(line string) error {
 	return nil
 }
 
-func (j *journal) close() {
+func (j *Journal) Close() {
 	if j != nil && j.f != nil {
 		j.f.Close()
 	}

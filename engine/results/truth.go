@@ -1,0 +1,25 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// TruthFile is a scale's truth in a results directory: what the checks
+// compared the answers with.
+func TruthFile(scale string) string { return "truth-" + scale + ".json" }
+
+// WriteTruth writes a scale's computed truth to dir as indented JSON.
+func WriteTruth(dir, scale string, truth any) error {
+	name := TruthFile(scale)
+	b, err := json.MarshalIndent(truth, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return nil
+}
