@@ -110,7 +110,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 		log = io.Discard
 	} else if *progressS > 0 {
 		tty := isTerminal(stdout)
-		pr = progress.New(stdout, tty, time.Duration(*progressS*float64(time.Second)), p.Estimate().Lo)
+		pr = progress.New(stdout, tty, time.Duration(*progressS*float64(time.Second)), p.Estimate().Best)
 		if tty {
 			pr.SetWidth(func() int { return terminalWidth(stdout) })
 			// An interval asked for gets its lines on a terminal too, as

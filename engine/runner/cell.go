@@ -225,7 +225,7 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		if ctx.Err() != nil || c.broken != nil || c.aborted(sc) {
 			return
 		}
-		lo, _ := pt.Estimate()
+		lo := sc.PointEstimate(i).Best
 		if c.run.journal.HasPoint(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
 			c.run.skip(lo)
 			continue
@@ -270,7 +270,7 @@ func (c *cell) prepareStore(ctx context.Context) (bool, error) {
 	if clean && !c.run.opts.Reload {
 		c.run.logf("%s: reusing the store loaded by an earlier run", c.name())
 		if c.run.opts.Phase != PhaseBench && c.run.opts.Phase != PhaseSustained {
-			c.run.skip(c.pc.LoadEstimate().Lo)
+			c.run.skip(c.pc.LoadEstimate().Best)
 		}
 		return true, nil
 	}
@@ -355,7 +355,7 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	capDur := c.run.plan.Sampling.LoadMax
 	c.run.logf("%s: loading %s datoms (%d job(s))", c.name(), plan.Thousands(c.pc.Scale.Stats.Datoms), bc.Load.Jobs)
 	var loaded atomic.Int64
-	c.run.begin(c.name()+" load", "datoms", c.pc.LoadEstimate().Lo, c.pc.Scale.Stats.Datoms, func() (int64, int64) { return loaded.Load(), 0 })
+	c.run.begin(c.name()+" load", "datoms", c.pc.LoadEstimate().Best, c.pc.Scale.Stats.Datoms, func() (int64, int64) { return loaded.Load(), 0 })
 	res, err := store.BulkLoad(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
 	c.run.end()
 	c.writeLoadLog(res)

@@ -118,7 +118,7 @@ func interleaveCells(ctx context.Context, parts []cellGroup) {
 					continue
 				}
 				pt := sc.Points[i]
-				lo, _ := pt.Estimate()
+				lo := sc.PointEstimate(i).Best
 				if c.run.journal.HasPoint(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, i) {
 					c.run.skip(lo)
 					continue

@@ -419,7 +419,7 @@ func (r *run) planned() (points int, est time.Duration) {
 	for _, sp := range r.plan.Scales {
 		for _, c := range sp.Cells {
 			if r.opts.Phase != PhaseBench && r.opts.Phase != PhaseSustained {
-				est += c.LoadEstimate().Lo
+				est += c.LoadEstimate().Best
 			}
 			if r.opts.Phase == PhaseLoad {
 				continue
@@ -427,7 +427,7 @@ func (r *run) planned() (points int, est time.Duration) {
 			for _, sc := range c.Scenarios {
 				if r.selected(sc) {
 					points += len(sc.Points)
-					est += sc.Estimate().Lo
+					est += sc.Estimate().Best
 				}
 			}
 		}
