@@ -1,11 +1,9 @@
 package report
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -91,31 +89,18 @@ func spectrum(h *hdrhistogram.Histogram) []chart.Point {
 
 // readHlog merges every interval of the HDR log at path (latencies in ns).
 func readHlog(path string) (*hdrhistogram.Histogram, error) {
-	f, err := os.Open(path)
+	hs, err := results.ReadHlog(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("report: %w", err)
 	}
-	defer f.Close()
-	lr := hdrhistogram.NewHistogramLogReader(bufio.NewReader(f))
-	var all *hdrhistogram.Histogram
-	for {
-		h, err := lr.NextIntervalHistogram()
-		if err != nil {
-			return nil, fmt.Errorf("report: reading %s: %w", path, err)
-		}
-		if h == nil {
-			break
-		}
-		if all == nil {
-			all = h
-			continue
-		}
+	if len(hs) == 0 {
+		return nil, fmt.Errorf("report: %s has no interval", path)
+	}
+	all := hs[0]
+	for _, h := range hs[1:] {
 		if dropped := all.Merge(h); dropped > 0 {
 			return nil, fmt.Errorf("report: %s: %d values out of the histogram's range", path, dropped)
 		}
-	}
-	if all == nil {
-		return nil, fmt.Errorf("report: %s has no interval", path)
 	}
 	return all, nil
 }

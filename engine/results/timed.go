@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -297,4 +298,26 @@ func ReadOpenLoop(dir string) ([]OpenLoopRow, error) {
 		})
 	})
 	return rows, err
+}
+
+// ReadHlog reads every interval histogram of the HDR log at path, in
+// order, with the HdrHistogram library's own log reader.
+func ReadHlog(path string) ([]*hdrhistogram.Histogram, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := hdrhistogram.NewHistogramLogReader(bufio.NewReader(f))
+	var out []*hdrhistogram.Histogram
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		if h == nil {
+			return out, nil
+		}
+		out = append(out, h)
+	}
 }

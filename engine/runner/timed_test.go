@@ -1,7 +1,6 @@
 package runner_test
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -223,27 +222,14 @@ sampler "server" {
 	}
 }
 
-// readHlog reads every interval histogram of the HDR log at path with
-// the HdrHistogram library's own reader, as other tools read it.
+// readHlog is ReadHlog failing the test on an error.
 func readHlog(t *testing.T, path string) []*hdrhistogram.Histogram {
 	t.Helper()
-	f, err := os.Open(path)
+	hs, err := results.ReadHlog(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r := hdrhistogram.NewHistogramLogReader(bufio.NewReader(f))
-	var out []*hdrhistogram.Histogram
-	for {
-		h, err := r.NextIntervalHistogram()
-		if err != nil {
-			t.Fatalf("reading %s: %v", path, err)
-		}
-		if h == nil {
-			return out
-		}
-		out = append(out, h)
-	}
+	return hs
 }
 
 // The timed kinds repeat their duration reps times: a raw row per rep,
