@@ -6,8 +6,9 @@
 // Registry. The kinds the project ships are in engine/kinds: closed_loop
 // (streams of clients at each client count), cold_warm (restart, then
 // the first call against the next ones), sustained (streams for a fixed
-// duration, windows), open_loop (calls at a fixed rate) and write_mixed
-// (one writer and readers, verified). A new kind is one package that
+// duration, windows), open_loop (calls at a fixed rate), write_mixed
+// (one writer and readers, verified) and capacity (the highest rate, or
+// the most clients, a service level holds at). A new kind is one package that
 // implements Kind, is registered, and passes the conformance suite
 // (engine/kindtest), without touching the core.
 package kind
