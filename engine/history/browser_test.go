@@ -134,7 +134,7 @@ func TestTrendsInBrowser(t *testing.T) {
 		}
 		if c.Changes > 0 {
 			marked++
-			if c.Title != "point_lookup sqlite xs clients=1 read p50_ms" {
+			if c.Title != "point_lookup store xs clients=1 read p50_ms" {
 				t.Errorf("a change marked in %q", c.Title)
 			}
 		}

@@ -97,7 +97,7 @@ func TestSyntheticShift(t *testing.T) {
 	if err := v.Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"REGRESSION point_lookup sqlite xs clients=1 read p50_ms: +1", shortRev(historytest.Revision(39)) + ".."} {
+	for _, want := range []string{"REGRESSION point_lookup store xs clients=1 read p50_ms: +1", shortRev(historytest.Revision(39)) + ".."} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("check output lacks %q:\n%s", want, b.String())
 		}
@@ -297,7 +297,7 @@ func TestDeliberateChange(t *testing.T) {
 	for _, d := range c.Changed {
 		what = append(what, d.What+": "+d.Before+" -> "+d.After)
 	}
-	want := []string{"var.avet: true -> false", "backend sqlite definition (setup, after_load, settings): backend-avet -> backend-no-a"}
+	want := []string{"var.avet: true -> false", "backend store definition (setup, after_load, settings): backend-avet -> backend-no-a"}
 	if !slices.Equal(what, want) {
 		t.Errorf("changed %q, want %q", what, want)
 	}
@@ -309,7 +309,7 @@ func TestDeliberateChange(t *testing.T) {
 	if err := a.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"`var.avet` true → false", "regression**", "| point_lookup sqlite xs clients=1 read p50_ms | `noavet-0` |"} {
+	for _, w := range []string{"`var.avet` true → false", "regression**", "| point_lookup store xs clients=1 read p50_ms | `noavet-0` |"} {
 		if !strings.Contains(md.String(), w) {
 			t.Errorf("markdown lacks %q:\n%s", w, md.String())
 		}
@@ -403,8 +403,8 @@ func TestPrecisionKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	prec := results.PrecisionHeader + "\n" +
-		"scan,sqlite,xs,1,read,1,400,3.1,0.04,9.0,0.2,precision,12.5\n" +
-		"scan,sqlite,xs,1,read,2,300,3.2,,9.1,,max,\n"
+		"scan,store,xs,1,read,1,400,3.1,0.04,9.0,0.2,precision,12.5\n" +
+		"scan,store,xs,1,read,2,300,3.2,,9.1,,max,\n"
 	if err := os.WriteFile(filepath.Join(dir, results.PrecisionFile), []byte(prec), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func TestPrecisionKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintln(f, "scan,sqlite,xs,99124,1,read,2,333,7.000000,8.000000,9.000000,10.000000,99.000,0")
+	fmt.Fprintln(f, "scan,store,xs,99124,1,read,2,333,7.000000,8.000000,9.000000,10.000000,99.000,0")
 	f.Close()
 	s := openStore(t)
 	if _, _, err := s.Add(dir); err != nil {

@@ -15,6 +15,9 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
+// Backend is the backend the synthetic runs measured: a name, no driver.
+const Backend = "store"
+
 // Machine is the env.txt of the machine the synthetic runs are on.
 var Machine = []results.KV{
 	{Key: "hostname", Value: "bench-1 (from uname)"},
@@ -127,7 +130,7 @@ func Write(dir string, r Run) error {
 		}
 		var rows []results.Row
 		for rep := 1; rep <= r.Reps; rep++ {
-			row := results.Row{Scenario: name, Backend: "sqlite", Scale: "xs", NDatoms: 99124, Clients: pt.clients, Op: "read", Rep: rep,
+			row := results.Row{Scenario: name, Backend: Backend, Scale: "xs", NDatoms: 99124, Clients: pt.clients, Op: "read", Rep: rep,
 				Count: 1000, P50Ms: draw(m), P95Ms: draw(2 * p50s[name]), P99Ms: draw(3 * p50s[name]), MaxMs: 10 * p50s[name],
 				Throughput: draw(1000 / p50s[name])}
 			rows = append(rows, row)
@@ -151,7 +154,7 @@ func Write(dir string, r Run) error {
 	for _, n := range names {
 		scen = append(scen, fmt.Sprintf(`"%s": {"definition": "def-%s", "queries": ["q_%s"]}`, n, n, n))
 	}
-	fps := fmt.Sprintf(`{"version": 1, "cells": {"xs/sqlite": {"scale": "xs", "backend": "sqlite", "dataset": "ds-1", "backend_definition": %q, "queries": {}, "scenarios": {%s}}}}`,
+	fps := fmt.Sprintf(`{"version": 1, "cells": {"xs/`+Backend+`": {"scale": "xs", "backend": "`+Backend+`", "dataset": "ds-1", "backend_definition": %q, "queries": {}, "scenarios": {%s}}}}`,
 		backendFP, strings.Join(scen, ", "))
 	for name, body := range map[string]string{
 		results.EnvFile:     env.String(),
