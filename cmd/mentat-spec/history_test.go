@@ -44,7 +44,7 @@ func TestHistoryCommand(t *testing.T) {
 				want := exitOK
 				if i == tc.shiftAt {
 					want = exitRegression
-					for _, w := range []string{"REGRESSION point_lookup sqlite xs clients=1 read p50_ms: +1", "after run-039", shortHex(historytest.Revision(39)) + ".."} {
+					for _, w := range []string{"REGRESSION point_lookup store xs clients=1 read p50_ms: +1", "after run-039", shortHex(historytest.Revision(39)) + ".."} {
 						if !strings.Contains(out, w) {
 							t.Errorf("check run-040 lacks %q:\n%s", w, out)
 						}
