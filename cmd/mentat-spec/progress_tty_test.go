@@ -32,7 +32,7 @@ func TestProgressFitsAnEightyColumnTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmdline := strings.Join([]string{"env", asCLI + "=1", self, "apply", "testdata/progress.hcl", "-progress-s", "1",
+	cmdline := strings.Join([]string{"env", asCLI + "=1", self, "apply", "testdata/apply.hcl", "testdata/progress_override.hcl", "-progress-s", "1",
 		"-o", filepath.Join(dir, "results"), "-var", "data_dir=" + filepath.Join(dir, "data"), ";", "touch", done}, " ")
 	// The pane's output is logged from the start: the session starts with
 	// a shell that waits for the log to be attached.
