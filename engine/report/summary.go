@@ -29,7 +29,8 @@ var AbridgedEnv = []string{
 // (what ran, how long, the checks, the headline numbers per backend and
 // scale), findings.md if present, the settings in force per backend, the
 // dataset and store sizes, the environment abridged, the bulk_load table,
-// one table per scenario in first-seen order and the checks. A section
+// one table per scenario in first-seen order, the engine's memory by
+// phase and the checks. A section
 // that does not apply to the run is left out.
 func SummaryMD(r *results.Run, w io.Writer) error {
 	timings := r.Points()
@@ -59,6 +60,9 @@ func SummaryMD(r *results.Run, w io.Writer) error {
 		return err
 	}
 	writeColdStarts(&b, r.Checks)
+	if err := writeMemory(&b, r.Dir, rank); err != nil {
+		return err
+	}
 	writeChecks(&b, r.Checks)
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("results: summary: %w", err)

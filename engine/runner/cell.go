@@ -64,9 +64,13 @@ type boundQuery struct {
 
 func (c *cell) name() string { return c.pc.Name() }
 
+// phase starts one of the cell's phases in memory.csv.
+func (c *cell) phase(name string) { c.run.mem.Phase(c.pc.Scale.Name, c.pc.Backend.Name, name) }
+
 func (c *cell) execute(ctx context.Context) error {
 	closeCell, ready, err := c.open(ctx)
 	defer closeCell()
+	defer c.run.mem.End()
 	if err != nil || !ready {
 		return err
 	}
@@ -79,7 +83,9 @@ func (c *cell) runGroups(ctx context.Context, groups [][]*plan.Scenario) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		c.phase(results.PhaseMeasure)
 		c.measureGroup(ctx, g, c.runGroup)
+		c.phase(results.PhaseChecks)
 		if err := c.afterGroup(ctx, g); err != nil {
 			return err
 		}
@@ -355,6 +361,7 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	capDur := c.run.plan.Sampling.LoadMax
 	c.run.logf("%s: loading %s datoms (%d job(s))", c.name(), plan.Thousands(c.pc.Scale.Stats.Datoms), bc.Load.Jobs)
 	var loaded atomic.Int64
+	c.phase(results.PhaseLoad)
 	c.run.begin(c.name()+" load", "datoms", c.pc.LoadEstimate().Best, c.pc.Scale.Stats.Datoms, func() (int64, int64) { return loaded.Load(), 0 })
 	res, err := store.BulkLoad(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
 	c.run.end()

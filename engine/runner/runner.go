@@ -25,6 +25,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/host"
 	"github.com/mentat-spec/mentat-spec/engine/journal"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
+	"github.com/mentat-spec/mentat-spec/engine/memuse"
 	"github.com/mentat-spec/mentat-spec/engine/noise"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/plandesc"
@@ -139,6 +140,8 @@ type run struct {
 	// journal records each point and check as it is on disk, for a
 	// resume (resume.go).
 	journal *journal.Journal
+	// mem measures the engine's memory by phase (memory.csv).
+	mem *memuse.Meter
 }
 
 // Run executes p. The results directory is complete (summary.md included)
@@ -185,6 +188,8 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop, interrupted: func() bool { return parent.Err() != nil },
 		gates: threshold.NewGates(p.Thresholds), noise: noise.New(p.ServerCommands(opts.Registry))}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
+	r.mem = memuse.Start(func(row results.MemoryRow) { r.emit(row) })
+	defer r.mem.Close()
 	points, est := r.planned()
 	if pr := opts.Progress; pr != nil {
 		pr.SetTotal(est)
@@ -250,12 +255,30 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 			r.resultsLost(fmt.Errorf("writing env.txt: %w", err))
 		}
 	}
+	r.mem.Close()
 	counts, cerr := dir.Close()
 	r.out.Checks = counts
-	if err := report.WriteAll(opts.ResultsDir); err != nil && cerr == nil {
-		cerr = fmt.Errorf("writing the reports: %w", err)
+	if err := writeReports(opts.ResultsDir); err != nil && cerr == nil {
+		cerr = err
 	}
 	return r.out, cerr
+}
+
+// writeReports writes the reports of the closed results directory, and
+// their memory after them in memory.csv.
+func writeReports(dir string) error {
+	var row results.MemoryRow
+	m := memuse.Start(func(r results.MemoryRow) { row = r })
+	m.Phase(results.MemoryAll, results.MemoryAll, results.PhaseReports)
+	err := report.WriteAll(dir)
+	m.Close()
+	if err != nil {
+		return fmt.Errorf("writing the reports: %w", err)
+	}
+	if err := results.AppendTo(dir, row); err != nil {
+		return fmt.Errorf("writing the reports' memory: %w", err)
+	}
+	return nil
 }
 
 // cellDone records how a cell ended: its failure, and that it measured.
@@ -533,6 +556,7 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 		}
 		sp.Stats, sp.Estimated = st, false
 	}
+	r.mem.Phase(sp.Name, results.MemoryAll, results.PhaseTruth)
 	r.logf("scale %s: computing the truth of %s datoms", sp.Name, plan.Thousands(sp.Stats.Datoms))
 	r.begin("scale "+sp.Name+": computing truth", "datoms", 0, 0, nil)
 	computed, err := truth.Compute(ctx, sp.Gen, r.opts.Workers)
@@ -564,9 +588,11 @@ func (r *run) scale(ctx context.Context, sp *plan.ScalePlan) {
 			r.cellDone(ctx, c, c.execute(ctx))
 		}
 	}
+	r.mem.Phase(sp.Name, results.MemoryAll, results.PhaseCrossCheck)
 	for _, l := range r.cross.Lines() {
 		r.emit(l)
 	}
+	r.mem.End()
 }
 
 // resultsLock is the results directory's lock file.

@@ -226,6 +226,31 @@ func assertQuickstartResults(t *testing.T, dir, backend string, o *runner.Outcom
 	if _, err := os.Stat(filepath.Join(dir, "truth-xs.json")); err != nil {
 		t.Errorf("truth-xs.json: %v", err)
 	}
+	assertMemoryPhases(t, dir, backend)
+}
+
+// assertMemoryPhases checks memory.csv: every phase of the run has a
+// row, with a resident peak the process could have had.
+func assertMemoryPhases(t *testing.T, dir, backend string) {
+	t.Helper()
+	rows, err := results.ReadMemory(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]results.MemoryRow{}
+	for _, r := range rows {
+		got[r.Scale+"/"+r.Backend+"/"+r.Phase] = r
+	}
+	for _, k := range []string{"xs/all/truth", "xs/" + backend + "/load", "xs/" + backend + "/measure", "xs/" + backend + "/checks", "xs/all/crosscheck", "all/all/reports"} {
+		r, ok := got[k]
+		if !ok {
+			t.Errorf("memory.csv has no row %s: %+v", k, rows)
+			continue
+		}
+		if r.PeakRSS < 1<<20 || r.PeakRSS > 64<<30 || r.PeakGo <= 0 || r.PeakOf != results.PeakOfPhase {
+			t.Errorf("memory.csv row %s: %+v, want a resident peak between 1 MiB and 64 GiB, reset at the phase's start", k, r)
+		}
+	}
 }
 
 func TestApplyQuickstartSQLite(t *testing.T) {
