@@ -21,6 +21,9 @@
 #                                 /usr/lib/postgresql/*/bin, else pg_config --bindir)
 #   MENTAT_SPEC_PG_PORT           port to use instead of a free one
 #   MENTAT_SPEC_PG_SHARED_BUFFERS shared_buffers (default 25% of RAM, 128MB..8GB)
+#   MENTAT_SPEC_PG_MAX_WAL_SIZE   max_wal_size (default 4GB: the WAL a load
+#                                 keeps between checkpoints is disk the store
+#                                 at scale l needs too)
 #   MENTAT_SPEC_PG_PRELOAD        shared_preload_libraries of a new cluster
 #                                 (default: pg_stat_statements when the server
 #                                 has it, so runs keep statement statistics per
@@ -180,9 +183,11 @@ work_mem = '16MB'
 fsync = on
 synchronous_commit = on
 full_page_writes = on
-# Bulk loads: room for WAL so loads are not interrupted by forced checkpoints.
+# Bulk loads: room for WAL so a load at m checkpoints rarely, and bounded so
+# the WAL beside a 28 GB store at l leaves the disk room (16GB did not, on
+# an 80 GB disk holding every scale's stores).
 wal_buffers = '64MB'
-max_wal_size = '16GB'
+max_wal_size = '${MENTAT_SPEC_PG_MAX_WAL_SIZE:-4GB}'
 min_wal_size = '1GB'
 checkpoint_timeout = '30min'
 checkpoint_completion_target = 0.9
