@@ -12,7 +12,7 @@ import (
 
 // planFormatVersion is the version of plan -json's format
 // (docs/plan-json.md); validate -json stays at 1.0.
-const planFormatVersion = "2.0"
+const planFormatVersion = "2.1"
 
 // PlanJSON is the output of plan -json: validate -json's fields, then
 // the plan's cells in run order and its total. Cells is empty, never
@@ -22,6 +22,7 @@ type PlanJSON struct {
 	EstimateFrom string         `json:"estimate_from,omitempty"`
 	Cells        []PlanJSONCell `json:"cells"`
 	Estimate     *JSONEstimate  `json:"estimate,omitempty"`
+	StoreBytes   int64          `json:"store_bytes,omitempty"`
 }
 
 // PlanJSONCell is one (scale, backend) cell.
@@ -31,6 +32,9 @@ type PlanJSONCell struct {
 	Driver       string          `json:"driver"`
 	Datoms       int64           `json:"datoms"`
 	LoadEstimate *JSONEstimate   `json:"load_estimate"` // null: the backend declares no load
+	LoadFrom     string          `json:"load_from,omitempty"`
+	StoreBytes   int64           `json:"store_bytes,omitempty"`
+	StoreFrom    string          `json:"store_from,omitempty"`
 	Estimate     JSONEstimate    `json:"estimate"`
 	Points       []PlanJSONPoint `json:"points"`
 }
@@ -69,6 +73,8 @@ func planCells(p *plan.Plan) []PlanJSONCell {
 			if c.Backend.Load.Declared {
 				le := jsonEstimate(c.LoadEstimate())
 				jc.LoadEstimate = &le
+				jc.LoadFrom = c.LoadFrom()
+				jc.StoreBytes, jc.StoreFrom = c.StoreEstimate()
 			}
 			for _, s := range c.Scenarios {
 				if len(s.Points) == 0 {
@@ -111,6 +117,7 @@ func planJSON(paths []string, sf *specFlags, estimateFrom string, stdout, stderr
 			out.Cells = planCells(p)
 			e := jsonEstimate(p.Estimate())
 			out.Estimate = &e
+			out.StoreBytes = p.StoreBytes()
 		}
 	}
 	out.JSONResult = jsonResult(spec, diags)
@@ -132,11 +139,15 @@ func estimateFromRun(p *plan.Plan, dir string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	scenarios, loads := p.EstimateFrom(h)
-	if scenarios == 0 && loads == 0 {
-		return fmt.Errorf("-estimate-from %s: no scenario or load of this plan ran there (matched by scenario, backend and scale)", dir)
+	scenarios, loads, extrapolated := p.EstimateFrom(h)
+	if scenarios == 0 && loads == 0 && extrapolated == 0 {
+		return fmt.Errorf("-estimate-from %s: no scenario or load of this plan ran there (matched by scenario, backend and scale), and none of its backends loaded there", dir)
 	}
-	fmt.Fprintf(w, "Estimates from %s: %d scenario(s) and %d load(s) of this plan measured there.\n", dir, scenarios, loads)
+	fmt.Fprintf(w, "Estimates from %s: %d scenario(s) and %d load(s) of this plan measured there", dir, scenarios, loads)
+	if extrapolated > 0 {
+		fmt.Fprintf(w, "; %d load(s) and store(s) per datom from another scale there", extrapolated)
+	}
+	fmt.Fprintln(w, ".")
 	return nil
 }
 

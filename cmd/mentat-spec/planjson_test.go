@@ -33,7 +33,7 @@ func TestPlanJSON(t *testing.T) {
 			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 				t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
 			}
-			if out.FormatVersion != "2.0" || !out.Valid || len(out.Cells) != tt.cells || out.WarningCount != tt.warnings || out.Estimate == nil {
+			if out.FormatVersion != "2.1" || !out.Valid || len(out.Cells) != tt.cells || out.WarningCount != tt.warnings || out.Estimate == nil {
 				t.Fatalf("format %s, valid %v, %d cells, %d warnings, estimate %v; want 2.0, true, %d, %d",
 					out.FormatVersion, out.Valid, len(out.Cells), out.WarningCount, out.Estimate, tt.cells, tt.warnings)
 			}

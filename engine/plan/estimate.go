@@ -87,6 +87,8 @@ func (c *Cell) LoadEstimate() Estimate {
 	n := float64(c.Scale.Stats.Datoms)
 	var e Estimate
 	switch {
+	case c.measuredLoad > 0 && c.loadFrom != "":
+		e = around(c.measuredLoad, modelSpread, 0, 0) // per datom from another scale
 	case c.measuredLoad > 0:
 		e = around(c.measuredLoad, measuredSpread, 0, 0)
 	case c.storeCost != nil:
@@ -98,6 +100,30 @@ func (c *Cell) LoadEstimate() Estimate {
 		e.Lo, e.Hi, e.Best = min(e.Lo, max), min(e.Hi, max), min(e.Best, max)
 	}
 	return e
+}
+
+// LoadFrom is the scale of an earlier run whose load, per datom, the
+// cell's load estimate extrapolates; "" when it is the cell's own scale's
+// or a model's.
+func (c *Cell) LoadFrom() string { return c.loadFrom }
+
+// StoreEstimate is the size of the cell's store once loaded, in bytes,
+// and where the figure comes from: the bytes per datom an earlier run's
+// load left (EstimateFrom), at this scale or, scaled, another; else the
+// driver's stated cost per datom. Zero when nothing says.
+func (c *Cell) StoreEstimate() (bytes int64, from string) {
+	n := float64(c.Scale.Stats.Datoms)
+	switch {
+	case !c.Backend.Load.Declared:
+		return 0, ""
+	case c.measuredBytesPerDatom > 0 && c.loadFrom != "":
+		return int64(n * c.measuredBytesPerDatom), "per datom as measured at " + c.loadFrom
+	case c.measuredBytesPerDatom > 0:
+		return int64(n * c.measuredBytesPerDatom), "as measured"
+	case c.storeCost != nil && c.storeCost.BytesPerDatom > 0:
+		return int64(n * c.storeCost.BytesPerDatom), "the driver's cost per datom"
+	}
+	return 0, ""
 }
 
 // PointEstimate is point i of the scenario: measured in an earlier run
@@ -164,4 +190,17 @@ func (p *Plan) estimateSource() string {
 		return "measured in " + p.history.Dir + " where the same point or load ran there, modelled elsewhere"
 	}
 	return "loads from each driver's measured cost per datom, points from their kinds' sampling"
+}
+
+// StoreBytes is the estimated size of every store the plan loads: what
+// the disks (the data directory and the servers') hold once it ran.
+func (p *Plan) StoreBytes() int64 {
+	var n int64
+	for _, sp := range p.Scales {
+		for _, c := range sp.Cells {
+			b, _ := c.StoreEstimate()
+			n += b
+		}
+	}
+	return n
 }

@@ -72,9 +72,9 @@ func TestEstimateFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scenarios, loads := p.EstimateFrom(h)
-	if scenarios != 2 || loads != 2 {
-		t.Errorf("matched %d scenarios and %d loads, want 2 and 2", scenarios, loads)
+	scenarios, loads, extrapolated := p.EstimateFrom(h)
+	if scenarios != 2 || loads != 2 || extrapolated != 2 {
+		t.Errorf("matched %d scenarios and %d loads and extrapolated %d, want 2, 2 and 2", scenarios, loads, extrapolated)
 	}
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
 	tests := []struct {
@@ -238,5 +238,60 @@ func TestNoPointsIsOff(t *testing.T) {
 	}
 	if text := b.String(); !strings.Contains(text, "2. sustained (sustained): off (no points as configured)\n") || strings.Contains(text, "estimated 0s") {
 		t.Errorf("sustained not off:\n%s", text)
+	}
+}
+
+// TestEstimateFromAnotherScale: a backend that did not load at a scale in
+// the earlier run takes its load and store per datom from the scale
+// nearest in datoms, with the model's wider range, and says so; one that
+// loaded at the scale keeps its own.
+func TestEstimateFromAnotherScale(t *testing.T) {
+	p := build(t, []string{filepath.Join("testdata", "matrix.hcl")}, nil)
+	h, err := plan.ReadHistory(filepath.Join("testdata", "history"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.EstimateFrom(h)
+	tests := []struct {
+		scale, backend string
+		measuredAt     string
+		seconds        float64 // load, with its after-load steps, at measuredAt
+		datoms         int64   // and its datoms there
+		sizeBytes      int64
+		spread         float64
+	}{
+		{"s", "lite", "xs", 0.8, 86214, 1000000, 1.5},   // extrapolated up
+		{"xs", "duck", "s", 1.5, 2129773, 2000000, 1.5}, // and down
+		{"xs", "lite", "xs", 0.8, 86214, 1000000, 1.25}, // its own
+	}
+	for _, tt := range tests {
+		t.Run(tt.scale+"/"+tt.backend, func(t *testing.T) {
+			c := cell(t, p, tt.scale, tt.backend)
+			ratio := float64(c.Scale.Stats.Datoms) / float64(tt.datoms)
+			e := c.LoadEstimate()
+			want := time.Duration(tt.seconds * ratio * float64(time.Second))
+			if d := e.Best - want; d < -time.Millisecond || d > time.Millisecond {
+				t.Errorf("load best %v, want %v", e.Best, want)
+			}
+			if lo := time.Duration(float64(e.Best) / tt.spread); e.Lo != lo {
+				t.Errorf("load low %v, want %v (spread %.2f)", e.Lo, lo, tt.spread)
+			}
+			n, from := c.StoreEstimate()
+			if wantN := int64(float64(tt.sizeBytes) / float64(tt.datoms) * float64(c.Scale.Stats.Datoms)); n < wantN-1 || n > wantN+1 {
+				t.Errorf("store %d bytes, want %d", n, wantN)
+			}
+			if own := tt.measuredAt == tt.scale; own != (from == "as measured") || (!own && !strings.Contains(from, "measured at "+tt.measuredAt)) {
+				t.Errorf("store estimate from %q, want measured at %s", from, tt.measuredAt)
+			}
+		})
+	}
+	var b strings.Builder
+	if err := p.Render(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"(per datom as measured at xs)", "(per datom as measured at s)", "Stores: about "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the plan does not say %q:\n%s", want, b.String())
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 	"time"
 
@@ -105,24 +106,40 @@ func ReadHistory(dir string) (*History, error) {
 }
 
 // EstimateFrom makes the plan's estimates those h measured where the
-// same scenario ran in the same cell, and the same load: a scenario's
+// same scenario ran in the same cell, and the same load (a backend not
+// loaded at the cell's scale there takes its load at the nearest scale,
+// per datom, as an extrapolation with the model's spread): a scenario's
 // points take the seconds of its client counts in order when it has as
 // many points as it measured client counts, and share its measured
 // total by their modelled estimates otherwise (a point whose streams
 // run at different client counts). It reports how many scenarios and
-// loads it matched.
-func (p *Plan) EstimateFrom(h *History) (scenarios, loads int) {
+// loads it matched, and how many loads it extrapolated.
+func (p *Plan) EstimateFrom(h *History) (scenarios, loads, extrapolated int) {
 	p.history = h
 	for _, sp := range p.Scales {
 		for _, c := range sp.Cells {
 			ck := cellKey{sp.Name, c.Backend.Name}
-			if l, ok := h.loads[ck]; ok && c.Backend.Load.Declared && l.WallS > 0 {
+			l, ok := h.loads[ck]
+			if !ok {
+				// Not loaded at this scale there: the backend's load at
+				// the scale nearest in datoms, per datom.
+				l, ok = h.nearestLoad(c.Backend.Name, sp.Stats.Datoms)
+			}
+			if ok && c.Backend.Load.Declared && l.WallS > 0 && l.NDatoms > 0 && !l.Ceiling {
 				s := l.WallS + deref(l.PostLoadS) + deref(l.AnalyzeS) + deref(l.VacuumS)
-				if l.NDatoms > 0 && sp.Stats.Datoms > 0 {
+				if sp.Stats.Datoms > 0 {
 					s *= float64(sp.Stats.Datoms) / float64(l.NDatoms) // the dataset may have changed since
 				}
 				c.measuredLoad = secs(s)
-				loads++
+				if l.SizeBytes != nil && *l.SizeBytes > 0 {
+					c.measuredBytesPerDatom = float64(*l.SizeBytes) / float64(l.NDatoms)
+				}
+				if l.Scale != sp.Name {
+					c.loadFrom = l.Scale
+					extrapolated++
+				} else {
+					loads++
+				}
 			}
 			for _, s := range c.Scenarios {
 				mp, ok := h.points[cellScenario{ck, s.Name}]
@@ -150,7 +167,24 @@ func (p *Plan) EstimateFrom(h *History) (scenarios, loads int) {
 			}
 		}
 	}
-	return scenarios, loads
+	return scenarios, loads, extrapolated
+}
+
+// nearestLoad is backend's load at the scale whose datoms are nearest to
+// n by ratio, ceilings left out; false when it loaded nowhere.
+func (h *History) nearestLoad(backend string, n int64) (results.LoadRow, bool) {
+	var best results.LoadRow
+	bestDist, found := math.Inf(1), false
+	for k, l := range h.loads {
+		if k.backend != backend || l.Ceiling || l.NDatoms <= 0 || l.WallS <= 0 || n <= 0 {
+			continue
+		}
+		d := math.Abs(math.Log(float64(n) / float64(l.NDatoms)))
+		if d < bestDist || (d == bestDist && l.Scale < best.Scale) {
+			best, bestDist, found = l, d, true
+		}
+	}
+	return best, found
 }
 
 func deref(f *float64) float64 {

@@ -98,9 +98,13 @@ type Cell struct {
 	plan *Plan
 	cell config.Cell
 	// storeCost is the driver's cost per datom (nil: it states none);
-	// measuredLoad the load an earlier run took (EstimateFrom).
-	storeCost    *drivers.StoreCost
-	measuredLoad time.Duration
+	// measuredLoad the load an earlier run took (EstimateFrom), loadFrom
+	// the scale it took it at when not this one (an extrapolation), and
+	// measuredBytesPerDatom the store that load left.
+	storeCost             *drivers.StoreCost
+	measuredLoad          time.Duration
+	loadFrom              string
+	measuredBytesPerDatom float64
 }
 
 // OffScenario is a scenario that does not run in a cell.

@@ -67,8 +67,15 @@ func (p *Plan) Render(w io.Writer) error {
 			}
 			fmt.Fprintf(&b, "  backend %s (driver %s): %d points, estimated %s\n", bc.Name, bc.Driver, npoints, c.Estimate())
 			if bc.Load.Declared {
-				fmt.Fprintf(&b, "    load: %s, %d job(s), %s rows per transaction; after load: %d SQL text(s); estimated %s\n",
-					tablesText(bc.Load.Tables), bc.Load.Jobs, Thousands(int64(bc.Load.BatchRows)), len(bc.AfterLoad), c.LoadEstimate())
+				from := ""
+				if c.LoadFrom() != "" {
+					from = " (per datom as measured at " + c.LoadFrom() + ")"
+				}
+				fmt.Fprintf(&b, "    load: %s, %d job(s), %s rows per transaction; after load: %d SQL text(s); estimated %s%s\n",
+					tablesText(bc.Load.Tables), bc.Load.Jobs, Thousands(int64(bc.Load.BatchRows)), len(bc.AfterLoad), c.LoadEstimate(), from)
+				if n, src := c.StoreEstimate(); n > 0 {
+					fmt.Fprintf(&b, "    store: about %s (%s)\n", results.HumanBytes(n), src)
+				}
 			} else {
 				fmt.Fprintf(&b, "    load: none declared (the store must already hold the dataset)\n")
 			}
@@ -124,6 +131,9 @@ func (p *Plan) Render(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(&b, "\nTotal: %d points, estimated %s (%s; checks not included)\n", p.Points(), p.Estimate(), p.estimateSource())
+	if n := p.StoreBytes(); n > 0 {
+		fmt.Fprintf(&b, "Stores: about %s once every cell has loaded (a run keeps the stores it loads)\n", results.HumanBytes(n))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
