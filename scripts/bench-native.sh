@@ -33,7 +33,8 @@
 #   BENCH_TIMEOUT  bound on the whole script, seconds [3600]
 #   BENCH_PARTS    all; q1: only the q1 table (one engine load of the
 #                  database, no load comparisons); writes: only the writes
-#                  table [all]
+#                  table; loads: only the load comparisons (for a large
+#                  BENCH_SCALE: the loads at l take minutes each) [all]
 #   BENCH_CLIENTS  the q1 table's client counts [1 2 8 32]
 #   BENCH_WRITERS  the writes table's writer counts [1 4]
 #   BENCH_YCSB_SCALE  the YCSB dataset's scale for the update [s: 100,000
@@ -84,17 +85,17 @@ writers=${BENCH_WRITERS:-1 4}
 yscale=${BENCH_YCSB_SCALE:-s}
 sync_commit=${BENCH_SYNC_COMMIT:-off}
 full=1 # the load comparisons too
-[[ $parts != all ]] && full=0
+[[ $parts != all && $parts != loads ]] && full=0
 do_q1=1 do_writes=1
-[[ $parts == writes ]] && do_q1=0
-[[ $parts == q1 ]] && do_writes=0
+[[ $parts == writes || $parts == loads ]] && do_q1=0
+[[ $parts == q1 || $parts == loads ]] && do_writes=0
 pgbench=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
 spec=engine/runner/testdata/bench-native.hcl
 yspec=engine/runner/testdata/bench-native-ycsb.hcl
 bin=bin/mentat-spec
 [[ $scale =~ ^[a-z0-9]+$ ]] || die "BENCH_SCALE=$scale: not a scale name"
 [[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS and BENCH_SECONDS must be positive integers"
-[[ $parts == all || $parts == q1 || $parts == writes ]] || die "BENCH_PARTS=$parts: all, q1 or writes"
+[[ $parts == all || $parts == q1 || $parts == writes || $parts == loads ]] || die "BENCH_PARTS=$parts: all, q1, writes or loads"
 [[ $clients =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] || die "BENCH_CLIENTS=$clients: client counts separated by spaces"
 [[ $writers =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] || die "BENCH_WRITERS=$writers: writer counts separated by spaces"
 [[ $yscale =~ ^[a-z0-9]+$ ]] || die "BENCH_YCSB_SCALE=$yscale: not a scale name"
@@ -284,7 +285,7 @@ wvariants="pgbench-prepared pgbench-simple engine-extended engine-simple"
 for w in $wnames; do for c in $writers; do for v in $wvariants; do
 	: >"$tmp/w-$w-$v-$c" && : >"$tmp/w-$w-$v-cpu-$c" && : >"$tmp/w-$w-$v-err-$c"
 done; done; done
-if [[ $parts != q1 ]]; then
+if ((do_writes)); then
 	log "YCSB load, scale $yscale"
 	$bin apply "$yspec" -var "scales=[\"$yscale\"]" -var "pg_database=$ycsb_var" -phase load -reload -q \
 		-o "$tmp/results/ycsb-load" >&2 || die "apply -phase load of $yspec failed (see $tmp/results/ycsb-load)"
@@ -402,7 +403,7 @@ time as loads.csv reports it; "Go bench": BenchmarkLoadSQLite/DuckDB, variants i
 | DuckDB | $(fmt "$dk_apply") | $(fmt "$dk_engine") | COPY FROM the CSV files (+ CHECKPOINT, both) | $(fmt "$dk_copy") | $(r2 "$(gomet BenchmarkLoadDuckDB engine/copy 1)") |
 EOF
 c1() { awk -v x="$1" 'BEGIN {if (x == "") print "-"; else printf "%.1f", x}'; }
-[[ $parts != writes ]] && cat <<EOF
+((do_q1)) && cat <<EOF
 
 q1 point lookup on PostgreSQL, ops/s, medians; ratios are medians of per-round ratios (engine: point_lookup through
 apply, extended protocol and the driver's default io as the quickstart, or as noted; pgbench: the same SELECT,
@@ -412,7 +413,7 @@ its fixed start-up cost left out)
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 EOF
 for c in $clients; do
-	[[ $parts == writes ]] && break
+	((do_q1)) || break
 	ee=$(m "engine-extended-$c") pp=$(m "pgbench-prepared-$c") ea=$(m "engine-auto-$c")
 	es=$(m "engine-simple-$c") ps=$(m "pgbench-simple-$c")
 	echo "| $c | $(fmt "$ee") | $(c1 "$(m "engine-extended-cpu-$c")") | $(fmt "$pp") | $(c1 "$(m "pgbench-prepared-cpu-$c")") |" \
@@ -423,17 +424,17 @@ done
 # The CPU columns above are medians of each client's own rounds; the
 # per-round pairs below compare the two on the same server state, as the
 # ops/s ratios do.
-[[ $parts != writes ]] && cat <<EOF
+((do_q1)) && cat <<EOF
 
 Client CPU per query, engine / pgbench, medians of per-round ratios (below 1: the engine spends less)
 | clients | extended / -M prepared | simple / -M simple |
 | ---: | ---: | ---: |
 EOF
 for c in $clients; do
-	[[ $parts == writes ]] && break
+	((do_q1)) || break
 	echo "| $c | $(pratio "engine-extended-cpu-$c" "pgbench-prepared-cpu-$c") | $(pratio "engine-simple-cpu-$c" "pgbench-simple-cpu-$c") |"
 done
-[[ $parts != q1 ]] && cat <<EOF
+((do_writes)) && cat <<EOF
 
 Writes on PostgreSQL, transactions/s, medians; ratio and paired CPU are medians of per-round ratios (engine: a
 stream of one write operation, BEGIN, the statements and COMMIT per call, no retry; pgbench -f: the same statements
@@ -444,7 +445,7 @@ CPU: the client's µs per transaction
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 EOF
 for w in $wnames; do
-	[[ $parts == q1 ]] && break
+	((do_writes)) || break
 	for c in $writers; do
 		row="| $w | $c"
 		for mode in prepared simple; do
@@ -460,11 +461,11 @@ done
 echo
 echo "Per round: $(for f in pg-engine pg-engine-1tx pg-copy sqlite-engine duckdb-engine; do printf '%s=%s ' "$f" "$(paste -sd/ "$tmp/$f")"; done)"
 for c in $clients; do
-	[[ $parts == writes ]] && break
+	((do_q1)) || break
 	echo "  clients $c: $(for v in $variants; do printf '%s=%s cpu=%s ' "$v" "$(paste -sd/ "$tmp/$v-$c")" "$(paste -sd/ "$tmp/$v-cpu-$c")"; done)"
 done
 for w in $wnames; do
-	[[ $parts == q1 ]] && break
+	((do_writes)) || break
 	for c in $writers; do
 		echo "  $w, $c writers: $(for v in $wvariants; do printf '%s=%s cpu=%s ' "$v" "$(paste -sd/ "$tmp/w-$w-$v-$c")" "$(paste -sd/ "$tmp/w-$w-$v-cpu-$c")"; done)"
 	done
