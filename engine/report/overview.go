@@ -352,8 +352,12 @@ func writeDatasets(b *bytes.Buffer, r *results.Run, rank map[string]int, timings
 			}
 			st := z.Backend + " " + results.HumanBytes(z.Bytes)
 			if z.SharedBuffers > 0 {
-				st += fmt.Sprintf(" (%s%% of %s %s)",
-					strconv.FormatFloat(100*float64(z.Bytes)/float64(z.SharedBuffers), 'f', 1, 64), cacheName(r, z.Backend, z.Scale), results.HumanBytes(z.SharedBuffers))
+				larger := ""
+				if z.Bytes > z.SharedBuffers {
+					larger = ": larger than the cache"
+				}
+				st += fmt.Sprintf(" (%s%% of %s %s%s)",
+					strconv.FormatFloat(100*float64(z.Bytes)/float64(z.SharedBuffers), 'f', 1, 64), cacheName(r, z.Backend, z.Scale), results.HumanBytes(z.SharedBuffers), larger)
 			}
 			stores = append(stores, st)
 		}

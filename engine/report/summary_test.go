@@ -104,6 +104,13 @@ func TestSummaryTeaches(t *testing.T) {
 			want: []string{"## Settings in force per backend", "| postgres | setting.enable_seqscan | off |", "(0.5% of shared_buffers 1.00 MiB)"},
 		},
 		{
+			name: "a store larger than shared_buffers says so",
+			files: map[string]string{results.TimingsFile: timing("postgres"),
+				results.EnvFile:   "backend.postgres.xs.driver: postgres\nbackend.postgres.xs.cache_setting: shared_buffers\n",
+				results.SizesFile: "xs postgres 3145728 bytes (3.00 MiB); shared_buffers 1048576 bytes (1.00 MiB); ratio 3.0000; larger than shared_buffers\n"},
+			want: []string{"postgres 3.00 MiB (300.0% of shared_buffers 1.00 MiB: larger than the cache)"},
+		},
+		{
 			name:  "a failed check leads the overview",
 			files: map[string]string{results.TimingsFile: timing("sqlite"), results.ChecksFile: "FAIL point_lookup sqlite xs title: got 1 row, want 2\nPASS pull sqlite xs entity: ok\n"},
 			want:  []string{"1 PASS, 1 FAIL, 0 SKIP: the run FAILED; first failure: point_lookup sqlite xs title: got 1 row, want 2.", "| 1/2 pass, 1 FAIL |"},

@@ -74,6 +74,8 @@ func TestLineFormats(t *testing.T) {
 			"FAIL aggregate duck_db m per-state counts: open 1 closed 2\n"},
 		{"size with shared_buffers", appendSize(nil, SizeRow{Scale: "xl", Backend: "postgres", Bytes: 244 << 30, SharedBuffers: 857 << 30}),
 			"xl postgres 261993005056 bytes (244.00 GiB); shared_buffers 920196743168 bytes (857.00 GiB); ratio 0.2847\n"},
+		{"size larger than shared_buffers", appendSize(nil, SizeRow{Scale: "l", Backend: "postgres", Bytes: 30 << 30, SharedBuffers: 6 << 30}),
+			"l postgres 32212254720 bytes (30.00 GiB); shared_buffers 6442450944 bytes (6.00 GiB); ratio 5.0000; larger than shared_buffers\n"},
 		{"size alone", appendSize(nil, SizeRow{Scale: "s", Backend: "sqlite", Bytes: 984803}), "s sqlite 984803 bytes (961.72 KiB)\n"},
 	}
 	for _, tc := range tests {
