@@ -365,7 +365,8 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	c.run.begin(c.name()+" load", "datoms", c.pc.LoadEstimate().Best, c.pc.Scale.Stats.Datoms, func() (int64, int64) { return loaded.Load(), 0 })
 	res, err := store.BulkLoad(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
 	c.run.end()
-	c.writeLoadLog(res)
+	var steps []store.Step
+	defer func() { c.writeLoadLog(res, steps) }()
 	if err != nil {
 		return false, fmt.Errorf("bulk load: %w", err)
 	}
@@ -387,7 +388,14 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 			return nil, nil
 		}
 		t0 := time.Now()
-		if err := store.Exec(ctx, c.admin, texts); err != nil {
+		var ran atomic.Int64
+		c.run.begin(c.name()+" "+what, "statements", 0, int64(store.CountStatements(texts)), func() (int64, int64) { return ran.Load(), 0 })
+		err := store.ExecTimed(ctx, c.admin, texts, func(stmt string, took time.Duration) {
+			steps = append(steps, store.Step{What: what, SQL: stmt, Took: took})
+			ran.Add(1)
+		})
+		c.run.end()
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		s := time.Since(t0).Seconds()
@@ -568,12 +576,12 @@ func (c *cell) envLines(ctx context.Context) {
 }
 
 // writeLoadLog writes logs/load-<scale>-<backend>.log.
-func (c *cell) writeLoadLog(res store.Result) {
+func (c *cell) writeLoadLog(res store.Result, steps []store.Step) {
 	w, err := c.run.dir.Log(fmt.Sprintf("load-%s-%s", c.pc.Scale.Name, c.pc.Backend.Name))
 	if err != nil {
 		c.run.logf("%s: load log: %v", c.name(), err)
 		return
 	}
 	defer w.Close()
-	store.WriteLog(w, c.name(), res)
+	store.WriteLog(w, c.name(), res, steps)
 }

@@ -15,10 +15,37 @@ import (
 
 // Exec runs every statement of texts, each split into its statements.
 func Exec(ctx context.Context, s drivers.Session, texts []string) error {
+	return ExecTimed(ctx, s, texts, nil)
+}
+
+// Step is one statement of the after-load SQL and how long it took.
+type Step struct {
+	What string // after_load, analyze, vacuum
+	SQL  string
+	Took time.Duration
+}
+
+// CountStatements is how many statements texts hold.
+func CountStatements(texts []string) int {
+	n := 0
+	for _, t := range texts {
+		n += len(sqltext.Statements(t))
+	}
+	return n
+}
+
+// ExecTimed runs texts' statements in order as Exec does, and hands each
+// statement that completed and its time to done (nil: none): at scale l
+// one index build can take most of the after-load time.
+func ExecTimed(ctx context.Context, s drivers.Session, texts []string, done func(stmt string, took time.Duration)) error {
 	for _, t := range texts {
 		for _, stmt := range sqltext.Statements(t) {
+			t0 := time.Now()
 			if err := s.Exec(ctx, stmt); err != nil {
 				return err
+			}
+			if done != nil {
+				done(stmt, time.Since(t0))
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
@@ -30,8 +31,10 @@ func (j *jobLog) commit(start time.Time, tx, datoms int64) {
 }
 
 // WriteLog writes the load's log: per job, its range, rows per table,
-// and every commit with its time and duration.
-func WriteLog(w io.Writer, name string, res Result) {
+// and every commit with its time and duration; then each statement of
+// the after-load SQL that ran, with its time.
+func WriteLog(w io.Writer, name string, res Result, steps []Step) {
+	defer writeSteps(w, steps)
 	tables := res.Tables
 	fmt.Fprintf(w, "# %s: bulk load, %d job(s), %d datoms in %s", name, len(res.Jobs), res.Datoms, res.Elapsed.Round(time.Millisecond))
 	if res.Capped {
@@ -61,6 +64,37 @@ func WriteLog(w io.Writer, name string, res Result) {
 	for t, n := range total {
 		fmt.Fprintf(w, "total: table %s: %d rows\n", tables[t].Name, n)
 	}
+}
+
+func writeSteps(w io.Writer, steps []Step) {
+	var total time.Duration
+	for _, st := range steps {
+		total += st.Took
+	}
+	for i, st := range steps {
+		share := 0.0
+		if total > 0 {
+			share = 100 * st.Took.Seconds() / total.Seconds()
+		}
+		fmt.Fprintf(w, "%s statement %d of %d took %.3f s (%.0f%% of the after-load time): %s\n", st.What, i+1, len(steps),
+			st.Took.Seconds(), share, firstLine(st.SQL))
+	}
+}
+
+// firstLine is a statement's first line that is not a comment, cut to 120
+// characters, to name it in a log line.
+func firstLine(stmt string) string {
+	for _, l := range strings.Split(stmt, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "--") {
+			continue
+		}
+		if len(l) > 120 {
+			l = l[:117] + "..."
+		}
+		return l
+	}
+	return ""
 }
 
 // CountLoaded counts the rows of the datom tables: after a load cut by
