@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/drivers"
 
 	"github.com/mentat-spec/mentat-spec/datagen/export"
+	"github.com/mentat-spec/mentat-spec/engine/host"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
@@ -181,7 +183,18 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec plan: %v\n", err)
 		return exitUnfinished
 	}
+	load, known := host.LoadAverage()
+	busyNote(stderr, load, known, runtime.NumCPU())
 	return exitOK
+}
+
+// busyNote says, on a machine busier than its CPUs, that the estimates
+// are a quiet machine's: under load adaptive reps stop at max_s more
+// often, and runs took up to 2.5x the best estimate (BENCHMARKS.md).
+func busyNote(w io.Writer, load float64, known bool, cpus int) {
+	if known && load > float64(cpus) {
+		fmt.Fprintf(w, "note: the machine is busy (load average %.1f on %d CPUs); the estimates are a quiet machine's: under load, expect the range's upper bound or more\n", load, cpus)
+	}
 }
 
 func runGen(args []string, stdout, stderr io.Writer) int {

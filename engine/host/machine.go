@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -47,4 +48,15 @@ func procField(path, name string) string {
 		}
 	}
 	return ""
+}
+
+// LoadAverage is the 1-minute load average (/proc/loadavg); false where
+// the OS does not say.
+func LoadAverage() (float64, bool) {
+	v, err := readTrim("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(strings.Fields(v + " ")[0], 64)
+	return f, err == nil
 }
