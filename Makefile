@@ -16,13 +16,15 @@
 #                  pairs of back-to-back quickstart runs on SQLite with
 #                  reps = 5, compared pairwise, every compare must exit 0;
 #                  with reps = 1 compare must say it cannot decide
+#   make ab        compare flags avet=false against a normal run (two runs)
+#   make ab-paired the same A/B in one run, the two stores' reps paired
 
 GO       ?= go
 BIN      := bin/mentat-spec
 PKGS     := ./...
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build install test unit bench vet fmt-check browser prometheus quickstart pg-up pg-down clean bench-native spec-review fuzz fuzz-short aa ab
+.PHONY: all build install test unit bench vet fmt-check browser prometheus quickstart pg-up pg-down clean bench-native spec-review fuzz fuzz-short aa ab ab-paired
 
 all: build
 
@@ -109,6 +111,9 @@ aa:
 
 ab:
 	scripts/aa.sh ab
+
+ab-paired:
+	scripts/aa.sh paired
 
 # bench-native compares the engine with each database's own fast path
 # (psql \copy, DuckDB COPY, go-sqlite3 loops, pgbench) at scale s;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# aa.sh [aa [PAIRS] | spread [PAIRS] | ab]: calibrates `mentat-spec compare` on the
+# aa.sh [aa [PAIRS] | spread [PAIRS] | ab | paired]: calibrates `mentat-spec compare` on the
 # quickstart (SQLite, scale xs) with 5 reps per point (scripts/aa/reps5_override.hcl).
 #
 #   aa  (default; `make aa`) runs PAIRS (default 5) pairs of back-to-back runs of
@@ -19,6 +19,12 @@
 #       checks that compare refuses (exit 6, avet listed), that with -force
 #       it flags point_lookup as a regression (exit 5), and that the
 #       reverse direction reports an improvement (exit 0).
+#   paired
+#       the same A/B in one run: the quickstart's SQLite store and one
+#       without the AVET indexes (scripts/aa/noavet_variant.hcl) as two
+#       backends, their reps alternating point by point (order = "paired");
+#       `compare RUN -variants sqlite,sqlite_noavet` must flag point_lookup
+#       (exit 5) and list the variants' after_load as what they change.
 #
 # AA_NOISE=N runs N busy loops beside the runs (a shared CI host), killed
 # by their pids when the script ends: compare must then be quiet or say it
@@ -186,8 +192,19 @@ ab)
 	fi
 	exit $fail
 	;;
+paired)
+	extra+=("$repo/scripts/aa/noavet_variant.hcl" "$repo/scripts/aa/paired_override.hcl")
+	run P data -var 'backends=["sqlite","sqlite_noavet"]'
+	cmp P -variants sqlite,sqlite_noavet
+	if [[ $rc == 5 ]] && grep -A3 '^point_lookup sqlite' "$last" | grep -q 'REGRESSION$'; then
+		echo "paired, sqlite -> sqlite_noavet: exit 5, point_lookup flagged: $(grep -A3 '^point_lookup sqlite' "$last" | grep 'REGRESSION$' | head -1 | tr -s ' '); load average $(loadavg)"
+	else
+		echo "paired, sqlite -> sqlite_noavet: exit $rc, want 5 with a point_lookup regression ($last)"
+		exit 1
+	fi
+	;;
 *)
-	echo "usage: $0 [aa [PAIRS] | spread [PAIRS] | ab]" >&2
+	echo "usage: $0 [aa [PAIRS] | spread [PAIRS] | ab | paired]" >&2
 	exit 2
 	;;
 esac
