@@ -39,6 +39,9 @@
 #   BENCH_WRITERS  the writes table's writer counts [1 4]
 #   BENCH_YCSB_SCALE  the YCSB dataset's scale for the update [s: 100,000
 #                  records]
+#   BENCH_LOAD_GOGC  GOGC of the Go load benchmarks, which hold the scale's
+#                  rows in memory for the native loops (about 80 bytes a
+#                  datom: 8 GB at l; 25 keeps the heap near that) [100]
 #   BENCH_SYNC_COMMIT  synchronous_commit of the writes' databases, for
 #                  the engine and pgbench alike (ALTER DATABASE): off, so
 #                  that the clients and the server's CPU set the rate, not
@@ -215,7 +218,7 @@ for ((r = 1; r <= rounds && full; r++)); do
 done
 if ((full)); then
 	log "Go benchmarks: engine vs go-sqlite3 loops and DuckDB COPY ($rounds interleaved rounds)"
-	MENTAT_SPEC_BENCH_SCALE=$scale MENTAT_SPEC_BENCH_GEN_DIR=$gen \
+	MENTAT_SPEC_BENCH_SCALE=$scale MENTAT_SPEC_BENCH_GEN_DIR=$gen GOGC=${BENCH_LOAD_GOGC:-100} \
 		go test -run '^$' -bench 'Load(SQLite|DuckDB)$' -benchtime "${rounds}x" -timeout 30m ./engine/runner/ >"$tmp/gobench.txt" ||
 		die "go test failed: $(tail -20 "$tmp/gobench.txt")"
 fi
