@@ -33,8 +33,11 @@
 #   BENCH_TIMEOUT  bound on the whole script, seconds [3600]
 #   BENCH_PARTS    all; q1: only the q1 table (one engine load of the
 #                  database, no load comparisons); writes: only the writes
-#                  table; loads: only the load comparisons (for a large
-#                  BENCH_SCALE: the loads at l take minutes each) [all]
+#                  table; loads: only the load comparisons, the engine's
+#                  without its after-load SQL as the native ones have
+#                  none (scripts/bench-native/load_only_override.hcl;
+#                  for a large BENCH_SCALE, where the loads take minutes
+#                  each) [all]
 #   BENCH_CLIENTS  the q1 table's client counts [1 2 8 32]
 #   BENCH_WRITERS  the writes table's writer counts [1 4]
 #   BENCH_YCSB_SCALE  the YCSB dataset's scale for the update [s: 100,000
@@ -159,8 +162,10 @@ datoms=$(cat "$gen"/datoms-*.csv | wc -l)
 log "$datoms datoms"
 
 # --- PostgreSQL load: psql \copy and the engine, in turns -------------------
+load_only=()
+[[ $parts == loads ]] && load_only=(scripts/bench-native/load_only_override.hcl)
 apply_load() { # BACKEND OUTDIR [PG-BATCH-ROWS]: the engine's bulk load into a fresh store
-	$bin apply "$spec" -var "scales=[\"$scale\"]" -var "backends=[\"$1\"]" -var "pg_database=$engine_var" \
+	$bin apply "$spec" ${load_only[@]+"${load_only[@]}"} -var "scales=[\"$scale\"]" -var "backends=[\"$1\"]" -var "pg_database=$engine_var" \
 		-var "pg_batch_rows=${3:-10000}" -var "data_dir=$tmp/data" -phase load -reload -q -o "$2" >&2 ||
 		die "apply -phase load on $1 failed (see $2)"
 	csvcol "$2/loads.csv" datoms_per_s
