@@ -14,7 +14,7 @@ dir=${1:?usage: $0 RESULTS_DIR}
 csv=$dir/precision.csv
 [[ -f $csv ]] || { echo "$0: $csv not found" >&2; exit 2; }
 want="scenario,backend,scale,clients,op,rep,n,p50_ms,p50_rel_ci,p99_ms,p99_rel_ci,stopped_by"
-[[ $(head -n 1 "$csv") == "$want" ]] || { echo "$0: $csv: unexpected header" >&2; exit 2; }
+[[ $(head -n 1 "$csv") == "$want"* ]] || { echo "$0: $csv: unexpected header" >&2; exit 2; }
 tail -n +2 "$csv" | awk -F, '
 function pct(x) { return x == "" ? "inf" : sprintf("%.1f%%", 100 * x) }
 {
