@@ -51,10 +51,10 @@ func (duckDriver) OptionNames() []string { return []string{"path", "access_mode"
 func (duckDriver) WritingConnections() int { return 1 }
 
 // StoreCost implements drivers.StoreEstimator: the mentat workload at
-// scale s (991,248 datoms): 74 MiB; 0.77 s + 3.9 s of load and after_load
-// (BENCHMARKS.md, loads.csv).
+// scale l (99,117,612 datoms, quiet, docs/runs/2026-12-02-xs-to-l): 6.6
+// GiB; 50 s + 207 s of load and after_load (2.3 us a datom at s).
 func (duckDriver) StoreCost() drivers.StoreCost {
-	return drivers.StoreCost{BytesPerDatom: 78, SecondsPerDatom: 4.7e-6}
+	return drivers.StoreCost{BytesPerDatom: 72, SecondsPerDatom: 2.6e-6}
 }
 
 // StorePath implements drivers.StoreLocator: the file Open would use.

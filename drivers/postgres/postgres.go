@@ -93,12 +93,12 @@ var (
 	_ drivers.Driver = pgDriver{}
 )
 
-// OptionNames lists the options Open accepts.
 // StoreCost implements drivers.StoreEstimator: the mentat workload at
-// scale s (991,248 datoms): 271 MiB; 1.48 + 6.4 + 0.6 + 0.12 s of load,
-// after_load, analyze and vacuum (BENCHMARKS.md, loads.csv).
+// scale l (99,117,612 datoms, quiet, docs/runs/2026-12-02-xs-to-l): 26.4
+// GiB; 111 + 718 + 2 + 2.6 s of load, after_load, analyze and vacuum (5.6
+// us a datom at s).
 func (pgDriver) StoreCost() drivers.StoreCost {
-	return drivers.StoreCost{BytesPerDatom: 287, SecondsPerDatom: 8.6e-6}
+	return drivers.StoreCost{BytesPerDatom: 286, SecondsPerDatom: 8.4e-6}
 }
 
 func (pgDriver) OptionNames() []string {

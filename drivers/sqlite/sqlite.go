@@ -60,10 +60,12 @@ func (sqliteDriver) OptionNames() []string { return []string{"path", "readers", 
 func (sqliteDriver) WritingConnections() int { return 1 }
 
 // StoreCost implements drivers.StoreEstimator: the mentat workload at
-// scale s (991,248 datoms): 178 MiB; 0.95 s + 11.2 s of load and after_load
-// (BENCHMARKS.md, loads.csv).
+// scale l (99,117,612 datoms, quiet, docs/runs/2026-12-02-xs-to-l): 18.1
+// GiB; 65 s + 470 s + 49 s of load, after_load and analyze. The time per
+// datom grows with the scale (4.2 us at s), so smaller scales come out
+// high, within the plan's range.
 func (sqliteDriver) StoreCost() drivers.StoreCost {
-	return drivers.StoreCost{BytesPerDatom: 188, SecondsPerDatom: 12.3e-6}
+	return drivers.StoreCost{BytesPerDatom: 196, SecondsPerDatom: 5.9e-6}
 }
 
 // StorePath implements drivers.StoreLocator: the file Open would use.
