@@ -295,3 +295,29 @@ func TestEstimateFromAnotherScale(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadSplit: the load's estimate splits into the datoms and the steps
+// after them, by the earlier run's share where it measured the load, by
+// the release suite's 85% otherwise; a backend without after-load steps
+// has it all in the datoms.
+func TestLoadSplit(t *testing.T) {
+	p := build(t, []string{filepath.Join("testdata", "matrix.hcl")}, nil)
+	c := cell(t, p, "xs", "lite")
+	datoms, after := c.LoadSplit()
+	if best := c.LoadEstimate().Best; datoms+after != best || after != time.Duration(0.85*float64(best)) {
+		t.Errorf("model split %v + %v of %v, want 85%% after", datoms, after, best)
+	}
+	h, err := plan.ReadHistory(filepath.Join("testdata", "history"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.EstimateFrom(h)
+	// testdata/history: 0.5 s of datoms, 0.25 s after_load, 0.05 s analyze.
+	datoms, after = c.LoadSplit()
+	if datoms.Round(time.Millisecond) != 500*time.Millisecond || after.Round(time.Millisecond) != 300*time.Millisecond {
+		t.Errorf("measured split %v + %v, want 500ms + 300ms", datoms, after)
+	}
+	if d, a := cell(t, p, "xs", "preloaded").LoadSplit(); d != 0 || a != 0 {
+		t.Errorf("a backend without a load splits %v + %v", d, a)
+	}
+}

@@ -126,7 +126,11 @@ func (p *Plan) EstimateFrom(h *History) (scenarios, loads, extrapolated int) {
 				l, ok = h.nearestLoad(c.Backend.Name, sp.Stats.Datoms)
 			}
 			if ok && c.Backend.Load.Declared && l.WallS > 0 && l.NDatoms > 0 && !l.Ceiling {
-				s := l.WallS + deref(l.PostLoadS) + deref(l.AnalyzeS) + deref(l.VacuumS)
+				after := deref(l.PostLoadS) + deref(l.AnalyzeS) + deref(l.VacuumS)
+				s := l.WallS + after
+				if after > 0 {
+					c.measuredAfterShare = after / s
+				}
 				if sp.Stats.Datoms > 0 {
 					s *= float64(sp.Stats.Datoms) / float64(l.NDatoms) // the dataset may have changed since
 				}

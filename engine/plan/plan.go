@@ -105,6 +105,7 @@ type Cell struct {
 	measuredLoad          time.Duration
 	loadFrom              string
 	measuredBytesPerDatom float64
+	measuredAfterShare    float64 // of the measured load, its after-load steps
 }
 
 // OffScenario is a scenario that does not run in a cell.

@@ -362,11 +362,16 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	c.run.logf("%s: loading %s datoms (%d job(s))", c.name(), plan.Thousands(c.pc.Scale.Stats.Datoms), bc.Load.Jobs)
 	var loaded atomic.Int64
 	c.phase(results.PhaseLoad)
-	c.run.begin(c.name()+" load", "datoms", c.pc.LoadEstimate().Best, c.pc.Scale.Stats.Datoms, func() (int64, int64) { return loaded.Load(), 0 })
+	datomsEst, afterEst := c.pc.LoadSplit()
+	c.run.begin(c.name()+" load", "datoms", datomsEst, c.pc.Scale.Stats.Datoms, func() (int64, int64) { return loaded.Load(), 0 })
 	res, err := store.BulkLoad(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
 	c.run.end()
 	var steps []store.Step
+	var ran atomic.Int64 // after-load statements done, for the progress line
 	defer func() { c.writeLoadLog(res, steps) }()
+	if err != nil || res.Capped {
+		c.run.skip(afterEst) // no after-load SQL follows: its estimate is done
+	}
 	if err != nil {
 		return false, fmt.Errorf("bulk load: %w", err)
 	}
@@ -388,26 +393,28 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 			return nil, nil
 		}
 		t0 := time.Now()
-		var ran atomic.Int64
-		c.run.begin(c.name()+" "+what, "statements", 0, int64(store.CountStatements(texts)), func() (int64, int64) { return ran.Load(), 0 })
 		err := store.ExecTimed(ctx, c.admin, texts, func(stmt string, took time.Duration) {
 			steps = append(steps, store.Step{What: what, SQL: stmt, Took: took})
 			ran.Add(1)
 		})
-		c.run.end()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		s := time.Since(t0).Seconds()
 		return &s, nil
 	}
-	if row.PostLoadS, err = timed(bc.AfterLoad, "after_load"); err != nil {
-		return false, err
+	// One progress task for the steps after the datoms: at l they are
+	// most of the load, minutes with no datom to count.
+	if n := store.CountStatements(bc.AfterLoad) + store.CountStatements(bc.Analyze) + store.CountStatements(bc.Vacuum); n > 0 {
+		c.run.begin(c.name()+" after-load SQL", "statements", afterEst, int64(n), func() (int64, int64) { return ran.Load(), 0 })
 	}
-	if row.AnalyzeS, err = timed(bc.Analyze, "analyze"); err != nil {
-		return false, err
+	if row.PostLoadS, err = timed(bc.AfterLoad, "after_load"); err == nil {
+		if row.AnalyzeS, err = timed(bc.Analyze, "analyze"); err == nil {
+			row.VacuumS, err = timed(bc.Vacuum, "vacuum")
+		}
 	}
-	if row.VacuumS, err = timed(bc.Vacuum, "vacuum"); err != nil {
+	c.run.end()
+	if err != nil {
 		return false, err
 	}
 	if sz, ok := c.be.(drivers.Sizer); ok {
