@@ -42,9 +42,11 @@
 #   BENCH_WRITERS  the writes table's writer counts [1 4]
 #   BENCH_YCSB_SCALE  the YCSB dataset's scale for the update [s: 100,000
 #                  records]
-#   BENCH_LOAD_GOGC  GOGC of the Go load benchmarks, which hold the scale's
-#                  rows in memory for the native loops (about 80 bytes a
-#                  datom: 8 GB at l; 25 keeps the heap near that) [100]
+#   BENCH_LOAD_GOGC  GOGC of the Go load benchmarks [100]; they hold the
+#                  scale's rows in memory for the native SQLite loops up to
+#                  20M datoms (about 180 bytes a row: 18 GB at l would not
+#                  fit 24 GiB), and stream them from the generator past that
+#                  (MENTAT_SPEC_BENCH_INMEM_MAX)
 #   BENCH_SYNC_COMMIT  synchronous_commit of the writes' databases, for
 #                  the engine and pgbench alike (ALTER DATABASE): off, so
 #                  that the clients and the server's CPU set the rate, not

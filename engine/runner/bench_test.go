@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -324,10 +325,25 @@ func engineLoadVariant(b *testing.B, name string, sp *plan.ScalePlan, lc resolve
 }
 
 // nativeRows are the dataset's rows, generated once and kept in memory so
-// the hand-written loops pay nothing for them.
+// the hand-written loops pay nothing for them; past inMemoryMaxDatoms
+// (about 180 bytes a row in memory: 18 GB at l) they are streamed from the
+// generator batch by batch instead, as the engine's load streams them,
+// and the native loops pay the generator's 45 ns a datom too.
 type nativeRows struct {
 	attrs [][]any
-	rows  []nativeRow // stream order
+	rows  []nativeRow // stream order; nil when streamed
+	gen   *datagen.Dataset
+	n     int64 // rows
+}
+
+// inMemoryMaxDatoms is the largest dataset streamRows holds in memory
+// (MENTAT_SPEC_BENCH_INMEM_MAX overrides it): m's 9.9M rows take about
+// 1.8 GB.
+func inMemoryMaxDatoms() int64 {
+	if v, err := strconv.ParseInt(os.Getenv("MENTAT_SPEC_BENCH_INMEM_MAX"), 10, 64); err == nil {
+		return v
+	}
+	return 20_000_000
 }
 
 type nativeRow struct {
@@ -348,7 +364,29 @@ func streamRows(b testing.TB, gen *datagen.Dataset) *nativeRows {
 		}
 		out.attrs = append(out.attrs, []any{int64(a.ID), a.Ident, a.Entity, string(a.Type), card, a.Unique, a.Index})
 	}
-	err := gen.Stream(context.Background(), 0, gen.TxCount(), func(tx *datagen.Tx) error {
+	st, err := gen.Stats(context.Background(), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out.n = st.Datoms
+	if out.n > inMemoryMaxDatoms() {
+		out.gen = gen
+		b.Logf("streaming the %d rows from the generator (more than %d: MENTAT_SPEC_BENCH_INMEM_MAX)", out.n, inMemoryMaxDatoms())
+		return out
+	}
+	if err := streamTxRows(gen, func(tx []nativeRow) error { out.rows = append(out.rows, tx...); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	out.n = int64(len(out.rows))
+	return out
+}
+
+// streamTxRows hands fn each generator transaction's rows, the last one
+// marked txEnd; fn must not keep the slice.
+func streamTxRows(gen *datagen.Dataset, fn func(tx []nativeRow) error) error {
+	var buf []nativeRow
+	return gen.Stream(context.Background(), 0, gen.TxCount(), func(tx *datagen.Tx) error {
+		buf = buf[:0]
 		for i := range tx.Datoms {
 			d := &tx.Datoms[i]
 			r := nativeRow{class: int(d.V.Class()), e: d.E, a: int64(d.A), tx: d.Tx, added: d.Added}
@@ -360,22 +398,34 @@ func streamRows(b testing.TB, gen *datagen.Dataset) *nativeRows {
 			default:
 				r.v = d.V.Float
 			}
-			out.rows = append(out.rows, r)
+			buf = append(buf, r)
 		}
-		if n := len(out.rows); n > 0 {
-			out.rows[n-1].txEnd = true
+		if n := len(buf); n > 0 {
+			buf[n-1].txEnd = true
 		}
-		return nil
+		return fn(buf)
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return out
 }
 
 // batches calls fn for each run of rows the engine commits together:
 // whole generator transactions, committed once batchRows rows are pending.
 func (nr *nativeRows) batches(batchRows int, fn func(rows []nativeRow) error) error {
+	if nr.rows == nil && nr.gen != nil {
+		var batch []nativeRow
+		err := streamTxRows(nr.gen, func(tx []nativeRow) error {
+			batch = append(batch, tx...)
+			if len(batch) < batchRows {
+				return nil
+			}
+			err := fn(batch)
+			batch = batch[:0]
+			return err
+		})
+		if err == nil && len(batch) > 0 {
+			err = fn(batch)
+		}
+		return err
+	}
 	start, pending := 0, 0
 	for i := range nr.rows {
 		pending++
@@ -444,7 +494,7 @@ func insertSQL(table string, cols []string, rows int) string {
 func sqliteNativeLoads(b *testing.B, nr *nativeRows, bc resolve.CellBackend, dir string) []*variant {
 	ctx := context.Background()
 	tables := tableNames(bc.Load)
-	n := int64(len(nr.rows))
+	n := nr.n
 	seq := 0
 	freshFile := func() string {
 		seq++
