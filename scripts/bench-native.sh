@@ -72,6 +72,11 @@ set -euo pipefail
 
 die() {
 	echo "bench-native.sh: $*" >&2
+	# What was measured before the failure, which the cleanup would lose.
+	local f
+	for f in ${tmp:+"$tmp"/pg-copy "$tmp"/pg-engine "$tmp"/pg-engine-1tx "$tmp"/sqlite-engine "$tmp"/duckdb-engine}; do
+		[[ -s $f ]] && echo "bench-native.sh: measured before: ${f##*/} = $(paste -sd/ "$f") datoms/s" >&2
+	done
 	exit 1
 }
 
