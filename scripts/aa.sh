@@ -195,7 +195,11 @@ ab)
 paired)
 	extra+=("$repo/scripts/aa/noavet_variant.hcl" "$repo/scripts/aa/paired_override.hcl")
 	run P data -var 'backends=["sqlite","sqlite_noavet"]'
-	cmp P -variants sqlite,sqlite_noavet
+	last="$work/cmp-P-variants.txt"
+	set +e
+	"$bin" compare "$work/P" -variants sqlite,sqlite_noavet >"$last" 2>&1
+	rc=$?
+	set -e
 	if [[ $rc == 5 ]] && grep -A3 '^point_lookup sqlite' "$last" | grep -q 'REGRESSION$'; then
 		echo "paired, sqlite -> sqlite_noavet: exit 5, point_lookup flagged: $(grep -A3 '^point_lookup sqlite' "$last" | grep 'REGRESSION$' | head -1 | tr -s ' '); load average $(loadavg)"
 	else
