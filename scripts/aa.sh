@@ -2,9 +2,13 @@
 # aa.sh [aa [PAIRS] | spread [PAIRS] | ab | paired]: calibrates `mentat-spec compare` on the
 # quickstart (SQLite, scale xs) with 5 reps per point (scripts/aa/reps5_override.hcl).
 #
-#   aa  (default; `make aa`) runs PAIRS (default 5) pairs of back-to-back runs of
-#       the unchanged quickstart and compares each pair: every compare must
-#       exit 0 with no regression. Then one pair with reps = 1
+#   aa  (default; `make aa`) runs AA_CALIBRATE (default 4) calibration runs,
+#       then PAIRS (default 5) pairs of back-to-back runs of the unchanged
+#       quickstart, and compares each pair with the run-to-run variation
+#       estimated from the calibration runs (compare -calibrate): every
+#       compare must exit 0 with no regression. Each pair is compared
+#       without the calibration too, which shows how often the assumption
+#       of no run-level effect fails here (not a gate). Then one pair with reps = 1
 #       (scripts/aa/reps1_override.hcl): compare must say it cannot decide and
 #       exit 0. Prints each pair's load average and the false-alarm rate
 #       (metrics flagged / metrics compared), and the seed's threshold rule
@@ -128,11 +132,27 @@ aa)
 	improvements=0
 	talarms=0
 	tregressions=0
+	ualarms=0
+	uregressions=0
+	# Calibration: A/A runs before the pairs, never the runs judged.
+	calib=()
+	for c in $(seq 1 "${AA_CALIBRATE:-4}"); do
+		run "c$c" data
+		calib+=(-calibrate "$work/c$c")
+	done
+	echo "calibration: ${AA_CALIBRATE:-4} runs; load average $(loadavg)"
 	for i in $(seq 1 "$pairs"); do
 		before=$(loadavg)
 		run "a$i" data
 		run "b$i" data
+		# Without the calibration: how often one run per side with no
+		# run-level effect assumed is wrong here.
 		cmp "a$i" "b$i"
+		un=$(sed -n 's/^[0-9]* metrics: \([0-9]*\) regressions.*/\1/p' "$last")
+		[[ $rc == 0 ]] || ualarms=$((ualarms + 1))
+		uregressions=$((uregressions + un))
+		urc=$rc
+		cmp "a$i" "b$i" "${calib[@]}"
 		n=$(sed -n 's/^[0-9]* metrics: \([0-9]*\) regressions.*/\1/p' "$last")
 		m=$(sed -n 's/^\([0-9]*\) metrics:.*/\1/p' "$last")
 		im=$(sed -n 's/^[0-9]* metrics: [0-9]* regressions, \([0-9]*\) improvements.*/\1/p' "$last")
@@ -146,10 +166,11 @@ aa)
 		tn=$(grep -c 'REGRESSION' "$last" || true)
 		[[ $rc == 0 ]] || talarms=$((talarms + 1))
 		tregressions=$((tregressions + tn))
-		echo "pair $i: $summary; threshold method: exit $rc, $tn regressions; load average $before before, $(loadavg) after"
+		echo "pair $i: $summary; uncalibrated: exit $urc, $un regressions; threshold method: exit $rc, $tn regressions; load average $before before, $(loadavg) after"
 	done
 	pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", b ? 100 * a / b : 0 }'; }
 	echo "A/A: $alarms of $pairs compares exited non-zero; false-alarm rate: $regressions of $metrics metrics flagged as regressions ($(pct "$regressions" "$metrics")), $((regressions + improvements)) in either direction ($(pct $((regressions + improvements)) "$metrics"))"
+	echo "A/A, uncalibrated (one run per side, no run-level effect assumed): $ualarms of $pairs compares exited non-zero; $uregressions regressions"
 	echo "A/A, threshold method: $talarms of $pairs compares exited non-zero; $tregressions regressions"
 	# reps = 1: nothing to decide with, and compare must say so.
 	reps=$repo/scripts/aa/reps1_override.hcl

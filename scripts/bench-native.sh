@@ -40,6 +40,7 @@
 #                  each) [all]
 #   BENCH_CLIENTS  the q1 table's client counts [1 2 8 32]
 #   BENCH_WRITERS  the writes table's writer counts [1 4]
+#   BENCH_WRITES   the writes table's transactions [update write_state]
 #   BENCH_YCSB_SCALE  the YCSB dataset's scale for the update [s: 100,000
 #                  records]
 #   BENCH_LOAD_GOGC  GOGC of the Go load benchmarks [100]; they hold the
@@ -311,7 +312,7 @@ done
 
 # --- writes on PostgreSQL: pgbench -f and the engine, in turns ---------------
 sqlv() { psql -X -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
-wnames="update write_state"
+wnames=${BENCH_WRITES:-update write_state}
 wvariants="pgbench-prepared pgbench-simple engine-extended engine-simple"
 for w in $wnames; do for c in $writers; do for v in $wvariants; do
 	: >"$tmp/w-$w-$v-$c" && : >"$tmp/w-$w-$v-cpu-$c" && : >"$tmp/w-$w-$v-err-$c"
@@ -352,19 +353,23 @@ if ((do_writes)); then
 		sqlv "$dsn" "ALTER DATABASE $db SET synchronous_commit = $sync_commit" >/dev/null
 	done
 fi
-# wsetup WRITE: the untimed start of a write run: the update's rows back at
-# their loaded tx (see the header); the engine's mark of a store written
-# after its load cleared (apply -phase bench refuses such a store, for the
-# truth its checks compare with; these scenarios have no checks, and a
-# reload per run would cost more than the runs); and a checkpoint, so that
-# no run has the last one's dirty pages to write.
+# wsetup WRITE: the untimed start of a write run: the log rows the last
+# runs wrote deleted and the update's rows back at their loaded tx (see
+# the header); both tables vacuumed, so that no run walks the dead row
+# versions and the grown log of the runs before it (without this the
+# rates fell by half over five rounds, both clients alike); the engine's
+# mark of a store written after its load cleared (apply -phase bench
+# refuses such a store, for the truth its checks compare with; these
+# scenarios have no checks, and a reload per run would cost more than the
+# runs); and a checkpoint, so that no run has the last one's dirty pages
+# to write.
 wsetup() {
-	local db=$url
-	if [[ $1 == update ]]; then
-		db=$yurl
-		sqlv "$db" "UPDATE cur_text SET tx = $ytx WHERE tx > $ytx" >/dev/null
-	fi
+	local db=$url tx=$itx
+	[[ $1 == update ]] && db=$yurl tx=$ytx
+	sqlv "$db" "DELETE FROM log_text WHERE tx > $tx" >/dev/null
+	[[ $1 == update ]] && sqlv "$db" "UPDATE cur_text SET tx = $tx WHERE tx > $tx" >/dev/null
 	sqlv "$db" "DELETE FROM mentat_spec_meta WHERE k = 'written'" >/dev/null
+	sqlv "$db" "VACUUM (ANALYZE) log_text, cur_text" >/dev/null
 	sqlv "$db" CHECKPOINT >/dev/null
 }
 engine_wrun() { # WRITE PROTOCOL WRITERS OUTDIR: "tx/s cpu-µs/tx errors"

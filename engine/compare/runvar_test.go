@@ -16,6 +16,12 @@ import (
 // how much runs differ.
 func writeRun(t *testing.T, dir string, r *rand.Rand, runSD, shift float64) {
 	t.Helper()
+	writeRunSDs(t, dir, r, []float64{runSD, runSD, runSD, runSD, runSD, runSD}, shift)
+}
+
+// writeRunSDs is writeRun with a between-run SD per point.
+func writeRunSDs(t *testing.T, dir string, r *rand.Rand, runSDs []float64, shift float64) {
+	t.Helper()
 	d, err := results.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +29,7 @@ func writeRun(t *testing.T, dir string, r *rand.Rand, runSD, shift float64) {
 	if err := d.WriteEnv([]results.KV{{Key: "spec_sha256", Value: "abc"}, {Key: "cpu_model", Value: "test"}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for p := 0; p < 6; p++ {
+	for p, runSD := range runSDs {
 		level := math.Exp(r.NormFloat64()*runSD) * (1 + shift)
 		var reps []results.Row
 		for rep := 1; rep <= 5; rep++ {
@@ -100,5 +106,71 @@ func TestCalibratedRunVariation(t *testing.T) {
 	}
 	if _, err := Calibrate(aa[:1]); err == nil {
 		t.Error("one A/A run calibrated")
+	}
+}
+
+// One point varies between runs by 40% while five others keep to 1%: the
+// pooled variation is small, and only the point's own estimate keeps
+// two A/A runs from flagging it; a +150% change of a steady point is
+// still a regression.
+func TestCalibratedPointVariation(t *testing.T) {
+	sds := []float64{0.40, 0.01, 0.01, 0.01, 0.01, 0.01}
+	root := t.TempDir()
+	r := rand.New(rand.NewPCG(11, 13))
+	var aa []string
+	for i := 0; i < 6; i++ {
+		dir := filepath.Join(root, "aa", string(rune('a'+i)))
+		writeRunSDs(t, dir, r, sds, 0)
+		aa = append(aa, dir)
+	}
+	rv, err := Calibrate(aa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide := results.Key{Scenario: "lookup", Backend: "b", Scale: "xs", Clients: 1, Op: "read"}
+	if sd := rv.sdFor(wide, KindP50); sd < 0.2 {
+		t.Errorf("the wide point's between-run SD %.3f, want about 0.40", sd)
+	}
+	if sd := rv.SD[KindP50]; sd > 0.3 {
+		t.Errorf("pooled SD %.3f: the test needs it below the wide point's", sd)
+	}
+	// Pairs of A/A runs whose wide point differs by about 2 of its SDs.
+	flagged := 0
+	for i := 0; i < 10; i++ {
+		a, b := filepath.Join(root, "a", string(rune('a'+i))), filepath.Join(root, "b", string(rune('a'+i)))
+		writeRunSDs(t, a, r, sds, 0)
+		writeRunSDs(t, b, r, sds, 0)
+		v, err := Dirs(a, b, Options{ThresholdPct: 10, RunVariation: rv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mv := range v.Verdicts {
+			if mv.Outcome == OutRegression {
+				flagged++
+				t.Logf("pair %d: %s %s %.2f", i, mv.What, mv.Metric, mv.Ratio)
+			}
+		}
+		if i == 0 && !strings.Contains(v.String(), "(up to ") {
+			t.Errorf("the verdict does not name the widest point:\n%s", v.String())
+		}
+	}
+	if flagged > 0 {
+		t.Errorf("%d regressions over 10 calibrated A/A pairs, want 0", flagged)
+	}
+	old, slower := filepath.Join(root, "old"), filepath.Join(root, "slower")
+	writeRunSDs(t, old, r, sds, 0)
+	writeRunSDs(t, slower, r, sds, 1.5)
+	v, err := Dirs(old, slower, Options{ThresholdPct: 10, RunVariation: rv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steady := 0
+	for _, mv := range v.Verdicts {
+		if mv.Outcome == OutRegression && mv.Metric == KindP50 && mv.key != wide {
+			steady++
+		}
+	}
+	if steady != 5 {
+		t.Errorf("%d of 5 steady points flagged after +150%%, want 5", steady)
 	}
 }
