@@ -293,9 +293,10 @@ func (f *fingerprints) digest(scale, backend, scenario string) (scen, back strin
 // so the point of the previous row is tried before the index (a run of a
 // million raw rows hashes a key per point, not per row).
 func pointsOf(r *results.Run, prec []results.PrecisionRow, fps *fingerprints) []Point {
-	index := map[results.Key]int{}
-	var pts []Point
-	var hasMedian []bool
+	timings := r.Points()
+	index := make(map[results.Key]int, len(timings))
+	pts := make([]Point, 0, len(timings))
+	hasMedian := make([]bool, 0, len(timings))
 	last, lastAt := results.Key{}, -1
 	find := func(k results.Key) int {
 		if lastAt >= 0 && k == last {
@@ -321,7 +322,7 @@ func pointsOf(r *results.Run, prec []results.PrecisionRow, fps *fingerprints) []
 		}
 		return &pts[i]
 	}
-	for _, row := range r.Points() {
+	for _, row := range timings {
 		p := at(row)
 		p.Median = row
 		hasMedian[lastAt] = true

@@ -51,9 +51,14 @@ func Load(dir string) (*Run, error) {
 	var errs []error
 	keep := func(err error) { errs = append(errs, MissingIsEmpty(err)) }
 
+	// raw.csv, the largest file by far, is read beside the others.
+	var rawErr error
+	rawDone := make(chan struct{})
+	go func() {
+		defer close(rawDone)
+		r.Raw, rawErr = ReadRaw(dir)
+	}()
 	r.Timings, err = ReadTimings(dir)
-	keep(err)
-	r.Raw, err = ReadRaw(dir)
 	keep(err)
 	r.Loads, err = ReadLoads(dir)
 	keep(err)
@@ -74,6 +79,8 @@ func Load(dir string) (*Run, error) {
 	b, err := os.ReadFile(filepath.Join(dir, FindingsMD))
 	keep(err)
 	r.Findings = strings.TrimSpace(string(b))
+	<-rawDone
+	keep(rawErr)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 // ReadTimings reads timings.csv of dir in file order. A missing file is an
 // error wrapping fs.ErrNotExist.
 func ReadTimings(dir string) ([]Row, error) {
-	var rows []Row
+	rows := make([]Row, 0, linesAbout(filepath.Join(dir, TimingsFile)))
 	err := readCSV(filepath.Join(dir, TimingsFile), TimingsHeader, func(r *record) {
 		row := r.row()
 		row.Reps = int(r.int("reps"))
@@ -27,7 +27,7 @@ func ReadTimings(dir string) ([]Row, error) {
 // ReadRaw reads raw.csv of dir in file order, e.g. to see which points a
 // resumed run has already measured.
 func ReadRaw(dir string) ([]Row, error) {
-	var rows []Row
+	rows := make([]Row, 0, linesAbout(filepath.Join(dir, RawFile)))
 	err := readCSV(filepath.Join(dir, RawFile), RawHeader, func(r *record) {
 		row := r.row()
 		row.Rep = int(r.int("rep"))
@@ -50,6 +50,17 @@ func ReadLoads(dir string) ([]LoadRow, error) {
 	return rows, err
 }
 
+// linesAbout guesses a CSV file's rows from its size (a timings or raw
+// row takes 80 bytes or more), so a large file's rows are not copied
+// each time their slice grows; 0 when the file cannot be read.
+func linesAbout(path string) int {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return int(min(st.Size()/80, 1<<24))
+}
+
 // record is one CSV line addressed by column name; the first parse error
 // sticks and is reported with the line number.
 type record struct {
@@ -57,7 +68,17 @@ type record struct {
 	fields []string
 	line   int
 	err    error
+	// rowCols are row()'s columns, looked up once per file: a million-row
+	// raw.csv would otherwise hash thirteen names per line.
+	rowCols []int
+	// interned keeps one copy of each key field's value (scenario,
+	// backend, ...): a row would otherwise keep its whole line alive.
+	interned map[string]string
 }
+
+// rowFields are the columns of row(), in rowCols' order.
+var rowFields = []string{"scenario", "backend", "scale", "n_datoms", "clients", "op", "count",
+	"p50_ms", "p95_ms", "p99_ms", "max_ms", "throughput_ops_s", "errors"}
 
 // str returns the named field, "" when the file has no such column (the
 // required ones are checked when the header is read).
@@ -121,13 +142,68 @@ func (r *record) optFloat(name string) *float64 {
 }
 
 func (r *record) row() Row {
-	return Row{
-		Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
-		NDatoms: r.int("n_datoms"), Clients: int(r.int("clients")), Op: r.str("op"),
-		Count: r.int("count"),
-		P50Ms: r.float("p50_ms"), P95Ms: r.float("p95_ms"), P99Ms: r.float("p99_ms"), MaxMs: r.float("max_ms"),
-		Throughput: r.float("throughput_ops_s"), Errors: r.int("errors"),
+	if r.rowCols == nil {
+		r.rowCols = make([]int, len(rowFields))
+		for i, name := range rowFields {
+			c, ok := r.col[name]
+			if !ok {
+				c = -1
+			}
+			r.rowCols[i] = c
+		}
+		r.interned = map[string]string{}
 	}
+	c := r.rowCols
+	return Row{
+		Scenario: r.key(c[0]), Backend: r.key(c[1]), Scale: r.key(c[2]),
+		NDatoms: r.intAt(c[3], "n_datoms"), Clients: int(r.intAt(c[4], "clients")), Op: r.key(c[5]),
+		Count: r.intAt(c[6], "count"),
+		P50Ms: r.floatAt(c[7], "p50_ms"), P95Ms: r.floatAt(c[8], "p95_ms"), P99Ms: r.floatAt(c[9], "p99_ms"), MaxMs: r.floatAt(c[10], "max_ms"),
+		Throughput: r.floatAt(c[11], "throughput_ops_s"), Errors: r.intAt(c[12], "errors"),
+	}
+}
+
+// at is field i of the line, "" when the file has no such column.
+func (r *record) at(i int) string {
+	if i < 0 || i >= len(r.fields) {
+		return ""
+	}
+	return r.fields[i]
+}
+
+// key is field i, interned: key fields take a few values over a file.
+func (r *record) key(i int) string {
+	s := r.at(i)
+	if v, ok := r.interned[s]; ok {
+		return v
+	}
+	v := strings.Clone(s)
+	if len(r.interned) < 4096 {
+		r.interned[v] = v
+	}
+	return v
+}
+
+func (r *record) intAt(i int, name string) int64 {
+	s := r.at(i)
+	if s == "" {
+		return 0
+	}
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v
+	}
+	return r.int(name) // the float form and the error
+}
+
+func (r *record) floatAt(i int, name string) float64 {
+	s := r.at(i)
+	if s == "" {
+		return 0
+	}
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		return v
+	}
+	return r.float(name) // the error
 }
 
 // readCSV calls fn for every well-formed line of path. The columns of
