@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# aa.sh [aa [PAIRS] | spread [PAIRS] | ab | paired]: calibrates `mentat-spec compare` on the
+# aa.sh [aa [PAIRS] | spread [PAIRS] | ab | paired | history [RUNS]]: calibrates `mentat-spec compare` on the
 # quickstart (SQLite, scale xs) with 5 reps per point (scripts/aa/reps5_override.hcl).
 #
 #   aa  (default; `make aa`) runs AA_CALIBRATE (default 4) calibration runs,
@@ -29,6 +29,12 @@
 #       backends, their reps alternating point by point (order = "paired");
 #       `compare RUN -variants sqlite,sqlite_noavet` must flag point_lookup
 #       (exit 5) and list the variants' after_load as what they change.
+#   history [RUNS]
+#       RUNS (default: PAIRS' default, 5; the release history's check uses
+#       20) runs added to a history one by one, `history check` quiet
+#       (exit 0) on each; then 3 runs with -var avet=false: the first is a
+#       regression change point (exit 5) naming point_lookup and avet, the
+#       next two are not new ones (exit 0).
 #
 # AA_NOISE=N runs N busy loops beside the runs (a shared CI host), killed
 # by their pids when the script ends: compare must then be quiet or say it
@@ -228,8 +234,66 @@ paired)
 		exit 1
 	fi
 	;;
+history)
+	# RUNS A/A runs added to a history one by one, each checked, then 3
+	# runs without the AVET indexes: only the first of those may be a
+	# regression change point, and it must name point_lookup and avet.
+	# AA_HISTORY_RUNS lists results directories of this spec (reps 5) to
+	# use as the A/A runs instead of running them, oldest first.
+	db=$work/history.db
+	hfail=0
+	hadd() { "$bin" history -db "$db" add "$work/$1" >"$work/history-add-$1.txt" 2>&1 || { echo "aa.sh: history add $1 failed" >&2; exit 1; }; }
+	hcheck() { # NAME WANT
+		set +e
+		"$bin" history -db "$db" check "$work/$1" >"$work/history-check-$1.txt" 2>&1
+		rc=$?
+		set -e
+		if [[ $rc != "$2" ]]; then
+			echo "history check $1: exit $rc, want $2 ($work/history-check-$1.txt)"
+			hfail=1
+		fi
+	}
+	aaruns=()
+	if [[ -n ${AA_HISTORY_RUNS:-} ]]; then
+		for d in $AA_HISTORY_RUNS; do
+			n=aa-$(basename "$d")
+			cp -r "$d" "$work/$n"
+			aaruns+=("$n")
+		done
+	else
+		run load data -phase load
+		for i in $(seq 1 "$pairs"); do
+			run "h$i" data
+			aaruns+=("h$i")
+		done
+	fi
+	for n in "${aaruns[@]}"; do hadd "$n" && hcheck "$n" 0; done
+	echo "history: ${#aaruns[@]} A/A runs added one by one, checks that were not quiet: $hfail (1: some); load average $(loadavg)"
+	for i in 1 2 3; do
+		run "noavet$i" data-noavet -var avet=false
+		hadd "noavet$i"
+		set +e
+		"$bin" history -db "$db" check "$work/noavet1" >/dev/null 2>&1
+		echo "history check noavet1 with $i run(s) without AVET added: exit $?"
+		set -e
+	done
+	# With all three in: the change starts at the first, the others are
+	# not new change points.
+	hcheck noavet1 5
+	hcheck noavet2 0
+	hcheck noavet3 0
+	if grep -q point_lookup "$work/history-check-noavet1.txt" && grep -q avet "$work/history-check-noavet1.txt"; then
+		echo "history check noavet1: exit 5, $(grep -m1 point_lookup "$work/history-check-noavet1.txt" | tr -s ' ')"
+	else
+		echo "history check noavet1: does not name point_lookup and avet ($work/history-check-noavet1.txt)"
+		hfail=1
+	fi
+	"$bin" history -db "$db" report -markdown >"$work/history-report.md" 2>&1 || hfail=1
+	echo "history report: $(grep -c . "$work/history-report.md") lines, $work/history-report.md"
+	exit $hfail
+	;;
 *)
-	echo "usage: $0 [aa [PAIRS] | spread [PAIRS] | ab | paired]" >&2
+	echo "usage: $0 [aa [PAIRS] | spread [PAIRS] | ab | paired | history [RUNS]]" >&2
 	exit 2
 	;;
 esac
