@@ -96,21 +96,14 @@ func (r *record) fail(name string, err error) {
 	}
 }
 
-func (r *record) int(name string) int64 {
-	s := r.str(name)
-	if s == "" {
-		return 0
+func (r *record) int(name string) int64 { return r.intAt(r.index(name), name) }
+
+// index is the column of name, -1 when the file has none.
+func (r *record) index(name string) int {
+	if i, ok := r.col[name]; ok {
+		return i
 	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		// Old files may hold counts written as floats ("30.0").
-		f, ferr := strconv.ParseFloat(s, 64)
-		if ferr != nil {
-			r.fail(name, err)
-		}
-		return int64(f)
-	}
-	return v
+	return -1
 }
 
 func (r *record) optInt(name string) *int64 {
@@ -121,17 +114,7 @@ func (r *record) optInt(name string) *int64 {
 	return &v
 }
 
-func (r *record) float(name string) float64 {
-	s := r.str(name)
-	if s == "" {
-		return 0
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		r.fail(name, err)
-	}
-	return v
-}
+func (r *record) float(name string) float64 { return r.floatAt(r.index(name), name) }
 
 func (r *record) optFloat(name string) *float64 {
 	if r.str(name) == "" {
@@ -145,11 +128,7 @@ func (r *record) row() Row {
 	if r.rowCols == nil {
 		r.rowCols = make([]int, len(rowFields))
 		for i, name := range rowFields {
-			c, ok := r.col[name]
-			if !ok {
-				c = -1
-			}
-			r.rowCols[i] = c
+			r.rowCols[i] = r.index(name)
 		}
 		r.interned = map[string]string{}
 	}
@@ -189,10 +168,16 @@ func (r *record) intAt(i int, name string) int64 {
 	if s == "" {
 		return 0
 	}
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return v
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		// Old files may hold counts written as floats ("30.0").
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil {
+			r.fail(name, err)
+		}
+		return int64(f)
 	}
-	return r.int(name) // the float form and the error
+	return v
 }
 
 func (r *record) floatAt(i int, name string) float64 {
@@ -200,10 +185,11 @@ func (r *record) floatAt(i int, name string) float64 {
 	if s == "" {
 		return 0
 	}
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		return v
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		r.fail(name, err)
 	}
-	return r.float(name) // the error
+	return v
 }
 
 // readCSV calls fn for every well-formed line of path. The columns of
