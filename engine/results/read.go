@@ -82,13 +82,7 @@ var rowFields = []string{"scenario", "backend", "scale", "n_datoms", "clients", 
 
 // str returns the named field, "" when the file has no such column (the
 // required ones are checked when the header is read).
-func (r *record) str(name string) string {
-	i, ok := r.col[name]
-	if !ok || i >= len(r.fields) {
-		return ""
-	}
-	return r.fields[i]
-}
+func (r *record) str(name string) string { return r.at(r.index(name)) }
 
 func (r *record) fail(name string, err error) {
 	if r.err == nil {
