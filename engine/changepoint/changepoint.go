@@ -31,6 +31,13 @@ type Options struct {
 	WeakP float64
 	// Confidence of the magnitude interval (default 0.95).
 	Confidence float64
+	// Known, when set, says which groups follow a deliberate change
+	// (of the spec, a variable, a setting): a change found one group
+	// beside a known one is placed at it when the split there passes
+	// MaxP too. The divergence puts a step where the data differ most,
+	// and one run that happened to land high can pull a real step one
+	// run early; the known cause is the better witness of where it is.
+	Known func(group int) bool
 }
 
 func (o Options) withDefaults() Options {
@@ -93,6 +100,9 @@ func Detect(groups [][]float64, opt Options) []Change {
 		}
 		cand = slices.Delete(cand, worst, worst+1)
 	}
+	if opt.Known != nil {
+		s.snapToKnown(cand, opt)
+	}
 	out := make([]Change, 0, len(cand))
 	for i, c := range cand {
 		st, en := bounds(cand, i, s.n)
@@ -103,6 +113,30 @@ func Detect(groups [][]float64, opt Options) []Change {
 		out = append(out, ch)
 	}
 	return out
+}
+
+// snapToKnown moves each candidate that is not at a known change to a
+// known one beside it, where the split there is significant as well;
+// of two known neighbours, the one with the smaller p-value.
+func (s *series) snapToKnown(cand []int, opt Options) {
+	for i, c := range cand {
+		if opt.Known(s.orig[c]) {
+			continue
+		}
+		st, en := bounds(cand, i, s.n)
+		best, bestP := -1, opt.MaxP
+		for _, t := range []int{c - 1, c + 1} {
+			if t <= st || t >= en || !opt.Known(s.orig[t]) {
+				continue
+			}
+			if p := s.test(st, t, en).PValue; p <= bestP {
+				best, bestP = t, p
+			}
+		}
+		if best >= 0 {
+			cand[i] = best
+		}
+	}
 }
 
 // bounds are the segment ends around candidate i: the previous candidate

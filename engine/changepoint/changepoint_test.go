@@ -95,6 +95,37 @@ func TestDetectTwoChanges(t *testing.T) {
 	}
 }
 
+// TestDetectPlacedAtKnownChange: a run that landed at the new level one
+// run before the deliberate change pulls the step early; Known puts it
+// where the cause is, and only one run away, and only where it holds.
+func TestDetectPlacedAtKnownChange(t *testing.T) {
+	h := history(11, 30, 5, 0.05, 20, 1.5)
+	for i := range h[19] {
+		h[19][i] *= 1.5 // an A/A run that drew high
+	}
+	at := func(g int) func(int) bool { return func(i int) bool { return i == g } }
+	cases := []struct {
+		name  string
+		known func(int) bool
+		want  int
+	}{
+		{"no known change", nil, 19},
+		{"known at the step", at(20), 20},
+		{"known two runs away", at(21), 19},
+		{"known where nothing holds", at(5), 19},
+	}
+	for _, tc := range cases {
+		got := Detect(h, Options{Known: tc.known})
+		if len(got) != 1 || got[0].Index != tc.want {
+			t.Errorf("%s: changes %+v, want one at %d", tc.name, got, tc.want)
+			continue
+		}
+		if got[0].PValue > 0.001 {
+			t.Errorf("%s: p=%g", tc.name, got[0].PValue)
+		}
+	}
+}
+
 func TestDetectNewestRun(t *testing.T) {
 	h := history(5, 30, 5, 0.05, 29, 2)
 	got := Detect(h, Options{})

@@ -316,6 +316,43 @@ func TestDeliberateChange(t *testing.T) {
 	}
 }
 
+// TestDeliberateChangeBesideAHighRun: the last run before the change
+// happened to draw high, which pulls the step one run early; it is
+// placed at the run where the variable changed.
+func TestDeliberateChangeBesideAHighRun(t *testing.T) {
+	root := t.TempDir()
+	dirs, err := historytest.History(root, 20, 5, 0.1, -1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	if err := historytest.Write(dirs[19], historytest.Run{Started: start.Add(-time.Hour), Revision: historytest.Revision(19),
+		Reps: 5, CV: 0.1, Seed: 20, Shift: 2.2, ShiftScenario: "point_lookup"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		d := filepath.Join(root, fmt.Sprintf("noavet-%d", i))
+		if err := historytest.Write(d, historytest.Run{Started: start.Add(time.Duration(i) * time.Hour), Revision: historytest.Revision(19),
+			Vars: map[string]string{"avet": "false (from -var)"}, Reps: 5, CV: 0.1, Seed: uint64(900 + i), Shift: 3, ShiftScenario: "point_lookup"}); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	s := openStore(t)
+	addAll(t, s, dirs)
+	var at []string
+	for _, c := range analyze(t, s).Changes() {
+		at = append(at, c.Series.Key.Metric+" at "+c.Run.Name)
+		if c.Run.Name != "noavet-0" {
+			t.Errorf("%s: change at %s, want noavet-0", c.Series.Key, c.Run.Name)
+		}
+	}
+	if len(at) == 0 {
+		t.Fatal("no change point")
+	}
+	t.Log(at)
+}
+
 // TestSeedFormat: a directory of the seed suite (timings.csv without
 // raw.csv, checks.txt, env.txt with mentat_git) imports; each point has
 // its median as its one rep.

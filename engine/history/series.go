@@ -162,12 +162,34 @@ func (s *Store) Analyze(opt changepoint.Options) (*Analysis, error) {
 			sr.Points = append(sr.Points, p.Point)
 		}
 	}
+	// A step found one run beside a deliberate change (a variable, a
+	// setting, the backend's definition) is placed at it: the cause is
+	// the better witness. Whether a pair of runs differs is asked once
+	// per pair, backend and scale, not once per series.
+	changed := map[[4]string]bool{}
+	deliberate := func(sr *Series, i int) bool {
+		if i < 1 || i >= len(sr.Runs) {
+			return false
+		}
+		if sr.Points[i-1].BackendFP != sr.Points[i].BackendFP {
+			return true
+		}
+		k := [4]string{sr.Runs[i-1].ID, sr.Runs[i].ID, sr.Key.Backend, sr.Key.Scale}
+		d, ok := changed[k]
+		if !ok {
+			d = len(differences(envs[k[0]], envs[k[1]], k[2], k[3])) > 0
+			changed[k] = d
+		}
+		return d
+	}
 	for _, sr := range a.Series {
 		groups := make([][]float64, len(sr.Runs))
 		for i := range groups {
 			groups[i] = sr.Values(i)
 		}
-		for _, c := range changepoint.Detect(groups, opt) {
+		sopt := opt
+		sopt.Known = func(i int) bool { return deliberate(sr, i) }
+		for _, c := range changepoint.Detect(groups, sopt) {
 			cp := ChangePoint{Change: c, Before: sr.Runs[c.Index-1], Run: sr.Runs[c.Index]}
 			cp.Regression = (c.Ratio > 1) == sr.Metric.HigherIsWorse
 			cp.Changed = differences(envs[cp.Before.ID], envs[cp.Run.ID], sr.Key.Backend, sr.Key.Scale)
