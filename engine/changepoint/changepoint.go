@@ -19,6 +19,8 @@ package changepoint
 import (
 	"math"
 	"slices"
+
+	"github.com/mentat-spec/mentat-spec/engine/stats"
 )
 
 // Options tune the detection; zero fields take the defaults.
@@ -288,7 +290,7 @@ func (s *series) test(st, t, en int) Change {
 	diff, se, df := s.diffSE(st, t, en)
 	c := Change{Index: t, Start: st, End: en, Ratio: math.Exp(diff), DF: df, PValue: 1}
 	if se > 0 && df > 0 {
-		c.PValue = studentTwoSided(diff/se, df)
+		c.PValue = stats.StudentTwoSided(diff/se, df)
 	} else if se == 0 && diff != 0 && df > 0 {
 		c.PValue = 0
 	}
@@ -304,7 +306,7 @@ func (s *series) interval(st, t, en int, conf float64) (float64, float64) {
 	if !(df > 0) {
 		return math.Inf(-1), math.Inf(1)
 	}
-	q := studentQuantile(1-(1-conf)/2, df)
+	q := stats.StudentQuantile(1-(1-conf)/2, df)
 	return math.Exp(diff - q*se), math.Exp(diff + q*se)
 }
 

@@ -150,26 +150,6 @@ func TestDetectSkipsEmptyAndNonPositive(t *testing.T) {
 	}
 }
 
-func TestStudent(t *testing.T) {
-	tests := []struct{ t, df, p float64 }{
-		{2.0, 10, 0.07338803},
-		{2.228139, 10, 0.05},
-		{0, 5, 1},
-		{3.5, 58, 0.000897},
-	}
-	for _, tc := range tests {
-		if p := studentTwoSided(tc.t, tc.df); math.Abs(p-tc.p) > 2e-5 {
-			t.Errorf("p(t=%g, df=%g) = %g, want %g", tc.t, tc.df, p, tc.p)
-		}
-	}
-	if q := studentQuantile(0.975, 10); math.Abs(q-2.228139) > 1e-5 {
-		t.Errorf("quantile = %g", q)
-	}
-	if q := studentQuantile(0.025, 10); math.Abs(q+2.228139) > 1e-5 {
-		t.Errorf("lower quantile = %g", q)
-	}
-}
-
 func TestSumAbsDiff(t *testing.T) {
 	a, b := []float64{1, 2, 5}, []float64{0, 2, 3, 9}
 	var want float64

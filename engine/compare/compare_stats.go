@@ -138,7 +138,8 @@ func compareReps(rep *Verdict, oldDir, newDir string) error {
 		for _, m := range repMetrics {
 			v := MetricVerdict{What: k.String(), Metric: m.kind, key: k, Old: values(or, m.of), New: values(nr, m.of)}
 			if rv := rep.RunVariation; rv != nil && rv.Estimates[m.kind] > 0 {
-				judgeRuns(&v, rep.Alpha, rep.ThresholdPct, rv.sdFor(k, m.kind))
+				sd, df := rv.sdFor(k, m.kind)
+				judgeRuns(&v, rep.Alpha, rep.ThresholdPct, sd, df)
 			} else {
 				judge(&v, rep.Alpha, rep.ThresholdPct)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/stats"
 )
 
 // RunVariation is how much runs of one spec on one machine differ that
@@ -27,16 +28,25 @@ type RunVariation struct {
 	// memory layout beside queries steady to 1%), so a point is judged
 	// against the larger of the two.
 	PointSD map[results.Key]map[string]float64
+	// Runs is the number of calibration runs: a point's own estimate
+	// rests on Runs-1 degrees of freedom (the mean over pairs of squared
+	// differences is twice the runs' sample variance), the pool on that
+	// times its points.
+	Runs int
 }
 
-// sdFor is the between-run SD a metric of point k is judged against.
-func (rv *RunVariation) sdFor(k results.Key, kind string) float64 {
-	sd := rv.SD[kind]
+// sdFor is the between-run SD a metric of point k is judged against, and
+// the degrees of freedom of its estimate.
+func (rv *RunVariation) sdFor(k results.Key, kind string) (sd, df float64) {
+	sd, df = rv.SD[kind], float64(max(rv.Runs-1, 1)*max(rv.Estimates[kind]/max(rv.pairs(), 1), 1))
 	if p, ok := rv.PointSD[k][kind]; ok && p > sd {
-		return p
+		return p, float64(max(rv.Runs-1, 1))
 	}
-	return sd
+	return sd, df
 }
+
+// pairs is the number of pairs of calibration runs.
+func (rv *RunVariation) pairs() int { return rv.Runs * (rv.Runs - 1) / 2 }
 
 // Calibrate estimates the run-to-run variation from A/A runs: two or
 // more results directories of the same spec on the same machine with
@@ -78,7 +88,7 @@ func Calibrate(dirs []string) (*RunVariation, error) {
 	}
 	pointSum, pointN := map[pointKind]float64{}, map[pointKind]int{}
 	rv := &RunVariation{SD: map[string]float64{}, Estimates: map[string]int{}, PointSD: map[results.Key]map[string]float64{},
-		Source: fmt.Sprintf("%d A/A runs (%s)", len(dirs), strings.Join(dirs, ", "))}
+		Runs: len(dirs), Source: fmt.Sprintf("%d A/A runs (%s)", len(dirs), strings.Join(dirs, ", "))}
 	for i := range runs {
 		for j := i + 1; j < len(runs); j++ {
 			for k, a := range runs[i] {
@@ -157,11 +167,14 @@ func meanVar(v []float64) (mean, variance float64) {
 	return mean, variance / float64(len(v)-1)
 }
 
-// judgeRuns is judge with a run-level effect of sd between runs: the
-// change is the difference of the log means, its standard error the
-// reps' spread and twice the between-run variance together, tested with
-// the normal distribution (sd comes from many pooled estimates).
-func judgeRuns(v *MetricVerdict, alpha, thresholdPct, sd float64) {
+// judgeRuns is judge with a run-level effect of sd between runs, itself
+// estimated on sdDF degrees of freedom: the change is the difference of
+// the log means, its standard error the reps' spread and twice the
+// between-run variance together, tested with Student's t on the
+// Welch-Satterthwaite degrees of freedom of the two. A point's own
+// between-run SD from four calibration runs has three: the normal test
+// would take it for exact and flag what is within its uncertainty.
+func judgeRuns(v *MetricVerdict, alpha, thresholdPct, sd, sdDF float64) {
 	v.OldMedian, v.NewMedian = median(v.Old), median(v.New)
 	v.Ratio, v.Lo, v.Hi, v.P = math.NaN(), math.Inf(-1), math.Inf(1), 1
 	lo, ln := logs(v.Old), logs(v.New)
@@ -171,17 +184,36 @@ func judgeRuns(v *MetricVerdict, alpha, thresholdPct, sd float64) {
 	}
 	mo, vo := meanVar(lo)
 	mn, vn := meanVar(ln)
-	within := ((float64(len(lo))-1)*vo + (float64(len(ln))-1)*vn) / float64(len(lo)+len(ln)-2)
-	se := math.Sqrt(2*sd*sd + within*(1/float64(len(lo))+1/float64(len(ln))))
+	withinDF := float64(len(lo) + len(ln) - 2)
+	within := ((float64(len(lo))-1)*vo + (float64(len(ln))-1)*vn) / withinDF
+	between, reps := 2*sd*sd, within*(1/float64(len(lo))+1/float64(len(ln)))
+	se := math.Sqrt(between + reps)
 	d := mn - mo
 	if se == 0 {
 		v.Outcome = OutUndecided
 		return
 	}
-	z := math.Sqrt2 * math.Erfinv(1-alpha)
-	v.P = math.Erfc(math.Abs(d/se) / math.Sqrt2)
-	v.Ratio, v.Lo, v.Hi = math.Exp(d), math.Exp(d-z*se), math.Exp(d+z*se)
+	df := satterthwaite(between, sdDF, reps, withinDF)
+	q := stats.StudentQuantile(1-alpha/2, df)
+	v.P = stats.StudentTwoSided(d/se, df)
+	v.Ratio, v.Lo, v.Hi = math.Exp(d), math.Exp(d-q*se), math.Exp(d+q*se)
 	decide(v, v.P, alpha, thresholdPct)
+}
+
+// satterthwaite is the degrees of freedom of a sum of two variance
+// estimates a and b with da and db degrees of freedom.
+func satterthwaite(a, da, b, db float64) float64 {
+	den := 0.0
+	if a > 0 {
+		den += a * a / da
+	}
+	if b > 0 {
+		den += b * b / db
+	}
+	if den == 0 {
+		return da + db
+	}
+	return (a + b) * (a + b) / den
 }
 
 // decide sets v's outcome from its p-value and interval.
@@ -237,7 +269,7 @@ func writeRunVariation(b *strings.Builder, rv *RunVariation, variants bool) {
 			parts = append(parts, part)
 		}
 	}
-	fmt.Fprintf(b, "run-to-run variation: from %s: between runs %s; each change is judged against the larger of its point's own and the pooled variation, and the reps' spread (a normal test on the log means, not Mann-Whitney)\n", rv.Source, strings.Join(parts, ", "))
+	fmt.Fprintf(b, "run-to-run variation: from %s: between runs %s; each change is judged against the larger of its point's own and the pooled variation, and the reps' spread (Student's t on the log means with the estimates' degrees of freedom, not Mann-Whitney)\n", rv.Source, strings.Join(parts, ", "))
 }
 
 // widest is the point whose own between-run SD of kind is the largest.

@@ -128,7 +128,10 @@ func TestCalibratedPointVariation(t *testing.T) {
 		t.Fatal(err)
 	}
 	wide := results.Key{Scenario: "lookup", Backend: "b", Scale: "xs", Clients: 1, Op: "read"}
-	if sd := rv.sdFor(wide, KindP50); sd < 0.2 {
+	if sd, df := rv.sdFor(wide, KindP50); sd < 0.2 || df != 5 {
+		t.Errorf("the wide point's between-run SD %.3f on %g df, want about 0.40 on 5 (six runs)", sd, df)
+	}
+	if sd, _ := rv.sdFor(wide, KindP50); sd < 0.2 {
 		t.Errorf("the wide point's between-run SD %.3f, want about 0.40", sd)
 	}
 	if sd := rv.SD[KindP50]; sd > 0.3 {
@@ -172,5 +175,53 @@ func TestCalibratedPointVariation(t *testing.T) {
 	}
 	if steady != 5 {
 		t.Errorf("%d of 5 steady points flagged after +150%%, want 5", steady)
+	}
+}
+
+// TestJudgeRunsDegreesOfFreedom: a run-level SD estimated from four
+// calibration runs (3 df) is unsure; a change 2.4 standard errors out is
+// a regression when the SD is known well, and within its uncertainty
+// when it rests on 3 df (the normal test flagged such a pair under load).
+func TestJudgeRunsDegreesOfFreedom(t *testing.T) {
+	reps := func(center float64) []float64 {
+		out := make([]float64, 5)
+		for i := range out {
+			out[i] = center * math.Exp(0.01*float64(i-2))
+		}
+		return out
+	}
+	const sd = 0.1 // between runs, in log units
+	// se ≈ sqrt(2)·sd: put the new run 2.4 se above the old.
+	shift := math.Exp(2.4 * math.Sqrt2 * sd)
+	tests := []struct {
+		name string
+		sdDF float64
+		want string
+	}{
+		{"sd known well", 1e6, OutRegression},
+		{"sd from 4 runs", 3, OutNoChange},
+		{"sd from 20 runs", 19, OutRegression},
+	}
+	for _, tt := range tests {
+		v := MetricVerdict{Metric: KindP50, Old: reps(1), New: reps(shift)}
+		judgeRuns(&v, 0.05, 0, sd, tt.sdDF)
+		if v.Outcome != tt.want {
+			t.Errorf("%s: %s (p=%.3f, [%.3f, %.3f]), want %s", tt.name, v.Outcome, v.P, v.Lo, v.Hi, tt.want)
+		}
+	}
+}
+
+func TestSatterthwaite(t *testing.T) {
+	tests := []struct{ a, da, b, db, want float64 }{
+		{1, 3, 0, 8, 3},    // the between-run part alone
+		{0, 3, 1, 8, 8},    // the reps alone
+		{1, 3, 1, 3, 6},    // two alike add up
+		{1, 3, 1e-9, 8, 3}, // a negligible part adds nothing
+		{0, 3, 0, 8, 11},   // nothing to weigh
+	}
+	for _, tt := range tests {
+		if got := satterthwaite(tt.a, tt.da, tt.b, tt.db); math.Abs(got-tt.want) > 1e-6 {
+			t.Errorf("satterthwaite(%g, %g, %g, %g) = %g, want %g", tt.a, tt.da, tt.b, tt.db, got, tt.want)
+		}
 	}
 }

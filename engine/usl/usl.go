@@ -274,7 +274,7 @@ func summarize(pts []Point, p [3]float64) (*Fit, error) {
 			cov[a][b] = s2 * inv[a][b]
 		}
 	}
-	t := stats.StudentQuantile(0.975, df)
+	t := stats.StudentQuantile(0.975, float64(df))
 	iv := func(v, variance float64) Interval {
 		h := t * math.Sqrt(math.Max(variance, 0))
 		return Interval{Value: v, Low: v - h, High: v + h}
@@ -369,7 +369,7 @@ func predict(pts []Point, i int, p [3]float64) (lo, hi float64) {
 		}
 	}
 	fit := Throughput(pts[i].N, q[0], q[1], q[2])
-	h := stats.StudentQuantile(0.975, df) * math.Sqrt(s2+v)
+	h := stats.StudentQuantile(0.975, float64(df)) * math.Sqrt(s2+v)
 	return fit - h, fit + h
 }
 

@@ -355,7 +355,7 @@ func (r *searchRun) finish() {
 			ss += (e - m) * (e - m)
 		}
 		sd := math.Sqrt(ss / float64(k-1))
-		half += stats.StudentQuantile(0.975, k-1) * sd / math.Sqrt(float64(k))
+		half += stats.StudentQuantile(0.975, float64(k-1)) * sd / math.Sqrt(float64(k))
 	}
 	out.Capacity, out.Low, out.High = m, math.Max(m-half, 0), m+half
 	if r.openHigh {
