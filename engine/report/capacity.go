@@ -28,11 +28,18 @@ type capacityReport struct {
 	fits   []sweepFit
 }
 
-// sweepFit is the law fitted to one sweep.
+// sweepFit is the law fitted to one sweep, or to one clients search's
+// probes.
 type sweepFit struct {
 	Scenario, Backend, Scale, Op string
+	From                         string // what was fitted: fitSweep or fitProbes
 	Fit                          *usl.Fit
 }
+
+const (
+	fitSweep  = "sweep"
+	fitProbes = "capacity probes"
+)
 
 func loadCapacityReport(r *results.Run) (capacityReport, error) {
 	var c capacityReport
@@ -43,8 +50,33 @@ func loadCapacityReport(r *results.Run) (capacityReport, error) {
 	if c.probes, err = results.ReadCapacityProbes(r.Dir); err != nil {
 		return c, err
 	}
-	c.fits = sweepFits(r.Points())
+	c.fits = append(sweepFits(r.Points()), probeFits(c.rows, c.probes)...)
 	return c, nil
+}
+
+// probeFits fits the law to each clients search's probes: every probe
+// is a point (clients, achieved ops/s), the repeated ones at the edge
+// too, since each is a measurement of its own.
+func probeFits(rows []results.CapacityRow, probes []results.CapacityProbeRow) []sweepFit {
+	var out []sweepFit
+	for _, r := range rows {
+		if r.Unit != results.UnitClients {
+			continue
+		}
+		var pts []usl.Point
+		for _, p := range probes {
+			// A clients search's probes carry their client count and no rate.
+			if p.Scenario == r.Scenario && p.Backend == r.Backend && p.Scale == r.Scale && p.Op == r.Op && p.Rate == 0 && p.Clients > 0 && p.Achieved > 0 {
+				pts = append(pts, usl.Point{N: float64(p.Clients), X: p.Achieved})
+			}
+		}
+		f, err := usl.FitPoints(pts)
+		if err != nil {
+			continue // fewer than four client counts probed
+		}
+		out = append(out, sweepFit{Scenario: r.Scenario, Backend: r.Backend, Scale: r.Scale, Op: r.Op, From: fitProbes, Fit: f})
+	}
+	return out
 }
 
 // sweepFits fits the law to every (scenario, backend, scale, op) of
@@ -69,7 +101,7 @@ func sweepFits(timings []results.Row) []sweepFit {
 		if err != nil {
 			continue // fewer than four client counts, or nothing to fit
 		}
-		out = append(out, sweepFit{Scenario: k.sc, Backend: k.be, Scale: k.scale, Op: k.op, Fit: f})
+		out = append(out, sweepFit{Scenario: k.sc, Backend: k.be, Scale: k.scale, Op: k.op, From: fitSweep, Fit: f})
 	}
 	return out
 }
@@ -139,13 +171,13 @@ func writeCapacityMD(b *bytes.Buffer, r *results.Run) error {
 	}
 	if len(c.fits) > 0 {
 		b.WriteString("## Scalability fit (Universal Scalability Law)\n\n")
-		b.WriteString("X(N) = λN / (1 + σ(N-1) + κN(N-1)) fitted to each sweep's throughput by least squares; 95% intervals from the fit's covariance (t with n-3 degrees of freedom), the peak by the delta method. No peak where κ's interval reaches 0: throughput then levels off towards λ/σ within what was measured. A point outside the prediction interval of the fit to the other points is listed below the table.\n\n")
+		b.WriteString("X(N) = λN / (1 + σ(N-1) + κN(N-1)) fitted by least squares to each sweep's throughput and to each clients search's probes (achieved ops/s at each client count probed); 95% intervals from the fit's covariance (t with n-3 degrees of freedom), the peak by the delta method. No peak where κ's interval reaches 0: throughput then levels off towards λ/σ within what was measured. A point outside the prediction interval of the fit to the other points is listed below the table.\n\n")
 		t := uslTable(c.fits)
 		t.write(b)
 		listed := false
 		for _, f := range c.fits {
 			for _, o := range f.Fit.Outside() {
-				fmt.Fprintf(b, "- outside the fit: %s %s %s %s at %g clients: %s ops/s measured, %s to %s predicted\n", f.Scenario, f.Backend, f.Scale, f.Op, o.N,
+				fmt.Fprintf(b, "- outside the fit (%s): %s %s %s %s at %g clients: %s ops/s measured, %s to %s predicted\n", f.From, f.Scenario, f.Backend, f.Scale, f.Op, o.N,
 					FormatRate(o.X), FormatRate(math.Max(o.Low, 0)), FormatRate(o.High))
 				listed = true
 			}
@@ -176,8 +208,8 @@ func capacityTable(c capacityReport) table {
 }
 
 func uslTable(fits []sweepFit) table {
-	t := table{head: []string{"scenario", "backend", "scale", "op", "λ ops/s", "σ", "κ", "peak clients", "peak ops/s", "rmse %", "outside"},
-		right: []bool{false, false, false, false, true, true, true, true, true, true, true}}
+	t := table{head: []string{"scenario", "backend", "scale", "op", "fitted to", "λ ops/s", "σ", "κ", "peak clients", "peak ops/s", "rmse %", "outside"},
+		right: []bool{false, false, false, false, false, true, true, true, true, true, true, true}}
 	iv := func(i usl.Interval, f func(float64) string) string {
 		return fmt.Sprintf("%s (%s to %s)", f(i.Value), f(i.Low), f(i.High))
 	}
@@ -187,7 +219,7 @@ func uslTable(fits []sweepFit) table {
 		if fit.Kappa.Low > 0 {
 			peakN, peakX = iv(fit.PeakN, fmtSig), iv(fit.PeakX, fmtOptRateInf)
 		}
-		t.rows = append(t.rows, []string{f.Scenario, f.Backend, f.Scale, f.Op, iv(fit.Lambda, FormatRate), iv(fit.Sigma, fmtSig), iv(fit.Kappa, fmtSig),
+		t.rows = append(t.rows, []string{f.Scenario, f.Backend, f.Scale, f.Op, f.From, iv(fit.Lambda, FormatRate), iv(fit.Sigma, fmtSig), iv(fit.Kappa, fmtSig),
 			peakN, peakX, strconv.FormatFloat(100*fit.RelRMSE, 'f', 1, 64), strconv.Itoa(len(fit.Outside()))})
 	}
 	return t
@@ -263,7 +295,7 @@ func probeCharts(row results.CapacityRow, probes []results.CapacityProbeRow) []c
 }
 
 func fitChart(f sweepFit) chart.Chart {
-	c := chart.Chart{Title: fmt.Sprintf("%s %s %s: throughput and the fitted law", f.Scenario, f.Backend, f.Scale), XLabel: "clients", YLabel: "ops/s", LogX: true}
+	c := chart.Chart{Title: fmt.Sprintf("%s %s %s: throughput and the law fitted to the %s", f.Scenario, f.Backend, f.Scale, f.From), XLabel: "clients", YLabel: "ops/s", LogX: true}
 	meas, fit := chart.Series{Name: "measured"}, chart.Series{Name: "fit", Dash: 1}
 	for _, r := range f.Fit.Residuals {
 		meas.Points = append(meas.Points, chart.Point{X: r.N, Y: r.X})

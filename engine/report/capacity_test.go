@@ -1,0 +1,82 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/usl"
+)
+
+// TestScalabilityFits: summary.md fits the law to a concurrency sweep
+// (timings.csv) and to a clients search's probes (logs/), each on its
+// own row, from throughput of known σ and κ; a rate search's probes
+// are not a scalability curve and get no fit.
+func TestScalabilityFits(t *testing.T) {
+	dir := t.TempDir()
+	const lambda, sigma, kappa = 1000.0, 0.05, 0.002
+	var timings strings.Builder
+	timings.WriteString(results.TimingsHeader + "\n")
+	// Each point carries a little noise: 1% up, none, 1% down.
+	for i, n := range []int{1, 2, 4, 8, 16, 32, 64} {
+		x := usl.Throughput(float64(n), lambda, sigma, kappa) * (1 + 0.01*float64(i%3-1))
+		fmt.Fprintf(&timings, "concurrency_sweep,postgres,s,1000,%d,read,100,1,1,1,1,%.3f,0,1\n", n, x)
+	}
+	var probes strings.Builder
+	probes.WriteString(results.CapacityProbesHead + "\n")
+	for i, n := range []int{1, 2, 4, 8, 16, 32, 24, 20, 22, 22} {
+		x := usl.Throughput(float64(n), 2*lambda, 2*sigma, kappa/2) * (1 + 0.01*float64(i%3-1))
+		fmt.Fprintf(&probes, "capacity_clients,postgres,s,%d,read,%d,search,1,0,2,100,0,0,0,%.3f,0,1,1,1,1,1,0,0,true,\n", n, i+1, x)
+	}
+	probes.WriteString("capacity,postgres,s,8,read,1,search,1,500,2,1000,0,0,0,499,99.8,1,1,1,1,1,0,0,true,\n")
+	files := map[string]string{
+		results.TimingsFile: timings.String(),
+		results.CapacityFile: results.CapacityHeader + "\n" +
+			"capacity_clients,postgres,s,0,read,22,20,24,clients,throughput,p99<=5ms,10,20,false\n" +
+			"capacity,postgres,s,8,read,500,450,550,ops/s,latency,p99<=5ms,1,2,false\n",
+		results.CapacityProbesFile: probes.String(),
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := loadCapacityReport(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]float64{ // σ, κ
+		"concurrency_sweep " + fitSweep: {sigma, kappa},
+		"capacity_clients " + fitProbes: {2 * sigma, kappa / 2},
+	}
+	if len(c.fits) != len(want) {
+		t.Fatalf("%d fits, want %d (a sweep and a clients search; a rate search has none)", len(c.fits), len(want))
+	}
+	for _, f := range c.fits {
+		w, ok := want[f.Scenario+" "+f.From]
+		if !ok {
+			t.Errorf("unexpected fit of %s to the %s", f.Scenario, f.From)
+			continue
+		}
+		if f.Fit.Sigma.Low > w[0] || w[0] > f.Fit.Sigma.High || f.Fit.Kappa.Low > w[1] || w[1] > f.Fit.Kappa.High {
+			t.Errorf("%s: σ %+v κ %+v, want %g and %g inside", f.Scenario, f.Fit.Sigma, f.Fit.Kappa, w[0], w[1])
+		}
+	}
+	md := summaryOf(t, dir)
+	for _, s := range []string{"## Scalability fit", "| concurrency_sweep | postgres | s | read | sweep |", "| capacity_clients | postgres | s | read | capacity probes |"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("summary.md lacks %q:\n%s", s, md)
+		}
+	}
+}
