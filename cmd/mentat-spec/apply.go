@@ -58,9 +58,18 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	var mf metricsFlags
 	mf.register(fs)
 	maxStore := fs.Float64("max-store-gb", 0, "refuse to load a store estimated (from measured bytes per datom) larger than this many GB; file stores are also refused when larger than the free disk")
+	cpuProfile := fs.String("cpuprofile", "", "write the engine's own CPU profile of the whole run to FILE (go tool pprof): where the client's time per call goes")
 	paths, code, ok := parseOrExit(fs, args)
 	if !ok {
 		return code
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "mentat-spec apply: -cpuprofile: %v\n", err)
+			return exitUsage
+		}
+		defer stop()
 	}
 	if len(paths) == 0 {
 		fs.Usage()
