@@ -41,6 +41,9 @@
 #   BENCH_CLIENTS  the q1 table's client counts [1 2 8 32]
 #   BENCH_WRITERS  the writes table's writer counts [1 4]
 #   BENCH_WRITES   the writes table's transactions [update write_state]
+#   BENCH_WRITE_IO the engine's PostgreSQL io in the writes table [raw, the
+#                  driver's default on Linux]: auto, poller or blocking
+#                  show what waiting for a reply costs under a row lock
 #   BENCH_YCSB_SCALE  the YCSB dataset's scale for the update [s: 100,000
 #                  records]
 #   BENCH_LOAD_GOGC  GOGC of the Go load benchmarks [100]; they hold the
@@ -313,6 +316,7 @@ done
 # --- writes on PostgreSQL: pgbench -f and the engine, in turns ---------------
 sqlv() { psql -X -At -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 wnames=${BENCH_WRITES:-update write_state}
+write_io=${BENCH_WRITE_IO:-raw}
 wvariants="pgbench-prepared pgbench-simple engine-extended engine-simple"
 for w in $wnames; do for c in $writers; do for v in $wvariants; do
 	: >"$tmp/w-$w-$v-$c" && : >"$tmp/w-$w-$v-cpu-$c" && : >"$tmp/w-$w-$v-err-$c"
@@ -377,12 +381,12 @@ engine_wrun() { # WRITE PROTOCOL WRITERS OUTDIR: "tx/s cpu-µs/tx errors"
 	if [[ $1 == update ]]; then
 		op=update
 		$bin apply "$yspec" -var "scales=[\"$yscale\"]" -var "pg_database=$ycsb_var" -var "protocol=$2" \
-			-var "clients=[$3]" -var "min_s=$secs" -phase bench -q -o "$4" >&2 ||
+			-var "io=$write_io" -var "clients=[$3]" -var "min_s=$secs" -phase bench -q -o "$4" >&2 ||
 			die "apply -phase bench of $yspec ($2, $3 writers) failed (see $4)"
 	else
 		op=state_change
 		$bin apply "$spec" -var "scales=[\"$scale\"]" -var 'backends=["postgres"]' -var "pg_database=$engine_var" \
-			-var 'scenarios=["write_state"]' -var "protocol=$2" -var "clients=[$3]" -var "min_s=$secs" \
+			-var 'scenarios=["write_state"]' -var "protocol=$2" -var "io=$write_io" -var "clients=[$3]" -var "min_s=$secs" \
 			-var "data_dir=$tmp/data" -phase bench -q -o "$4" >&2 ||
 			die "apply -phase bench write_state ($2, $3 writers) failed (see $4)"
 	fi
@@ -475,7 +479,7 @@ done
 Writes on PostgreSQL, transactions/s, medians; ratio and paired CPU are medians of per-round ratios (engine: a
 stream of one write operation, BEGIN, the statements and COMMIT per call, no retry; pgbench -f: the same statements
 between BEGIN and END, -j = -c). update: YCSB workload A's (examples/ycsb/postgres/update.sql, scale $yscale);
-write_state: write_mixed's (specs/mentat/sql/write_state.sql, scale $scale). synchronous_commit $sync_commit.
+write_state: write_mixed's (specs/mentat/sql/write_state.sql, scale $scale). synchronous_commit $sync_commit. The engine's io: $write_io.
 CPU: the client's µs per transaction
 | transaction | writers | engine, extended | CPU | pgbench -M prepared | CPU | ratio | paired CPU | engine, simple | CPU | pgbench -M simple | CPU | ratio | paired CPU | engine errors |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |

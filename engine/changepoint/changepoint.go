@@ -161,7 +161,10 @@ type series struct {
 	orig  []int     // index in the caller's groups of each kept group
 	total int       // groups given
 	means []float64 // mean log per group
-	cnt   []int     // reps per group, prefix sums: cnt[i] = reps in [0, i)
+	// wn is each group's own variance of its mean: the within-run
+	// variance of its logs over its reps (0 for a single rep).
+	wn  []float64
+	cnt []int // reps per group, prefix sums: cnt[i] = reps in [0, i)
 	// dist[i*(n+1)+j] = Σ |x-y| over reps x in groups [0,i), y in [0,j).
 	dist []float64
 }
@@ -193,13 +196,14 @@ func newSeries(groups [][]float64) *series {
 	n := len(logs)
 	s.n = n
 	s.means = make([]float64, n)
+	s.wn = make([]float64, n)
 	s.cnt = make([]int, n+1)
 	for i, l := range logs {
-		var sum float64
-		for _, v := range l {
-			sum += v
+		m, v, k := meanVar(l)
+		s.means[i] = m
+		if k > 1 {
+			s.wn[i] = v / k
 		}
-		s.means[i] = sum / float64(len(l))
 		s.cnt[i+1] = s.cnt[i] + len(l)
 	}
 	// Pairwise sums of distances between groups, then 2-D prefix sums.
@@ -312,17 +316,68 @@ func (s *series) interval(st, t, en int, conf float64) (float64, float64) {
 
 // diffSE returns after-minus-before of the mean run means, its standard
 // error and degrees of freedom (0 when no variance can be estimated).
+//
+// A run's mean varies by the variation between runs (τ², the same for
+// every run) plus its own reps' spread over their number, which is not:
+// a run whose reps met two stalls has a mean far less sure than its
+// neighbours'. τ² is pooled over the segments (Student: with a side of a
+// run or two, Welch's own estimate of that side is too unsure to divide
+// by), each run's own part added to it, so that one run with wild reps
+// at the newest position is not a change by itself. With every run's
+// spread alike this is the pooled t-test on run means; where the two
+// segments' runs spread unlike each other and Welch's standard error is
+// the wider (each side of five runs or more), that is used, with its
+// degrees of freedom.
 func (s *series) diffSE(st, t, en int) (diff, se, df float64) {
 	m1, v1, n1 := meanVar(s.means[st:t])
 	m2, v2, n2 := meanVar(s.means[t:en])
 	diff = m2 - m1
-	// Pooled variance (Student): with a side of a run or two, Welch's
-	// own estimate of that side's variance is too unsure to divide by.
 	if df = n1 + n2 - 2; df > 0 {
-		pooled := ((n1-1)*v1 + (n2-1)*v2) / df
-		se = math.Sqrt(pooled * (1/n1 + 1/n2))
+		w1, w2 := sum(s.wn[st:t]), sum(s.wn[t:en])
+		// Each segment of two or more runs estimates τ² as its run means'
+		// variance less their mean own part.
+		tau2 := max(((n1-1)*(v1-w1/n1)+(n2-1)*(v2-w2/n2))/df, 0)
+		// A run's own part is known from a few reps only: it may widen
+		// its mean's uncertainty beyond the runs' typical one, never
+		// narrow it (a run whose five reps happened to agree is no surer
+		// than its neighbours).
+		typical := (w1 + w2) / (n1 + n2)
+		own1, own2 := sumAtLeast(s.wn[st:t], typical), sumAtLeast(s.wn[t:en], typical)
+		se = math.Sqrt((n1*tau2+own1)/(n1*n1) + (n2*tau2+own2)/(n2*n2))
+		// Segments whose runs spread unlike each other (a machine that
+		// flips between two modes after a quiet stretch): where each
+		// side's own spread says more than the pool, Welch's test. Only
+		// with welchRuns or more runs a side: from fewer, a side's own
+		// variance rests on under 4 degrees of freedom, and a change of
+		// -70% over three new runs would drown in Welch's t quantile.
+		if n1 >= welchRuns && n2 >= welchRuns {
+			a, b := v1/n1, v2/n2
+			if w := math.Sqrt(a + b); w > se {
+				se, df = w, (a+b)*(a+b)/(a*a/(n1-1)+b*b/(n2-1))
+			}
+		}
 	}
 	return diff, se, df
+}
+
+// welchRuns is the fewest runs a side needs for Welch's test.
+const welchRuns = 5
+
+func sum(v []float64) float64 {
+	var t float64
+	for _, x := range v {
+		t += x
+	}
+	return t
+}
+
+// sumAtLeast is the sum of max(x, floor) over v.
+func sumAtLeast(v []float64, floor float64) float64 {
+	var t float64
+	for _, x := range v {
+		t += max(x, floor)
+	}
+	return t
 }
 
 func meanVar(v []float64) (mean, variance, n float64) {

@@ -126,6 +126,58 @@ func TestDetectPlacedAtKnownChange(t *testing.T) {
 	}
 }
 
+// TestDetectNewestRunWildReps: a newest run whose reps met stalls (two
+// of five at 7× and 3.6×, as an A/A run's aggregate p99 here) is not a
+// change by itself; one whose every rep moved is, on the day it lands.
+func TestDetectNewestRunWildReps(t *testing.T) {
+	tests := []struct {
+		name    string
+		factors []float64
+		changes int
+	}{
+		{"two stalled reps", []float64{1.5, 1.07, 7, 3.6, 0.97}, 0},
+		{"every rep doubled", []float64{2, 2, 2, 2, 2}, 1},
+	}
+	for _, tt := range tests {
+		h := history(17, 22, 5, 0.10, -1, 1)
+		for i, f := range tt.factors {
+			h[21][i] *= f
+		}
+		got := Detect(h, Options{})
+		if len(got) != tt.changes {
+			t.Errorf("%s: changes %+v, want %d", tt.name, got, tt.changes)
+		}
+	}
+}
+
+// TestDetectModesAfterAQuietStretch: a quiet A/A history here (write
+// throughput of two clients, kops/s per run): 15 runs within 20 to 23,
+// then 9 that flip between about 21 and 28. The pooled test called that
+// a change (+17%, p=0.0008); the two stretches spread unlike each other,
+// and Welch's test does not.
+func TestDetectModesAfterAQuietStretch(t *testing.T) {
+	runs := []float64{20.5, 21.6, 22.9, 20.8, 21.8, 21.9, 20.0, 23.0, 23.0, 21.2, 20.6, 21.2, 20.7, 19.6, 22.1,
+		27.4, 24.7, 27.1, 26.0, 25.6, 21.3, 21.9, 23.7, 28.7}
+	h := make([][]float64, len(runs))
+	for i, m := range runs {
+		for j := range 5 {
+			h[i] = append(h[i], m*(1+0.01*float64(j-2)))
+		}
+	}
+	if got := Detect(h, Options{}); len(got) != 0 {
+		t.Errorf("changes %+v in an A/A history, want none", got)
+	}
+	// The same spread with a real step keeps being found.
+	for i := 15; i < len(h); i++ {
+		for j := range h[i] {
+			h[i][j] *= 1.5
+		}
+	}
+	if got := Detect(h, Options{}); len(got) != 1 || got[0].Index != 15 {
+		t.Errorf("changes %+v after a +50%% step, want one at 15", got)
+	}
+}
+
 func TestDetectNewestRun(t *testing.T) {
 	h := history(5, 30, 5, 0.05, 29, 2)
 	got := Detect(h, Options{})

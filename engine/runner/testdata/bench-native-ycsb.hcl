@@ -32,6 +32,12 @@ variable "protocol" {
   default = "extended"
 }
 
+variable "io" {
+  type        = string
+  default     = "raw"
+  description = "PostgreSQL driver socket I/O: raw (the driver's default on Linux), auto, poller or blocking."
+}
+
 variable "clients" {
   type    = list(number)
   default = [1, 4]
@@ -79,6 +85,7 @@ backend "postgres" {
   dsn        = var.pg_dsn
   database   = "${var.pg_database}_${scale.name}"
   protocol   = var.protocol
+  io         = var.io
   setup      = [file("${local.sql}/postgres/schema.sql")]
   after_load = [file("${local.sql}/sql/post_load.sql"), file("../../../examples/ycsb/sql/avet.sql")]
   analyze    = ["ANALYZE"]
