@@ -473,17 +473,17 @@ func TestPrecisionKept(t *testing.T) {
 	}
 }
 
-// TestNoiseAtChange: the other processes' CPU share on both sides of a
-// change is said with it.
+// TestNoiseAtChange: the other processes' CPU share and the steal on
+// both sides of a change are said with it.
 func TestNoiseAtChange(t *testing.T) {
 	root := t.TempDir()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var dirs []string
 	for i := range 20 {
 		r := historytest.Run{Started: start.Add(time.Duration(i) * time.Hour), Revision: historytest.Revision(i), Reps: 5, CV: 0.05,
-			Seed: uint64(i + 1), OtherCPU: 2}
+			Seed: uint64(i + 1), OtherCPU: 2, Steal: 1}
 		if i >= 12 {
-			r.Shift, r.ShiftScenario, r.OtherCPU = 1.5, "scan", 40
+			r.Shift, r.ShiftScenario, r.OtherCPU, r.Steal = 1.5, "scan", 40, 7
 		}
 		d := filepath.Join(root, fmt.Sprint(i))
 		if err := historytest.Write(d, r); err != nil {
@@ -497,7 +497,7 @@ func TestNoiseAtChange(t *testing.T) {
 	if len(cs) != 1 {
 		t.Fatalf("%d changes, want 1", len(cs))
 	}
-	if want := "other processes took 2% of the CPU before, 40% after (mean over the runs)"; cs[0].Noise != want {
+	if want := "other processes took 2% of the CPU before, 40% after; steal 1% before, 7% after (mean over the runs)"; cs[0].Noise != want {
 		t.Errorf("noise %q, want %q", cs[0].Noise, want)
 	}
 }

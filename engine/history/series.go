@@ -3,6 +3,7 @@ package history
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -320,24 +321,34 @@ func envValue(k, v string) string {
 	return v
 }
 
-// noiseOf describes the other processes' mean CPU share over the runs
-// before and after a change, "" when either side recorded none.
+// noiseOf describes the other processes' mean CPU share, and the steal
+// the hypervisor took, over the runs before and after a change: each
+// part "" when either side recorded none.
 func noiseOf(envs map[string]map[string]string, before, after []Run) string {
-	mean := func(runs []Run) (float64, bool) {
+	mean := func(runs []Run, key string) (float64, bool) {
 		var sum float64
 		n := 0
 		for _, r := range runs {
-			if v, err := strconv.ParseFloat(envs[r.ID]["noise_other_cpu_pct"], 64); err == nil {
+			if v, err := strconv.ParseFloat(envs[r.ID][key], 64); err == nil && !math.IsNaN(v) {
 				sum += v
 				n++
 			}
 		}
 		return sum / float64(max(n, 1)), n > 0
 	}
-	b, okB := mean(before)
-	a, okA := mean(after)
-	if !okB || !okA {
+	var parts []string
+	for _, p := range []struct{ key, say string }{
+		{"noise_other_cpu_pct", "other processes took %.0f%% of the CPU before, %.0f%% after"},
+		{"noise_steal_pct", "steal %.0f%% before, %.0f%% after"},
+	} {
+		b, okB := mean(before, p.key)
+		a, okA := mean(after, p.key)
+		if okB && okA {
+			parts = append(parts, fmt.Sprintf(p.say, b, a))
+		}
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("other processes took %.0f%% of the CPU before, %.0f%% after (mean over the runs)", b, a)
+	return strings.Join(parts, "; ") + " (mean over the runs)"
 }

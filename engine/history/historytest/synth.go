@@ -51,10 +51,11 @@ type Run struct {
 	Revision string
 	Env      []results.KV // machine facts and more; Machine when nil
 	Vars     map[string]string
-	// OtherCPU is env.txt's noise_other_cpu_pct; 0 leaves it out.
-	OtherCPU float64
-	Reps     int
-	CV       float64
+	// OtherCPU and Steal are env.txt's noise_other_cpu_pct and
+	// noise_steal_pct; 0 leaves each out.
+	OtherCPU, Steal float64
+	Reps            int
+	CV              float64
 	// Shift multiplies the p50 of the scenario ShiftScenario.
 	Shift         float64
 	ShiftScenario string
@@ -88,6 +89,9 @@ func Write(dir string, r Run) error {
 	fmt.Fprintf(&env, "spec_sha256: 0123456789abcdef\nscales: xs\n")
 	if r.OtherCPU > 0 {
 		fmt.Fprintf(&env, "noise_other_cpu_pct: %.1f\n", r.OtherCPU)
+	}
+	if r.Steal > 0 {
+		fmt.Fprintf(&env, "noise_steal_pct: %.1f\n", r.Steal)
 	}
 	vars := map[string]string{"avet": "true (from default)"}
 	for k, v := range r.Vars {
