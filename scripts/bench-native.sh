@@ -354,6 +354,10 @@ if ((do_writes)); then
 	# its weights, one copy of the statements per state, and the tx ids
 	# rising across the writers (pgbench keeps a client's variables from
 	# one transaction to the next; -D sets i = 0 and nc = the writers).
+	# The weights below are the dataset's: a change there must change them too.
+	awk '/^  write "state_change"/,/^  }/' specs/mentat/dataset.hcl |
+		grep -qF 'value  = weighted({ open = 4, closed = 4, in_progress = 2 })' ||
+		die "specs/mentat/dataset.hcl: write \"state_change\" no longer draws open 4, closed 4, in_progress 2; update pgbench's write_state script here to match"
 	wbody=$(sed '/^--/d' specs/mentat/sql/write_state.sql)
 	{
 		echo "\\set e random_zipfian($ie0, $ie1, 1.1)"
