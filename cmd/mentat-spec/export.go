@@ -8,6 +8,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/k8scheck"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
@@ -25,6 +26,8 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	nWorkers := fs.Int("workers", 0, "worker pods (default: the most workers any point of the plan needs)")
 	cpu := fs.String("cpu", "1", "CPU request and limit of each worker pod")
 	memory := fs.String("memory", "1Gi", "memory request and limit of each worker pod")
+	var with repeated
+	fs.Var(&with, "with", "a manifest of the Secret (or ConfigMap) the export refers to, e.g. kubectl create secret ... --dry-run=client -o json: checked with the export, every key referenced must be in it (repeatable)")
 	if len(args) == 0 || args[0] != "k8s" {
 		if len(args) > 0 {
 			if h := strings.TrimLeft(args[0], "-"); h == "help" || h == "h" {
@@ -64,9 +67,15 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	}
 	m := k8sManifest{name: *name, namespace: *namespace, image: *image, port: *port, workdir: *workdir,
 		workers: *nWorkers, cpu: *cpu, memory: *memory, paths: paths, vars: sf.vars, sensitive: spec.SensitiveVariables()}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m.list()); err != nil {
+	out, err := json.MarshalIndent(m.list(), "", "  ")
+	if err != nil {
+		fmt.Fprintf(stderr, "mentat-spec export k8s: %v\n", err)
+		return exitUnfinished
+	}
+	if code, ok := checkK8s(out, m.want(), with, stderr); !ok {
+		return code
+	}
+	if _, err := stdout.Write(append(out, '\n')); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec export k8s: %v\n", err)
 		return exitUnfinished
 	}
@@ -109,6 +118,11 @@ type k8sManifest struct {
 }
 
 type obj = map[string]any
+
+// want is what the manifest runs: one coordinator pod and the workers.
+func (m k8sManifest) want() k8scheck.Want {
+	return k8scheck.Want{Pods: map[string]int{m.name + "-coordinator": 1, m.name + "-workers": m.workers}}
+}
 
 func (m k8sManifest) meta(component string) obj {
 	md := obj{"name": m.name + "-" + component, "labels": m.labels(component)}
