@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
@@ -139,18 +141,26 @@ func (m k8sManifest) labels(component string) obj {
 // secretKey is the key of the Secret holding the run's worker secret.
 const secretKey = "worker_secret"
 
-// env passes sensitive variables from a Secret (one key per variable),
-// to the coordinator and the workers alike: both load the spec. The same
-// Secret holds the worker secret (key worker_secret) the workers prove
-// they hold before the coordinator gives them anything.
+// env passes every sensitive variable the spec declares from a Secret
+// (one key per variable), to the coordinator and the workers alike: both
+// load the spec. One given to export with -var must be in the Secret;
+// any other is optional there (else the spec's default applies, as on the
+// machine that exported). The same Secret holds the worker secret (key
+// worker_secret) the workers prove they hold before the coordinator gives
+// them anything.
 func (m k8sManifest) env() []obj {
 	out := []obj{{"name": worker.EnvSecret, "valueFrom": obj{
 		"secretKeyRef": obj{"name": m.name + "-vars", "key": secretKey}}}}
+	given := map[string]bool{}
 	for _, v := range m.vars {
-		if v.Name != "" && m.sensitive[v.Name] != nil {
-			out = append(out, obj{"name": "MENTAT_SPEC_VAR_" + v.Name, "valueFrom": obj{
-				"secretKeyRef": obj{"name": m.name + "-vars", "key": v.Name}}})
+		given[v.Name] = v.Name != ""
+	}
+	for _, n := range slices.Sorted(maps.Keys(m.sensitive)) {
+		ref := obj{"name": m.name + "-vars", "key": n}
+		if !given[n] {
+			ref["optional"] = true
 		}
+		out = append(out, obj{"name": config.EnvVarPrefix + n, "valueFrom": obj{"secretKeyRef": ref}})
 	}
 	return out
 }

@@ -268,7 +268,7 @@ func (c *checker) job(j *batchv1.Job, want Want) {
 	tl := s.Template.Labels
 	if s.Selector != nil {
 		if s.ManualSelector == nil || !*s.ManualSelector {
-			errs = append(errs, field.Invalid(spec.Child("selector"), s.Selector.String(),
+			errs = append(errs, field.Invalid(spec.Child("selector"), metav1.FormatLabelSelector(s.Selector),
 				"`selector` not auto-generated: leave it out, or set manualSelector"))
 		}
 		errs = append(errs, selectorErrs(s.Selector, tl, spec.Child("selector"))...)
@@ -317,10 +317,10 @@ func selectorErrs(sel *metav1.LabelSelector, labels map[string]string, p *field.
 	}
 	s, err := metav1.LabelSelectorAsSelector(sel)
 	if err != nil {
-		return field.ErrorList{field.Invalid(p, sel.String(), err.Error())}
+		return field.ErrorList{field.Invalid(p, metav1.FormatLabelSelector(sel), err.Error())}
 	}
 	if s.Empty() || !s.Matches(k8slabels.Set(labels)) {
-		return field.ErrorList{field.Invalid(p, sel.String(), "`selector` does not match template `labels`")}
+		return field.ErrorList{field.Invalid(p, metav1.FormatLabelSelector(sel), "`selector` does not match template `labels`")}
 	}
 	return nil
 }
