@@ -121,7 +121,9 @@ func TestExportK8sCrossChecks(t *testing.T) {
 		"-var", "pg_dsn=postgres://u:hunter2@db/x", "-image", "img:1")
 	want := k8scheck.Want{Pods: map[string]int{"mentat-spec-coordinator": 1, "mentat-spec-workers": 8}}
 	const svc, coord, workers = 0, 1, 2
-	pod := func(job int, rest ...any) []any { return append([]any{"items", job, "spec", "template", "spec"}, rest...) }
+	pod := func(job int, rest ...any) []any {
+		return append([]any{"items", job, "spec", "template", "spec"}, rest...)
+	}
 	ctr := func(job int, rest ...any) []any { return pod(job, append([]any{"containers", 0}, rest...)...) }
 	jspec := func(job int, rest ...any) []any { return append([]any{"items", job, "spec"}, rest...) }
 	secret := docSecret("pg_dsn", "worker_secret")
@@ -215,7 +217,9 @@ func TestExportK8sCrossChecks(t *testing.T) {
 			nil, `spec.template.spec.restartPolicy: Unsupported value: "Always"`},
 		{"an env var name that is none", func(l any) { set(l, "1BAD", ctr(workers, "env", 0, "name")...) },
 			nil, "spec.template.spec.containers[0].env[0].name: Invalid value: \"1BAD\""},
-		{"a pod field the downward API lacks", func(l any) { set(l, "metadata.annotation", ctr(workers, "env", 2, "valueFrom", "fieldRef", "fieldPath")...) },
+		{"a pod field the downward API lacks", func(l any) {
+			set(l, "metadata.annotation", ctr(workers, "env", 2, "valueFrom", "fieldRef", "fieldPath")...)
+		},
 			nil, "fieldRef.fieldPath: Invalid value: \"metadata.annotation\": not a pod field the downward API gives"},
 		{"an env var with a value and a source", func(l any) { set(l, "x", ctr(workers, "env", 0, "value")...) },
 			nil, "env[0].valueFrom: Invalid value: \"\": may not be specified when `value` is not empty"},
