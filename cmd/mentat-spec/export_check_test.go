@@ -282,6 +282,8 @@ func TestExportK8sCheckCLI(t *testing.T) {
 		{"a name that makes invalid object names", []string{"-name", "Mentat_Spec"}, exitUsage, `Service Mentat_Spec-coordinator: metadata.name: Invalid value: "Mentat_Spec-coordinator"`},
 		{"a CPU that is no quantity", []string{"-cpu", "lots"}, exitUsage, "does not decode into the Kubernetes API's types"},
 		{"a port out of range", []string{"-port", "70000"}, exitUsage, "must be between 1 and 65535"},
+		{"more workers than an Indexed Job takes", []string{"-workers", "100001"}, exitUsage, "spec.completions: Invalid value: 100001: must be less than or equal to 100000 when completionMode is Indexed"},
+		{"a negative memory", []string{"-memory", "-1Gi"}, exitUsage, `resources.requests[memory]: Invalid value: "-1Gi": must be greater than or equal to 0`},
 		{"a namespace that is no DNS label", []string{"-namespace", "Bench"}, exitUsage, `metadata.namespace: Invalid value: "Bench"`},
 		{"the Secret holding every key", []string{"-with", good}, exitOK, ""},
 		{"the Secret lacking the worker secret", []string{"-with", short}, exitCheck, `Secret mentat-spec-vars has no key \"worker_secret\"`},

@@ -257,6 +257,16 @@ func (c *checker) job(j *batchv1.Job, want Want) {
 			if s.Completions == nil {
 				errs = append(errs, field.Required(spec.Child("completions"), "when completionMode is Indexed"))
 			}
+			// The Job controller tracks an Indexed Job's indexes in its
+			// status; the API server caps them.
+			for _, f := range []struct {
+				v *int32
+				p *field.Path
+			}{{s.Completions, spec.Child("completions")}, {s.Parallelism, spec.Child("parallelism")}} {
+				if f.v != nil && *f.v > maxIndexed {
+					errs = append(errs, field.Invalid(f.p, *f.v, fmt.Sprintf("must be less than or equal to %d when completionMode is Indexed", maxIndexed)))
+				}
+			}
 		case batchv1.NonIndexedCompletion:
 		default:
 			errs = append(errs, field.NotSupported(spec.Child("completionMode"), *s.CompletionMode,
@@ -301,6 +311,10 @@ func (c *checker) job(j *batchv1.Job, want Want) {
 	}
 	c.add("Job "+j.Name, errs)
 }
+
+// maxIndexed is the most completions and parallelism the API server takes
+// for an Indexed Job.
+const maxIndexed = 100000
 
 func ptrString(p *int32) string {
 	if p == nil {

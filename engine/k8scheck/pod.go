@@ -250,6 +250,16 @@ func (c *checker) container(ct *corev1.Container, ns string, indexed bool, volum
 	// A limit below its request is refused: the pod could never have
 	// what it asks to be scheduled with.
 	rp := p.Child("resources")
+	for _, set := range []struct {
+		name string
+		rl   corev1.ResourceList
+	}{{"requests", ct.Resources.Requests}, {"limits", ct.Resources.Limits}} {
+		for name, q := range set.rl {
+			if q.Sign() < 0 {
+				errs = append(errs, field.Invalid(rp.Child(set.name).Key(string(name)), q.String(), "must be greater than or equal to 0"))
+			}
+		}
+	}
 	for name, req := range ct.Resources.Requests {
 		if lim, ok := ct.Resources.Limits[name]; ok && req.Cmp(lim) > 0 {
 			errs = append(errs, field.Invalid(rp.Child("requests").Key(string(name)), req.String(),
