@@ -105,7 +105,7 @@ func TestDecodeStrict(t *testing.T) {
 		})
 	}
 	// One object, not in a List, as kubectl get prints it.
-	m, err := Decode([]byte(`{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "a", "resourceVersion": "7", "creationTimestamp": "2026-01-01T00:00:00Z"}, "data": {"k": "eA=="}}`))
+	m, err := Decode([]byte(`{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "a", "namespace": "default", "uid": "0b4c", "resourceVersion": "7", "creationTimestamp": "2026-01-01T00:00:00Z", "managedFields": [{"manager": "kubectl-create", "operation": "Update", "apiVersion": "v1", "time": "2026-01-01T00:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:data": {".": {}, "f:k": {}}, "f:type": {}}}]}, "type": "Opaque", "data": {"k": "eA=="}}`))
 	if err != nil || len(m.Secrets) != 1 || string(m.Secrets[0].Data["k"]) != "x" {
 		t.Fatalf("one Secret: %+v, %v", m, err)
 	}
