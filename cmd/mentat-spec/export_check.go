@@ -29,6 +29,10 @@ func checkK8s(manifest []byte, want k8scheck.Want, with []string, stderr io.Writ
 		return exitUsage, false
 	}
 	if len(with) == 0 {
+		// Made by hand: say what they must hold, as the pods would not start otherwise.
+		for _, n := range needs {
+			fmt.Fprintf(stderr, "mentat-spec export k8s: the pods need %s: create it before kubectl apply (-with checks it)\n", n)
+		}
 		return exitOK, true
 	}
 	all := &k8scheck.Manifest{}

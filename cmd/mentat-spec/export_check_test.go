@@ -285,6 +285,7 @@ func TestExportK8sCheckCLI(t *testing.T) {
 		{"more workers than an Indexed Job takes", []string{"-workers", "100001"}, exitUsage, "spec.completions: Invalid value: 100001: must be less than or equal to 100000 when completionMode is Indexed"},
 		{"a negative memory", []string{"-memory", "-1Gi"}, exitUsage, `resources.requests[memory]: Invalid value: "-1Gi": must be greater than or equal to 0`},
 		{"a namespace that is no DNS label", []string{"-namespace", "Bench"}, exitUsage, `metadata.namespace: Invalid value: "Bench"`},
+		{"no -with: what the Secret must hold", nil, exitOK, "the pods need Secret mentat-spec-vars with keys pg_dsn, worker_secret"},
 		{"the Secret holding every key", []string{"-with", good}, exitOK, ""},
 		{"the Secret lacking the worker secret", []string{"-with", short}, exitCheck, `Secret mentat-spec-vars has no key \"worker_secret\"`},
 		{"no Secret among the -with files", []string{"-with", other}, exitCheck, "needs Secret mentat-spec-vars with keys pg_dsn, worker_secret, which no -with file holds"},
