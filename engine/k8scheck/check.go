@@ -333,7 +333,10 @@ func selectorErrs(sel *metav1.LabelSelector, labels map[string]string, p *field.
 	if err != nil {
 		return field.ErrorList{field.Invalid(p, metav1.FormatLabelSelector(sel), err.Error())}
 	}
-	if s.Empty() || !s.Matches(k8slabels.Set(labels)) {
+	if s.Empty() {
+		return field.ErrorList{field.Required(p, "an empty selector selects every pod of the namespace")}
+	}
+	if !s.Matches(k8slabels.Set(labels)) {
 		return field.ErrorList{field.Invalid(p, metav1.FormatLabelSelector(sel), "`selector` does not match template `labels`")}
 	}
 	return nil

@@ -111,8 +111,8 @@ func TestDecodeStrict(t *testing.T) {
 	}
 }
 
-// TestReferences breaks one reference of base at a time.
-func TestReferences(t *testing.T) {
+// TestCrossChecks breaks one thing of base at a time.
+func TestCrossChecks(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		breaks func(l any)
@@ -162,6 +162,10 @@ func TestReferences(t *testing.T) {
 		}, "selected pods of Job run have no container port 8080", nil},
 		{"the completion index label outside an Indexed Job", func(l any) { set(l, "NonIndexed", "items", jobI, "spec", "completionMode") },
 			"only the pods of a Job with completionMode Indexed have the completion index", nil},
+		{"an empty Job selector", func(l any) {
+			set(l, true, "items", jobI, "spec", "manualSelector")
+			set(l, map[string]any{}, "items", jobI, "spec", "selector")
+		}, "Job run: spec.selector: Required value: an empty selector selects every pod of the namespace", nil},
 		{"a Job without the pods wanted", func(l any) { set(l, "other", "items", jobI, "metadata", "name") },
 			"Job other: metadata.name: Forbidden: not a Job the manifest should run", nil},
 	} {
