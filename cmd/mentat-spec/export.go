@@ -18,7 +18,7 @@ import (
 func runExport(args []string, stdout, stderr io.Writer) int {
 	var sf specFlags
 	fs := newFlagSet("export", "k8s PATH... [-var name=value] -image IMAGE",
-		"Prints, as JSON that kubectl apply -f takes, what runs the spec's worker processes on a cluster (docs/distributed.md): a Service for the coordinator, the coordinator's Job (apply -worker-listen) and the workers' Indexed Job (worker -connect -loop), one pod per worker the largest point needs. The image must hold mentat-spec on its PATH and the spec under -workdir. Sensitive variables and the workers' secret (key worker_secret) are read from the Secret NAME-vars, never written into the manifest.", stderr)
+		"Prints, as JSON that kubectl apply -f takes, what runs the spec's worker processes on a cluster (docs/distributed.md): a Service for the coordinator, the coordinator's Job (apply -worker-listen) and the workers' Indexed Job (worker -connect -loop), one pod per worker the largest point needs. The image must hold mentat-spec on its PATH and the spec under -workdir. Sensitive variables and the workers' secret (key worker_secret) are read from the Secret NAME-vars, never written into the manifest. The manifest is printed only once it decodes strictly into the Kubernetes API's types and passes the checks the API server and kubelet would make (exit 2 otherwise; with -with, a key the given Secret lacks exits 1).", stderr)
 	sf.register(fs)
 	image := fs.String("image", "", "container image with mentat-spec and the spec files (required)")
 	name := fs.String("name", "mentat-spec", "name of the Jobs and the Service")
