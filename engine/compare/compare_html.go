@@ -164,7 +164,7 @@ func verdictOf(rep Verdict) verdictView {
 	if rep.Method == MethodStats {
 		v.Method = fmt.Sprintf("statistics over reps (Mann-Whitney U at alpha %s), threshold %s%%", strconv.FormatFloat(rep.Alpha, 'f', -1, 64), fmtPct(rep.ThresholdPct))
 		var b strings.Builder
-		writeRunVariation(&b, rep.RunVariation, rep.Variants)
+		writeRunVariation(&b, rep)
 		v.RunVariation = strings.TrimSpace(b.String())
 	}
 	return v
