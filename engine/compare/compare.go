@@ -102,6 +102,9 @@ type Verdict struct {
 	RunVariation *RunVariation
 	// Variants: OLD and NEW are two backends of one run (Variants).
 	Variants bool
+	// UndecidedCapacity counts the capacity searches of either side that
+	// could not decide a capacity (capacity.csv's capacity empty).
+	UndecidedCapacity int
 
 	force          bool
 	comparable     func(results.Key) bool
@@ -121,7 +124,7 @@ func (r Verdict) Regressed() bool { return len(r.Findings) > 0 }
 // Undecided counts the metrics the statistical method could not decide:
 // no verdict, which a gate must not read as a pass.
 func (r Verdict) Undecided() int {
-	n := 0
+	n := r.UndecidedCapacity
 	for _, v := range r.Verdicts {
 		if v.Outcome == OutUndecided || v.Outcome == OutNoisy {
 			n++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -214,7 +215,16 @@ func TestClientsSearchFindsTheServers(t *testing.T) {
 	for _, p := range out.Probes {
 		t.Logf("probe %2d %-7s %3.0f clients: %8.1f ops/s p99 %6.2fms %v", p.N, p.Phase, p.Rate, p.Achieved, ms(p.Latency), p.Failed)
 	}
-	t.Logf("capacity %.1f [%.1f, %.1f] estimates %v limited by %s, %d probes", out.Capacity, out.Low, out.High, out.Estimates, out.LimitedBy, len(out.Probes))
+	t.Logf("capacity %.1f [%.1f, %.1f] estimates %v limited by %s, %d probes %s", out.Capacity, out.Low, out.High, out.Estimates, out.LimitedBy, len(out.Probes), out.Undecided)
+	if out.LimitedBy == LimitUndecided {
+		// A busy host can move the passes' edges apart: then the search
+		// must say it cannot decide, with no capacity, never a level no
+		// pass found.
+		if !math.IsNaN(out.Capacity) || out.Undecided == "" || out.Low > 0 {
+			t.Errorf("undecided with capacity %.1f [%.1f, %.1f]: %q", out.Capacity, out.Low, out.High, out.Undecided)
+		}
+		t.Skipf("the search could not decide on this host: %s", out.Undecided)
+	}
 	// A loaded machine's wake-up delays sit in every closed-loop call, so
 	// the servers idle between a few of them and throughput still grows a
 	// little past one client per server: the edge lies within the
@@ -271,6 +281,60 @@ func TestSearchPassWithoutEdge(t *testing.T) {
 		}
 		if tt.wantOpenEnd != math.IsInf(out.High, 1) || (!tt.wantOpenEnd && out.Low != tt.low) {
 			t.Errorf("%s: capacity %.1f [%.1f, %.1f] estimates %v", tt.name, out.Capacity, out.Low, out.High, out.Estimates)
+		}
+		// A pass that found nothing holding leaves no capacity to state.
+		if !tt.wantOpenEnd && (out.LimitedBy != LimitUndecided || !math.IsNaN(out.Capacity) || !strings.Contains(out.Undecided, "pass 2 found nothing holding")) {
+			t.Errorf("%s: capacity %.1f limited by %s: %q", tt.name, out.Capacity, out.LimitedBy, out.Undecided)
+		}
+	}
+}
+
+// issue 44: on a busy host a clients search's two passes found the edge
+// at 6 and at 3 clients, and it returned a capacity of 4.5 [0, 23.6], a
+// level no pass found, with no held probe and so no throughput at it.
+// Passes that far apart decide no capacity: the search says so and why.
+// Passes that agree still decide one.
+func TestSearchUndecidedWhenPassesDisagree(t *testing.T) {
+	sl := ServiceLevel{Percentile: 99, MaxLatency: 10 * time.Millisecond, MaxErrorPct: 1, MinAchievedPct: 95, MaxLatePct: 5}
+	for _, tt := range []struct {
+		name      string
+		first     float64 // the edge during the first pass
+		later     float64 // the edge after it
+		integer   bool
+		undecided bool
+		capacity  float64
+	}{
+		{name: "clients 6 then 3", first: 6, later: 3, integer: true, undecided: true},
+		{name: "rates 400 then 100", first: 400, later: 100, undecided: true},
+		{name: "clients that agree", first: 6, later: 6, integer: true, capacity: 6},
+	} {
+		var r *searchRun
+		probe := func(_ context.Context, level float64) (Observation, error) {
+			edge := tt.first
+			if r.pass > 1 {
+				edge = tt.later
+			}
+			o := Observation{Rate: level, Elapsed: time.Second, Calls: 100, Achieved: level, Latency: time.Millisecond, LatencyLow: time.Millisecond}
+			if level > edge {
+				o.Latency, o.LatencyLow = time.Second, time.Second
+			}
+			return o, nil
+		}
+		s := Search{Level: sl, StartRate: 1, MinRate: 1, MaxRate: 1000, Resolution: 0.02, Repeats: 2, MaxProbes: 60, MaxTime: time.Minute, Integer: tt.integer}
+		// Search.Run's own steps, with the run at hand: the service's edge
+		// moves once the first pass is done.
+		var out Outcome
+		r = &searchRun{s: s, probe: probe, began: time.Now(), out: &out, pass: 1}
+		if err := r.run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		r.finish()
+		t.Logf("%s: capacity %v [%v, %v] estimates %v limited by %s: %s", tt.name, out.Capacity, out.Low, out.High, out.Estimates, out.LimitedBy, out.Undecided)
+		switch {
+		case tt.undecided && (out.LimitedBy != LimitUndecided || !math.IsNaN(out.Capacity) || !strings.Contains(out.Undecided, "95% interval")):
+			t.Errorf("%s: capacity %v limited by %s (%q), want undecided", tt.name, out.Capacity, out.LimitedBy, out.Undecided)
+		case !tt.undecided && (out.LimitedBy == LimitUndecided || out.Capacity != tt.capacity):
+			t.Errorf("%s: capacity %v limited by %s (%q), want %v", tt.name, out.Capacity, out.LimitedBy, out.Undecided, tt.capacity)
 		}
 	}
 }

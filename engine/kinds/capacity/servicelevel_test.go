@@ -20,13 +20,19 @@ func TestJudge(t *testing.T) {
 		// The percentile is over but its interval reaches under the
 		// bound: not evidence enough.
 		{name: "percentile unsure", edit: func(o *Observation) { o.Latency, o.LatencyLow = 80*ms, 40*ms }},
-		{name: "too few calls for an interval", edit: func(o *Observation) { o.Calls, o.Latency, o.LatencyLow = 5, 80*ms, 0 }, want: []string{BoundLatency, BoundAchieved}},
+		{name: "too few calls for an interval", edit: func(o *Observation) { o.Calls, o.Achieved, o.Latency, o.LatencyLow = 5, 5, 80*ms, 0 }, want: []string{BoundLatency, BoundAchieved}},
 		{name: "errors", edit: func(o *Observation) { o.Errors = 30 }, want: []string{BoundErrors}},
-		{name: "one error in forty", edit: func(o *Observation) { o.Rate, o.Calls, o.Errors, o.Achieved = 40, 40, 1, 40 }},
+		// Shares are compared as measured, as the probe's row shows them.
+		{name: "one error in forty", edit: func(o *Observation) { o.Rate, o.Calls, o.Errors, o.Achieved = 40, 39, 1, 39 }, want: []string{BoundErrors}},
+		{name: "errors at the bound", edit: func(o *Observation) { o.Calls, o.Errors = 990, 10 }},
 		{name: "achieved short", edit: func(o *Observation) { o.Calls, o.Achieved = 900, 900 }, want: []string{BoundAchieved}},
-		{name: "achieved 9 of 10 due", edit: func(o *Observation) { o.Rate, o.Calls, o.Achieved = 10, 9, 9 }},
+		{name: "achieved 9 of 10 due", edit: func(o *Observation) { o.Rate, o.Calls, o.Achieved = 10, 9, 9 }, want: []string{BoundAchieved}},
+		{name: "achieved at the bound", edit: func(o *Observation) { o.Calls, o.Achieved = 950, 950 }},
 		{name: "late", edit: func(o *Observation) { o.Late = 100 }, want: []string{BoundLate}},
-		{name: "one late of ten", edit: func(o *Observation) { o.Rate, o.Calls, o.Late, o.Achieved = 10, 10, 1, 10 }},
+		{name: "one late of ten", edit: func(o *Observation) { o.Rate, o.Calls, o.Late, o.Achieved = 10, 10, 1, 10 }, want: []string{BoundLate}},
+		// issue 44: 6.67% late was shown "held" against max_late_pct = 5.
+		{name: "6.67% late", edit: func(o *Observation) { o.Rate, o.Calls, o.Late, o.Achieved = 150, 150, 10, 150 }, want: []string{BoundLate}},
+		{name: "late at the bound", edit: func(o *Observation) { o.Late = 50 }},
 		{name: "nothing completed", edit: func(o *Observation) { o.Calls, o.Errors, o.Achieved = 0, 1000, 0 }, want: []string{BoundLatency, BoundErrors, BoundAchieved}},
 	}
 	for _, tt := range tests {
