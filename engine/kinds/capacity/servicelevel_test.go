@@ -1,9 +1,12 @@
 package capacity
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 func TestJudge(t *testing.T) {
@@ -62,5 +65,26 @@ func TestCallsForAndWindow(t *testing.T) {
 	}
 	if w := Window(1000, 99, time.Second, 5*time.Second); w != 2*time.Second {
 		t.Errorf("window at 1000/s: %s, want 2s", w)
+	}
+}
+
+// A probe's row writes what it could not measure as NaN (empty in
+// capacity-probes.csv), never 0: issue 44 found percentile_high_ms 0.
+func TestProbeRowUnknowns(t *testing.T) {
+	ms := time.Millisecond
+	base := results.Row{Scenario: "capacity", Backend: "sqlite", Scale: "xs"}
+	few := probeRow(base, "read", 8, Probe{N: 1, Observation: Observation{Rate: 10, Elapsed: time.Second, Calls: 10, Achieved: 10,
+		Latency: 4 * ms, LatencyLow: 3 * ms, P50: ms, P99: 4 * ms}})
+	if !math.IsNaN(few.PctlHighMs) || few.PctlLowMs != 3 || few.PctlMs != 4 || few.P50Ms != 1 {
+		t.Errorf("too few calls for the interval's high end: %+v", few)
+	}
+	none := probeRow(base, "read", 8, Probe{N: 2, Observation: Observation{Rate: 10, Elapsed: time.Second, Errors: 10}, Failed: []string{BoundLatency}})
+	for name, v := range map[string]float64{"percentile": none.PctlMs, "low": none.PctlLowMs, "high": none.PctlHighMs, "p50": none.P50Ms, "p99": none.P99Ms} {
+		if !math.IsNaN(v) {
+			t.Errorf("no call completed: %s %v, want NaN", name, v)
+		}
+	}
+	if none.ErrorPct != 100 || none.AchievedPct != 0 {
+		t.Errorf("no call completed: errors %v%%, achieved %v%%", none.ErrorPct, none.AchievedPct)
 	}
 }
