@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
@@ -122,10 +123,10 @@ func pairingText(vs []MetricVerdict) string {
 	case len(unpaired) == 0:
 		return fmt.Sprintf("run-to-run variation: none: both variants are of one run and their reps alternated on every point (%d), so the machine's drift and neighbours hit both alike", len(paired))
 	case len(paired) == 0:
-		return fmt.Sprintf("run-to-run variation: not estimated: both variants are of one run, but on none of the %d points did their reps alternate (each point below says how they ran): "+
-			"each is judged as two samples from different moments of the run, as two runs are, assuming no drift between them beyond the reps' spread", len(unpaired))
+		return fmt.Sprintf("run-to-run variation: not estimated: both variants are of one run, but on none of their %s did the reps alternate (each point below says how they ran): "+
+			"each is judged as two samples from different moments of the run, as two runs are, assuming no drift between them beyond the reps' spread", report.Plural(len(unpaired), "point", "points"))
 	}
-	return fmt.Sprintf("run-to-run variation: none on the %d points whose reps alternated; not estimated on the %d whose reps did not (%s): "+
+	return fmt.Sprintf("run-to-run variation: none on the %s whose reps alternated; not estimated on the %d whose reps did not (%s): "+
 		"those are judged as two samples from different moments of the run, as two runs are, assuming no drift between them beyond the reps' spread",
-		len(paired), len(unpaired), strings.Join(unpaired, "; "))
+		report.Plural(len(paired), "point", "points"), len(unpaired), strings.Join(unpaired, "; "))
 }

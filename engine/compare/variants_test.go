@@ -168,7 +168,7 @@ func TestVariantsSayHowRepsRan(t *testing.T) {
 	for _, w := range []string{
 		"reads x vs y xs clients=1 read (reps 5 -> 5; paired: reps alternated)",
 		"writes x vs y xs clients=1 read (reps 5 -> 5; unpaired (two samples): the 5 reps of x ran before the 5 of y)",
-		"run-to-run variation: none on the 1 points whose reps alternated; not estimated on the 1 whose reps did not (writes x vs y xs clients=1 read)",
+		"run-to-run variation: none on the 1 point whose reps alternated; not estimated on the 1 whose reps did not (writes x vs y xs clients=1 read)",
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("the verdict lacks %q:\n%s", w, out)
@@ -201,6 +201,24 @@ func TestOrderOf(t *testing.T) {
 		got := orderOf(strings.Fields(tt.seq), "a", "b")
 		if got.Alternated != tt.alternated || got.How != tt.how {
 			t.Errorf("%s: %+v, want %v %q", tt.seq, got, tt.alternated, tt.how)
+		}
+	}
+}
+
+// The run-to-run line says paired only as far as the points were.
+func TestPairingText(t *testing.T) {
+	alt, seq := &PointOrder{Alternated: true, How: "reps alternated"}, &PointOrder{How: "the 5 reps of x ran before the 5 of y"}
+	v := func(what string, o *PointOrder) MetricVerdict { return MetricVerdict{What: what, Metric: KindP50, Order: o} }
+	for _, tt := range []struct {
+		vs   []MetricVerdict
+		want string
+	}{
+		{[]MetricVerdict{v("a", alt), v("b", alt)}, "their reps alternated on every point (2)"},
+		{[]MetricVerdict{v("a", seq)}, "on none of their 1 point did the reps alternate"},
+		{[]MetricVerdict{v("a", alt), v("b", seq), v("c", seq)}, "none on the 1 point whose reps alternated; not estimated on the 2 whose reps did not (b; c)"},
+	} {
+		if got := pairingText(tt.vs); !strings.Contains(got, tt.want) {
+			t.Errorf("%q lacks %q", got, tt.want)
 		}
 	}
 }
