@@ -208,7 +208,9 @@ func TestOrderOf(t *testing.T) {
 // The run-to-run line says paired only as far as the points were.
 func TestPairingText(t *testing.T) {
 	alt, seq := &PointOrder{Alternated: true, How: "reps alternated"}, &PointOrder{How: "the 5 reps of x ran before the 5 of y"}
-	v := func(what string, o *PointOrder) MetricVerdict { return MetricVerdict{What: what, Metric: KindP50, Order: o} }
+	v := func(what string, o *PointOrder) MetricVerdict {
+		return MetricVerdict{What: what, Metric: KindP50, Order: o}
+	}
 	for _, tt := range []struct {
 		vs   []MetricVerdict
 		want string
