@@ -185,7 +185,11 @@ func metricRows(vs []MetricVerdict) []metricRow {
 		if v.Reason != "" {
 			outcome += ": " + v.Reason
 		}
-		rows = append(rows, metricRow{What: v.What, Metric: v.Metric, Old: report.FormatMs(v.OldMedian), New: report.FormatMs(v.NewMedian),
+		what := v.What
+		if v.Order != nil {
+			what += " (" + v.Order.label() + ")"
+		}
+		rows = append(rows, metricRow{What: what, Metric: v.Metric, Old: report.FormatMs(v.OldMedian), New: report.FormatMs(v.NewMedian),
 			Change: change, Interval: interval, P: fmt.Sprintf("%.3f", v.P), Class: outcomeClass(v.Outcome), Outcome: outcome})
 	}
 	return rows

@@ -233,10 +233,7 @@ func writeVerdicts(b *strings.Builder, vs []MetricVerdict) {
 			// No tab: the point's name does not widen the columns.
 			order := ""
 			if v.Order != nil {
-				order = "; paired: " + v.Order.How
-				if !v.Order.Alternated {
-					order = "; unpaired (two samples): " + v.Order.How
-				}
+				order = "; " + v.Order.label()
 			}
 			fmt.Fprintf(tw, "%s (reps %d -> %d%s)\n", v.What, len(v.Old), len(v.New), order)
 			last = v.What

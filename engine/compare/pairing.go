@@ -21,6 +21,14 @@ type PointOrder struct {
 	How string
 }
 
+// label is the order as a verdict names it.
+func (o PointOrder) label() string {
+	if o.Alternated {
+		return "paired: " + o.How
+	}
+	return "unpaired (two samples): " + o.How
+}
+
 // repOrders reads, for each point two backends a and b of rows share,
 // whether their reps alternated. The points are keyed with Backend set
 // to label, as Variants writes them. A rep measured twice (a resumed run)

@@ -177,6 +177,15 @@ func TestVariantsSayHowRepsRan(t *testing.T) {
 	if strings.Contains(out, "alternate point by point") || strings.Contains(out, "on every point") {
 		t.Errorf("the verdict claims every point paired:\n%s", out)
 	}
+	var page strings.Builder
+	if err := HTML(v, &page); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"reads x vs y xs clients=1 read (paired: reps alternated)", "writes x vs y xs clients=1 read (unpaired (two samples): the 5 reps of x ran before the 5 of y)"} {
+		if !strings.Contains(page.String(), w) {
+			t.Errorf("the page lacks %q", w)
+		}
+	}
 	for _, m := range v.Verdicts {
 		if m.Order == nil || m.Order.Alternated != strings.HasPrefix(m.What, "reads") {
 			t.Errorf("%s %s: order %+v", m.What, m.Metric, m.Order)
