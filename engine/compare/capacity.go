@@ -45,6 +45,20 @@ func compareCapacity(rep *Verdict, oldDir, newDir string) error {
 			continue
 		}
 		rep.Compared++
+		if math.IsNaN(o.Capacity) || math.IsNaN(n.Capacity) {
+			// A search that could not decide its capacity gives nothing to
+			// compare: not a pass.
+			side := "NEW"
+			switch {
+			case math.IsNaN(o.Capacity) && math.IsNaN(n.Capacity):
+				side = "OLD and NEW"
+			case math.IsNaN(o.Capacity):
+				side = "OLD"
+			}
+			rep.UndecidedCapacity++
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: capacity CANNOT BE DECIDED: the search of %s found no capacity (limited by %s)", what, side, undecidedLimit(o, n)))
+			continue
+		}
 		if o.Capacity <= 0 {
 			continue
 		}
@@ -62,6 +76,14 @@ func compareCapacity(rep *Verdict, oldDir, newDir string) error {
 		}
 	}
 	return nil
+}
+
+// undecidedLimit is the limit of the side whose capacity is unknown.
+func undecidedLimit(o, n results.CapacityRow) string {
+	if math.IsNaN(n.Capacity) {
+		return n.LimitedBy
+	}
+	return o.LimitedBy
 }
 
 // capacityFinding is a capacity finding's text after its point.

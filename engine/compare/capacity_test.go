@@ -52,3 +52,36 @@ func TestCompareCapacity(t *testing.T) {
 		t.Errorf("%d findings, %d compared: %+v", len(rep.Findings), rep.Compared, rep.Findings)
 	}
 }
+
+// A search that could not decide its capacity (capacity written empty,
+// limited by undecided) is neither a regression nor a pass: it is noted
+// and counted as undecided, never compared as a capacity of 0.
+func TestCompareUndecidedCapacity(t *testing.T) {
+	write := func(c, lo, hi float64, limit string) string {
+		dir := t.TempDir()
+		d, err := results.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Emit(results.CapacityRow{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Capacity: c, Low: lo, High: hi,
+			LimitedBy: limit, Unit: results.UnitRate, Probes: 9, Seconds: 9}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	decided, undecided := write(1000, 950, 1050, "latency"), write(math.NaN(), 0, 900, "undecided")
+	for _, tt := range []struct{ old, new, side string }{{decided, undecided, "NEW"}, {undecided, decided, "OLD"}} {
+		rep := Verdict{Method: MethodThreshold, ThresholdPct: 10}
+		if err := compareCapacity(&rep, tt.old, tt.new); err != nil {
+			t.Fatal(err)
+		}
+		out := rep.String()
+		want := "capacity CANNOT BE DECIDED: the search of " + tt.side + " found no capacity (limited by undecided)"
+		if !strings.Contains(out, want) || rep.Regressed() || rep.Undecided() != 1 {
+			t.Errorf("%s undecided: regressed %v, %d undecided, want %q in\n%s", tt.side, rep.Regressed(), rep.Undecided(), want, out)
+		}
+	}
+}

@@ -64,6 +64,10 @@ type Options struct {
 	// RunVariation, when set (Calibrate), is the variation between runs
 	// that a change must stand out from besides the reps' own spread.
 	RunVariation *RunVariation
+
+	// variants: OLD and NEW are two backends of one run (Variants): what
+	// their env lines differ in is what they measure, not a refusal.
+	variants bool
 }
 
 // Verdict is the outcome of comparing two runs (Dirs). String prints it
@@ -98,6 +102,9 @@ type Verdict struct {
 	RunVariation *RunVariation
 	// Variants: OLD and NEW are two backends of one run (Variants).
 	Variants bool
+	// UndecidedCapacity counts the capacity searches of either side that
+	// could not decide a capacity (capacity.csv's capacity empty).
+	UndecidedCapacity int
 
 	force          bool
 	comparable     func(results.Key) bool
@@ -117,7 +124,7 @@ func (r Verdict) Regressed() bool { return len(r.Findings) > 0 }
 // Undecided counts the metrics the statistical method could not decide:
 // no verdict, which a gate must not read as a pass.
 func (r Verdict) Undecided() int {
-	n := 0
+	n := r.UndecidedCapacity
 	for _, v := range r.Verdicts {
 		if v.Outcome == OutUndecided || v.Outcome == OutNoisy {
 			n++
@@ -149,7 +156,7 @@ func (r Verdict) String() string {
 		fmt.Fprintf(&b, "not compared: %s\n", n)
 	}
 	if r.Method == MethodStats {
-		writeRunVariation(&b, r.RunVariation, r.Variants)
+		writeRunVariation(&b, r)
 		writeNoise(&b, r)
 		writeVerdicts(&b, r.Verdicts)
 	}
@@ -254,7 +261,7 @@ func Dirs(oldDir, newDir string, opt Options) (Verdict, error) {
 		diffs = kept
 	}
 	rep.Differences, rep.Notes = diffs, notes
-	if len(diffs) > 0 && !opt.Force {
+	if len(diffs) > 0 && !opt.Force && !opt.variants {
 		rep.Refused = true
 		return rep, nil
 	}

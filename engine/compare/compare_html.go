@@ -164,7 +164,7 @@ func verdictOf(rep Verdict) verdictView {
 	if rep.Method == MethodStats {
 		v.Method = fmt.Sprintf("statistics over reps (Mann-Whitney U at alpha %s), threshold %s%%", strconv.FormatFloat(rep.Alpha, 'f', -1, 64), fmtPct(rep.ThresholdPct))
 		var b strings.Builder
-		writeRunVariation(&b, rep.RunVariation, rep.Variants)
+		writeRunVariation(&b, rep)
 		v.RunVariation = strings.TrimSpace(b.String())
 	}
 	return v
@@ -185,7 +185,11 @@ func metricRows(vs []MetricVerdict) []metricRow {
 		if v.Reason != "" {
 			outcome += ": " + v.Reason
 		}
-		rows = append(rows, metricRow{What: v.What, Metric: v.Metric, Old: report.FormatMs(v.OldMedian), New: report.FormatMs(v.NewMedian),
+		what := v.What
+		if v.Order != nil {
+			what += " (" + v.Order.label() + ")"
+		}
+		rows = append(rows, metricRow{What: what, Metric: v.Metric, Old: report.FormatMs(v.OldMedian), New: report.FormatMs(v.NewMedian),
 			Change: change, Interval: interval, P: fmt.Sprintf("%.3f", v.P), Class: outcomeClass(v.Outcome), Outcome: outcome})
 	}
 	return rows
@@ -211,6 +215,8 @@ func undecidedWhy(rep Verdict) string {
 		noisy = noisy || v.Outcome == OutNoisy
 	}
 	switch {
+	case rep.UndecidedCapacity > 0 && !few && !noisy:
+		return "a capacity search found no capacity"
 	case few && noisy:
 		return "too few reps, and the machine's noise differed"
 	case noisy:

@@ -49,6 +49,9 @@ type MetricVerdict struct {
 	Outcome       string
 	// Reason says why an OutNoisy metric cannot be decided.
 	Reason string
+	// Order says how the point's reps of two variants of one run ran
+	// (Variants); nil for two runs.
+	Order *PointOrder
 
 	key results.Key
 }
@@ -228,7 +231,11 @@ func writeVerdicts(b *strings.Builder, vs []MetricVerdict) {
 	for _, v := range vs {
 		if v.What != last {
 			// No tab: the point's name does not widen the columns.
-			fmt.Fprintf(tw, "%s (reps %d -> %d)\n", v.What, len(v.Old), len(v.New))
+			order := ""
+			if v.Order != nil {
+				order = "; " + v.Order.label()
+			}
+			fmt.Fprintf(tw, "%s (reps %d -> %d%s)\n", v.What, len(v.Old), len(v.New), order)
 			last = v.What
 		}
 		name, unit, f := "p50", " ms", report.FormatMs

@@ -249,9 +249,10 @@ func median(v []float64) float64 {
 }
 
 // writeRunVariation says which run-to-run variation the verdicts rest on.
-func writeRunVariation(b *strings.Builder, rv *RunVariation, variants bool) {
-	if variants && rv == nil {
-		b.WriteString("run-to-run variation: none: both variants are of one run (with the sampling order \"paired\" their reps alternate point by point)\n")
+func writeRunVariation(b *strings.Builder, r Verdict) {
+	rv := r.RunVariation
+	if r.Variants && rv == nil {
+		b.WriteString(pairingText(r.Verdicts) + "\n")
 		return
 	}
 	if rv == nil {

@@ -12,12 +12,16 @@ import (
 
 // Variants compares two backends of one run as OLD (a) and NEW (b): the
 // same points (scenario, scale, clients, op) measured in one invocation,
-// with the same statistics as two runs. Measured with the sampling order
-// "paired", their reps alternate point by point, so the machine's drift
-// and its neighbours hit both alike, which two runs at two moments cannot
-// promise. What the two backends' env.txt lines say differently (their
-// settings, drivers) is listed as what the variants change, never as a
-// reason to refuse.
+// with the same statistics as two runs. Where their reps alternated
+// (the sampling order "paired"), the machine's drift and its neighbours
+// hit both alike, which two runs at two moments cannot promise; where
+// they did not (a scenario that writes runs its reps back to back on each
+// backend), the point is two samples from two moments, and the verdict
+// says so point by point, from the order the run's raw.csv recorded.
+// What the two backends' env.txt lines say differently (their settings,
+// drivers) is listed as what the variants change, never as a reason to
+// refuse; everything else (the machine's noise, -force) is as between
+// two runs.
 func Variants(dir, a, b string, opt Options) (Verdict, error) {
 	if a == b {
 		return Verdict{}, fmt.Errorf("compare variants: %q against itself", a)
@@ -34,12 +38,25 @@ func Variants(dir, a, b string, opt Options) (Verdict, error) {
 			return Verdict{}, err
 		}
 	}
-	opt.Force = true
+	opt.variants = true
 	opt.Comparable, opt.LoadComparable = nil, nil
 	v, err := Dirs(oldDir, newDir, opt)
 	v.Old, v.New = dir+" ["+a+"]", dir+" ["+b+"]"
 	v.Variants = true
-	return v, err
+	if err != nil {
+		return v, err
+	}
+	raw, err := results.ReadRaw(dir)
+	if err != nil {
+		return v, fmt.Errorf("compare variants: %w", err)
+	}
+	orders := repOrders(raw, a, b, label)
+	for i := range v.Verdicts {
+		if o, ok := orders[v.Verdicts[i].key]; ok {
+			v.Verdicts[i].Order = &o
+		}
+	}
+	return v, nil
 }
 
 // writeVariant writes backend's rows of the run in src as a results

@@ -110,7 +110,12 @@ func sweepFits(timings []results.Row) []sweepFit {
 // twice its value at the lowest rate probed, among the rates that held:
 // where latency starts to climb, below where the service level breaks.
 func knee(probes []results.CapacityProbeRow) float64 {
-	ps := slices.Clone(probes)
+	var ps []results.CapacityProbeRow
+	for _, p := range probes {
+		if !math.IsNaN(p.PctlMs) { // a probe that completed no call has no percentile
+			ps = append(ps, p)
+		}
+	}
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Rate < ps[j].Rate })
 	if len(ps) == 0 || ps[0].PctlMs <= 0 {
 		return math.NaN()
@@ -201,7 +206,15 @@ func capacityTable(c capacityReport) table {
 		if r.Unit == results.UnitClients {
 			kneeRate, clients = "-", "searched"
 		}
-		t.rows = append(t.rows, []string{r.Backend, r.Scale, r.Scenario, clients, FormatRate(r.Capacity) + " " + r.Unit, fmtInterval(r.Low, r.High),
+		capacity := FormatRate(r.Capacity) + " " + r.Unit
+		switch {
+		case r.LimitedBy == "undecided":
+			// The passes' edges disagree (the run's log says how): no capacity.
+			capacity, broke = "cannot decide", "undecided: the passes' edges disagree, their interval reaches 0"
+		case math.IsNaN(r.Capacity):
+			capacity = "unknown"
+		}
+		t.rows = append(t.rows, []string{r.Backend, r.Scale, r.Scenario, clients, capacity, fmtInterval(r.Low, r.High),
 			broke, kneeRate, r.ServiceLevel, strconv.Itoa(r.Probes), fmtSecs(r.Seconds, 1)})
 	}
 	return t

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +79,28 @@ func TestScalabilityFits(t *testing.T) {
 		if !strings.Contains(md, s) {
 			t.Errorf("summary.md lacks %q:\n%s", s, md)
 		}
+	}
+}
+
+// A search that could not decide shows no capacity in the "where it falls
+// over" table, and a probe without a percentile is left out of the knee.
+func TestCapacityTableUndecided(t *testing.T) {
+	nan := math.NaN()
+	row := results.CapacityRow{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Op: "read", Capacity: nan, Low: 0, High: 23.6,
+		Unit: results.UnitRate, LimitedBy: "undecided", Probes: 9, Seconds: 9}
+	probes := []results.CapacityProbeRow{
+		{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Op: "read", Rate: 1, PctlMs: nan, Held: false},
+		{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Op: "read", Rate: 2, PctlMs: 1, Held: true},
+		{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Op: "read", Rate: 4, PctlMs: 1.5, Held: true},
+	}
+	tb := capacityTable(capacityReport{rows: []results.CapacityRow{row}, probes: probes})
+	got := strings.Join(tb.rows[0], " | ")
+	for _, w := range []string{"cannot decide", "undecided: the passes' edges disagree", "0 to 23.6"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("row %q lacks %q", got, w)
+		}
+	}
+	if k := knee(probes); k != 4 {
+		t.Errorf("knee %v, want 4 (the probe without a percentile left out)", k)
 	}
 }

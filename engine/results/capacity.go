@@ -40,7 +40,9 @@ type CapacityRow struct {
 	Op                       string // the stream's op (read, write)
 	// Capacity is the highest sustained rate found, Low and High its 95%
 	// interval; High is +Inf (written empty) when the search never found
-	// a failing rate.
+	// a failing rate. Capacity is NaN (written empty) when the search
+	// could not decide one (limited_by "undecided", or a budget spent
+	// before any level held).
 	Capacity, Low, High float64
 	// Unit is what the capacity counts: ops/s (the highest rate) or
 	// clients (a closed-loop search: the most clients).
@@ -53,6 +55,9 @@ type CapacityRow struct {
 }
 
 // CapacityProbeRow is one probe of a search (logs/capacity-probes.csv).
+// The percentile, its 95% interval's ends, p50, p99 and the achieved
+// share are NaN (written empty) where the probe could not measure them,
+// never 0.
 type CapacityProbeRow struct {
 	Scenario, Backend, Scale string
 	Clients                  int
@@ -155,7 +160,7 @@ func ReadCapacity(dir string) ([]CapacityRow, error) {
 			high = *v
 		}
 		out = append(out, CapacityRow{Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
-			Clients: int(r.int("clients")), Op: r.str("op"), Capacity: r.float("capacity"), Low: r.float("low"), High: high, Unit: r.str("unit"),
+			Clients: int(r.int("clients")), Op: r.str("op"), Capacity: nanIfEmpty(r, "capacity"), Low: r.float("low"), High: high, Unit: r.str("unit"),
 			LimitedBy: r.str("limited_by"), ServiceLevel: r.str("service_level"), Probes: int(r.int("probes")),
 			Seconds: r.float("seconds"), BudgetSpent: r.str("budget_spent") == "true"})
 	})
@@ -174,13 +179,21 @@ func ReadCapacityProbes(dir string) ([]CapacityProbeRow, error) {
 		out = append(out, CapacityProbeRow{Scenario: r.str("scenario"), Backend: r.str("backend"), Scale: r.str("scale"),
 			Clients: int(r.int("clients")), Op: r.str("op"), Probe: int(r.int("probe")), Phase: r.str("phase"), Pass: int(r.int("pass")),
 			Rate: r.float("rate_ops_s"), Seconds: r.float("seconds"), Count: r.int("count"), Errors: r.int("errors"),
-			Late: r.int("late"), Dropped: r.int("dropped"), Achieved: r.float("achieved_ops_s"), AchievedPct: r.float("achieved_pct"),
-			PctlMs: r.float("percentile_ms"), PctlLowMs: r.float("percentile_low_ms"), PctlHighMs: r.float("percentile_high_ms"),
-			P50Ms: r.float("p50_ms"), P99Ms: r.float("p99_ms"), ErrorPct: r.float("error_pct"), LatePct: r.float("late_pct"),
+			Late: r.int("late"), Dropped: r.int("dropped"), Achieved: r.float("achieved_ops_s"), AchievedPct: nanIfEmpty(r, "achieved_pct"),
+			PctlMs: nanIfEmpty(r, "percentile_ms"), PctlLowMs: nanIfEmpty(r, "percentile_low_ms"), PctlHighMs: nanIfEmpty(r, "percentile_high_ms"),
+			P50Ms: nanIfEmpty(r, "p50_ms"), P99Ms: nanIfEmpty(r, "p99_ms"), ErrorPct: r.float("error_pct"), LatePct: r.float("late_pct"),
 			Held: r.str("held") == "true", Failed: r.str("failed")})
 	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	return out, err
+}
+
+// nanIfEmpty reads an empty field as NaN: a value that was not measured.
+func nanIfEmpty(r *record, name string) float64 {
+	if v := r.optFloat(name); v != nil {
+		return *v
+	}
+	return math.NaN()
 }

@@ -57,3 +57,48 @@ func TestCapacityRowsRoundTrip(t *testing.T) {
 		t.Errorf("no capacity.csv: %v %v", r, err)
 	}
 }
+
+// What a probe could not measure is written empty and read back as NaN,
+// never as 0; so is a capacity a search could not decide.
+func TestCapacityUnknownsEmpty(t *testing.T) {
+	dir := t.TempDir()
+	d, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := math.NaN()
+	probe := CapacityProbeRow{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Probe: 1, Phase: "bracket", Pass: 1,
+		Rate: 100, Seconds: 1, Count: 0, Errors: 100, Achieved: 0, AchievedPct: 0, PctlMs: nan, PctlLowMs: nan, PctlHighMs: nan,
+		P50Ms: nan, P99Ms: nan, ErrorPct: 100, Failed: "latency+errors+achieved"}
+	row := CapacityRow{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Capacity: nan, Low: 0, High: 23.6,
+		Unit: UnitClients, LimitedBy: "undecided", ServiceLevel: "p99<=50ms", Probes: 9, Seconds: 9}
+	for _, r := range []Record{probe, row} {
+		if err := d.Emit(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(CapacityProbesFile)))
+	if !strings.Contains(string(b), ",0,0,,,,,,100,0,false,") {
+		t.Errorf("unknown percentiles are not written empty:\n%s", b)
+	}
+	probes, err := ReadCapacityProbes(dir)
+	if err != nil || len(probes) != 1 {
+		t.Fatalf("probes %+v: %v", probes, err)
+	}
+	p := probes[0]
+	for name, v := range map[string]float64{"percentile": p.PctlMs, "low": p.PctlLowMs, "high": p.PctlHighMs, "p50": p.P50Ms, "p99": p.P99Ms} {
+		if !math.IsNaN(v) {
+			t.Errorf("%s read back as %v, want NaN", name, v)
+		}
+	}
+	if p.AchievedPct != 0 || p.ErrorPct != 100 {
+		t.Errorf("measured shares read back as %v and %v", p.AchievedPct, p.ErrorPct)
+	}
+	rows, err := ReadCapacity(dir)
+	if err != nil || len(rows) != 1 || !math.IsNaN(rows[0].Capacity) || rows[0].High != 23.6 {
+		t.Errorf("capacity rows %+v: %v", rows, err)
+	}
+}

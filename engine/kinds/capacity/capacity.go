@@ -360,7 +360,8 @@ func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, began
 	for _, pr := range out.Probes {
 		row := probeRow(base, st.Op, p.d.Clients, pr)
 		if p.d.ClientsSearch {
-			row.Clients, row.Rate, row.AchievedPct = int(pr.Rate), 0, 0
+			// A closed loop offers no rate: its share is not applicable.
+			row.Clients, row.Rate, row.AchievedPct = int(pr.Rate), 0, math.NaN()
 		}
 		env.Emit(row)
 	}
@@ -373,8 +374,13 @@ func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, began
 	env.Emit(results.CapacityRow{Scenario: base.Scenario, Backend: base.Backend, Scale: base.Scale, Clients: p.d.Clients, Op: st.Op,
 		Capacity: out.Capacity, Low: out.Low, High: out.High, Unit: unit, LimitedBy: out.LimitedBy, ServiceLevel: level,
 		Probes: len(out.Probes), Seconds: out.Elapsed.Seconds(), BudgetSpent: out.Budget})
-	env.Logf("capacity %.1f %s [%.1f, %.1f] limited by %s after %d probes in %s", out.Capacity, unit, out.Low, out.High, out.LimitedBy,
-		len(out.Probes), out.Elapsed.Round(time.Millisecond))
+	if out.Undecided != "" {
+		env.Logf("capacity CANNOT BE DECIDED after %d probes in %s: %s (every probe in %s)", len(out.Probes), out.Elapsed.Round(time.Millisecond),
+			out.Undecided, results.CapacityProbesFile)
+	} else {
+		env.Logf("capacity %.1f %s [%.1f, %.1f] limited by %s after %d probes in %s", out.Capacity, unit, out.Low, out.High, out.LimitedBy,
+			len(out.Probes), out.Elapsed.Round(time.Millisecond))
+	}
 	at := 0
 	for i, pr := range out.Probes {
 		if pr.Held() && (!out.Probes[at].Held() || pr.Rate > out.Probes[at].Rate) ||
@@ -401,11 +407,27 @@ func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, began
 	}
 }
 
+// probeRow is a probe's row of capacity-probes.csv. What the probe
+// could not measure is NaN, written empty, never 0: the percentile and
+// the p50 and p99 of a probe that completed no call, the ends of the
+// percentile's interval when too few calls lie on their side of it.
 func probeRow(base results.Row, op string, clients int, p Probe) results.CapacityProbeRow {
+	lat := func(d time.Duration) float64 {
+		if p.Calls == 0 {
+			return math.NaN()
+		}
+		return msOf(d)
+	}
+	end := func(d time.Duration) float64 {
+		if d == 0 {
+			return math.NaN()
+		}
+		return msOf(d)
+	}
 	return results.CapacityProbeRow{Scenario: base.Scenario, Backend: base.Backend, Scale: base.Scale, Clients: clients, Op: op,
 		Probe: p.N, Phase: p.Phase, Pass: p.Pass, Rate: p.Rate, Seconds: p.Elapsed.Seconds(), Count: p.Calls, Errors: p.Errors,
-		Late: p.Late, Dropped: p.Dropped, Achieved: p.Achieved, AchievedPct: p.AchievedPct(), PctlMs: msOf(p.Latency),
-		PctlLowMs: msOf(p.LatencyLow), PctlHighMs: msOf(p.LatencyHigh), P50Ms: msOf(p.P50), P99Ms: msOf(p.P99),
+		Late: p.Late, Dropped: p.Dropped, Achieved: p.Achieved, AchievedPct: p.AchievedPct(), PctlMs: lat(p.Latency),
+		PctlLowMs: end(p.LatencyLow), PctlHighMs: end(p.LatencyHigh), P50Ms: lat(p.P50), P99Ms: lat(p.P99),
 		ErrorPct: p.ErrorPct(), LatePct: p.LatePct(), Held: p.Held(), Failed: joinBounds(p.Failed)}
 }
 

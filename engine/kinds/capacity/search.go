@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/engine/stats"
@@ -84,9 +86,14 @@ type Outcome struct {
 	LimitedBy string
 	// Budget is set when the probe or time budget stopped the search
 	// before it finished.
-	Budget  bool
-	Probes  []Probe
-	Elapsed time.Duration
+	Budget bool
+	// Undecided says why the search cannot decide a capacity (LimitedBy
+	// is then LimitUndecided and Capacity NaN): its passes' edges
+	// disagree so much that their 95% interval reaches 0, or a pass found
+	// nothing holding where another found an edge. "" when decided.
+	Undecided string
+	Probes    []Probe
+	Elapsed   time.Duration
 }
 
 // Validate reports a search that cannot run.
@@ -362,6 +369,35 @@ func (r *searchRun) finish() {
 		out.High = math.Inf(1)
 	}
 	out.LimitedBy = r.limitedBy(m)
+	if why := r.undecided(m, half); why != "" {
+		// A capacity whose interval reaches 0 is no capacity: the mean of
+		// edges that far apart names a level no pass found.
+		out.Capacity, out.LimitedBy, out.Undecided = math.NaN(), LimitUndecided, why
+	}
+}
+
+// undecided says why the passes' edges, of mean m and interval half-width
+// half, establish no capacity; "" when they do.
+func (r *searchRun) undecided(m, half float64) string {
+	est := r.out.Estimates
+	unit := "/s"
+	if r.s.Integer {
+		unit = " clients"
+	}
+	edges := make([]string, len(est))
+	for i, e := range est {
+		edges[i] = strconv.FormatFloat(roundRate(e), 'f', -1, 64) + unit
+	}
+	for i, e := range est {
+		if e == 0 {
+			return fmt.Sprintf("pass %d found nothing holding down to %s%s, where the passes before it found the edge at %s: the service level held at no level every pass agrees on",
+				i+1, strconv.FormatFloat(r.s.MinRate, 'f', -1, 64), unit, strings.Join(edges[:i], ", "))
+		}
+	}
+	if m-half <= 0 {
+		return fmt.Sprintf("the %d passes found the edge at %s: so far apart that their 95%% interval (%.1f ± %.1f) reaches 0", len(est), strings.Join(edges, ", "), m, half)
+	}
+	return ""
 }
 
 // noEdge sets the outcome of a search that never bracketed the edge.
@@ -379,7 +415,8 @@ func (r *searchRun) noEdge() {
 	case best > 0:
 		out.Capacity, out.Low, out.High, out.LimitedBy = best, best, math.Inf(1), LimitBudget
 	case out.Budget:
-		out.LimitedBy = LimitBudget
+		// Spent before any level held: the capacity is unknown, not 0.
+		out.Capacity, out.High, out.LimitedBy = math.NaN(), math.Inf(1), LimitBudget
 	default:
 		// Nothing held: the capacity is below the lowest level probed.
 		out.High, out.LimitedBy = math.Inf(1), LimitMinRate

@@ -22,6 +22,9 @@ const (
 	LimitMaxRate  = "max_rate" // every probe passed up to the search's max rate: capacity is at least that
 	LimitMinRate  = "min_rate" // no probe passed down to the min rate
 	LimitBudget   = "budget"   // the probe or time budget ended the search before its resolution
+	// LimitUndecided: the passes' edges disagree so much that their 95%
+	// interval reaches 0 (Outcome.Undecided says how); no capacity.
+	LimitUndecided = "undecided"
 	// BoundThroughput (a clients search): throughput stopped growing.
 	BoundThroughput = "throughput"
 )
@@ -131,17 +134,19 @@ func pct(n, of int64) float64 {
 }
 
 // Judge lists the bounds o breaks, in the order latency, errors,
-// achieved, late; none means the rate is sustained. A bound breaks only
-// when the probe's evidence says so at 95%: the percentile when the low
-// end of its order-statistic interval is over its max, a share (errors,
-// late calls) when the low end of its Wilson interval is over its max,
-// the achieved share of the calls due when the high end of its interval
-// is under its min. A few calls stalled by a loaded machine in a short
-// window, or one late call of the ten a low rate makes, do not make a rate
-// fail that the service sustains; past the edge, where the queue grows
-// through the window, the evidence is overwhelming. With too few calls
-// for its interval the percentile itself is judged. A probe that
-// completed no call breaks the latency and achieved bounds.
+// achieved, late; none means the rate is sustained. The shares are
+// compared as measured, as k6's thresholds and pgbench's latency limit
+// compare them, so that a probe's row in capacity-probes.csv shows why
+// it held: error_pct over max_error_pct, achieved_pct (the achieved rate
+// against the offered one) under min_achieved_pct, late_pct over
+// max_late_pct break their bounds. A percentile rests on the few calls
+// beyond it, so it breaks its bound when the low end of its 95%
+// order-statistic interval (percentile_low_ms) is over max_ms: a few calls
+// a loaded machine stalled do not fail a rate the service sustains, while
+// past the edge, where the queue grows through the window, the whole
+// interval is over. With too few calls for that interval the percentile
+// as measured (percentile_ms) is judged. A probe that completed no call
+// breaks the latency and achieved bounds.
 func (sl ServiceLevel) Judge(o Observation) []string {
 	var failed []string
 	lat := o.LatencyLow
@@ -151,32 +156,16 @@ func (sl ServiceLevel) Judge(o Observation) []string {
 	if o.Calls == 0 || lat > sl.MaxLatency {
 		failed = append(failed, BoundLatency)
 	}
-	started := o.Calls + o.Errors
-	if lo, _ := wilson(o.Errors, started); 100*lo > sl.MaxErrorPct {
+	if o.ErrorPct() > sl.MaxErrorPct {
 		failed = append(failed, BoundErrors)
 	}
-	due := max(int64(math.Round(o.Rate*o.Elapsed.Seconds())), o.Calls)
-	if _, hi := wilson(o.Calls, due); o.Calls == 0 || 100*hi < sl.MinAchievedPct {
+	if o.Calls == 0 || o.AchievedPct() < sl.MinAchievedPct {
 		failed = append(failed, BoundAchieved)
 	}
-	if lo, _ := wilson(o.Late, started); 100*lo > sl.MaxLatePct {
+	if o.LatePct() > sl.MaxLatePct {
 		failed = append(failed, BoundLate)
 	}
 	return failed
-}
-
-// wilson is the 95% Wilson score interval of a share of k in n; 0 to 1
-// when n is 0.
-func wilson(k, n int64) (lo, hi float64) {
-	if n <= 0 {
-		return 0, 1
-	}
-	const z = 1.959964
-	nf, p := float64(n), float64(k)/float64(n)
-	den := 1 + z*z/nf
-	mid := (p + z*z/(2*nf)) / den
-	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
-	return math.Max(mid-half, 0), math.Min(mid+half, 1)
 }
 
 // Validate reports a service level no rate could be judged by.
