@@ -85,7 +85,9 @@ func (r *reader) errorf(format string, args ...any) error {
 	return &Error{Offset: r.i, Msg: fmt.Sprintf(format, args...)}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == '\f' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == '\f'
+}
 
 func isDelim(c byte) bool {
 	return isSpace(c) || c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' || c == '"' || c == ';'
