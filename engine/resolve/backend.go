@@ -49,6 +49,14 @@ type Load struct {
 	Jobs      int
 	BatchRows int
 	Declared  bool
+	// Statement, when set, loads through the store's own API instead of
+	// the bulk path: each batch of at most BatchDatoms datoms of the
+	// dataset's transactions, rendered as Format ("edn" or "json") with
+	// IDs ("entity" or "tempid"), bound to the statement's :tx.
+	Statement   string
+	Format      string
+	BatchDatoms int
+	IDs         string
 }
 
 // LoadTableKeys are the keys `load { tables = {...} }` accepts.
@@ -58,7 +66,7 @@ var LoadTableKeys = []string{"attrs", "text", "int", "real"}
 // (Dialect).
 func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*CellBackend, hcl.Diagnostics) {
 	bc := &CellBackend{Name: b.Name, Driver: b.Driver, Dialect: dialect, Options: map[string]string{}, Settings: map[string]string{},
-		Load: Load{Jobs: 1, BatchRows: 10000}}
+		Load: Load{Jobs: 1, BatchRows: 10000, Format: LoadEDN, BatchDatoms: 5000, IDs: IDsEntity}}
 	var diags hcl.Diagnostics
 	names := make([]string, 0, len(b.Options))
 	for n := range b.Options {
@@ -99,6 +107,7 @@ func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*Cel
 	diags = append(diags, resolveClients(b, ctx, bc)...)
 	if b.Load != nil {
 		bc.Load.Declared = true
+		diags = append(diags, resolveLoadStatement(b, ctx, &bc.Load)...)
 		if a, ok := b.Load["tables"]; ok {
 			m, d := hcleval.StringMap(a.Expr, ctx, "tables")
 			diags = append(diags, d...)
