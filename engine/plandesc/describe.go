@@ -243,6 +243,9 @@ func loadText(l plan.Load) string {
 	for _, k := range keys {
 		parts = append(parts, k+"->"+l.Tables[k])
 	}
+	if l.Statement != "" {
+		return fmt.Sprintf("statement %q, format %s, batch_datoms %d, ids %s, jobs %d", l.Statement, l.Format, l.BatchDatoms, l.IDs, l.Jobs)
+	}
 	return fmt.Sprintf("tables %s, jobs %d, batch_rows %d", strings.Join(parts, " "), l.Jobs, l.BatchRows)
 }
 

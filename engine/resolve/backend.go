@@ -66,7 +66,7 @@ var LoadTableKeys = []string{"attrs", "text", "int", "real"}
 // (Dialect).
 func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*CellBackend, hcl.Diagnostics) {
 	bc := &CellBackend{Name: b.Name, Driver: b.Driver, Dialect: dialect, Options: map[string]string{}, Settings: map[string]string{},
-		Load: Load{Jobs: 1, BatchRows: 10000, Format: LoadEDN, BatchDatoms: 5000, IDs: IDsEntity}}
+		Load: Load{Jobs: 1, BatchRows: 10000}}
 	var diags hcl.Diagnostics
 	names := make([]string, 0, len(b.Options))
 	for n := range b.Options {

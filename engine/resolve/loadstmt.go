@@ -40,6 +40,10 @@ func resolveLoadStatement(b *config.BackendBlock, ctx *hcl.EvalContext, l *Load)
 		}
 		return diags
 	}
+	// The defaults: EDN as the store takes it, the generator's entity
+	// ids, and batches below the seed's embedded store's 5,461-datom
+	// assertion.
+	l.Format, l.BatchDatoms, l.IDs = LoadEDN, 5000, IDsEntity
 	if x, ok := b.Load["batch_rows"]; ok {
 		diags = append(diags, hcleval.AttrError(x.Expr, "Conflicting arguments",
 			"batch_rows sizes the bulk path's commits; a load through a statement is sized by batch_datoms."))
