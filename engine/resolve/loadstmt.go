@@ -78,7 +78,7 @@ func resolveLoadStatement(b *config.BackendBlock, ctx *hcl.EvalContext, l *Load)
 			}
 		}
 		diags = append(diags, hcleval.AttrError(x.Expr, "Unsupported "+name,
-			fmt.Sprintf("%s = %q: it is one of %q.", name, v, allowed)))
+			fmt.Sprintf("%s = %q: it is %q or %q.", name, v, allowed[0], allowed[1])))
 	}
 	choice("format", &l.Format, LoadEDN, LoadJSON)
 	choice("ids", &l.IDs, IDsEntity, IDsTempid)
