@@ -11,7 +11,7 @@ import (
 // query's answer is a diagnostic at its line and exit 2, never a panic.
 func TestValidateStatementLoadMistakes(t *testing.T) {
 	for _, tc := range []struct{ name, override, want string }{
-		{"format", "backend \"sqlite\" {\n  load {\n    statement = \"SELECT edn_t(:tx)\"\n    format = \"yaml\"\n  }\n}\n", `o_override.hcl:4:14: Unsupported format; format = "yaml"`},
+		{"format", "backend \"sqlite\" {\n  load {\n    statement = \"SELECT edn_t(:tx)\"\n    format = \"yaml\"\n  }\n}\n", `o_override.hcl:4:14: Unsupported format`},
 		{"parameter", "backend \"sqlite\" {\n  load {\n    statement = \"SELECT edn_t(:tx, :e)\"\n  }\n}\n", `o_override.hcl:3:17: Invalid statement parameters`},
 		{"answer", "query \"q3\" {\n  answer = \"csv\"\n}\n", `o_override.hcl:2:12: Unsupported answer format`},
 	} {
