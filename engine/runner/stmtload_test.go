@@ -101,11 +101,11 @@ func TestStatementLoadDroppingADatomFails(t *testing.T) {
 	}
 }
 
-// TestOneValueAnswers: queries answering one JSON value (SQLite's
-// json_group_array, PostgreSQL's json_agg) and one EDN value (built in
-// SQL) pass the quickstart's checks on the decoded rows.
+// TestOneValueAnswers: queries answering one JSON value (SQLite's and
+// DuckDB's json_group_array, PostgreSQL's json_agg) and one EDN value
+// (built in SQL) pass the quickstart's checks on the decoded rows.
 func TestOneValueAnswers(t *testing.T) {
-	backends := []string{"sqlite"}
+	backends := []string{"sqlite", "duckdb"}
 	var vars []config.VarArg
 	var edits []string
 	if dsn := os.Getenv("MENTAT_SPEC_PG_DSN"); dsn != "" {
