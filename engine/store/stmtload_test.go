@@ -58,7 +58,8 @@ func TestStatementLoadBatches(t *testing.T) {
 			if err := s.Exec(ctx, "CREATE TABLE got (id INTEGER PRIMARY KEY, body TEXT)"); err != nil {
 				t.Fatal(err)
 			}
-			lc := resolve.Load{Statement: "INSERT INTO got (body) VALUES (:tx)", Format: tc.format, BatchDatoms: 700, IDs: resolve.IDsEntity, Jobs: tc.jobs}
+			lc := resolve.Load{Tables: map[string]string{"attrs": "a", "text": "t", "int": "i", "real": "r"},
+				Statement: "INSERT INTO got (body) VALUES (:tx)", Format: tc.format, BatchDatoms: 700, IDs: resolve.IDsEntity, Jobs: tc.jobs}
 			res, err := store.StatementLoad(ctx, be, ds, lc, 0, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -91,6 +92,9 @@ func TestStatementLoadBatches(t *testing.T) {
 				if !strings.Contains(log.String(), want) {
 					t.Errorf("load log lacks %q:\n%s", want, log.String())
 				}
+			}
+			if strings.Contains(log.String(), "total: table") {
+				t.Errorf("the load log counts table rows the engine did not write:\n%s", log.String())
 			}
 		})
 	}
