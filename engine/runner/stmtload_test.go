@@ -142,18 +142,23 @@ func TestCorruptAnswerFails(t *testing.T) {
 	spec, data := tinyQuickstart(t)
 	o, dir := applyPaths(t, []string{spec, stmtloadFile(t, "corrupt_override.hcl")}, runner.Options{},
 		config.VarArg{Name: "data_dir", Value: data}, config.VarArg{Name: "backends", Value: `["sqlite"]`},
-		config.VarArg{Name: "scenarios", Value: `["aggregate"]`})
+		config.VarArg{Name: "scenarios", Value: `["aggregate","ref_traversal"]`})
 	if !o.Failed() {
 		t.Fatalf("a corrupt answer passed: %+v", o.Checks)
 	}
 	fails := checkLines(t, dir, "FAIL")
 	t.Log(strings.Join(fails, "\n"))
-	if len(fails) != 1 {
-		t.Fatalf("want one FAIL, got:\n%s", strings.Join(fails, "\n"))
+	if len(fails) != 2 {
+		t.Fatalf("want two FAILs, got:\n%s", strings.Join(fails, "\n"))
 	}
-	for _, want := range []string{"FAIL aggregate sqlite xs per_state", "query q3: its json answer does not decode", `the answer starts "[{\"state\":`} {
-		if !strings.Contains(fails[0], want) {
-			t.Errorf("the FAIL line lacks %q:\n%s", want, fails[0])
+	all := strings.Join(fails, "\n")
+	for _, want := range []string{
+		`FAIL aggregate sqlite xs per_state: 1 of 1 cases wrong; first: query q3: its json answer does not decode: not JSON: unexpected EOF; the answer starts "[{\"state\":`,
+		// A case of a for_each check is named before the query.
+		`first: [user`, `] query q2: its edn answer does not decode: edn: at byte `, `missing '}'; the answer starts "#{[`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the FAIL lines lack %q:\n%s", want, all)
 		}
 	}
 }
