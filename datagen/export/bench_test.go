@@ -71,3 +71,35 @@ func BenchmarkExport(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTxData is generation plus rendering 5,000-datom batches of
+// tx-data (a statement load's engine side), one goroutine.
+func BenchmarkTxData(b *testing.B) {
+	ds := datagentest.Finished(b, datagentest.ScaleS, false)
+	for _, format := range []string{"edn", "json"} {
+		b.Run(format, func(b *testing.B) {
+			var datoms int64
+			cpu0 := datagentest.CPUTime()
+			for b.Loop() {
+				td, err := NewTxData(ds.Attrs(), format, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := ds.Stream(context.Background(), 0, ds.TxCount(), func(tx *datagen.Tx) error {
+					for i := range tx.Datoms {
+						td.Add(&tx.Datoms[i])
+						if td.Len() >= 5000 {
+							_ = td.Bytes()
+							td.Reset()
+						}
+					}
+					datoms += int64(len(tx.Datoms))
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			datagentest.ReportRate(b, datoms, cpu0)
+		})
+	}
+}

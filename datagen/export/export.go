@@ -342,6 +342,9 @@ type encoder struct {
 	lastE  int64
 	added  []byte // ",<tx>,1\n"
 	retrac []byte // ",<tx>,0\n"
+	// tempids renders entity ids (and ref values) as string tempids,
+	// for tx-data a store resolves itself (TxData).
+	tempids bool
 }
 
 func newEncoder(attrs []datagen.AttrInfo) *encoder {
@@ -404,26 +407,39 @@ func (e *encoder) edn(tx *datagen.Tx, out io.Writer) error {
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		if d.Added {
-			b = append(b, "[:db/add "...)
-		} else {
-			b = append(b, "[:db/retract "...)
-		}
-		if d.E != e.lastE {
-			e.eText = append(strconv.AppendInt(e.eText[:0], d.E, 10), ',')
-			e.lastE = d.E
-		}
-		b = append(b, e.eText[:len(e.eText)-1]...)
-		b = append(b, ' ')
-		b = append(b, e.ednA[d.A-1]...)
-		b = append(b, ' ')
-		b = appendEDNValue(b, d.V)
-		b = append(b, ']')
+		b = e.appendEDNDatom(b, d)
 	}
 	b = append(b, "]\n"...)
 	e.line = b
 	_, err := out.Write(b)
 	return err
+}
+
+// appendEDNDatom appends d as [:db/add e :attr v] (or :db/retract).
+func (e *encoder) appendEDNDatom(b []byte, d *datagen.Datom) []byte {
+	if d.Added {
+		b = append(b, "[:db/add "...)
+	} else {
+		b = append(b, "[:db/retract "...)
+	}
+	if e.tempids {
+		b = appendTempid(b, d.E)
+	} else {
+		if d.E != e.lastE {
+			e.eText = append(strconv.AppendInt(e.eText[:0], d.E, 10), ',')
+			e.lastE = d.E
+		}
+		b = append(b, e.eText[:len(e.eText)-1]...)
+	}
+	b = append(b, ' ')
+	b = append(b, e.ednA[d.A-1]...)
+	b = append(b, ' ')
+	if e.tempids && d.V.Type == datagen.TypeRef {
+		b = appendTempid(b, d.V.Int)
+	} else {
+		b = appendEDNValue(b, d.V)
+	}
+	return append(b, ']')
 }
 
 // appendEDNValue renders v as an EDN literal: strings quoted, keywords

@@ -34,8 +34,12 @@ var backendSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{{Type: "load"}},
 }
 
+// loadSchema: tables for the engine's bulk path, or statement (and its
+// format, batch_datoms, ids) for a load through the store's own API;
+// resolve says which is required.
 var loadSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "tables", Required: true}, {Name: "jobs"}, {Name: "batch_rows"},
+	{Name: "tables"}, {Name: "jobs"}, {Name: "batch_rows"},
+	{Name: "statement"}, {Name: "format"}, {Name: "batch_datoms"}, {Name: "ids"},
 }}
 
 func decodeBackendBlock(b *hcl.Block) (*BackendBlock, hcl.Diagnostics) {

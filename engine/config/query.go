@@ -8,15 +8,20 @@ import (
 // (with a default) and how its :name parameters are made, evaluated per
 // cell by resolve.Query.
 type QueryBlock struct {
-	Name      string
-	SQL       hcl.Expression
-	Params    hcl.Expression
-	EDN       hcl.Expression
+	Name   string
+	SQL    hcl.Expression
+	Params hcl.Expression
+	EDN    hcl.Expression
+	// Answer is how the answer comes back: "rows" (nil: the default),
+	// or one JSON or EDN value the engine decodes (engine/answer).
+	Answer hcl.Expression
+	// Columns names the positions of a one-value answer's tuples.
+	Columns   hcl.Expression
 	DeclRange hcl.Range
 }
 
 var querySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "sql", Required: true}, {Name: "params"}, {Name: "edn"},
+	{Name: "sql", Required: true}, {Name: "params"}, {Name: "edn"}, {Name: "answer"}, {Name: "columns"},
 }}
 
 func decodeQueryBlock(b *hcl.Block) (*QueryBlock, hcl.Diagnostics) {
@@ -32,6 +37,12 @@ func decodeQueryBlock(b *hcl.Block) (*QueryBlock, hcl.Diagnostics) {
 	}
 	if a, ok := c.Attributes["edn"]; ok {
 		q.EDN = a.Expr
+	}
+	if a, ok := c.Attributes["answer"]; ok {
+		q.Answer = a.Expr
+	}
+	if a, ok := c.Attributes["columns"]; ok {
+		q.Columns = a.Expr
 	}
 	return q, diags
 }

@@ -127,6 +127,10 @@ type Query struct {
 	Name   string
 	SQL    string // with :name markers
 	Params map[string]params.Spec
+	// Answer is "rows" or a one-value format ("json", "edn") the checks
+	// decode; Columns names its tuples' positions.
+	Answer  string
+	Columns []string
 }
 
 // Scenario is one scenario in one cell.
@@ -228,7 +232,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.D
 		if d.HasErrors() {
 			continue
 		}
-		pq := &Query{Name: q.Name, SQL: rq.SQL, Params: map[string]params.Spec{}}
+		pq := &Query{Name: q.Name, SQL: rq.SQL, Params: map[string]params.Spec{}, Answer: rq.Answer, Columns: rq.Columns}
 		for name, v := range rq.Params {
 			ps, err := resolve.ParamSpec(v)
 			if err != nil {

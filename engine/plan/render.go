@@ -71,8 +71,13 @@ func (p *Plan) Render(w io.Writer) error {
 				if c.LoadFrom() != "" {
 					from = " (per datom as measured at " + c.LoadFrom() + ")"
 				}
-				fmt.Fprintf(&b, "    load: %s, %d job(s), %s rows per transaction; after load: %d SQL text(s); estimated %s%s\n",
-					tablesText(bc.Load.Tables), bc.Load.Jobs, Thousands(int64(bc.Load.BatchRows)), len(bc.AfterLoad), c.LoadEstimate(), from)
+				if l := bc.Load; l.Statement != "" {
+					fmt.Fprintf(&b, "    load: through the statement %q, %s tx-data, %s datoms per batch, ids %s, %d job(s); after load: %d SQL text(s); estimated %s%s\n",
+						firstLine(l.Statement), l.Format, Thousands(int64(l.BatchDatoms)), l.IDs, l.Jobs, len(bc.AfterLoad), c.LoadEstimate(), from)
+				} else {
+					fmt.Fprintf(&b, "    load: %s, %d job(s), %s rows per transaction; after load: %d SQL text(s); estimated %s%s\n",
+						tablesText(bc.Load.Tables), bc.Load.Jobs, Thousands(int64(bc.Load.BatchRows)), len(bc.AfterLoad), c.LoadEstimate(), from)
+				}
 				if n, src := c.StoreEstimate(); n > 0 {
 					fmt.Fprintf(&b, "    store: about %s (%s)\n", results.HumanBytes(n), src)
 				}
@@ -195,3 +200,17 @@ func mapText(m map[string]string) string {
 
 // Thousands formats n with comma separators, as the result files do.
 func Thousands(n int64) string { return results.Thousands(n) }
+
+// firstLine is a text's first line that is not blank, cut to 100
+// characters, to name a statement on one line.
+func firstLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "--") {
+			if len(l) > 100 {
+				l = l[:97] + "..."
+			}
+			return l
+		}
+	}
+	return ""
+}

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mentat-spec/mentat-spec/engine/answer"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 )
 
@@ -96,6 +97,8 @@ type QueryDesc struct {
 	Dialect     string            `json:"dialect"`
 	SQL         string            `json:"sql"`
 	Params      map[string]string `json:"params,omitempty"`
+	Answer      string            `json:"answer,omitempty"`  // a one-value format; empty: rows
+	Columns     []string          `json:"columns,omitempty"` // its tuples' positions
 	Fingerprint string            `json:"fingerprint"`
 }
 
@@ -171,14 +174,21 @@ func describeCell(c *plan.Cell, secrets []string) CellDesc {
 	sort.Strings(names)
 	for _, n := range names {
 		q := c.Queries[n]
-		qd := QueryDesc{Name: q.Name, Dialect: b.Dialect, SQL: q.SQL, Params: map[string]string{}}
+		qd := QueryDesc{Name: q.Name, Dialect: b.Dialect, SQL: q.SQL, Params: map[string]string{}, Columns: q.Columns}
+		if q.Answer != answer.Rows {
+			qd.Answer = q.Answer
+		}
 		for pn, ps := range q.Params {
 			qd.Params[pn] = ps.String()
 		}
+		// Answer and Columns are left out when unset, so a query's
+		// fingerprint is what it was before they existed.
 		qd.Fingerprint = fingerprint(struct {
 			Dialect, SQL string
 			Params       map[string]string
-		}{qd.Dialect, qd.SQL, qd.Params})
+			Answer       string   `json:",omitempty"`
+			Columns      []string `json:",omitempty"`
+		}{qd.Dialect, qd.SQL, qd.Params, qd.Answer, qd.Columns})
 		cd.Queries = append(cd.Queries, qd)
 	}
 	for _, s := range c.Scenarios {
@@ -232,6 +242,9 @@ func loadText(l plan.Load) string {
 	var parts []string
 	for _, k := range keys {
 		parts = append(parts, k+"->"+l.Tables[k])
+	}
+	if l.Statement != "" {
+		return fmt.Sprintf("statement %q, format %s, batch_datoms %d, ids %s, jobs %d", l.Statement, l.Format, l.BatchDatoms, l.IDs, l.Jobs)
 	}
 	return fmt.Sprintf("tables %s, jobs %d, batch_rows %d", strings.Join(parts, " "), l.Jobs, l.BatchRows)
 }

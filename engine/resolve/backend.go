@@ -49,6 +49,14 @@ type Load struct {
 	Jobs      int
 	BatchRows int
 	Declared  bool
+	// Statement, when set, loads through the store's own API instead of
+	// the bulk path: each batch of at most BatchDatoms datoms of the
+	// dataset's transactions, rendered as Format ("edn" or "json") with
+	// IDs ("entity" or "tempid"), bound to the statement's :tx.
+	Statement   string
+	Format      string
+	BatchDatoms int
+	IDs         string
 }
 
 // LoadTableKeys are the keys `load { tables = {...} }` accepts.
@@ -99,6 +107,7 @@ func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*Cel
 	diags = append(diags, resolveClients(b, ctx, bc)...)
 	if b.Load != nil {
 		bc.Load.Declared = true
+		diags = append(diags, resolveLoadStatement(b, ctx, &bc.Load)...)
 		if a, ok := b.Load["tables"]; ok {
 			m, d := hcleval.StringMap(a.Expr, ctx, "tables")
 			diags = append(diags, d...)

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/engine/answer"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 	"github.com/zclconf/go-cty/cty"
@@ -15,14 +16,19 @@ type CellQuery struct {
 	Name   string
 	SQL    string
 	Params map[string]cty.Value // constants or hclfunc.ParamType values
-	Range  hcl.Range
+	// Answer is "rows", or "json"/"edn": the answer is one value the
+	// checks read decoded (engine/answer); Columns names its tuples'
+	// positions.
+	Answer  string
+	Columns []string
+	Range   hcl.Range
 }
 
 // Query picks a query block's text for dialect (falling back to "default")
 // and evaluates its parameters.
 func Query(q *config.QueryBlock, ctx *hcl.EvalContext, dialect string) (*CellQuery, hcl.Diagnostics) {
-	rq := &CellQuery{Name: q.Name, Params: map[string]cty.Value{}, Range: q.DeclRange}
-	var diags hcl.Diagnostics
+	rq := &CellQuery{Name: q.Name, Params: map[string]cty.Value{}, Range: q.DeclRange, Answer: answer.Rows}
+	diags := answerFormat(q, ctx, rq)
 	if q.SQL != nil {
 		v, d := q.SQL.Value(ctx)
 		diags = append(diags, d...)
@@ -70,4 +76,32 @@ func Query(q *config.QueryBlock, ctx *hcl.EvalContext, dialect string) (*CellQue
 		}
 	}
 	return rq, diags
+}
+
+// answerFormat reads a query's `answer` and `columns`.
+func answerFormat(q *config.QueryBlock, ctx *hcl.EvalContext, rq *CellQuery) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if q.Answer != nil {
+		s, d := hcleval.String(q.Answer, ctx, "answer")
+		diags = append(diags, d...)
+		if !d.HasErrors() {
+			if !answer.Valid(s) {
+				diags = append(diags, hcleval.AttrError(q.Answer, "Unsupported answer format",
+					fmt.Sprintf("answer = %q: the formats are %q (the rows as returned), %q and %q (one value, the first column of the only row, decoded into rows).",
+						s, answer.Rows, answer.JSON, answer.EDN)))
+			} else {
+				rq.Answer = s
+			}
+		}
+	}
+	if q.Columns != nil {
+		l, d := hcleval.StringList(q.Columns, ctx, "columns")
+		diags = append(diags, d...)
+		if !d.HasErrors() && rq.Answer == answer.Rows {
+			diags = append(diags, hcleval.AttrError(q.Columns, "Columns without a one-value answer",
+				`columns names the positions of the tuples of a one-value answer: set answer = "json" or "edn", or remove columns (a query's rows carry their own column names).`))
+		}
+		rq.Columns = l
+	}
+	return diags
 }

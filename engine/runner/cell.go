@@ -355,7 +355,7 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 		return false, fmt.Errorf("setup: %w", err)
 	}
 	bl, ok := c.be.(drivers.BulkLoader)
-	if !ok {
+	if !ok && bc.Load.Statement == "" {
 		return false, fmt.Errorf("the backend declares a load block, but driver %q has no bulk loader", bc.Driver)
 	}
 	capDur := c.run.plan.Sampling.LoadMax
@@ -364,7 +364,13 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 	c.phase(results.PhaseLoad)
 	datomsEst, afterEst := c.pc.LoadSplit()
 	c.run.begin(c.name()+" load", "datoms", datomsEst, c.pc.Scale.Stats.Datoms, func() (int64, int64) { return loaded.Load(), 0 })
-	res, err := store.BulkLoad(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
+	var res store.Result
+	var err error
+	if bc.Load.Statement != "" {
+		res, err = store.StatementLoad(ctx, c.be, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
+	} else {
+		res, err = store.BulkLoad(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
+	}
 	c.run.end()
 	var steps []store.Step
 	var ran atomic.Int64 // after-load statements done, for the progress line
@@ -373,7 +379,7 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 		c.run.skip(afterEst) // no after-load SQL follows: its estimate is done
 	}
 	if err != nil {
-		return false, fmt.Errorf("bulk load: %w", err)
+		return false, fmt.Errorf("%s: %w", store.LoadKind(bc.Load), err)
 	}
 	row := results.LoadRow{Backend: bc.Name, Scale: c.pc.Scale.Name, NDatoms: c.pc.Scale.Stats.Datoms,
 		WallS: res.Elapsed.Seconds(), DatomsPerS: float64(res.Datoms) / res.Elapsed.Seconds(), Jobs: bc.Load.Jobs}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/checks"
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/answer"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/ops"
@@ -308,6 +309,12 @@ func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc
 		return checks.Outcome{Status: checks.Fail, Detail: fmt.Sprintf("query %s failed: %v", q.name, err)}, nil
 	}
 	cols := columnsOf(st)
+	if pq := c.pc.Queries[q.name]; pq != nil && pq.Answer != "" && pq.Answer != answer.Rows {
+		// The store answers in one value: its rows are what it decodes to.
+		if cols, rows, err = answer.Decode(pq.Answer, rows, pq.Columns); err != nil {
+			return checks.Outcome{Status: checks.Fail, Detail: fmt.Sprintf("query %s: its %s answer does not decode: %v", q.name, pq.Answer, err)}, nil
+		}
+	}
 	return checks.Compare(cols, rows, cc.Expect), &caseAnswer{params: namedParams(q.bound.Names, args), columns: cols, rows: rows}
 }
 

@@ -64,6 +64,11 @@ type Result struct {
 	Capped  bool // the load cap was hit
 	Jobs    []jobLog
 	Tables  []drivers.TableSpec
+	// Statement is set for a load through a statement (StatementLoad):
+	// each commit is then one batch, after the schema's one call.
+	Statement   string
+	SchemaAttrs int
+	SchemaTook  time.Duration
 }
 
 // BulkLoad streams the dataset into the backend with lc.Jobs parallel
@@ -72,10 +77,7 @@ type Result struct {
 // (nil: none) as they commit, for the live progress. capDur > 0 cuts the
 // load after that long: the result says capped, not an error.
 func BulkLoad(ctx context.Context, bl drivers.BulkLoader, gen *datagen.Dataset, lc resolve.Load, capDur time.Duration, datoms *atomic.Int64) (Result, error) {
-	tables := []drivers.TableSpec{{Name: lc.Tables["attrs"], Columns: AttrColumns}}
-	for _, class := range datagen.ClassNames {
-		tables = append(tables, drivers.TableSpec{Name: lc.Tables[class], Columns: DatomColumns})
-	}
+	tables := loadTables(lc)
 	if datoms == nil {
 		datoms = new(atomic.Int64)
 	}
@@ -120,6 +122,15 @@ func BulkLoad(ctx context.Context, bl drivers.BulkLoader, gen *datagen.Dataset, 
 		return res, err
 	}
 	return res, nil
+}
+
+// loadTables are the tables lc names: attributes, then one per class.
+func loadTables(lc resolve.Load) []drivers.TableSpec {
+	tables := []drivers.TableSpec{{Name: lc.Tables["attrs"], Columns: AttrColumns}}
+	for _, class := range datagen.ClassNames {
+		tables = append(tables, drivers.TableSpec{Name: lc.Tables[class], Columns: DatomColumns})
+	}
+	return tables
 }
 
 func loadRange(ctx context.Context, bl drivers.BulkLoader, tables []drivers.TableSpec, gen *datagen.Dataset,

@@ -102,5 +102,9 @@ func Fingerprint(gen *datagen.Dataset, bc resolve.CellBackend) string {
 	_ = enc.Encode(bc.Setup)
 	_ = enc.Encode(bc.AfterLoad)
 	_ = enc.Encode(bc.Load.Tables)
+	if l := bc.Load; l.Statement != "" {
+		// What a statement load writes is the statement's to say.
+		_ = enc.Encode([]string{l.Statement, l.Format, l.IDs})
+	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
