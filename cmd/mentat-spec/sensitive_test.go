@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// argvWatch records, until stopped, every process on the host whose
+// command line holds needle: a sensitive value must never be an
+// argument, of a worker, a sampler's or a restart's command or anything
+// else this run starts.
+func argvWatch(t *testing.T, needle string) (stop func() []string) {
+	t.Helper()
+	done := make(chan struct{})
+	var mu sync.Mutex
+	var seen []string
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			entries, _ := os.ReadDir("/proc")
+			for _, e := range entries {
+				if e.Name()[0] < '0' || e.Name()[0] > '9' {
+					continue
+				}
+				b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+				if err == nil && bytes.Contains(b, []byte(needle)) {
+					mu.Lock()
+					seen = append(seen, strings.ReplaceAll(string(b), "\x00", " "))
+					mu.Unlock()
+				}
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	return func() []string {
+		close(done)
+		wg.Wait()
+		return seen
+	}
+}
+
+// filesHolding lists the files under dir whose content or name holds
+// needle.
+func filesHolding(t *testing.T, dir, needle string) []string {
+	t.Helper()
+	var out []string
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.Contains(d.Name(), needle) {
+			out = append(out, path+" (its name)")
+		}
+		if d.IsDir() {
+			return nil
+		}
+		n++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if i := bytes.Index(b, []byte(needle)); i >= 0 {
+			out = append(out, fmt.Sprintf("%s: ...%s...", path, b[max(0, i-80):min(len(b), i+len(needle)+40)]))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("only %d files under %s: the run wrote less than expected", n, dir)
+	}
+	return out
+}
+
+// TestSensitiveNowhere sets one sensitive value in every place a value
+// can go (testdata/secrets/secrets.hcl: backend setup and after_load SQL,
+// query SQL text and parameters, a scale attribute, a local, a scenario's
+// description, check expectations and a check's label, sampler queries
+// and commands, restart and drop_caches commands, a failing statement's
+// error) and runs plan, plan -json and apply with worker processes on
+// SQLite: the value is in no file of the results directory, no console
+// line and no process's argv.
+func TestSensitiveNowhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	secret := fmt.Sprintf("zqTok%dx%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	t.Setenv(asCLI, "1")
+	t.Setenv("MENTAT_SPEC_VAR_tok", secret)
+	dir := t.TempDir()
+	spec := filepath.Join("testdata", "secrets", "secrets.hcl")
+	vars := []string{"-var", "data_dir=" + filepath.Join(dir, "data")}
+
+	// A spec whose error message holds the value: plan exits 2 and says
+	// where, without the value.
+	bad := filepath.Join(dir, "bad_override.hcl")
+	if err := os.WriteFile(bad, []byte("query \"notes\" {\n  sql = file(\"${var.tok}.sql\")\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := argvWatch(t, secret)
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"plan", spec}, exitOK},
+		{[]string{"plan", "-json", spec}, exitOK},
+		{[]string{"plan", spec, bad}, exitUsage},
+		{[]string{"plan", "-json", spec, bad}, exitUsage},
+		{[]string{"validate", spec, bad}, exitUsage},
+	} {
+		code, stdout, stderr := runT(t, append(tt.args, vars...)...)
+		if code != tt.code {
+			t.Fatalf("%v: exit %d, want %d\n%s%s", tt.args, code, tt.code, stdout, stderr)
+		}
+		if strings.Contains(stdout+stderr, secret) {
+			t.Errorf("%v prints the sensitive value:\n%s%s", tt.args, stdout, stderr)
+		}
+		if tt.code == exitUsage && !strings.Contains(stdout+stderr, "(sensitive).sql") {
+			t.Errorf("%v: the error does not show where the value was:\n%s%s", tt.args, stdout, stderr)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runT(t, append([]string{"apply", spec, "-o", out}, vars...)...)
+	argv := stop()
+	// The check expecting a wrong value fails: exit 1, every file written.
+	if code != exitCheck {
+		t.Fatalf("apply: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitCheck, stdout, stderr)
+	}
+	if strings.Contains(stdout+stderr, secret) {
+		t.Errorf("apply prints the sensitive value:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	for _, a := range argv {
+		t.Errorf("a process had the sensitive value in its argv: %s", a)
+	}
+	for _, f := range filesHolding(t, out, secret) {
+		t.Errorf("the sensitive value is written in %s", f)
+	}
+	// The run did go through the places the value was put in.
+	for file, want := range map[string]string{
+		"checks.txt":                  "FAIL lookup sqlite xs labelled",
+		"logs/sampler-cmd.csv":        "sampled (sensitive)",
+		"logs/sampler-sql.csv":        "(sensitive)",
+		"logs/workers.log":            "workers=2",
+		"summary.md":                  "(sensitive)",
+		"logs/sampler-broken_sql.csv": "missing_(sensitive)",
+	} {
+		b, err := os.ReadFile(filepath.Join(out, file))
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %q (%v):\n%s", file, want, err, b)
+		}
+	}
+}
