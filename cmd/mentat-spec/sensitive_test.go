@@ -165,3 +165,35 @@ func TestSensitiveNowhere(t *testing.T) {
 		}
 	}
 }
+
+// TestSensitiveArgvRefused: a sensitive value written into a command's
+// arguments (restart, drop_caches, a sampler's command) is refused with
+// the attribute's file:line:col and exit 2, without printing the value;
+// the command reads it from its environment instead.
+func TestSensitiveArgvRefused(t *testing.T) {
+	const secret = "argv-secret-4242"
+	t.Setenv("MENTAT_SPEC_VAR_tok", secret)
+	spec := filepath.Join("testdata", "secrets", "secrets.hcl")
+	for _, tt := range []struct{ name, override, at string }{
+		{"restart", `backend "sqlite" { restart = ["tool", "--token=${var.tok}"] }`, ":1:30"},
+		{"drop_caches", `backend "sqlite" { drop_caches = ["tool", var.tok] }`, ":1:34"},
+		{"sampler command", `sampler "cmd" { command = ["curl", "-H", "Authorization: ${var.tok}"] }`, ":1:27"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			override := filepath.Join(t.TempDir(), "argv_override.hcl")
+			if err := os.WriteFile(override, []byte(tt.override+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := runT(t, "plan", spec, override)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d\n%s%s", code, exitUsage, stdout, stderr)
+			}
+			if strings.Contains(stdout+stderr, secret) {
+				t.Errorf("the refusal prints the value:\n%s", stderr)
+			}
+			if !strings.Contains(stderr, "Sensitive value in a command's arguments") || !strings.Contains(stderr, "argv_override.hcl"+tt.at) {
+				t.Errorf("no diagnostic at %s:\n%s", tt.at, stderr)
+			}
+		})
+	}
+}

@@ -60,6 +60,9 @@ func (s *Spec) registerSensitive() hcl.Diagnostics {
 			}
 			redact.Add(t)
 		}
+		if v.Value != cty.NilVal && !v.Value.IsNull() && v.Value.IsKnown() && v.Value.Type() == cty.String {
+			redact.SetEnv(EnvVarPrefix+v.Name, v.Value.AsString())
+		}
 	}
 	return diags
 }

@@ -247,3 +247,40 @@ func File(w io.Writer) (*os.File, bool) {
 		}
 	}
 }
+
+var env struct {
+	mu   sync.Mutex
+	vars map[string]string
+}
+
+// SetEnv gives the commands the engine starts (samplers, restart and
+// drop_caches) key=value in their environment: a sensitive value reaches
+// a command there, never as an argument, which every user of the host
+// can read.
+func SetEnv(key, value string) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if env.vars == nil {
+		env.vars = map[string]string{}
+	}
+	env.vars[key] = value
+}
+
+// Environ is the environment of a command the engine starts: this
+// process's, with the entries of SetEnv where this process has none.
+func Environ() []string {
+	out := os.Environ()
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	keys := make([]string, 0, len(env.vars))
+	for k := range env.vars {
+		if _, set := os.LookupEnv(k); !set {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+env.vars[k])
+	}
+	return out
+}
