@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -135,21 +136,7 @@ func TestSensitiveNowhere(t *testing.T) {
 		}
 	}
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runT(t, append([]string{"apply", spec, "-o", out}, vars...)...)
-	argv := stop()
-	// The check expecting a wrong value fails: exit 1, every file written.
-	if code != exitCheck {
-		t.Fatalf("apply: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitCheck, stdout, stderr)
-	}
-	if strings.Contains(stdout+stderr, secret) {
-		t.Errorf("apply prints the sensitive value:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
-	}
-	for _, a := range argv {
-		t.Errorf("a process had the sensitive value in its argv: %s", a)
-	}
-	for _, f := range filesHolding(t, out, secret) {
-		t.Errorf("the sensitive value is written in %s", f)
-	}
+	applyNowhere(t, secret, stop, append([]string{"apply", spec, "-o", out}, vars...))
 	// The run did go through the places the value was put in.
 	for file, want := range map[string]string{
 		"checks.txt":                  "FAIL lookup sqlite xs labelled",
@@ -195,5 +182,72 @@ func TestSensitiveArgvRefused(t *testing.T) {
 				t.Errorf("no diagnostic at %s:\n%s", tt.at, stderr)
 			}
 		})
+	}
+}
+
+// applyNowhere runs apply (which must exit 1: a check expects a wrong
+// value) while stop's watch runs, then fails on the secret in its
+// output, in a process's argv or in a file of the results directory.
+func applyNowhere(t *testing.T, secret string, stop func() []string, args []string) {
+	t.Helper()
+	out := args[slices.Index(args, "-o")+1]
+	code, stdout, stderr := runT(t, args...)
+	argv := stop()
+	// The check expecting a wrong value fails: exit 1, every file written.
+	if code != exitCheck {
+		t.Fatalf("apply: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitCheck, stdout, stderr)
+	}
+	if strings.Contains(stdout+stderr, secret) {
+		t.Errorf("apply prints the sensitive value:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	for _, a := range argv {
+		t.Errorf("a process had the sensitive value in its argv: %s", a)
+	}
+	for _, f := range filesHolding(t, out, secret) {
+		t.Errorf("the sensitive value is written in %s", f)
+	}
+}
+
+// TestSensitiveNowherePostgres: the value in a PostgreSQL backend's DSN
+// and settings (application_name), with worker processes, and read back
+// from pg_stat_activity by a sampler.
+func TestSensitiveNowherePostgres(t *testing.T) {
+	dsn := os.Getenv("MENTAT_SPEC_PG_DSN")
+	if dsn == "" {
+		t.Skip("MENTAT_SPEC_PG_DSN is unset: run `make test`, which starts a throwaway PostgreSQL")
+	}
+	if testing.Short() {
+		t.Skip("runs worker processes")
+	}
+	if !strings.Contains(dsn, "?") {
+		dsn += "?"
+	}
+	secret := fmt.Sprintf("zqPg%dx%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	db := fmt.Sprintf("mentat_secrets_%d", os.Getpid())
+	t.Setenv(asCLI, "1")
+	t.Setenv("MENTAT_SPEC_VAR_tok", secret)
+	t.Setenv("MENTAT_SPEC_VAR_pg_dsn", dsn)
+	t.Cleanup(func() { dropDatabase(t, dsn, db) })
+	dir := t.TempDir()
+	spec := []string{filepath.Join("testdata", "secrets", "secrets.hcl"), filepath.Join("testdata", "secrets", "pg.hcl"), filepath.Join("testdata", "secrets", "pg_override.hcl")}
+	vars := []string{"-var", "data_dir=" + filepath.Join(dir, "data"), "-var", "database=" + db}
+	stop := argvWatch(t, secret)
+	for _, args := range [][]string{{"plan"}, {"plan", "-json"}} {
+		code, stdout, stderr := runT(t, append(append(args, spec...), vars...)...)
+		if code != exitOK || strings.Contains(stdout+stderr, secret) {
+			t.Fatalf("%v: exit %d, or the value printed:\n%s%s", args, code, stdout, stderr)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	applyNowhere(t, secret, stop, append(append([]string{"apply"}, spec...), append(vars, "-o", out)...))
+	for file, want := range map[string]string{
+		"checks.txt":                "FAIL lookup postgres xs labelled",
+		"logs/sampler-sessions.csv": ",(sensitive),(sensitive)\n",
+		"logs/workers.log":          "workers=2",
+	} {
+		b, err := os.ReadFile(filepath.Join(out, file))
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %q (%v):\n%s", file, want, err, b)
+		}
 	}
 }
