@@ -197,14 +197,17 @@ func applyNowhere(t *testing.T, secret string, stop func() []string, args []stri
 	if code != exitCheck {
 		t.Fatalf("apply: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitCheck, stdout, stderr)
 	}
-	if strings.Contains(stdout+stderr, secret) {
-		t.Errorf("apply prints the sensitive value:\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
-	}
 	for _, a := range argv {
 		t.Errorf("a process had the sensitive value in its argv: %s", a)
 	}
-	for _, f := range filesHolding(t, out, secret) {
-		t.Errorf("the sensitive value is written in %s", f)
+	// The value, and upper(var.tok) of local.shout.
+	for _, v := range []string{secret, strings.ToUpper(secret)} {
+		if strings.Contains(stdout+stderr, v) {
+			t.Errorf("apply prints %s:\nstdout:\n%s\nstderr:\n%s", v, stdout, stderr)
+		}
+		for _, f := range filesHolding(t, out, v) {
+			t.Errorf("%s is written in %s", v, f)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/redact"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
 )
 
 // sensitiveTexts is every string and number inside v, as text: what a
@@ -65,4 +66,43 @@ func (s *Spec) registerSensitive() hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// derived wraps f so that a string or number it computes from a
+// sensitive value is redacted too: upper(var.tok) is as secret as
+// var.tok. Functions returning collections are left alone (merge or
+// concat would make every value beside the secret one).
+func derived(f function.Function) function.Function {
+	return function.New(&function.Spec{
+		Description: f.Description(),
+		Params:      f.Params(),
+		VarParam:    f.VarParam(),
+		Type:        f.ReturnTypeForValues,
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			v, err := f.Call(args)
+			if err != nil || v.IsNull() || !v.IsKnown() || (v.Type() != cty.String && v.Type() != cty.Number) {
+				return v, err
+			}
+			for _, a := range args {
+				if a.IsWhollyKnown() && anySensitive(a) {
+					for _, t := range sensitiveTexts(v) {
+						if len(t) >= redact.MinLen {
+							redact.Add(t)
+						}
+					}
+					break
+				}
+			}
+			return v, nil
+		},
+	})
+}
+
+func anySensitive(v cty.Value) bool {
+	for _, t := range sensitiveTexts(v) {
+		if redact.Contains(t) {
+			return true
+		}
+	}
+	return false
 }

@@ -14,6 +14,7 @@ variable "tok" {
 
 locals {
   tagged = "tag-${var.tok}-end"
+  shout  = upper(var.tok) # what a function makes of the value is as secret
 }
 
 sampling {
@@ -129,7 +130,7 @@ sampler "sql" {
   kind      = "sql"
   every_s   = 0.2
   scenarios = ["busy"]
-  query     = "SELECT v, '${var.tok}' AS again FROM notes"
+  query     = "SELECT v, '${var.tok}' AS again, '${local.shout}' AS shout FROM notes"
 }
 
 sampler "broken_sql" {
