@@ -16,12 +16,18 @@ import (
 // argvWatch records, until stopped, every process on the host whose
 // command line holds needle: a sensitive value must never be an
 // argument, of a worker, a sampler's or a restart's command or anything
-// else this run starts.
-func argvWatch(t *testing.T, needle string) (stop func() []string) {
+// else this run starts. It counts the worker processes it saw, to show
+// that it looked while they ran.
+func argvWatch(t *testing.T, needle string) (stop func() []string, workers func() int) {
 	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan struct{})
 	var mu sync.Mutex
 	var seen []string
+	pids := map[string]bool{}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -33,11 +39,17 @@ func argvWatch(t *testing.T, needle string) (stop func() []string) {
 					continue
 				}
 				b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-				if err == nil && bytes.Contains(b, []byte(needle)) {
-					mu.Lock()
-					seen = append(seen, strings.ReplaceAll(string(b), "\x00", " "))
-					mu.Unlock()
+				if err != nil {
+					continue
 				}
+				mu.Lock()
+				if bytes.Contains(b, []byte(needle)) {
+					seen = append(seen, strings.ReplaceAll(string(b), "\x00", " "))
+				}
+				if args := strings.Split(string(b), "\x00"); len(args) > 1 && args[1] == "worker" && args[0] == self {
+					pids[e.Name()] = true
+				}
+				mu.Unlock()
 			}
 			select {
 			case <-done:
@@ -46,11 +58,12 @@ func argvWatch(t *testing.T, needle string) (stop func() []string) {
 			}
 		}
 	}()
-	return func() []string {
+	stop = func() []string {
 		close(done)
 		wg.Wait()
 		return seen
 	}
+	return stop, func() int { mu.Lock(); defer mu.Unlock(); return len(pids) }
 }
 
 // filesHolding lists the files under dir whose content or name holds
@@ -113,7 +126,7 @@ func TestSensitiveNowhere(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("query \"notes\" {\n  sql = file(\"${var.tok}.sql\")\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stop := argvWatch(t, secret)
+	stop, workers := argvWatch(t, secret)
 	for _, tt := range []struct {
 		args []string
 		code int
@@ -137,6 +150,9 @@ func TestSensitiveNowhere(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	applyNowhere(t, secret, stop, append([]string{"apply", spec, "-o", out}, vars...))
+	if n := workers(); n < 2 {
+		t.Errorf("the watch saw %d worker processes, want 2: it did not look while they ran", n)
+	}
 	// The run did go through the places the value was put in.
 	for file, want := range map[string]string{
 		"checks.txt":                  "FAIL lookup sqlite xs labelled",
@@ -234,7 +250,7 @@ func TestSensitiveNowherePostgres(t *testing.T) {
 	dir := t.TempDir()
 	spec := []string{filepath.Join("testdata", "secrets", "secrets.hcl"), filepath.Join("testdata", "secrets", "pg.hcl"), filepath.Join("testdata", "secrets", "pg_override.hcl")}
 	vars := []string{"-var", "data_dir=" + filepath.Join(dir, "data"), "-var", "database=" + db}
-	stop := argvWatch(t, secret)
+	stop, workers := argvWatch(t, secret)
 	for _, args := range [][]string{{"plan"}, {"plan", "-json"}} {
 		code, stdout, stderr := runT(t, append(append(args, spec...), vars...)...)
 		if code != exitOK || strings.Contains(stdout+stderr, secret) {
@@ -243,6 +259,9 @@ func TestSensitiveNowherePostgres(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	applyNowhere(t, secret, stop, append(append([]string{"apply"}, spec...), append(vars, "-o", out)...))
+	if n := workers(); n < 2 {
+		t.Errorf("the watch saw %d worker processes, want 2: it did not look while they ran", n)
+	}
 	for file, want := range map[string]string{
 		"checks.txt":                "FAIL lookup postgres xs labelled",
 		"logs/sampler-sessions.csv": ",(sensitive),(sensitive)\n",
