@@ -267,16 +267,21 @@ func SetEnv(key, value string) {
 }
 
 // Environ is the environment of a command the engine starts: this
-// process's, with the entries of SetEnv where this process has none.
+// process's, with the entries of SetEnv in place of its own (a -var
+// overrides the environment, as for the spec).
 func Environ() []string {
-	out := os.Environ()
 	env.mu.Lock()
 	defer env.mu.Unlock()
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ours := env.vars[k]; !ours {
+			out = append(out, kv)
+		}
+	}
 	keys := make([]string, 0, len(env.vars))
 	for k := range env.vars {
-		if _, set := os.LookupEnv(k); !set {
-			keys = append(keys, k)
-		}
+		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {

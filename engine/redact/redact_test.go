@@ -90,3 +90,21 @@ func TestWriteFileAndFile(t *testing.T) {
 		t.Error("File found a file in a buffer")
 	}
 }
+
+// A command's environment has the value in force, over this process's.
+func TestEnvironOverrides(t *testing.T) {
+	t.Setenv("REDACT_TEST_VAR", "from-env")
+	SetEnv("REDACT_TEST_VAR", "from-var")
+	n := 0
+	for _, kv := range Environ() {
+		if strings.HasPrefix(kv, "REDACT_TEST_VAR=") {
+			n++
+			if kv != "REDACT_TEST_VAR=from-var" {
+				t.Errorf("%s", kv)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d entries for the key", n)
+	}
+}
