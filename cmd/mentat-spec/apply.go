@@ -19,6 +19,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kinds/sustained"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
@@ -28,7 +29,7 @@ import (
 // isTerminal reports whether w is a character device (a terminal), where
 // progress redraws one line instead of printing a line every -progress-s.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := redact.File(w)
 	if !ok {
 		return false
 	}
@@ -438,7 +439,7 @@ func writeCompareHTML(path string, v compare.Verdict) error {
 	if err := compare.HTML(v, &b); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := redact.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

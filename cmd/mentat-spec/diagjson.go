@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 )
 
 // JSONDiagnostic is one diagnostic of validate -json and plan -json:
@@ -104,7 +105,7 @@ func colorFor(w io.Writer) bool {
 	if noColor.Load() || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false
 	}
-	f, ok := w.(*os.File)
+	f, ok := redact.File(w)
 	if !ok {
 		return false
 	}

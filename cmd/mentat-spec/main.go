@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mentat-spec/mentat-spec/engine/buildinfo"
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 	"github.com/mentat-spec/mentat-spec/engine/report"
 )
 
@@ -59,7 +60,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exitUsage
 	}
-	return cmd.run(args[1:], stdout, stderr)
+	// Everything a command prints passes the redactor: the values of
+	// sensitive variables, registered as the spec loads, never reach the
+	// console. A worker's stdout is its protocol stream, not text.
+	errW := redact.NewWriter(stderr)
+	defer errW.Flush()
+	if name != "worker" {
+		outW := redact.NewWriter(stdout)
+		defer outW.Flush()
+		stdout = outW
+	}
+	return cmd.run(args[1:], stdout, errW)
 }
 
 // help prints the commands, or with a command's name that command's

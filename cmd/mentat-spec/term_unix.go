@@ -4,7 +4,8 @@ package main
 
 import (
 	"io"
-	"os"
+
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 
 	"golang.org/x/sys/unix"
 )
@@ -12,7 +13,7 @@ import (
 // terminalWidth is the columns of the terminal w writes to, asked each
 // time (it may be resized); 0 when unknown.
 func terminalWidth(w io.Writer) int {
-	f, ok := w.(*os.File)
+	f, ok := redact.File(w)
 	if !ok {
 		return 0
 	}

@@ -23,6 +23,7 @@ type topValues struct {
 func (s *Spec) evaluateTop(args []VarArg) hcl.Diagnostics {
 	s.values = &topValues{fns: s.functions(), vars: cty.EmptyObjectVal, locals: cty.EmptyObjectVal}
 	diags := s.assignVariables(args)
+	diags = append(diags, s.registerSensitive()...)
 	vars := map[string]cty.Value{}
 	for _, v := range s.Variables {
 		vars[v.Name] = v.Value

@@ -45,6 +45,11 @@ func (s *Spec) functions() map[string]function.Function {
 	for name, f := range hclfunc.Functions() {
 		fns[name] = f
 	}
+	for name, f := range fns {
+		if name != "try" && name != "can" { // they take expressions, not values
+			fns[name] = derived(f)
+		}
+	}
 	return fns
 }
 

@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/mentat-spec/mentat-spec/checks"
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
@@ -199,7 +200,7 @@ func (x *Scale) spill(lines []string) (string, error) {
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := redact.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		return "", fmt.Errorf("cross-backend answers: %w", err)
 	}
 	return path, nil

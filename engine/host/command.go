@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 )
 
 // Run runs argv within timeout and returns its output (stdout and stderr
@@ -13,7 +15,9 @@ func Run(ctx context.Context, argv []string, timeout time.Duration) ([]byte, tim
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = redact.Environ() // sensitive values come from there, never argv
+	out, err := cmd.CombinedOutput()
 	return out, time.Since(start), err
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
@@ -91,7 +92,7 @@ func WriteAll(dir string) error {
 			return fmt.Errorf("report: %s: %w", f.File, err)
 		}
 		tmp := filepath.Join(dir, "."+f.File+".tmp")
-		if err := os.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
+		if err := redact.WriteFile(tmp, b.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("report: write %s: %w", f.File, err)
 		}
 		if err := os.Rename(tmp, filepath.Join(dir, f.File)); err != nil {

@@ -102,6 +102,9 @@ func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*Cel
 			l, d := hcleval.StringList(e, ctx, n)
 			diags = append(diags, d...)
 			*dst = l
+			if n == "restart" || n == "drop_caches" {
+				diags = append(diags, sensitiveArgv(e, n, l)...)
+			}
 		}
 	}
 	diags = append(diags, resolveClients(b, ctx, bc)...)

@@ -74,6 +74,9 @@ func Samplers(s *config.Spec) ([]Sampler, hcl.Diagnostics) {
 				l, d := hcleval.StringList(e.Expr, ctx, n)
 				diags = append(diags, d...)
 				*lists[n] = l
+				if n == "command" {
+					diags = append(diags, sensitiveArgv(e.Expr, n, l)...)
+				}
 				if l == nil {
 					*lists[n] = []string{}
 				}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 )
 
 // File names inside a results directory.
@@ -183,6 +185,7 @@ func (d *Dir) write(name string, line []byte) error {
 	if err != nil {
 		return err
 	}
+	line = redact.Bytes(line) // every row of every file passes here
 	var size int64 = -1
 	if st, err := f.Stat(); err == nil {
 		size = st.Size()
@@ -360,7 +363,7 @@ func (d *Dir) openSub(sub, name string) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	return f, nil
+	return redact.NewWriter(f), nil
 }
 
 // Close writes the TOTAL line of checks.txt (counting the whole file)

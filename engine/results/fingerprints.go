@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 )
 
 // FingerprintsFile is the results directory's record of what each cell's
@@ -71,7 +73,7 @@ func WriteFingerprints(dir string, f *Fingerprints) error {
 	}
 	path := filepath.Join(dir, FingerprintsFile)
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := redact.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", FingerprintsFile, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 )
 
 // Files of timed runs: sustained windows, open-loop counts, HDR logs and
@@ -189,7 +190,7 @@ func (d *Dir) writeHist(h Hist) error {
 		return fmt.Errorf("results: %w", err)
 	}
 	path := filepath.Join(dir, HlogName(h.Row))
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := redact.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	return nil

@@ -3,8 +3,9 @@ package results
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 )
 
 // TruthFile is a scale's truth in a results directory: what the checks
@@ -18,7 +19,7 @@ func WriteTruth(dir, scale string, truth any) error {
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", name, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
+	if err := redact.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return nil

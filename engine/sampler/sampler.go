@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
@@ -200,7 +201,9 @@ func strRows(rows [][]any) [][]string {
 func command(ctx context.Context, argv []string, every time.Duration) ([]string, [][]string, error) {
 	cctx, cancel := context.WithTimeout(ctx, max(every, time.Second))
 	defer cancel()
-	out, err := exec.CommandContext(cctx, argv[0], argv[1:]...).Output()
+	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
+	cmd.Env = redact.Environ() // sensitive values come from there, never argv
+	out, err := cmd.Output()
 	if err != nil && cctx.Err() == nil {
 		return nil, nil, fmt.Errorf("%s: %w", strings.Join(argv, " "), err)
 	}

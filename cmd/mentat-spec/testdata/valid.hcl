@@ -1,6 +1,6 @@
 variable "secret" {
   type      = string
-  default   = "x"
+  default   = "x-placeholder"
   sensitive = true
 }
 
