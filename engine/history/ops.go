@@ -9,42 +9,76 @@ import (
 )
 
 // Add imports the results directory dir. A run already in the history
-// (the same env.txt and timings.csv) is left as it is: added is false.
+// (the same files) is left as it is: added is false. A directory that is
+// not whole (ErrPartial) is refused.
 func (s *Store) Add(dir string) (run Run, added bool, err error) {
 	id, err := RunID(dir)
 	if err != nil {
 		return Run{}, false, err
 	}
-	if r, err := s.Run(id); err == nil {
-		return r, false, nil
-	} else if !errors.Is(err, ErrNoRun) {
+	legacy, err := legacyRunID(dir)
+	if err != nil {
 		return Run{}, false, err
 	}
-	im, err := importDir(dir)
+	if r, ok, err := s.held(id, legacy); err != nil || ok {
+		return r, false, err
+	}
+	im, err := importDir(dir, id)
 	if err != nil {
 		return Run{}, false, err
 	}
 	im.Added = time.Now().UTC()
-	if err := s.insert(im); err != nil {
+	heldBy, err := s.insert(im, legacy)
+	if err != nil {
 		return Run{}, false, fmt.Errorf("history: adding %s: %w", dir, err)
+	}
+	if heldBy != "" {
+		// Another process added the same run meanwhile.
+		r, err := s.Run(heldBy)
+		return r, false, err
 	}
 	return im.Run, true, nil
 }
 
-func (s *Store) insert(im *imported) error {
+// held returns the run stored under id, or under legacy (its identity
+// in a store written before identities covered every file).
+func (s *Store) held(id, legacy string) (Run, bool, error) {
+	for _, k := range []string{id, legacy} {
+		r, err := s.Run(k)
+		if err == nil {
+			return r, true, nil
+		}
+		if !errors.Is(err, ErrNoRun) {
+			return Run{}, false, err
+		}
+	}
+	return Run{}, false, nil
+}
+
+// insert adds im in one IMMEDIATE transaction, which first looks for the
+// run again: of two processes adding the same run at once, the second
+// finds the first's and adds nothing (heldBy is then its id).
+func (s *Store) insert(im *imported, legacy string) (heldBy string, err error) {
 	tx, err := s.db.Begin()
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer tx.Rollback()
+	err = tx.QueryRow(`SELECT id FROM runs WHERE id IN (?, ?) LIMIT 1`, im.ID, legacy).Scan(&heldBy)
+	switch {
+	case err == nil:
+		return heldBy, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return "", err
+	}
 	if _, err := tx.Exec(`INSERT INTO runs (id, name, dir, started, revision, machine, machine_fp, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		im.ID, im.Name, im.Dir, im.Started.UnixNano(), im.Revision, im.Machine, im.MachineFP, im.Added.UnixNano()); err != nil {
-		return err
+		return "", err
 	}
 	if err := execEach(tx, `INSERT INTO env (run_id, ord, key, value) VALUES (?, ?, ?, ?)`, len(im.env), func(i int) []any {
 		return []any{im.ID, i, im.env[i].Key, im.env[i].Value}
 	}); err != nil {
-		return err
+		return "", err
 	}
 	if err := execEach(tx, `INSERT INTO points (run_id, scenario, backend, scale, clients, op, n_datoms, scenario_fp, backend_fp,
 		count, p50_ms, p95_ms, p99_ms, max_ms, throughput_ops_s, errors, reps) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -54,23 +88,23 @@ func (s *Store) insert(im *imported) error {
 			return []any{im.ID, p.Scenario, p.Backend, p.Scale, p.Clients, p.Op, p.NDatoms, p.ScenarioFP, p.BackendFP,
 				m.Count, m.P50Ms, m.P95Ms, m.P99Ms, m.MaxMs, m.Throughput, m.Errors, encodeReps(p.Reps)}
 		}); err != nil {
-		return err
+		return "", err
 	}
 	if err := execEach(tx, `INSERT INTO checks (run_id, ord, status, scenario, backend, scale, name, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		len(im.checks), func(i int) []any {
 			c := im.checks[i]
 			return []any{im.ID, i, c.Status, c.Scenario, c.Backend, c.Scale, c.Name, c.Detail}
 		}); err != nil {
-		return err
+		return "", err
 	}
 	if err := execEach(tx, `INSERT INTO loads (run_id, ord, backend, scale, n_datoms, wall_s, datoms_per_s, size_bytes, jobs, ceiling)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, len(im.loads), func(i int) []any {
 		l := im.loads[i]
 		return []any{im.ID, i, l.Backend, l.Scale, l.NDatoms, l.WallS, l.DatomsPerS, l.SizeBytes, l.Jobs, l.Ceiling}
 	}); err != nil {
-		return err
+		return "", err
 	}
-	return tx.Commit()
+	return "", tx.Commit()
 }
 
 // execEach inserts n rows with query, an INSERT ... VALUES of one row's
@@ -188,7 +222,11 @@ func (s *Store) Find(ref string) (Run, error) {
 		return Run{}, fmt.Errorf("history: %q names %d runs: give more of the id", ref, len(match))
 	}
 	if id, err := RunID(ref); err == nil {
-		return s.Run(id)
+		legacy, _ := legacyRunID(ref)
+		if r, ok, err := s.held(id, legacy); err != nil || ok {
+			return r, err
+		}
+		return Run{}, fmt.Errorf("history: %s: %w", ref, ErrNoRun)
 	}
 	return Run{}, fmt.Errorf("history: %q: %w", ref, ErrNoRun)
 }

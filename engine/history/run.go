@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -75,46 +74,21 @@ type imported struct {
 // where it changes like a setting.
 var machineKeys = []string{"instance_type", "cpu_model", "cpus", "mem_total", "os_arch"}
 
-// RunID is the identity of the results directory dir: a digest of its
-// env.txt and timings.csv, so adding the same run twice (from any path)
-// is one run.
-func RunID(dir string) (string, error) {
-	h := sha256.New()
-	found := 0
-	for _, name := range []string{results.EnvFile, results.TimingsFile} {
-		f, err := os.Open(filepath.Join(dir, name))
-		if errors.Is(err, fs.ErrNotExist) {
-			h.Write([]byte{0})
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("history: %w", err)
-		}
-		_, err = io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return "", fmt.Errorf("history: %w", err)
-		}
-		h.Write([]byte{0})
-		found++
-	}
-	if found == 0 {
-		return "", fmt.Errorf("history: %s has neither %s nor %s: not a results directory", dir, results.EnvFile, results.TimingsFile)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
-}
-
 // importDir reads a results directory: mentat-spec's, or the seed suite's
 // (raw.csv, timings.csv, checks.txt, env.txt; no fingerprints, maybe no
 // raw.csv: a point then has its median as its one rep).
-func importDir(dir string) (*imported, error) {
-	id, err := RunID(dir)
-	if err != nil {
+//
+// A directory that is not whole (checkFiles, checkReps) is refused.
+func importDir(dir, id string) (*imported, error) {
+	if err := checkFiles(dir); err != nil {
 		return nil, err
 	}
 	r, err := results.Load(dir)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
+	}
+	if err := checkReps(dir, r); err != nil {
+		return nil, err
 	}
 	prec, err := results.ReadPrecision(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -37,9 +37,9 @@ type Store struct {
 }
 
 var schemaV1 = []string{
-	`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-	`CREATE TABLE runs (
-		id TEXT PRIMARY KEY,   -- digest of env.txt and timings.csv
+	`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS runs (
+		id TEXT PRIMARY KEY,   -- digest of every file of the results directory (env.txt and timings.csv before)
 		name TEXT NOT NULL,
 		dir TEXT NOT NULL,
 		started INTEGER NOT NULL, -- unix nanoseconds: the first invocation, else the last write
@@ -48,13 +48,13 @@ var schemaV1 = []string{
 		machine_fp TEXT NOT NULL,
 		added INTEGER NOT NULL
 	)`,
-	`CREATE INDEX runs_started ON runs (started, id)`,
-	`CREATE TABLE env (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	`CREATE INDEX IF NOT EXISTS runs_started ON runs (started, id)`,
+	`CREATE TABLE IF NOT EXISTS env (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
 		ord INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, key))`,
 	// One row per point; reps holds every rep's raw.csv and precision.csv
 	// fields (encodeReps), so a run of a million raw rows is a few
 	// hundred thousand inserts, and a series reads without a join.
-	`CREATE TABLE points (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	`CREATE TABLE IF NOT EXISTS points (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
 		scenario TEXT NOT NULL, backend TEXT NOT NULL, scale TEXT NOT NULL, clients INTEGER NOT NULL, op TEXT NOT NULL,
 		n_datoms INTEGER NOT NULL,
 		scenario_fp TEXT NOT NULL, -- the scenario's definition, its queries and dataset; "" when not recorded
@@ -65,11 +65,11 @@ var schemaV1 = []string{
 	// No key over the point's columns: a run's points are unique by
 	// construction (pointsOf), and a million-row run inserts faster into
 	// a table whose only index grows at its end.
-	`CREATE INDEX points_run ON points (run_id)`,
-	`CREATE TABLE checks (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, ord INTEGER NOT NULL,
+	`CREATE INDEX IF NOT EXISTS points_run ON points (run_id)`,
+	`CREATE TABLE IF NOT EXISTS checks (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, ord INTEGER NOT NULL,
 		status TEXT NOT NULL, scenario TEXT NOT NULL, backend TEXT NOT NULL, scale TEXT NOT NULL, name TEXT NOT NULL, detail TEXT NOT NULL,
 		PRIMARY KEY (run_id, ord))`,
-	`CREATE TABLE loads (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, ord INTEGER NOT NULL,
+	`CREATE TABLE IF NOT EXISTS loads (run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, ord INTEGER NOT NULL,
 		backend TEXT NOT NULL, scale TEXT NOT NULL, n_datoms INTEGER NOT NULL, wall_s REAL NOT NULL, datoms_per_s REAL NOT NULL,
 		size_bytes INTEGER, jobs INTEGER NOT NULL, ceiling INTEGER NOT NULL, PRIMARY KEY (run_id, ord))`,
 }
@@ -82,7 +82,10 @@ func Open(path string) (*Store, error) {
 			return nil, fmt.Errorf("history: %w", err)
 		}
 	}
-	db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on&_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=10000")
+	// Every transaction of the store writes: _txlock=immediate takes the
+	// write lock at BEGIN, so two processes adding at once queue on the
+	// busy timeout instead of both reading "absent" and then colliding.
+	db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on&_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("history: open %s: %w", path, err)
 	}
@@ -102,19 +105,29 @@ func (s *Store) Close() error { return s.db.Close() }
 func (s *Store) Path() string { return s.path }
 
 func (s *Store) migrate() error {
+	// The version is read and the schema created in one IMMEDIATE
+	// transaction: several processes opening a new file at once see it
+	// created by whichever came first, never half made.
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
 	var n int
-	if err := s.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).Scan(&n); err != nil {
+	if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).Scan(&n); err != nil {
 		return err
 	}
 	version := 0
 	if n > 0 {
 		var v string
-		err := s.db.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+		err := tx.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if version, err = strconv.Atoi(v); err != nil {
-			return fmt.Errorf("schema_version %q: %w", v, err)
+		if err == nil {
+			if version, err = strconv.Atoi(v); err != nil {
+				return fmt.Errorf("schema_version %q: %w", v, err)
+			}
 		}
 	}
 	if version > SchemaVersion {
@@ -123,11 +136,6 @@ func (s *Store) migrate() error {
 	if version == SchemaVersion {
 		return nil
 	}
-	tx, err := s.db.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
 	// Each version's statements, applied from the store's own onwards.
 	for _, stmts := range [][]string{schemaV1}[version:] {
 		for _, q := range stmts {
