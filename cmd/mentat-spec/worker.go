@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,8 +26,8 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 		"Runs the clients of one point for a coordinator (a run of apply): the coordinator sends the spec, the cell, the point and this worker's share of the clients; the worker opens them against the store the coordinator loaded, waits at its barrier, measures and returns its histograms. Speaks docs/worker-protocol.md on stdin and stdout, or over TCP (TLS) with -connect. Not meant to be started by hand. "+
 			"Over TCP the worker proves it holds the run's secret, from "+worker.EnvSecret+" or -secret-file (never an argument), and pins the coordinator's certificate when "+worker.EnvFingerprint+" or the file gives its fingerprint. Sensitive variables come from this worker's environment ("+config.EnvVarPrefix+"name), never from the coordinator.", stderr)
 	connect := fs.String("connect", "", "dial the coordinator at HOST:PORT instead of using stdin and stdout")
-	loop := fs.Bool("loop", false, "with -connect: after each point dial again for the next one, until the coordinator stops listening (workers started apart from the run, e.g. a Kubernetes Job)")
-	wait := fs.Duration("wait", time.Minute, "with -loop: how long to retry the first connection while the coordinator starts")
+	loop := fs.Bool("loop", false, "with -connect: after each point dial again for the next one, until the coordinator says its run is over (workers started apart from the run, e.g. a Kubernetes Job); failures are retried with a growing pause, and the worker gives up (exit 7) after 5 refusals in a row or -wait without reaching the coordinator")
+	wait := fs.Duration("wait", time.Minute, "with -loop: how long to keep dialling without reaching the coordinator (while it starts, or between points) before giving up")
 	secretFile := fs.String("secret-file", "", "read the run's secret (and the certificate fingerprint to pin) from FILE: one line, or the secret=/fingerprint= lines apply writes")
 	caFile := fs.String("ca", "", "verify the coordinator's certificate (one the user gave apply with -worker-cert) against the PEM roots in FILE")
 	pos, code, ok := parseOrExit(fs, args)
@@ -111,37 +110,15 @@ func workerCredentials(secretFile, caFile string) (worker.Credentials, error) {
 	return c, nil
 }
 
-// workerLoop serves one point per connection until the coordinator is
-// gone. It fails only when the first connection cannot be made in wait,
-// or when the coordinator refuses this worker's secret.
+// workerLoop serves one point per connection until the coordinator says
+// its run is over (exit 0). It gives up (exit 7) after a few refusals in
+// a row or when the coordinator cannot be reached for wait, pausing
+// longer after each failure (worker.Loop).
 func workerLoop(ctx context.Context, addr string, creds worker.Credentials, open worker.Opener, wait time.Duration, stderr io.Writer) int {
-	deadline := time.Now().Add(wait)
-	served := 0
-	for ctx.Err() == nil {
-		conn, err := worker.Dial(ctx, addr, creds)
-		if err != nil {
-			if served == 0 && time.Now().Before(deadline) {
-				time.Sleep(200 * time.Millisecond)
-				continue
-			}
-			if served == 0 {
-				fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
-				return exitUnfinished
-			}
-			return exitOK // the run is over
-		}
-		served++
-		err = worker.Serve(ctx, conn, open)
-		conn.Close()
-		switch {
-		case errors.Is(err, worker.ErrRefused):
-			fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
-			return exitUnfinished // another secret: dialling again changes nothing
-		case errors.Is(err, worker.ErrNotAssigned):
-			return exitOK // waiting for a point when the run ended
-		case err != nil:
-			fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
-		}
+	err := worker.Loop(ctx, addr, creds, open, worker.LoopOptions{Wait: wait, Log: stderr})
+	if err != nil {
+		fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
+		return exitUnfinished
 	}
 	return exitOK
 }

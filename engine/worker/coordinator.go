@@ -60,7 +60,19 @@ type Launcher struct {
 	// listens from the start of apply, before its results directory
 	// opens), replayed to it then.
 	early []earlyRefusal
+	rlog  refusalLog // which refusals are logged one by one
+	// away are the remote workers sent bye and not yet back ("host/pid"):
+	// Close waits for them (overLinger at most) to tell them the run is
+	// over, rather than leave their redial to fail.
+	away map[string]bool
+	back chan struct{} // a worker came back while closed
 }
+
+// overLinger bounds how long Close keeps the port open for workers that
+// served a point and have not dialled again yet.
+const overLinger = 10 * time.Second
+
+func workerKey(host string, pid int) string { return host + "/" + strconv.Itoa(pid) }
 
 type earlyRefusal struct {
 	err *AuthError
@@ -83,14 +95,25 @@ const maxPending = 64
 
 // OnRefused sets what is done with each connection refused by the
 // authentication (logged by the run); n is the count so far.
+//
+// Setting nil (the run's log closes) first gives the old function the
+// summaries of refusals counted and not yet logged.
 func (l *Launcher) OnRefused(f func(err *AuthError, n int64)) {
 	l.mu.Lock()
+	old := l.onRefused
+	var flushed []*AuthError
+	if f == nil && old != nil {
+		flushed = l.rlog.flush()
+	}
 	l.onRefused = f
 	early := l.early
 	if f != nil {
 		l.early = nil
 	}
 	l.mu.Unlock()
+	for _, e := range flushed {
+		old(e, l.refused.Load())
+	}
 	if f != nil {
 		for _, e := range early {
 			f(e.err, e.n)
@@ -108,13 +131,14 @@ func (l *Launcher) refuse(err error) {
 	}
 	n := l.refused.Add(1)
 	l.mu.Lock()
+	line := l.rlog.admit(ae, time.Now())
 	f := l.onRefused
-	if f == nil && len(l.early) < maxEarly {
-		l.early = append(l.early, earlyRefusal{ae, n})
+	if line != nil && f == nil && len(l.early) < maxEarly {
+		l.early = append(l.early, earlyRefusal{line, n})
 	}
 	l.mu.Unlock()
-	if f != nil {
-		f(ae, n)
+	if line != nil && f != nil {
+		f(line, n)
 	}
 }
 
@@ -162,8 +186,12 @@ func (l *Launcher) listener() (chan remote, error) {
 // goroutine and bounded in time, and queues those that prove the secret
 // for the next point. The others are closed, counted and reported; they
 // never end the run.
+//
+// Past maxPending connections authenticating at once, the oldest is
+// closed to make room (pendingConns). Once the launcher is closed, a
+// worker that proves the secret is told the run is over.
 func (l *Launcher) acceptLoop(ln net.Listener, queue chan remote) {
-	pending := make(chan struct{}, maxPending)
+	var pending pendingConns
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
@@ -172,26 +200,33 @@ func (l *Launcher) acceptLoop(ln net.Listener, queue chan remote) {
 			}
 			return // closed
 		}
-		select {
-		case pending <- struct{}{}:
-		default:
-			nc.Close()
-			l.refuse(&AuthError{Remote: nc.RemoteAddr().String(), Err: fmt.Errorf("%d connections already authenticating", maxPending)})
-			continue
+		if old, age := pending.admit(nc, time.Now(), maxPending); old != nil {
+			old.Close()
+			l.refuse(&AuthError{Remote: old.RemoteAddr().String(),
+				Err: fmt.Errorf("closed after %s unauthenticated, the oldest of %d connections authenticating, to make room for a new one", age.Round(time.Millisecond), maxPending)})
 		}
 		go func() {
-			defer func() { <-pending }()
 			c, hello, err := l.Security.accept(nc)
+			evicted := pending.done(nc)
 			if err != nil {
-				l.refuse(err)
+				if !evicted {
+					l.refuse(err)
+				}
 				return
 			}
 			l.mu.Lock()
-			defer l.mu.Unlock()
+			delete(l.away, workerKey(hello.Host, hello.PID))
 			if l.closed {
+				l.mu.Unlock()
+				select {
+				case l.back <- struct{}{}:
+				default:
+				}
+				_ = c.Send(Msg{Type: TypeOver})
 				c.Close()
 				return
 			}
+			defer l.mu.Unlock()
 			select {
 			case queue <- remote{conn: c, hello: hello}:
 			default:
@@ -201,23 +236,63 @@ func (l *Launcher) acceptLoop(ln net.Listener, queue chan remote) {
 	}
 }
 
-// Close stops listening for remote workers: those still waiting for a
-// point see the connection end and exit.
-func (l *Launcher) Close() error {
+// expect notes a remote worker sent bye: it dials again for the next
+// point, and Close waits for it to tell it the run is over.
+func (l *Launcher) expect(host string, pid int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.away == nil {
+		l.away = map[string]bool{}
+	}
+	l.away[workerKey(host, pid)] = true
+}
+
+// Close ends the run for remote workers: each one waiting for a point,
+// and each one that served a point and dials again within overLinger,
+// is told the run is over (and exits 0); then the port closes.
+func (l *Launcher) Close() error {
+	l.mu.Lock()
 	l.closed = true
 	if l.ln == nil {
+		l.mu.Unlock()
 		return nil
 	}
+	l.back = make(chan struct{}, 1)
+	l.mu.Unlock()
+	l.sendOver()
+	deadline := time.NewTimer(overLinger)
+	defer deadline.Stop()
+wait:
+	for {
+		l.mu.Lock()
+		n := len(l.away)
+		l.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		select {
+		case <-l.back:
+		case <-deadline.C:
+			break wait
+		}
+	}
+	l.mu.Lock()
 	err := l.ln.Close()
 	l.ln = nil
+	l.mu.Unlock()
+	l.sendOver()
+	return err
+}
+
+// sendOver tells the workers waiting for a point that the run is over.
+func (l *Launcher) sendOver() {
 	for {
 		select {
 		case r := <-l.queue:
+			_ = r.conn.Send(Msg{Type: TypeOver})
 			r.conn.Close()
 		default:
-			return err
+			return
 		}
 	}
 }
@@ -254,11 +329,14 @@ type Pool struct {
 	streams int
 	rep     int
 	ln      net.Listener
+	remote  *Launcher // the launcher a remote pool's workers dial again
 	Startup Startup
 }
 
 type proc struct {
 	index  int
+	host   string // a remote worker's, from its hello
+	loop   bool   // a remote worker that dials again after bye
 	assign Assign
 	cmd    *exec.Cmd
 	conn   *Conn
@@ -423,6 +501,7 @@ func (p *Pool) startRemote(ctx context.Context, l *Launcher, assigns []Assign) e
 	if err != nil {
 		return err
 	}
+	p.remote = l
 	t0 := time.Now()
 	timeout := time.NewTimer(startTimeout)
 	defer timeout.Stop()
@@ -430,7 +509,7 @@ func (p *Pool) startRemote(ctx context.Context, l *Launcher, assigns []Assign) e
 		select {
 		case r := <-queue:
 			a.Version, a.Worker, a.Spec = Version, i, l.Spec
-			w := &proc{index: i, assign: a, conn: r.conn, pid: r.hello.PID, exited: make(chan struct{})}
+			w := &proc{index: i, host: r.hello.Host, loop: r.hello.Loop, assign: a, conn: r.conn, pid: r.hello.PID, exited: make(chan struct{})}
 			p.procs = append(p.procs, w)
 			p.events <- event{w: w, m: r.hello}
 		case <-timeout.C:
@@ -854,6 +933,9 @@ func (p *Pool) Close() error {
 	var errs []error
 	for _, w := range p.procs {
 		if w.cmd == nil {
+			if w.dead == nil && w.loop && p.remote != nil {
+				p.remote.expect(w.host, w.pid)
+			}
 			w.conn.Close() // a remote worker dials again for the next point
 			continue
 		}

@@ -23,6 +23,11 @@ const (
 // worker's proof: the worker does not hold this run's secret.
 var ErrRefused = errors.New("the coordinator refused this worker")
 
+// ErrWrongSecret is returned by Serve when the coordinator could not
+// prove the worker's secret: another run's coordinator, another secret,
+// or something in between.
+var ErrWrongSecret = errors.New("the coordinator did not prove this run's secret over this connection (another run or another secret, or something in between): refusing it")
+
 // AuthError is a TCP connection that did not prove it is one of the
 // run's workers; it got nothing but the refusal.
 type AuthError struct {
@@ -114,7 +119,11 @@ func (c *Conn) prove(ctx context.Context, in *inbox, mine []byte) error {
 		return err
 	}
 	if !hmac.Equal(m.Proof, proof(c.creds.Secret, coordinatorLabel, mine, m.Nonce, ekm)) {
-		return errors.New("the coordinator did not prove this run's secret over this connection (another run, or something in between): refusing it")
+		return ErrWrongSecret
 	}
-	return c.Send(Msg{Type: TypeAuth, Proof: proof(c.creds.Secret, workerLabel, m.Nonce, mine, ekm)})
+	if err := c.Send(Msg{Type: TypeAuth, Proof: proof(c.creds.Secret, workerLabel, m.Nonce, mine, ekm)}); err != nil {
+		return err
+	}
+	c.proved = true
+	return nil
 }

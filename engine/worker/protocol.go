@@ -37,8 +37,11 @@ import (
 // worker would have run one as a sampled closed-loop point. Version 4
 // puts TCP behind TLS and a proof of the run's secret, and sends hashes
 // of sensitive variables instead of their values: a version 3 worker
-// would take anyone's assignment, and hand its own to anyone.
-const Version = 4
+// would take anyone's assignment, and hand its own to anyone. Version 5
+// adds over, the coordinator's word that its run has ended: a looping
+// worker exits 0 on it alone, where a version 4 one took any failed
+// redial for the end of the run.
+const Version = 5
 
 // Message types, in the order a point uses them. "w>" are sent by the
 // worker, "c>" by the coordinator.
@@ -61,6 +64,7 @@ const (
 	TypeWindow    = "window"    // w> timed: one closed window's histograms and counts
 	TypeResult    = "result"    // w> one repetition's histograms and counts
 	TypeBye       = "bye"       // c> close the clients and exit
+	TypeOver      = "over"      // c> instead of an assignment: the run has ended, do not dial again
 	TypeError     = "error"     // w> the worker cannot go on
 )
 
@@ -70,6 +74,7 @@ type Msg struct {
 	Version int    `json:"version,omitempty"` // hello
 	PID     int    `json:"pid,omitempty"`     // hello
 	Host    string `json:"host,omitempty"`    // hello
+	Loop    bool   `json:"loop,omitempty"`    // hello: the worker dials again after bye (worker -loop)
 	// Nonce (hello, challenge) and Proof (challenge, auth): the TCP
 	// handshake, see auth.go.
 	Nonce   []byte         `json:"nonce,omitempty"`
@@ -293,6 +298,11 @@ type Conn struct {
 	// are bound to, and the credentials it proves with.
 	tls   *tls.Conn
 	creds *Credentials
+	// loop: this worker dials again after bye, and says so in its hello.
+	loop bool
+	// proved: the worker checked the coordinator's proof and sent its
+	// own; what follows is the coordinator's answer to a worker of its run.
+	proved bool
 }
 
 // NewConn speaks the protocol over r and w; closer (may be nil) is closed

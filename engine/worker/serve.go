@@ -35,8 +35,13 @@ type Cell interface {
 type Opener func(ctx context.Context, a *Assign) (Cell, error)
 
 // ErrNotAssigned is returned by Serve when the connection ended before an
-// assignment came: a worker waiting for a point when the run ended.
+// assignment came, without the coordinator saying its run is over.
 var ErrNotAssigned = errors.New("no assignment")
+
+// ErrRunOver is returned by Serve when the coordinator said its run has
+// ended (over) instead of an assignment: the one way a looping worker's
+// work is done.
+var ErrRunOver = errors.New("the coordinator's run is over")
 
 // Serve is the worker's side of the protocol on c: hello, then one
 // assignment, its repetitions, and bye. It returns nil after bye; an
@@ -44,12 +49,12 @@ var ErrNotAssigned = errors.New("no assignment")
 // otherwise.
 func Serve(ctx context.Context, c *Conn, open Opener) (err error) {
 	defer func() {
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrRunOver) {
 			_ = c.Send(Msg{Type: TypeError, Error: err.Error()})
 		}
 	}()
 	host, _ := os.Hostname()
-	hello := Msg{Type: TypeHello, Version: Version, PID: os.Getpid(), Host: host}
+	hello := Msg{Type: TypeHello, Version: Version, PID: os.Getpid(), Host: host, Loop: c.loop}
 	if c.tls != nil {
 		if hello.Nonce, err = nonce(); err != nil {
 			return err
@@ -72,6 +77,9 @@ func Serve(ctx context.Context, c *Conn, open Opener) (err error) {
 	}
 	if m.Type == TypeRefused {
 		return fmt.Errorf("%w: %s", ErrRefused, m.Error)
+	}
+	if m.Type == TypeOver {
+		return ErrRunOver
 	}
 	if m.Type != TypeAssign || m.Assign == nil {
 		return fmt.Errorf("expected an assignment, got %q", m.Type)
