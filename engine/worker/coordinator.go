@@ -247,6 +247,12 @@ func (l *Launcher) expect(host string, pid int) {
 	l.away[workerKey(host, pid)] = true
 }
 
+func (l *Launcher) unexpect(host string, pid int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.away, workerKey(host, pid))
+}
+
 // Close ends the run for remote workers: each one waiting for a point,
 // and each one that served a point and dials again within overLinger,
 // is told the run is over (and exits 0); then the port closes.
@@ -928,13 +934,20 @@ func (p *Pool) merge(elapsed time.Duration, results map[*proc]Msg) ([]measure.Re
 // Close sends bye and waits for the workers to exit, killing those that
 // do not within byeTimeout.
 func (p *Pool) Close() error {
+	for _, w := range p.procs {
+		// Expected back before the bye: its redial may come before the
+		// bye's send returns.
+		if w.cmd == nil && w.dead == nil && w.loop && p.remote != nil {
+			p.remote.expect(w.host, w.pid)
+		}
+	}
 	p.sendAll(Msg{Type: TypeBye})
 	timeout := time.After(byeTimeout)
 	var errs []error
 	for _, w := range p.procs {
 		if w.cmd == nil {
-			if w.dead == nil && w.loop && p.remote != nil {
-				p.remote.expect(w.host, w.pid)
+			if w.dead != nil && p.remote != nil {
+				p.remote.unexpect(w.host, w.pid) // the bye did not reach it
 			}
 			w.conn.Close() // a remote worker dials again for the next point
 			continue
