@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -267,6 +268,18 @@ func TestApplyWorkerAuthentication(t *testing.T) {
 		t.Errorf("a worker with another secret: %v\n%s", err, out)
 	}
 
+	// The same with -loop: it gives up after a few refusals, pausing
+	// between them (it used to dial again at once, forever).
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	looper := exec.CommandContext(ctx, os.Args[0], "worker", "-connect", addr, "-loop", "-wait", "20s")
+	looper.Env = stranger.Env
+	out, err := looper.CombinedOutput()
+	if code := looper.ProcessState.ExitCode(); code != exitUnfinished || !strings.Contains(string(out), "after 5 refusals in a row") ||
+		strings.Count(string(out), "dialling again in") != 4 {
+		t.Errorf("a looping worker with another secret: exit %d (%v)\n%s", code, err, out)
+	}
+
 	// The run's workers.
 	var cmds []*exec.Cmd
 	for range 2 {
@@ -298,8 +311,10 @@ func TestApplyWorkerAuthentication(t *testing.T) {
 		t.Fatalf("timings.csv: %v", rows)
 	}
 	log, _ := os.ReadFile(filepath.Join(dir, "out", "logs", "auth.log"))
-	if n := strings.Count(string(log), "refused="); n != 2 || !strings.Contains(string(log), "TLS handshake") || !strings.Contains(string(log), "wrong secret") {
-		t.Errorf("auth.log, want the raw client and the stranger:\n%s", log)
+	// Seven refusals from 127.0.0.1: five lines, then one summary.
+	if n := strings.Count(string(log), "refused="); n != 6 || !strings.Contains(string(log), "TLS handshake") || !strings.Contains(string(log), "wrong secret") ||
+		!strings.Contains(string(log), "2 more refusal(s) since") {
+		t.Errorf("auth.log, want the raw client, the stranger, the looping stranger's five refusals, the last two summarised:\n%s", log)
 	}
 	for _, f := range []string{"env.txt", "logs/auth.log", "logs/workers.log"} {
 		if b, _ := os.ReadFile(filepath.Join(dir, "out", f)); strings.Contains(string(b), "hunter2") || strings.Contains(string(b), secret) {
