@@ -191,7 +191,7 @@ func (l *Launcher) listener() (chan remote, error) {
 // closed to make room (pendingConns). Once the launcher is closed, a
 // worker that proves the secret is told the run is over.
 func (l *Launcher) acceptLoop(ln net.Listener, queue chan remote) {
-	var pending pendingConns
+	silent, talking := &pendingConns{}, &pendingConns{minAge: evictAge}
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
@@ -200,39 +200,64 @@ func (l *Launcher) acceptLoop(ln net.Listener, queue chan remote) {
 			}
 			return // closed
 		}
-		if old, age := pending.admit(nc, time.Now(), maxPending); old != nil {
+		if _, old, age := silent.admit(nc, time.Now(), maxSilent); old != nil {
 			old.Close()
 			l.refuse(&AuthError{Remote: old.RemoteAddr().String(),
-				Err: fmt.Errorf("closed after %s unauthenticated, the oldest of %d connections authenticating, to make room for a new one", age.Round(time.Millisecond), maxPending)})
+				Err: fmt.Errorf("closed after %s without sending anything, the oldest of %d such connections, to make room for a new one", age.Round(time.Millisecond), maxSilent)})
 		}
-		go func() {
-			c, hello, err := l.Security.accept(nc)
-			evicted := pending.done(nc)
-			if err != nil {
-				if !evicted {
-					l.refuse(err)
-				}
-				return
-			}
-			l.mu.Lock()
-			delete(l.away, workerKey(hello.Host, hello.PID))
-			if l.closed {
-				l.mu.Unlock()
-				select {
-				case l.back <- struct{}{}:
-				default:
-				}
-				_ = c.Send(Msg{Type: TypeOver})
-				c.Close()
-				return
-			}
-			defer l.mu.Unlock()
-			select {
-			case queue <- remote{conn: c, hello: hello}:
-			default:
-				c.Close() // more workers waiting than any point takes
-			}
-		}()
+		go l.authenticate(nc, silent, talking, queue)
+	}
+}
+
+// authenticate waits for nc's first byte, then takes a place among the
+// connections authenticating, and queues the worker once it proved the
+// secret (or tells it the run is over, once the launcher is closed).
+func (l *Launcher) authenticate(nc net.Conn, silent, talking *pendingConns, queue chan remote) {
+	pc, err := firstByte(nc)
+	if silent.done(nc) {
+		return // closed to make room: counted then
+	}
+	if err != nil {
+		nc.Close()
+		l.refuse(&AuthError{Remote: nc.RemoteAddr().String(), Err: fmt.Errorf("nothing received: %w", err)})
+		return
+	}
+	ok, old, age := talking.admit(nc, time.Now(), maxPending)
+	if !ok {
+		nc.Close()
+		l.refuse(&AuthError{Remote: nc.RemoteAddr().String(), Err: fmt.Errorf("%d connections already authenticating, none for %s yet", maxPending, evictAge)})
+		return
+	}
+	if old != nil {
+		old.Close()
+		l.refuse(&AuthError{Remote: old.RemoteAddr().String(),
+			Err: fmt.Errorf("closed after %s unauthenticated, the oldest of %d connections authenticating, to make room for a new one", age.Round(time.Millisecond), maxPending)})
+	}
+	c, hello, err := l.Security.accept(pc)
+	evicted := talking.done(nc)
+	if err != nil {
+		if !evicted {
+			l.refuse(err)
+		}
+		return
+	}
+	l.mu.Lock()
+	delete(l.away, workerKey(hello.Host, hello.PID))
+	if l.closed {
+		l.mu.Unlock()
+		select {
+		case l.back <- struct{}{}:
+		default:
+		}
+		_ = c.Send(Msg{Type: TypeOver})
+		c.Close()
+		return
+	}
+	defer l.mu.Unlock()
+	select {
+	case queue <- remote{conn: c, hello: hello}:
+	default:
+		c.Close() // more workers waiting than any point takes
 	}
 }
 
