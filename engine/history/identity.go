@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -28,7 +29,7 @@ func rendered() map[string]bool {
 
 // RunID is the identity of the results directory dir: a digest of the
 // name and content of every regular file it holds (but the rendered
-// reports), so the same run added twice, from any path, is one run, and
+// reports and hidden files), so the same run added twice, from any path, is one run, and
 // a copy that differs in any file (a raw.csv cut in half) is another.
 func RunID(dir string) (string, error) {
 	st, err := os.Stat(dir)
@@ -47,6 +48,14 @@ func RunID(dir string) (string, error) {
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if path != dir && strings.HasPrefix(d.Name(), ".") {
+			// The engine's transient files (the run's .lock, a report's
+			// .tmp) are not the run's.
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		if !d.Type().IsRegular() {
 			return nil // directories are walked; links and devices are not the run's

@@ -123,8 +123,10 @@ func TestIdentityCoversEveryFile(t *testing.T) {
 	s := openStore(t)
 	addAll(t, s, dirs)
 	same := copyRun(t, whole, func(d string) {
-		if err := os.WriteFile(filepath.Join(d, "report.html"), []byte("<p>regenerated</p>\n"), 0o644); err != nil {
-			t.Fatal(err)
+		for _, f := range []string{"report.html", ".lock", ".report.html.tmp"} {
+			if err := os.WriteFile(filepath.Join(d, f), []byte("<p>regenerated</p>\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 	if _, added, err := s.Add(same); err != nil || added {
