@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -76,6 +77,9 @@ func runWorker(args []string, stdout, stderr io.Writer) int {
 	defer conn.Close()
 	if err := worker.Serve(ctx, conn, open); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec worker: %v\n", err)
+		if errors.Is(err, worker.ErrRunOver) {
+			return exitOK // no point left for it: nothing failed
+		}
 		return exitUnfinished
 	}
 	return exitOK
