@@ -20,7 +20,9 @@ func (s *Store) Add(dir string) (run Run, added bool, err error) {
 	if err != nil {
 		return Run{}, false, err
 	}
-	if r, ok, err := s.held(id, legacy); err != nil || ok {
+	var r Run
+	var ok bool
+	if err := retryBusy(func() (err error) { r, ok, err = s.held(id, legacy); return err }); err != nil || ok {
 		return r, false, err
 	}
 	im, err := importDir(dir, id)
@@ -28,7 +30,8 @@ func (s *Store) Add(dir string) (run Run, added bool, err error) {
 		return Run{}, false, err
 	}
 	im.Added = time.Now().UTC()
-	heldBy, err := s.insert(im, legacy)
+	var heldBy string
+	err = retryBusy(func() (err error) { heldBy, err = s.insert(im, legacy); return err })
 	if err != nil {
 		return Run{}, false, fmt.Errorf("history: adding %s: %w", dir, err)
 	}

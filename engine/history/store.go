@@ -13,14 +13,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	// The SQLite driver the sqlite backend already links: the history is
 	// one file beside the results, needs no server, and adds no
 	// dependency to the binary.
-	_ "github.com/mattn/go-sqlite3"
+	"github.com/mattn/go-sqlite3"
 )
 
 // SchemaVersion is the layout of the store's tables; a store written by
@@ -91,7 +93,7 @@ func Open(path string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(1)
 	s := &Store{db: db, path: path}
-	if err := s.migrate(); err != nil {
+	if err := retryBusy(s.migrate); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("history: %s: %w", path, err)
 	}
@@ -103,6 +105,28 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // Path is the store's file.
 func (s *Store) Path() string { return s.path }
+
+// busyFor bounds how long an operation is retried while another process
+// holds the file.
+const busyFor = 30 * time.Second
+
+// retryBusy runs f again while it fails because another connection holds
+// the database: the busy timeout covers most waits, but SQLite returns
+// SQLITE_BUSY at once where waiting could deadlock (a reader upgrading,
+// the switch of a new file to WAL), and the whole step is then redone.
+func retryBusy(f func() error) error {
+	deadline := time.Now().Add(busyFor)
+	pause := 5 * time.Millisecond
+	for {
+		err := f()
+		var se sqlite3.Error
+		if err == nil || !errors.As(err, &se) || (se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(pause/2 + rand.N(pause/2+1))
+		pause = min(2*pause, 500*time.Millisecond)
+	}
+}
 
 func (s *Store) migrate() error {
 	// The version is read and the schema created in one IMMEDIATE
