@@ -38,7 +38,7 @@ func TestResumeCutsBackToTheLastRecord(t *testing.T) {
 	root := t.TempDir()
 	timings := filepath.Join(root, "timings.csv")
 	appendFile(t, timings, "header\n")
-	j, err := Start(root, "d1")
+	j, err := Start(root, "d1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestResumeRefusesAChangedFile(t *testing.T) {
 	root := t.TempDir()
 	timings := filepath.Join(root, "timings.csv")
 	appendFile(t, timings, "header\npoint 0\n")
-	j, err := Start(root, "d")
+	j, err := Start(root, "d", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -182,6 +182,13 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		jr.Close()
 		return nil, fmt.Errorf("opening results directory: %w", err)
 	}
+	if jr != nil {
+		if err := resumedChecks(dir, jr); err != nil {
+			dir.Close()
+			jr.Close()
+			return nil, err
+		}
+	}
 	parent := ctx
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -221,7 +228,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		r.fail("%v", err) // compare then cannot tell changed definitions apart
 	}
 	if jr == nil {
-		if jr, err = journal.Start(opts.ResultsDir, digest); err != nil {
+		if jr, err = journal.Start(opts.ResultsDir, digest, p.Inputs); err != nil {
 			r.fail("%v", err)
 		}
 	}
