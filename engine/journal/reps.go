@@ -67,13 +67,24 @@ func (j *Journal) Reps(scale, backend, scenario string, index int) [][]byte {
 // start again (its earlier reps' rows stay), so the resume is refused.
 func (j *Journal) loadReps() error {
 	j.saved = map[string][][]byte{}
+	keep := map[string]bool{}
 	for key, n := range j.reps {
 		for i := 1; i <= n; i++ {
-			b, err := os.ReadFile(repFile(j.root, key, i))
+			path := repFile(j.root, key, i)
+			b, err := os.ReadFile(path)
 			if err != nil {
 				return fmt.Errorf("resume: rep %d of %s was recorded, but what it saved cannot be read: %w", i, strings.ReplaceAll(strings.TrimPrefix(key, "point\t"), "\t", " "), err)
 			}
 			j.saved[key] = append(j.saved[key], b)
+			keep[path] = true
+		}
+	}
+	// The rest are of reps the journal does not record (cut short by the
+	// interrupt) or of points recorded whole before their files went.
+	names, _ := filepath.Glob(filepath.Join(j.root, repsDir, "*.rep"))
+	for _, n := range names {
+		if !keep[n] {
+			os.Remove(n)
 		}
 	}
 	return nil
