@@ -11,33 +11,42 @@ import (
 	"strings"
 )
 
-// CountChecks counts the check lines of dir's checks.txt from byte
-// offset from on (TOTAL lines are not checks): the verdicts one run
-// wrote, when from is the file's size at its start. No file counts none.
-func CountChecks(dir string, from int64) (CheckCounts, error) {
-	var c CheckCounts
+// ChecksFrom reads the check lines of dir's checks.txt from byte offset
+// from on (TOTAL lines are not checks): the verdicts one run wrote, when
+// from is the file's size at its start. No file has none.
+func ChecksFrom(dir string, from int64) ([]CheckLine, error) {
 	f, err := os.Open(filepath.Join(dir, ChecksFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
+		return nil, nil
 	}
 	if err != nil {
-		return c, fmt.Errorf("results: %w", err)
+		return nil, fmt.Errorf("results: %w", err)
 	}
 	defer f.Close()
 	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return c, fmt.Errorf("results: %w", err)
+		return nil, fmt.Errorf("results: %w", err)
 	}
+	var out []CheckLine
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
-		if st, _, ok := strings.Cut(sc.Text(), " "); ok && validStatus(st) {
-			c.Add(st)
+		if c, ok := parseCheck(strings.TrimRight(sc.Text(), "\r")); ok {
+			out = append(out, c)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return c, fmt.Errorf("results: read %s: %w", ChecksFile, err)
+		return nil, fmt.Errorf("results: read %s: %w", ChecksFile, err)
 	}
-	return c, nil
+	return out, nil
+}
+
+// Count counts lines' verdicts.
+func Count(lines []CheckLine) CheckCounts {
+	var c CheckCounts
+	for _, l := range lines {
+		c.Add(l.Status)
+	}
+	return c
 }
 
 // Carry counts checks written by an earlier part of this run (the run a

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The checks of a run resumed are counted from its start, TOTAL lines
+// The checks of a run resumed are read from its start, TOTAL lines
 // aside, and carried: Close writes the TOTAL line of the whole file even
 // when the resumed part adds no check, and returns the run's counts.
 func TestCarriedChecksGetTheirTotal(t *testing.T) {
@@ -35,10 +35,11 @@ func TestCarriedChecksGetTheirTotal(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := CountChecks(dir, tc.from)
-			if err != nil || got != tc.want {
-				t.Fatalf("CountChecks: %+v, %v; want %+v", got, err, tc.want)
+			lines, err := ChecksFrom(dir, tc.from)
+			if got := Count(lines); err != nil || got != tc.want {
+				t.Fatalf("ChecksFrom: %+v, %v; want %+v", got, err, tc.want)
 			}
+			got := Count(lines)
 			d, err := Open(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -52,8 +53,8 @@ func TestCarriedChecksGetTheirTotal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-			if last := lines[len(lines)-1]; last != tc.total {
+			written := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+			if last := written[len(written)-1]; last != tc.total {
 				t.Errorf("checks.txt ends with %q, want %q", last, tc.total)
 			}
 		})

@@ -54,15 +54,16 @@ func (c *cell) recordRep(p *repPoint, n int) {
 	c.run.recorded(err)
 }
 
-// resumedChecks counts, as this invocation's, the check lines the
-// interrupted run wrote after its start: checks.txt's TOTAL line then
-// counts the whole run, and so does the exit status, even when nothing
-// is left to run.
-func resumedChecks(dir *results.Dir, jr *journal.Journal) error {
-	counts, err := results.CountChecks(dir.Path(), jr.Started(results.ChecksFile))
+// resumedChecks takes the check lines the interrupted run wrote after
+// its start as this invocation's: checks.txt's TOTAL line then counts the
+// whole run, and so does the exit status, even when nothing is left to
+// run; the thresholds they judged are not reported unmatched.
+func (r *run) resumedChecks(jr *journal.Journal) error {
+	lines, err := results.ChecksFrom(r.dir.Path(), jr.Started(results.ChecksFile))
 	if err != nil {
 		return fmt.Errorf("reading the interrupted run's checks: %w", err)
 	}
-	dir.Carry(counts)
+	r.dir.Carry(results.Count(lines))
+	r.gates.Resumed(lines)
 	return nil
 }

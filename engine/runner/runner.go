@@ -182,18 +182,18 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		jr.Close()
 		return nil, fmt.Errorf("opening results directory: %w", err)
 	}
-	if jr != nil {
-		if err := resumedChecks(dir, jr); err != nil {
-			dir.Close()
-			jr.Close()
-			return nil, err
-		}
-	}
 	parent := ctx
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop, interrupted: func() bool { return parent.Err() != nil },
 		gates: threshold.NewGates(p.Thresholds), noise: noise.New(p.ServerCommands(opts.Registry))}
+	if jr != nil {
+		if err := r.resumedChecks(jr); err != nil {
+			dir.Close()
+			jr.Close()
+			return nil, err
+		}
+	}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
 	r.mem = memuse.Start(func(row results.MemoryRow) { r.emit(row) })
 	defer r.mem.Close()
