@@ -50,8 +50,9 @@ func Digest(b []byte) string {
 
 // PlanDigest identifies the plan a journal belongs to: its text, which
 // names every cell, scenario, point and setting in run order, each
-// cell's queries as they run (their SQL, whatever file or variable it
-// came from) and the content of every file the plan was made from.
+// cell's store (its options: a DSN, a path) and SQL around the load, its
+// queries as they run (their SQL, whatever file, variable or environment
+// it came from) and the content of every file the plan was made from.
 func PlanDigest(p *plan.Plan) (string, error) {
 	h := sha256.New()
 	if err := p.Render(h); err != nil {
@@ -64,7 +65,10 @@ func PlanDigest(p *plan.Plan) (string, error) {
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			fmt.Fprintf(h, "\x00cell %s/%s\x00", sp.Name, c.Backend.Name)
+			bc := c.Backend
+			// fmt prints maps in key order.
+			fmt.Fprintf(h, "\x00cell %s/%s\x00%q\x00%q\x00%q\x00%q\x00%q\x00%q\x00%q\x00%q\x00", sp.Name, bc.Name,
+				bc.Options, bc.Settings, bc.Setup, bc.AfterLoad, bc.Analyze, bc.Vacuum, bc.Restart, bc.DropCaches)
 			for _, n := range names {
 				q := c.Queries[n]
 				fmt.Fprintf(h, "query %s %d\x00%s\x00%s\x00", n, len(q.SQL), q.SQL, paramsText(q))

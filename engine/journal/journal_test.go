@@ -1,12 +1,18 @@
 package journal
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mentat-spec/mentat-spec/drivers"
+	_ "github.com/mentat-spec/mentat-spec/drivers/all"
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 func appendFile(t *testing.T, path, text string) {
@@ -293,5 +299,50 @@ func TestStartedSizes(t *testing.T) {
 	var none *Journal
 	if none.Started("checks.txt") != 0 {
 		t.Error("a nil journal has a start")
+	}
+}
+
+// The plan digest changes with a query's SQL, a backend's options and
+// an input's content, whatever the plan's text says.
+func TestPlanDigestCoversTheInputs(t *testing.T) {
+	data := t.TempDir()
+	build := func() *plan.Plan {
+		spec, diags := config.Load([]string{"../../examples/quickstart.hcl"}, config.Options{Env: []string{}, Vars: []config.VarArg{{Name: "data_dir", Value: data}}})
+		if !diags.HasErrors() {
+			diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
+		}
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		return p
+	}
+	digest := func(p *plan.Plan) string {
+		d, err := PlanDigest(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	base := digest(build())
+	if again := digest(build()); again != base {
+		t.Fatalf("the same spec digests %s then %s", base, again)
+	}
+	for name, change := range map[string]func(p *plan.Plan){
+		"a query's SQL": func(p *plan.Plan) {
+			q := p.Scales[0].Cells[0].Queries["q1"]
+			q.SQL += " AND 1 = 1"
+		},
+		"a backend's options": func(p *plan.Plan) { p.Scales[0].Cells[0].Backend.Options = map[string]string{"path": "elsewhere.sqlite"} },
+		"an input's content":  func(p *plan.Plan) { p.Inputs[0].SHA256 = Digest([]byte("changed")) },
+	} {
+		p := build()
+		change(p)
+		if digest(p) == base {
+			t.Errorf("%s changed, the digest did not", name)
+		}
 	}
 }
