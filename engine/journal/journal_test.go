@@ -336,8 +336,10 @@ func TestPlanDigestCoversTheInputs(t *testing.T) {
 			q := p.Scales[0].Cells[0].Queries["q1"]
 			q.SQL += " AND 1 = 1"
 		},
-		"a backend's options": func(p *plan.Plan) { p.Scales[0].Cells[0].Backend.Options = map[string]string{"path": "elsewhere.sqlite"} },
-		"an input's content":  func(p *plan.Plan) { p.Inputs[0].SHA256 = Digest([]byte("changed")) },
+		"a backend's options": func(p *plan.Plan) {
+			p.Scales[0].Cells[0].Backend.Options = map[string]string{"path": "elsewhere.sqlite"}
+		},
+		"an input's content": func(p *plan.Plan) { p.Inputs[0].SHA256 = Digest([]byte("changed")) },
 	} {
 		p := build()
 		change(p)
