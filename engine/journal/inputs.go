@@ -23,23 +23,24 @@ func inputLine(in plan.Input) (string, error) {
 
 // checkInput refuses an input file that is not as the resumed run read
 // it: the points it measured were measured with the file as it was.
-func checkInput(line string) error {
+// It returns the file's path.
+func checkInput(line string) (string, error) {
 	f := strings.Split(line, "\t")
 	if len(f) != 3 {
-		return fmt.Errorf("not a journal record: %q", line)
+		return "", fmt.Errorf("not a journal record: %q", line)
 	}
 	want, path := f[1], f[2]
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("input file %s of the interrupted run is gone: -resume continues a run only with the inputs it was measured with", path)
+		return "", fmt.Errorf("input file %s of the interrupted run is gone: -resume continues a run only with the inputs it was measured with", path)
 	}
 	if err != nil {
-		return fmt.Errorf("input file %s of the interrupted run: %w", path, err)
+		return "", fmt.Errorf("input file %s of the interrupted run: %w", path, err)
 	}
 	if Digest(b) != want {
-		return fmt.Errorf("input file %s changed since the interrupted run read it: its points were measured with the file as it was; undo the change, or start a new run without -resume", path)
+		return "", fmt.Errorf("input file %s changed since the interrupted run read it: its points were measured with the file as it was; undo the change, or start a new run without -resume", path)
 	}
-	return nil
+	return path, nil
 }
 
 // Digest is how the journal identifies a file's content.

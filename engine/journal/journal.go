@@ -112,10 +112,10 @@ func Start(root, digest string, inputs []plan.Input) (*Journal, error) {
 	return j, j.record("start")
 }
 
-// Resume reads root's journal for plan digest, cuts the results
-// files back to its last record (moving what follows under
+// Resume reads root's journal for plan digest, made from inputs, cuts
+// the results files back to its last record (moving what follows under
 // interrupted/) and returns the journal, appending.
-func Resume(root, digest string) (*Journal, error) {
+func Resume(root, digest string, inputs []plan.Input) (*Journal, error) {
 	path := filepath.Join(root, File)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -137,12 +137,20 @@ func Resume(root, digest string) (*Journal, error) {
 		return nil, fmt.Errorf("%s: not a run journal (first line %q)", path, lines[0])
 	}
 	// Every input first: a changed file is named, which a digest cannot.
+	read := map[string]bool{}
 	for i, l := range lines[1:] {
 		if !strings.HasPrefix(l, "input\t") {
 			break
 		}
-		if err := checkInput(l); err != nil {
+		p, err := checkInput(l)
+		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, i+2, err)
+		}
+		read[p] = true
+	}
+	for _, in := range inputs {
+		if !read[in.Path] {
+			return nil, fmt.Errorf("input file %s was not read by the interrupted run in %s: its points were measured without it; start a new run without -resume", in.Path, root)
 		}
 	}
 	if strings.TrimPrefix(lines[0], "plan\t") != digest {

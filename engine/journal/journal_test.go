@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,7 +64,7 @@ func TestResumeCutsBackToTheLastRecord(t *testing.T) {
 	j.Close()
 	appendFile(t, filepath.Join(root, File), "point\txs\tsqlite\tlookup\t1\ttimings.csv=9") // torn by a crash
 
-	r, err := Resume(root, "d1")
+	r, err := Resume(root, "d1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +87,10 @@ func TestResumeCutsBackToTheLastRecord(t *testing.T) {
 	if strings.Contains(read(t, filepath.Join(root, File)), "\tlookup\t1\t") {
 		t.Error("the torn record was kept")
 	}
-	if _, err := Resume(root, "d2"); err == nil || !strings.Contains(err.Error(), "not the one of the run") {
+	if _, err := Resume(root, "d2", nil); err == nil || !strings.Contains(err.Error(), "not the one of the run") {
 		t.Errorf("a resume of another plan: %v", err)
 	}
-	if _, err := Resume(t.TempDir(), "d1"); err == nil || !strings.Contains(err.Error(), "no record of an interrupted run") {
+	if _, err := Resume(t.TempDir(), "d1", nil); err == nil || !strings.Contains(err.Error(), "no record of an interrupted run") {
 		t.Errorf("a resume with no journal: %v", err)
 	}
 	var none *Journal
@@ -112,7 +113,7 @@ func TestResumeRefusesAChangedFile(t *testing.T) {
 	if err := os.WriteFile(timings, []byte("h\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resume(root, "d"); err == nil || !strings.Contains(err.Error(), "changed since") {
+	if _, err := Resume(root, "d", nil); err == nil || !strings.Contains(err.Error(), "changed since") {
 		t.Errorf("resume over a shortened file: %v", err)
 	}
 }
@@ -156,7 +157,7 @@ func TestResumeGivesBackTheRecordedReps(t *testing.T) {
 	}
 	j.Close()
 
-	r, err := Resume(root, "d")
+	r, err := Resume(root, "d", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestResumeGivesBackTheRecordedReps(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close()
-	r2, err := Resume(root, "d")
+	r2, err := Resume(root, "d", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestResumeRefusesALostRep(t *testing.T) {
 	if err := os.Remove(repFile(root, pointKey("xs", "sqlite", "a", 0), 1)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resume(root, "d"); err == nil || !strings.Contains(err.Error(), "rep 1 of xs sqlite a 0 was recorded") {
+	if _, err := Resume(root, "d", nil); err == nil || !strings.Contains(err.Error(), "rep 1 of xs sqlite a 0 was recorded") {
 		t.Errorf("resume without a saved rep: %v", err)
 	}
 }
@@ -231,14 +232,17 @@ func TestResumeChecksEveryInput(t *testing.T) {
 		appendFile(t, path, text)
 		in = append(in, plan.Input{Path: path, SHA256: Digest([]byte(text))})
 	}
+	added := filepath.Join(inputs, "more.hcl")
 	for _, tc := range []struct {
 		name   string
 		change func(dir string)
+		now    []plan.Input // the inputs of the resumed plan
 		want   string
 	}{
-		{"unchanged", func(string) {}, ""},
-		{"a query changed", func(dir string) { appendFile(t, filepath.Join(dir, "q1.sql"), " AND 1 = 1") }, "q1.sql changed since"},
-		{"a spec file removed", func(dir string) { os.Remove(filepath.Join(dir, "spec.hcl")) }, "spec.hcl of the interrupted run is gone"},
+		{"unchanged", func(string) {}, in, ""},
+		{"a query changed", func(dir string) { appendFile(t, filepath.Join(dir, "q1.sql"), " AND 1 = 1") }, in, "q1.sql changed since"},
+		{"a spec file removed", func(dir string) { os.Remove(filepath.Join(dir, "spec.hcl")) }, in, "spec.hcl of the interrupted run is gone"},
+		{"a file read now only", func(string) {}, append(slices.Clone(in), plan.Input{Path: added, SHA256: Digest(nil)}), added + " was not read by the interrupted run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -256,7 +260,7 @@ func TestResumeChecksEveryInput(t *testing.T) {
 				}
 			}()
 			tc.change(inputs)
-			r, err := Resume(root, "d")
+			r, err := Resume(root, "d", tc.now)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -288,7 +292,7 @@ func TestStartedSizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.Close()
-	r, err := Resume(root, "d")
+	r, err := Resume(root, "d", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

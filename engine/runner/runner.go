@@ -173,7 +173,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	digest += "-" + opts.Phase + "-" + strings.Join(opts.Kinds, ",")
 	var jr *journal.Journal
 	if opts.Resume {
-		if jr, err = journal.Resume(opts.ResultsDir, digest); err != nil {
+		if jr, err = journal.Resume(opts.ResultsDir, digest, p.Inputs); err != nil {
 			return nil, err
 		}
 	}
