@@ -148,13 +148,15 @@ func Resume(root, digest string, inputs []plan.Input) (*Journal, error) {
 		}
 		read[p] = true
 	}
-	for _, in := range inputs {
-		if !read[in.Path] {
-			return nil, fmt.Errorf("input file %s was not read by the interrupted run in %s: its points were measured without it; start a new run without -resume", in.Path, root)
-		}
-	}
 	if strings.TrimPrefix(lines[0], "plan\t") != digest {
-		return nil, fmt.Errorf("the spec's plan is not the one of the run in %s (the spec, its variables, the selection or the queries changed): -resume needs the same command line and inputs", root)
+		why := "the spec, its variables, the selection or the queries changed"
+		for _, in := range inputs {
+			if !read[in.Path] {
+				why = "input file " + in.Path + " was not read by the interrupted run"
+				break
+			}
+		}
+		return nil, fmt.Errorf("the spec's plan is not the one of the run in %s (%s): -resume needs the same command line and inputs", root, why)
 	}
 	for i, l := range lines[1:] {
 		i++

@@ -237,12 +237,15 @@ func TestResumeChecksEveryInput(t *testing.T) {
 		name   string
 		change func(dir string)
 		now    []plan.Input // the inputs of the resumed plan
+		digest string       // the resumed plan's
 		want   string
 	}{
-		{"unchanged", func(string) {}, in, ""},
-		{"a query changed", func(dir string) { appendFile(t, filepath.Join(dir, "q1.sql"), " AND 1 = 1") }, in, "q1.sql changed since"},
-		{"a spec file removed", func(dir string) { os.Remove(filepath.Join(dir, "spec.hcl")) }, in, "spec.hcl of the interrupted run is gone"},
-		{"a file read now only", func(string) {}, append(slices.Clone(in), plan.Input{Path: added, SHA256: Digest(nil)}), added + " was not read by the interrupted run"},
+		{"unchanged", func(string) {}, in, "d", ""},
+		{"a query changed", func(dir string) { appendFile(t, filepath.Join(dir, "q1.sql"), " AND 1 = 1") }, in, "d", "q1.sql changed since"},
+		{"a spec file removed", func(dir string) { os.Remove(filepath.Join(dir, "spec.hcl")) }, in, "d", "spec.hcl of the interrupted run is gone"},
+		// A new input changes the digest: the refusal names it.
+		{"a file read now only", func(string) {}, append(slices.Clone(in), plan.Input{Path: added, SHA256: Digest(nil)}), "d2",
+			"(input file " + added + " was not read by the interrupted run)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -260,7 +263,7 @@ func TestResumeChecksEveryInput(t *testing.T) {
 				}
 			}()
 			tc.change(inputs)
-			r, err := Resume(root, "d", tc.now)
+			r, err := Resume(root, tc.digest, tc.now)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatal(err)
