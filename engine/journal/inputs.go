@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/store"
 )
 
 // inputLine is the journal's line of one input of the plan.
@@ -51,7 +52,8 @@ func Digest(b []byte) string {
 
 // PlanDigest identifies the plan a journal belongs to: its text, which
 // names every cell, scenario, point and setting in run order, each
-// cell's store (its options: a DSN, a path) and SQL around the load, its
+// cell's store (its options: a DSN, a path; the dataset it holds and
+// the SQL around its load), its
 // queries as they run (their SQL, whatever file, variable or environment
 // it came from) and the content of every file the plan was made from.
 func PlanDigest(p *plan.Plan) (string, error) {
@@ -70,6 +72,8 @@ func PlanDigest(p *plan.Plan) (string, error) {
 			// fmt prints maps in key order.
 			fmt.Fprintf(h, "\x00cell %s/%s\x00%q\x00%q\x00%q\x00%q\x00%q\x00%q\x00%q\x00%q\x00", sp.Name, bc.Name,
 				bc.Options, bc.Settings, bc.Setup, bc.AfterLoad, bc.Analyze, bc.Vacuum, bc.Restart, bc.DropCaches)
+			// The dataset as the store holds it: seed, entities, history, load.
+			fmt.Fprintf(h, "store %s\x00", store.Fingerprint(sp.Gen, bc))
 			for _, n := range names {
 				q := c.Queries[n]
 				fmt.Fprintf(h, "query %s %d\x00%s\x00%s\x00", n, len(q.SQL), q.SQL, paramsText(q))

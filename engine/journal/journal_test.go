@@ -347,6 +347,7 @@ func TestPlanDigestCoversTheInputs(t *testing.T) {
 			p.Scales[0].Cells[0].Backend.Options = map[string]string{"path": "elsewhere.sqlite"}
 		},
 		"an input's content": func(p *plan.Plan) { p.Inputs[0].SHA256 = Digest([]byte("changed")) },
+		"the dataset's seed": func(p *plan.Plan) { p.Scales[0].Gen.Seed++ },
 	} {
 		p := build()
 		change(p)
