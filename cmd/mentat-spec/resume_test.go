@@ -195,6 +195,20 @@ func checkWholeRun(t *testing.T, out, want string) {
 	if want := fmt.Sprintf("TOTAL %d PASS, 0 FAIL, 0 SKIP", pass); pass == 0 || lines[len(lines)-1] != want {
 		t.Errorf("checks.txt does not end with %q:\n%s", want, b)
 	}
+	// env.txt's noise summary is the whole run's (its only run): over
+	// every row of noise.csv (which rounds the values summed in memory).
+	rows, err := results.ReadNoise(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := results.ReadEnv(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(env, func(kv results.KV) bool { return kv.Key == "noise" })
+	if want := fmt.Sprintf(" over %d points,", len(rows)); i < 0 || !strings.Contains(env[i].Value, want) {
+		t.Errorf("env.txt's noise summary is not over every noise row (%d): %+v", len(rows), env[max(i, 0)])
+	}
 	if left, _ := filepath.Glob(filepath.Join(out, "logs", "reps", "*")); len(left) > 0 {
 		t.Errorf("saved reps left after the run: %v", left)
 	}
