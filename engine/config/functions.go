@@ -76,6 +76,7 @@ func (s *Spec) fileFuncIn(dir string) function.Function {
 			if err != nil {
 				return cty.NilVal, fmt.Errorf("cannot read %s: %w", p, unwrapPathErr(err))
 			}
+			s.recordInput(p, b)
 			return cty.StringVal(string(b)), nil
 		},
 	})

@@ -82,6 +82,7 @@ func (l *loader) loadFile(path string, inc *hcl.Range) hcl.Diagnostics {
 	if diags.HasErrors() || file == nil {
 		return diags
 	}
+	l.spec.recordInput(path, file.Bytes)
 	body := newDirBody(file.Body, filepath.Dir(path), l.spec)
 	if IsOverrideFile(path) {
 		content, d := body.Content(topSchema)

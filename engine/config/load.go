@@ -61,6 +61,7 @@ type Spec struct {
 	Thresholds []*ThresholdBlock
 
 	env    map[string]string
+	inputs inputs // every file read (inputs.go)
 	kinds  *kind.Registry
 	values *topValues // var and local values, set by evaluateTop
 	// localOrder is the locals in dependency order; scaleLocals each

@@ -248,6 +248,9 @@ func (s *Spec) applyVarFile(path string, byName map[string]*Variable) hcl.Diagno
 	} else {
 		f, diags = s.Parser.ParseHCLFile(path)
 	}
+	if f != nil {
+		s.recordInput(path, f.Bytes)
+	}
 	if diags.HasErrors() {
 		return diags
 	}

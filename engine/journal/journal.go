@@ -1,26 +1,30 @@
 // Package journal is a run's record of what is on disk (logs/done.log):
-// as the run goes, each point whose rows are on disk and each scenario
-// whose checks are, with the size every results file had then. apply -resume reads it back: the
-// files are cut to the sizes of the last record (what came after, the
-// rows of a point cut short by the interrupt, is kept under interrupted/,
-// never lost) and the recorded points and checks are not run again, so a
-// resumed run measures every point exactly once.
+// as the run goes, each rep and each point whose rows are on disk and
+// each scenario whose checks are, with the size every results file had
+// then. apply -resume reads it back: the files are cut to the sizes of
+// the last record (what came after, the rows of a rep cut short by the
+// interrupt, is kept under interrupted/, never lost) and the recorded
+// reps, points and checks are not run again, so a resumed run measures
+// every (point, rep) exactly once.
 //
 // The record is a line of tab-separated fields, synced to disk before the
-// next point starts:
+// next rep starts:
 //
-//	plan	<digest of the plan's text>
+//	plan	<digest of the plan and of every input>
+//	input	<sha256 of the file as read>	<absolute path>
 //	start	<sizes>
+//	rep	<scale>	<backend>	<scenario>	<point index>	<rep>	<sizes>
 //	point	<scale>	<backend>	<scenario>	<point index>	<sizes>
 //	checked	<scale>	<backend>	<scenario>	<sizes>
 //
-// <sizes> is "file=bytes" of every results file, comma-separated.
+// <sizes> is "file=bytes" of every results file, comma-separated. A rep
+// record is written once the rep's rows are on disk and what the point's
+// summary needs of it is saved (reps.go): a rep of an interleaved point
+// is followed by reps of other points before its point is whole.
 package journal
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -48,9 +52,14 @@ type Journal struct {
 	mu   sync.Mutex
 	f    *os.File
 	// done holds the records of the run resumed, by key; cells the cells
-	// (scale/backend) that have any.
-	done  map[string]bool
-	cells map[string]bool
+	// (scale/backend) that have any; reps the last rep recorded of each
+	// point not recorded whole, by point key; started the sizes of the
+	// start record.
+	done    map[string]bool
+	cells   map[string]bool
+	reps    map[string]int
+	saved   map[string][][]byte
+	started map[string]int64
 	// off is set once a record could not be written: a later record would
 	// cover rows of a point the journal does not name.
 	off bool
@@ -64,40 +73,49 @@ func checkedKey(scale, backend, scenario string) string {
 	return strings.Join([]string{"checked", scale, backend, scenario}, "\t")
 }
 
-// PlanDigest identifies the plan a journal belongs to: its text, which
-// names every cell, scenario and point in run order.
-func PlanDigest(p *plan.Plan) (string, error) {
-	h := sha256.New()
-	if err := p.Render(h); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+func newJournal(root string) *Journal {
+	return &Journal{root: root, done: map[string]bool{}, cells: map[string]bool{}, reps: map[string]int{}}
 }
 
 // Start begins the journal of a new run in root, replacing any
 // earlier one: a rerun into the same directory resumes from its own
-// records.
-func Start(root, digest string) (*Journal, error) {
+// records. inputs are the files the plan was made from, each as read.
+func Start(root, digest string, inputs []plan.Input) (*Journal, error) {
 	path := filepath.Join(root, File)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
+	}
+	// The saved reps of an earlier run into this directory are not this
+	// run's.
+	if err := clearReps(root); err != nil {
+		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	j := &Journal{root: root, f: f, done: map[string]bool{}, cells: map[string]bool{}}
-	if err := j.append("plan\t" + digest); err != nil {
+	j := newJournal(root)
+	j.f = f
+	lines := []string{"plan\t" + digest}
+	for _, in := range inputs {
+		l, err := inputLine(in)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		lines = append(lines, l)
+	}
+	if err := j.append(strings.Join(lines, "\n")); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return j, j.record("start")
 }
 
-// Resume reads root's journal for plan digest, cuts the results
-// files back to its last record (moving what follows under
+// Resume reads root's journal for plan digest, made from inputs, cuts
+// the results files back to its last record (moving what follows under
 // interrupted/) and returns the journal, appending.
-func Resume(root, digest string) (*Journal, error) {
+func Resume(root, digest string, inputs []plan.Input) (*Journal, error) {
 	path := filepath.Join(root, File)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -106,7 +124,7 @@ func Resume(root, digest string) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	j := &Journal{root: root, done: map[string]bool{}, cells: map[string]bool{}}
+	j := newJournal(root)
 	var sizes map[string]int64
 	// Records are written a line at a time and synced: a last line
 	// without its newline was torn by a crash, and the one before stands.
@@ -115,20 +133,51 @@ func Resume(root, digest string) (*Journal, error) {
 		text = text[:i+1]
 	}
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	for i, l := range lines {
+	if f := strings.Split(lines[0], "\t"); len(f) != 2 || f[0] != "plan" {
+		return nil, fmt.Errorf("%s: not a run journal (first line %q)", path, lines[0])
+	}
+	// Every input first: a changed file is named, which a digest cannot.
+	read := map[string]bool{}
+	for i, l := range lines[1:] {
+		if !strings.HasPrefix(l, "input\t") {
+			break
+		}
+		p, err := checkInput(l)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, i+2, err)
+		}
+		read[p] = true
+	}
+	if strings.TrimPrefix(lines[0], "plan\t") != digest {
+		why := "the spec, its variables, the selection or the queries changed"
+		for _, in := range inputs {
+			if !read[in.Path] {
+				why = "input file " + in.Path + " was not read by the interrupted run"
+				break
+			}
+		}
+		return nil, fmt.Errorf("the spec's plan is not the one of the run in %s (%s): -resume needs the same command line and inputs", root, why)
+	}
+	for i, l := range lines[1:] {
+		i++
 		f := strings.Split(l, "\t")
 		switch {
-		case i == 0:
-			if len(f) != 2 || f[0] != "plan" {
-				return nil, fmt.Errorf("%s: not a run journal (first line %q)", path, l)
-			}
-			if f[1] != digest {
-				return nil, fmt.Errorf("the spec's plan is not the one of the run in %s (the spec, its variables or the selection changed): -resume needs the same command line", root)
-			}
+		case len(f) == 3 && f[0] == "input":
 			continue
 		case len(f) == 2 && f[0] == "start":
+			if j.started, err = parseSizes(f[1]); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+			}
+		case len(f) == 7 && f[0] == "rep":
+			n, err := strconv.Atoi(f[5])
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("%s:%d: not a journal record: %q", path, i+1, l)
+			}
+			j.reps[strings.Join(append([]string{"point"}, f[1:5]...), "\t")] = n
+			j.cells[f[1]+"/"+f[2]] = true
 		case len(f) == 6 && f[0] == "point":
 			j.done[strings.Join(f[:5], "\t")] = true
+			delete(j.reps, strings.Join(f[:5], "\t"))
 			j.cells[f[1]+"/"+f[2]] = true
 		case len(f) == 5 && f[0] == "checked":
 			j.done[strings.Join(f[:4], "\t")] = true
@@ -143,6 +192,9 @@ func Resume(root, digest string) (*Journal, error) {
 	if sizes == nil {
 		return nil, fmt.Errorf("%s records no state of the run to resume from", path)
 	}
+	if err := j.loadReps(); err != nil {
+		return nil, err
+	}
 	if err := cutBack(root, sizes); err != nil {
 		return nil, err
 	}
@@ -154,6 +206,15 @@ func Resume(root, digest string) (*Journal, error) {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	return j, nil
+}
+
+// Started is the size results file name had when the resumed run
+// started (0 when it had none): what came before is another run's.
+func (j *Journal) Started(name string) int64 {
+	if j == nil {
+		return 0
+	}
+	return j.started[name]
 }
 
 // HasPoint and HasCheck say whether the resumed run recorded them.
@@ -172,7 +233,12 @@ func (j *Journal) ResumedCell(name string) bool { return j != nil && j.cells[nam
 // Point and Check record that a point's rows, a scenario's check lines,
 // are on disk.
 func (j *Journal) Point(scale, backend, scenario string, index int) error {
-	return j.record(pointKey(scale, backend, scenario, index))
+	key := pointKey(scale, backend, scenario, index)
+	if err := j.record(key); err != nil {
+		return err
+	}
+	j.dropReps(key)
+	return nil
 }
 
 func (j *Journal) Check(scale, backend, scenario string) error {

@@ -118,6 +118,14 @@ type RepRun interface {
 	// measured (timing rows: the median over reps). Called once, after the
 	// last rep that ran.
 	Finish() error
+	// Saved encodes what rep n, just measured, leaves for Finish (its
+	// rows, its histograms): a run interrupted between two reps keeps it
+	// beside the rep's record, and the resumed run gives it back.
+	Saved(n int) ([]byte, error)
+	// Restore gives back reps 1 to len(saved), Saved by an interrupted
+	// run whose rows are on disk: the next Rep is len(saved)+1, and
+	// Finish summarises them with the reps measured after.
+	Restore(saved [][]byte) error
 }
 
 // RunReps runs every rep of r back to back, then finishes it: the

@@ -34,6 +34,10 @@ func (s *script) Release() error { s.calls = append(s.calls, "release"); return 
 
 func (s *script) Finish() error { s.calls = append(s.calls, "finish"); return s.finishErr }
 
+func (s *script) Saved(int) ([]byte, error) { return nil, nil }
+
+func (s *script) Restore([][]byte) error { return nil }
+
 // RunReps is the sequential order: every rep back to back, stopping at the
 // first that reports done or fails, and always one Finish after.
 func TestRunReps(t *testing.T) {

@@ -42,6 +42,9 @@ type Plan struct {
 	// Thresholds are the spec's absolute gates, judged by the runner on
 	// each matching point's exact histogram.
 	Thresholds []threshold.Spec
+	// Inputs are the files the plan was made from, each as it was read:
+	// the spec's files, -var-file files and what file() read.
+	Inputs []Input
 
 	spec     *config.Spec
 	samplers []resolve.Sampler
@@ -214,8 +217,12 @@ func Build(ctx context.Context, spec *config.Spec, drv resolve.Drivers, workers 
 		p.Scales = append(p.Scales, sp)
 	}
 	p.Env, p.Sensitive = specEnv(spec, p)
+	p.Inputs = spec.Inputs() // after resolution, which may call file()
 	return p, diags
 }
+
+// Input is a file a plan was made from, as it was read.
+type Input = config.Input
 
 func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.Drivers) (*Cell, hcl.Diagnostics) {
 	spec := p.spec

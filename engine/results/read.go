@@ -244,18 +244,22 @@ func readCSV(path, header string, fn func(*record)) error {
 func readChecks(dir string) ([]CheckLine, error) {
 	var out []CheckLine
 	err := readLines(filepath.Join(dir, ChecksFile), func(line string) {
-		f := strings.SplitN(line, " ", 5)
-		if len(f) < 5 {
-			return
+		if c, ok := parseCheck(line); ok {
+			out = append(out, c)
 		}
-		st := f[0]
-		if !validStatus(st) {
-			return
-		}
-		name, detail, _ := strings.Cut(f[4], ": ")
-		out = append(out, CheckLine{Status: st, Scenario: f[1], Backend: f[2], Scale: f[3], Name: name, Detail: detail})
 	})
 	return out, err
+}
+
+// parseCheck reads one line of checks.txt; TOTAL and torn lines are no
+// check.
+func parseCheck(line string) (CheckLine, bool) {
+	f := strings.SplitN(line, " ", 5)
+	if len(f) < 5 || !validStatus(f[0]) {
+		return CheckLine{}, false
+	}
+	name, detail, _ := strings.Cut(f[4], ": ")
+	return CheckLine{Status: f[0], Scenario: f[1], Backend: f[2], Scale: f[3], Name: name, Detail: detail}, true
 }
 
 // ReadEnv returns env.txt with each key's latest value, keys in the order

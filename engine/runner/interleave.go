@@ -79,6 +79,9 @@ type repPoint struct {
 	counts func() (int64, int64)
 	est    time.Duration // one rep's share of the point's estimate
 	open   bool          // Finish not called yet
+	// resumed is how many reps the interrupted run measured (resume.go):
+	// the point goes on with the rep after them.
+	resumed int
 }
 
 func (p *repPoint) name(c *cell, n int) string {
@@ -126,7 +129,11 @@ func interleaveCells(ctx context.Context, parts []cellGroup) {
 				env, counts := c.pointEnv(sc, i)
 				reps := pt.(kind.Repeatable).Reps(env)
 				n := max(reps.Count(), 1)
-				pts = append(pts, &repPoint{c: c, sc: sc, index: i, pt: pt, reps: reps, counts: counts, est: lo / time.Duration(n), open: true})
+				p := &repPoint{c: c, sc: sc, index: i, pt: pt, reps: reps, counts: counts, est: lo / time.Duration(n), open: true}
+				if !c.resumeReps(p) {
+					continue
+				}
+				pts = append(pts, p)
 				rounds = max(rounds, reps.Count())
 			}
 		}
@@ -143,7 +150,7 @@ func interleaveCells(ctx context.Context, parts []cellGroup) {
 	for n := 1; n <= rounds; n++ {
 		for _, p := range pts {
 			c := p.c
-			if !p.open || n > p.reps.Count() || c.broken != nil {
+			if !p.open || n <= p.resumed || n > p.reps.Count() || c.broken != nil {
 				continue
 			}
 			if ctx.Err() != nil {
@@ -156,6 +163,9 @@ func interleaveCells(ctx context.Context, parts []cellGroup) {
 			done, err := c.runRep(ctx, p, n)
 			if err != nil {
 				c.run.fail("%s %s: %s: %v", c.name(), p.sc.Name, p.pt.Describe(), err)
+			}
+			if !done && err == nil && ctx.Err() == nil {
+				c.recordRep(p, n)
 			}
 			switch {
 			case done || err != nil || n == p.reps.Count():

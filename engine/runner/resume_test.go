@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -73,11 +74,38 @@ func timingKeys(t *testing.T, path string) []string {
 	return out
 }
 
+// repKeys lists the (scenario, backend, scale, clients, op, rep) of a
+// raw.csv or precision.csv, sorted.
+func repKeys(t *testing.T, path string) []string {
+	t.Helper()
+	rows := readCSV(t, path)
+	var idx []int
+	for _, c := range []string{"scenario", "backend", "scale", "clients", "op", "rep"} {
+		i := slices.Index(rows[0], c)
+		if i < 0 {
+			t.Fatalf("%s has no column %s", path, c)
+		}
+		idx = append(idx, i)
+	}
+	var out []string
+	for _, r := range rows[1:] {
+		var k []string
+		for _, i := range idx {
+			k = append(k, r[i])
+		}
+		out = append(out, strings.Join(k, "|"))
+	}
+	sort.Strings(out)
+	return out
+}
+
 // TestResumeMeasuresEveryPointOnce interrupts apply during the load,
-// between points and during the checks, and resumes each: every point
-// is measured exactly once over the two runs, no row the interrupted run
-// wrote is lost (it is in the results or under interrupted/), and the
-// resumed run's checks, writes included, pass.
+// between points (their reps interleaved: other points' first reps are
+// on disk when a point is whole) and during the checks, and resumes
+// each: every point and every (point, rep) is measured exactly once over
+// the two runs, no row the interrupted run wrote is lost (it is in the
+// results or under interrupted/), and the resumed run's checks, writes
+// included, pass.
 func TestResumeMeasuresEveryPointOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a database")
@@ -116,6 +144,12 @@ func TestResumeMeasuresEveryPointOnce(t *testing.T) {
 			got := timingKeys(t, filepath.Join(res, "timings.csv"))
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("timing rows after the resume:\n%s\nwant each point once:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			for _, f := range []string{"raw.csv", "precision.csv"} {
+				got, want := repKeys(t, filepath.Join(res, f)), repKeys(t, filepath.Join(full, f))
+				if !slices.Equal(got, want) {
+					t.Errorf("%s after the resume:\n%s\nwant each (point, rep) once:\n%s", f, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
 			}
 			kept := map[string]int{}
 			for _, k := range append(got, timingKeys(t, filepath.Join(res, "interrupted", "timings.csv"))...) {

@@ -173,7 +173,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	digest += "-" + opts.Phase + "-" + strings.Join(opts.Kinds, ",")
 	var jr *journal.Journal
 	if opts.Resume {
-		if jr, err = journal.Resume(opts.ResultsDir, digest); err != nil {
+		if jr, err = journal.Resume(opts.ResultsDir, digest, p.Inputs); err != nil {
 			return nil, err
 		}
 	}
@@ -187,6 +187,13 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 	defer stop(nil)
 	r := &run{opts: opts, plan: p, dir: dir, out: &Outcome{}, stop: stop, interrupted: func() bool { return parent.Err() != nil },
 		gates: threshold.NewGates(p.Thresholds), noise: noise.New(p.ServerCommands(opts.Registry))}
+	if jr != nil {
+		if err := r.resumedChecks(jr); err != nil {
+			dir.Close()
+			jr.Close()
+			return nil, err
+		}
+	}
 	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
 	r.mem = memuse.Start(func(row results.MemoryRow) { r.emit(row) })
 	defer r.mem.Close()
@@ -221,7 +228,7 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 		r.fail("%v", err) // compare then cannot tell changed definitions apart
 	}
 	if jr == nil {
-		if jr, err = journal.Start(opts.ResultsDir, digest); err != nil {
+		if jr, err = journal.Start(opts.ResultsDir, digest, p.Inputs); err != nil {
 			r.fail("%v", err)
 		}
 	}

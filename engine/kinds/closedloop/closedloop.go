@@ -389,6 +389,9 @@ func MeasureRepsWith(ctx context.Context, env kind.Env, count int, rep func(cont
 type reps struct {
 	rows  [][]results.Row
 	hists [][]results.Interval
+	// last is what the last rep measured added, for Saved (resume.go).
+	last    []repStream
+	lastRep int
 }
 
 // measure runs rep number n, emitting its raw and precision rows as soon
@@ -402,6 +405,7 @@ func (a *reps) measure(ctx context.Context, env kind.Env, n int, rep func(contex
 		a.rows = append(a.rows, nil)
 		a.hists = append(a.hists, nil)
 	}
+	a.last, a.lastRep = a.last[:0], n
 	for i, r := range res {
 		row := results.FromResult(env.Row(), r)
 		row.Rep = n
@@ -410,11 +414,14 @@ func (a *reps) measure(ctx context.Context, env kind.Env, n int, rep func(contex
 		pr.ClientCPUUs = cpu
 		env.Emit(pr)
 		a.rows[i] = append(a.rows[i], row)
+		st := repStream{Stream: i, Row: row}
 		if r.Hist != nil {
 			iv := results.Interval{Start: start, End: start.Add(r.Elapsed), Hist: r.Hist}
 			a.hists[i] = append(a.hists[i], iv)
 			env.Emit(results.RepHist{Row: row, Interval: iv})
+			st.Hist = &iv
 		}
+		a.last = append(a.last, st)
 		if r.Errors > 0 {
 			env.LogErrors(r)
 		}
@@ -434,7 +441,7 @@ func (a *reps) finish(env kind.Env) {
 			}
 		}
 	}
-	a.rows, a.hists = nil, nil
+	a.rows, a.hists, a.last = nil, nil, nil
 }
 
 // probe times one call of each query against the ceiling. Past it, the
