@@ -37,6 +37,9 @@ type Operation struct {
 	// allows).
 	Writers int
 	Range   hcl.Range `json:"-"`
+	// WriteRange is the `write =` attribute's value, where a mistake in
+	// the generator's name is reported.
+	WriteRange hcl.Range `json:"-"`
 }
 
 // IsWrite reports whether the operation writes.
@@ -94,6 +97,7 @@ func decodeOperations(blocks hcl.Blocks, ctx *hcl.EvalContext, names map[string]
 		diags = append(diags, d...)
 		if a, ok := c.Attributes["write"]; ok {
 			op.Write, d = String(a.Expr, ctx, "write")
+			op.WriteRange = a.Expr.Range()
 			diags = append(diags, d...)
 		}
 		if a, ok := c.Attributes["read"]; ok {
@@ -160,4 +164,11 @@ type OpClient interface {
 	// index into the stream's operations).
 	Call(ctx context.Context) (int, error)
 	Close()
+}
+
+// Operationer is implemented by definitions whose streams may hold
+// operations: validation reads their names, weights, queries and write
+// generators from it.
+type Operationer interface {
+	Operations() []Operation
 }

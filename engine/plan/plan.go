@@ -275,7 +275,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.D
 		for _, bc := range s.borrowed {
 			s.CheckNames = append(s.CheckNames, bc.name())
 		}
-		diags = append(diags, checkWriteGenerators(sp, sd)...)
+		diags = append(diags, resolve.WriteGenerators(sp.Writes, sd)...)
 		diags = append(diags, checkReaders(drv, bc.Driver, bc.Name, bc.Options, s, sd)...)
 		s.WritesNote = writesNote(drv, bc.Driver, sd)
 		c.Scenarios = append(c.Scenarios, s)

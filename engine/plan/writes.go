@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -13,46 +12,6 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
-
-// checkWriteGenerators reports, at plan time, a scenario that runs a write
-// generator the dataset does not declare, and a check of it that reads a
-// truth its writes make unknowable (the generator cannot follow them).
-func checkWriteGenerators(sp *ScalePlan, sd *config.ScenarioBlock) hcl.Diagnostics {
-	wg, ok := sd.Def.(kind.WriteGenerators)
-	if !ok {
-		return nil
-	}
-	var diags hcl.Diagnostics
-	for _, name := range wg.WriteGenerators() {
-		if _, ok := sp.Writes.Decl(name); !ok {
-			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown write generator",
-				Detail: fmt.Sprintf("Scenario %q runs write %q, which the dataset does not declare (declared: %v).", sd.Name, name, sp.Writes.Names()), Subject: sd.DeclRange.Ptr()})
-			continue
-		}
-		if fc, ok := sd.Def.(kind.WriteFormChecker); ok {
-			decl, _ := sp.Writes.Decl(name)
-			if err := fc.CheckWrite(decl); err != nil {
-				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Write generator not supported",
-					Detail: fmt.Sprintf("Scenario %q runs write %q: %v.", sd.Name, name, err), Subject: sd.DeclRange.Ptr()})
-				continue
-			}
-		}
-		stale := map[string]bool{}
-		for _, t := range truth.Stale(sp.Writes, name) {
-			stale[t] = true
-		}
-		for _, ck := range sd.Checks {
-			for _, t := range truthRefs(ck) {
-				if stale[t] {
-					diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Check cannot be true after the writes",
-						Detail:  fmt.Sprintf("Check %q of scenario %q reads truth.%s, which writes of %q change in a way the generator cannot follow; check another truth.", ck.Name, sd.Name, t, name),
-						Subject: ck.DeclRange.Ptr()})
-				}
-			}
-		}
-	}
-	return diags
-}
 
 // checkReaders refuses a scenario that writes on a backend whose reader
 // sessions cannot see writes (drivers.ReadOnlyReaders).
@@ -77,29 +36,6 @@ func checkReaders(drv resolve.Drivers, driver, backend string, opts map[string]s
 		Subject: sd.DeclRange.Ptr()}}
 }
 
-// truthRefs lists the truth.NAME a check's attributes read.
-func truthRefs(ck *config.CheckBlock) []string {
-	seen := map[string]bool{}
-	for _, a := range ck.Attrs {
-		for _, tr := range a.Expr.Variables() {
-			if tr.RootName() != "truth" || len(tr) < 2 {
-				continue
-			}
-			if at, ok := tr[1].(hcl.TraverseAttr); ok {
-				seen[at.Name] = true
-			} else if ix, ok := tr[1].(hcl.TraverseIndex); ok && ix.Key.Type().FriendlyName() == "string" {
-				seen[ix.Key.AsString()] = true
-			}
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for n := range seen {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Advance returns the truth after writes 0..n-1 of generator committed,
 // computed from the generator without reading the database. A truth the
 // writes make unknowable is left out (a check reading it then fails to
@@ -121,9 +57,7 @@ func (t *Truth) Advance(w *writes.Writes, generator string, n int64) (*Truth, er
 
 // Operationer is implemented by definitions whose streams hold
 // operations.
-type Operationer interface {
-	Operations() []kind.Operation
-}
+type Operationer = kind.Operationer
 
 // writesNote says how a scenario's write operations reach the database
 // of driver: each client on its own session, or through fewer writing

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen"
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 	"github.com/mentat-spec/mentat-spec/engine/hclfunc"
@@ -104,9 +105,11 @@ func Validate(s *config.Spec, drv Drivers) hcl.Diagnostics {
 		if d.HasErrors() {
 			continue
 		}
+		w, d := Writes(ds, s.ScaleContext(sc), gen)
+		report(d)
 		truth := placeholderTruth(gen)
 		for _, b := range s.Backends {
-			report(validateCell(s, config.Cell{Scale: sc, Backend: b}, Dialect(drv, b), gen, truth))
+			report(validateCell(s, config.Cell{Scale: sc, Backend: b}, Dialect(drv, b), gen, w, truth))
 		}
 	}
 	return diags
@@ -127,7 +130,7 @@ func placeholderTruth(gen *datagen.Dataset) cty.Value {
 
 // validateCell checks one cell: its backend, every query's text and
 // parameters, and every check of the scenarios that run on the backend.
-func validateCell(s *config.Spec, c config.Cell, dialect string, gen *datagen.Dataset, truth cty.Value) hcl.Diagnostics {
+func validateCell(s *config.Spec, c config.Cell, dialect string, gen *datagen.Dataset, w *writes.Writes, truth cty.Value) hcl.Diagnostics {
 	ctx := s.CellContext(c, truth)
 	bc, diags := Backend(c.Backend, ctx, dialect)
 	if bc != nil {
@@ -148,6 +151,10 @@ func validateCell(s *config.Spec, c config.Cell, dialect string, gen *datagen.Da
 	for _, sc := range s.Scenarios {
 		if !sc.RunsOn(c.Backend.Name) {
 			continue
+		}
+		if sc.Def != nil {
+			diags = append(diags, WriteGenerators(w, sc)...)
+			diags = append(diags, writeOpParams(s, sc, w, gen, queries)...)
 		}
 		for _, qn := range sc.Queries() {
 			rq, ok := queries[qn]

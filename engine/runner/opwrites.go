@@ -83,16 +83,7 @@ func (c *cell) statements(query string) ([]kind.Statement, error) {
 // entity.
 func (c *cell) writeParams(o kind.Operation) writetx.Params {
 	decl, _ := c.pc.Scale.Writes.Decl(o.Write)
-	if !decl.Insert {
-		return writetx.UpdateParams
-	}
-	var idents []string
-	for _, a := range c.pc.Scale.Gen.Attrs() {
-		if a.Entity == decl.Entity {
-			idents = append(idents, a.Ident)
-		}
-	}
-	return writetx.InsertParams(idents)
+	return writetx.ParamsOf(decl, c.pc.Scale.Gen)
 }
 
 // prepareWrite prepares operation o's statements on s.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
@@ -48,6 +49,23 @@ func InsertParams(idents []string) Params {
 	}
 	p.Text = "an insert binds " + strings.Join(names, ", ")
 	return p
+}
+
+// ParamsOf lists the parameters a write of decl binds: an update's, or
+// for an insert one per attribute of the new entity (of gen, the dataset
+// the writes were compiled against). Validation and the runner share it,
+// so a statement refused at run time is refused before anything runs.
+func ParamsOf(decl writes.Decl, gen *datagen.Dataset) Params {
+	if !decl.Insert {
+		return UpdateParams
+	}
+	var idents []string
+	for _, a := range gen.Attrs() {
+		if a.Entity == decl.Entity {
+			idents = append(idents, a.Ident)
+		}
+	}
+	return InsertParams(idents)
 }
 
 // ParamName is the SQL parameter an insert binds an attribute's value to:

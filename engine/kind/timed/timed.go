@@ -138,7 +138,16 @@ func WritesOps(streams []Stream) bool {
 	return false
 }
 
-// Generators lists the write generators of the streams' operations.
+// Operations lists the operations of streams, in order.
+func Operations(streams []Stream) []kind.Operation {
+	var out []kind.Operation
+	for _, st := range streams {
+		out = append(out, st.Ops...)
+	}
+	return out
+}
+
+// Generators lists the write generators of streams' operations.
 func Generators(streams []Stream) []string {
 	var out []string
 	for _, st := range streams {

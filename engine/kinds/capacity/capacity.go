@@ -248,6 +248,9 @@ func (d *Definition) Writes() bool {
 // WriteGenerators implements kind.WriteGenerators.
 func (d *Definition) WriteGenerators() []string { return kind.OpGenerators(d.Stream.Ops) }
 
+// Operations implements kind.Operationer.
+func (d *Definition) Operations() []kind.Operation { return d.Stream.Ops }
+
 // Points implements kind.Definition: one search per cell.
 func (d *Definition) Points(s measure.Sampling) []kind.Point {
 	p := &point{d: d, search: d.Search, warmup: s.Warmup, grace: s.Probe, minWin: d.MinWindow, maxWin: d.MaxWindow}

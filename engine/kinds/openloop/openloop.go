@@ -104,6 +104,9 @@ func (d *Definition) WorkersNote() string {
 // write operations.
 func (d *Definition) WriteGenerators() []string { return timed.Generators(d.Streams) }
 
+// Operations implements kind.Operationer.
+func (d *Definition) Operations() []kind.Operation { return timed.Operations(d.Streams) }
+
 // Points implements kind.Definition: one per rate phase.
 func (d *Definition) Points(s measure.Sampling) []kind.Point {
 	dur := d.Duration

@@ -106,6 +106,9 @@ func (d *Definition) WorkersNote() string {
 // write operations.
 func (d *Definition) WriteGenerators() []string { return timed.Generators(d.Streams) }
 
+// Operations implements kind.Operationer.
+func (d *Definition) Operations() []kind.Operation { return timed.Operations(d.Streams) }
+
 // Sampled implements kind.Sampled: samplers run during sustained runs.
 func (d *Definition) Sampled() bool { return true }
 

@@ -194,6 +194,9 @@ func (d *Definition) CheckWrite(decl writes.Decl) error {
 // WriteGenerators implements kind.WriteGenerators.
 func (d *Definition) WriteGenerators() []string { return []string{d.Generator} }
 
+// Operations implements kind.Operationer: the readers' operations.
+func (d *Definition) Operations() []kind.Operation { return d.Reads.Ops }
+
 // Points implements kind.Definition: one point.
 func (d *Definition) Points(s measure.Sampling) []kind.Point {
 	return []kind.Point{&Point{def: d, samp: s}}

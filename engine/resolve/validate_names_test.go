@@ -1,0 +1,102 @@
+package resolve_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/drivers"
+	_ "github.com/mentat-spec/mentat-spec/drivers/all" // the drivers the bank spec uses
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
+)
+
+// validateBank validates testdata/bank/bank.hcl with each of edits
+// (old, new) applied, as a file of a temporary directory.
+func validateBank(t *testing.T, edits ...string) (hcl.Diagnostics, string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", "bank", "bank.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	for i := 0; i+1 < len(edits); i += 2 {
+		if !strings.Contains(text, edits[i]) {
+			t.Fatalf("the bank spec has no %q", edits[i])
+		}
+		text = strings.Replace(text, edits[i], edits[i+1], 1)
+	}
+	path := filepath.Join(t.TempDir(), "bank.hcl")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, diags := config.Load([]string{path}, config.Options{Env: []string{}})
+	if !diags.HasErrors() {
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
+	}
+	return diags, path
+}
+
+// errorAt finds the error whose summary and detail hold want, and checks
+// it is placed on line of the spec.
+func errorAt(t *testing.T, diags hcl.Diagnostics, line int, want ...string) {
+	t.Helper()
+	for _, d := range diags {
+		text := d.Summary + ": " + d.Detail
+		ok := d.Severity == hcl.DiagError
+		for _, w := range want {
+			ok = ok && strings.Contains(text, w)
+		}
+		if !ok {
+			continue
+		}
+		if d.Subject == nil || d.Subject.Start.Line != line {
+			t.Errorf("%q is at %v, want line %d", text, d.Subject, line)
+		}
+		return
+	}
+	t.Errorf("no error with %q in:\n%s", want, diags.Error())
+}
+
+func TestBankSpecIsValid(t *testing.T) {
+	if diags, _ := validateBank(t); len(diags) > 0 {
+		t.Fatal(diags.Error())
+	}
+}
+
+func TestValidateRefusesUnknownNames(t *testing.T) {
+	cases := []struct {
+		name  string
+		edits []string
+		line  int
+		want  []string
+	}{
+		{"threshold of an operation not declared",
+			[]string{`op       = "deposit"`, `op       = "deposits"`}, 101,
+			[]string{"Unknown op", `"deposits"`, `Did you mean "deposit"?`}},
+		{"threshold op far from any name",
+			[]string{`op       = "deposit"`, `op       = "zzzzzz"`}, 101,
+			[]string{"Unknown op", "balance", "read", "total"}},
+		{"write operation of a generator not declared",
+			[]string{`write  = "deposit"`, `write  = "deposits"`}, 84,
+			[]string{"Unknown write generator", `"deposits"`, `Did you mean "deposit"?`}},
+		{"insert parameter no write binds",
+			[]string{`:account_num`, `:account_numb`}, 69,
+			[]string{"Unbound query parameter", ":account_numb", `query "open_account"`, "INSERT INTO cur_text", ":account_num,", `Did you mean "account_num"?`}},
+		{"update parameter no write binds",
+			[]string{`SET v = :v,`, `SET v = :value,`}, 65,
+			[]string{"Unbound query parameter", ":value", `query "deposit"`, "an update binds :e"}},
+		{"check on a truth the writes make unknowable",
+			[]string{`expect_values = { n = truth.accounts }`, `expect_values = { n = truth.total_balance }`}, 93,
+			[]string{"Check cannot be true after the writes", "truth.total_balance"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			diags, _ := validateBank(t, c.edits...)
+			errorAt(t, diags, c.line, c.want...)
+		})
+	}
+}
