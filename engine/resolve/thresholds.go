@@ -3,10 +3,12 @@ package resolve
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
+	"github.com/mentat-spec/mentat-spec/engine/suggest"
 	"github.com/mentat-spec/mentat-spec/engine/threshold"
 )
 
@@ -35,6 +37,7 @@ func Thresholds(s *config.Spec) ([]threshold.Spec, hcl.Diagnostics) {
 	var out []threshold.Spec
 	var diags hcl.Diagnostics
 	seen := map[string]hcl.Range{}
+	ops := OpNames(s)
 	for _, b := range s.Thresholds {
 		if prev, ok := seen[b.Name]; ok {
 			diags = append(diags, config.DuplicateDiag("threshold", b.Name, b.DeclRange, prev))
@@ -51,7 +54,7 @@ func Thresholds(s *config.Spec) ([]threshold.Spec, hcl.Diagnostics) {
 			{"scenario", &v.Scenario, func(n string) bool { return s.Scenario(n) != nil }},
 			{"backend", &v.Backend, func(n string) bool { return s.Backend(n) != nil }},
 			{"scale", &v.Scale, func(n string) bool { return s.Scale(n) != nil }},
-			{"op", &v.Op, nil},
+			{"op", &v.Op, func(n string) bool { return knownOp(n, ops) }},
 		}
 		for _, f := range strs {
 			e := a[f.name]
@@ -64,7 +67,7 @@ func Thresholds(s *config.Spec) ([]threshold.Spec, hcl.Diagnostics) {
 				continue
 			}
 			if f.known != nil && !f.known(str) {
-				diags = append(diags, hcleval.AttrError(e.Expr, "Unknown "+f.name, fmt.Sprintf("No %s %q is declared.", f.name, str)))
+				diags = append(diags, hcleval.AttrError(e.Expr, "Unknown "+f.name, unknownName(s, f.name, str, ops)))
 			}
 			*f.field = str
 		}
@@ -76,11 +79,13 @@ func Thresholds(s *config.Spec) ([]threshold.Spec, hcl.Diagnostics) {
 			}
 			v.Clients = int(n)
 		}
+		limited := false // a limit is set, valid or not: an invalid one is reported at itself
 		for _, l := range thresholdLimits {
 			e := a[l.name]
 			if e == nil {
 				continue
 			}
+			limited = true
 			f, d := hcleval.Number(e.Expr, ctx, l.name)
 			diags = append(diags, d...)
 			if d.HasErrors() {
@@ -99,7 +104,7 @@ func Thresholds(s *config.Spec) ([]threshold.Spec, hcl.Diagnostics) {
 			diags = append(diags, d...)
 			v.Abort = ab
 		}
-		if !v.Limits() {
+		if !limited {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Threshold without a limit",
 				Detail:  "A threshold sets at least one of p50_ms, p95_ms, p99_ms, max_ms, min_ops_s, max_error_rate or max_late_share.",
 				Subject: b.DeclRange.Ptr()})
@@ -107,4 +112,34 @@ func Thresholds(s *config.Spec) ([]threshold.Spec, hcl.Diagnostics) {
 		out = append(out, v)
 	}
 	return out, diags
+}
+
+// unknownName is the detail of a threshold naming what the spec does not
+// declare: the name meant when one is near, else the names there are.
+func unknownName(s *config.Spec, what, name string, ops []string) string {
+	var names []string
+	switch what {
+	case "scenario":
+		for _, b := range s.Scenarios {
+			names = append(names, b.Name)
+		}
+	case "backend":
+		for _, b := range s.Backends {
+			names = append(names, b.Name)
+		}
+	case "scale":
+		for _, b := range s.Scales {
+			names = append(names, b.Name)
+		}
+	case "op":
+		names = ops
+	}
+	detail := fmt.Sprintf("No %s %q is declared.", what, name)
+	if what == "op" {
+		detail = fmt.Sprintf("No row of the spec has op %q: a threshold matching nothing would gate nothing.", name)
+	}
+	if m := suggest.DidYouMean(name, names); m != "" {
+		return detail + m
+	}
+	return detail + " The " + what + "s are: " + strings.Join(names, ", ") + "."
 }

@@ -100,3 +100,25 @@ func TestValidateRefusesUnknownNames(t *testing.T) {
 		})
 	}
 }
+
+// TestThresholdLimitOfWrongType: a limit that is not a number is a type
+// error at the attribute, and the threshold is not also "without a limit".
+func TestThresholdLimitOfWrongType(t *testing.T) {
+	diags, _ := validateBank(t, `p99_ms   = 50`, `p99_ms   = "fast"`)
+	errorAt(t, diags, 102, "Incorrect attribute value type", "p99_ms must be a number")
+	for _, d := range diags {
+		if strings.Contains(d.Summary, "without a limit") {
+			t.Errorf("also reported: %s: %s", d.Summary, d.Detail)
+		}
+	}
+}
+
+func TestThresholdOpForms(t *testing.T) {
+	for _, op := range []string{"read", "write", "total", "balance", "open", "read@500", "cold_balance", "warm_count"} {
+		t.Run(op, func(t *testing.T) {
+			if diags, _ := validateBank(t, `op       = "deposit"`, `op       = "`+op+`"`); len(diags) > 0 {
+				t.Errorf("op %q refused: %s", op, diags.Error())
+			}
+		})
+	}
+}

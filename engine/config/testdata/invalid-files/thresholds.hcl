@@ -31,3 +31,12 @@ threshold "bad" {
 threshold "bad" { # ERROR: Duplicate threshold "bad"
   p50_ms = 1
 }
+
+threshold "misspelt_op" {
+  op     = "reed" # ERROR: Unknown op
+  p99_ms = 5
+}
+
+threshold "limit_of_wrong_type" {
+  p99_ms = "fast" # ERROR: Incorrect attribute value type
+}
