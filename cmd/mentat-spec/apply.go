@@ -207,6 +207,9 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	for _, f := range o.Failures {
 		fmt.Fprintf(stderr, "failed: %s\n", f)
 	}
+	for _, f := range allCallsFailed(o.Rows) {
+		fmt.Fprintf(stderr, "no result: %s (see %s)\n", f, filepath.Join(dir, "logs", "errors.log"))
+	}
 	if o.Checks.Fail > 0 {
 		fmt.Fprintf(stderr, "%d check(s) FAILED: see %s\n", o.Checks.Fail, filepath.Join(dir, "checks.txt"))
 	}

@@ -17,6 +17,7 @@ const (
 	exitRegression = 5 // compare found a regression
 	exitUndecided  = 6 // compare refused two runs, or (with -fail-undecided) could not decide
 	exitUnfinished = 7 // the run could not finish (a store that would not open, a load error, a full disk)
+	exitAllFailed  = 8 // an operation or query of a point failed every call: no result, however fast
 	// exitInterrupted is what shells expect of a process ended by SIGINT
 	// (128 + 2).
 	exitInterrupted = 130
@@ -24,12 +25,13 @@ const (
 
 // exitSummary is the one-line list of codes for usage.
 const exitSummary = "0 ok, 1 a check failed, 2 usage or spec error, 3 plan -diff: plans differ, 4 a threshold crossed, " +
-	"5 a regression, 6 compare refused or undecided, 7 the run could not finish, 130 interrupted"
+	"5 a regression, 6 compare refused or undecided, 7 the run could not finish, 8 every call of an op failed, 130 interrupted"
 
 // applyExit is apply's exit code. When several things happened the one
 // a caller must act on first wins: an interrupt (the user asked), then a
 // wrong answer (no timing of a wrong answer means anything), then an
-// unfinished run (the gate saw part of it), then a crossed threshold.
+// unfinished run (the gate saw part of it), then an op whose every call
+// failed (a row that measured nothing), then a crossed threshold.
 func applyExit(o *runner.Outcome, runErr error, interrupted bool) int {
 	switch {
 	case interrupted:
@@ -38,6 +40,8 @@ func applyExit(o *runner.Outcome, runErr error, interrupted bool) int {
 		return exitCheck
 	case runErr != nil || o == nil || len(o.Failures) > 0:
 		return exitUnfinished
+	case len(allCallsFailed(o.Rows)) > 0:
+		return exitAllFailed
 	case o.Checks.Threshold > 0:
 		return exitThreshold
 	}

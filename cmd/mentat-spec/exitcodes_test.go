@@ -24,7 +24,7 @@ func TestExitCodesDistinct(t *testing.T) {
 	seen := map[int]string{}
 	for name, c := range map[string]int{"ok": exitOK, "check": exitCheck, "usage": exitUsage, "changes": exitChanges,
 		"threshold": exitThreshold, "regression": exitRegression, "undecided": exitUndecided,
-		"unfinished": exitUnfinished, "interrupted": exitInterrupted} {
+		"unfinished": exitUnfinished, "all failed": exitAllFailed, "interrupted": exitInterrupted} {
 		if prev, ok := seen[c]; ok {
 			t.Errorf("exit %d is both %s and %s", c, prev, name)
 		}
@@ -37,6 +37,9 @@ func TestApplyExit(t *testing.T) {
 	wrong := &runner.Outcome{Checks: results.CheckCounts{Pass: 3, Fail: 1, Threshold: 1}}
 	crossed := &runner.Outcome{Checks: results.CheckCounts{Pass: 3, Threshold: 2}}
 	unfinished := &runner.Outcome{Failures: []string{"xs/sqlite: opening the store"}, Checks: results.CheckCounts{Threshold: 1}}
+	failedRow := results.Row{Scenario: "bank", Backend: "sqlite", Scale: "xs", Clients: 2, Op: "open", Count: 0, Errors: 140}
+	allFailed := &runner.Outcome{Rows: []results.Row{{Op: "balance", Count: 900}, failedRow}, Checks: results.CheckCounts{Pass: 1, Threshold: 1}}
+	someFailed := &runner.Outcome{Rows: []results.Row{{Op: "balance", Count: 900, Errors: 3}}}
 	for _, tt := range []struct {
 		name        string
 		o           *runner.Outcome
@@ -48,6 +51,8 @@ func TestApplyExit(t *testing.T) {
 		{"a wrong answer wins over a threshold", wrong, nil, false, exitCheck},
 		{"a threshold crossed", crossed, nil, false, exitThreshold},
 		{"a failure wins over a threshold", unfinished, nil, false, exitUnfinished},
+		{"an op whose every call failed wins over a threshold", allFailed, nil, false, exitAllFailed},
+		{"some failed calls are counted, not fatal", someFailed, nil, false, exitOK},
 		{"no outcome", nil, errors.New("results directory"), false, exitUnfinished},
 		{"an error writing the results", ok, errors.New("summary.md"), false, exitUnfinished},
 		{"interrupted wins over all", wrong, nil, true, exitInterrupted},
@@ -251,4 +256,29 @@ func readHlog(t *testing.T, path string) []*hdrhistogram.Histogram {
 		t.Fatal(err)
 	}
 	return hs
+}
+
+// TestApplyAllCallsFailed: a scenario whose every call fails at run time
+// (SQLite raises integer overflow at each step) is not a result: apply
+// exits 8 and names the point and op, although every check passed.
+func TestApplyAllCallsFailed(t *testing.T) {
+	dir := t.TempDir()
+	boom := filepath.Join(dir, "boom.hcl")
+	body := "query \"boom\" {\n  sql = \"SELECT abs(-9223372036854775807 - 1) AS x\"\n}\n" +
+		"scenario \"boom\" {\n  read {\n    query = query.boom\n  }\n}\n"
+	if err := os.WriteFile(boom, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	code, stdout, stderr := runT(t, "apply", "testdata/apply.hcl", boom, "-q", "-o", out, "-var", "data_dir="+filepath.Join(dir, "data"))
+	if code != exitAllFailed {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitAllFailed, stdout, stderr)
+	}
+	want := "no result: scenario boom, backend sqlite, scale xs, 1 client(s), op read: all "
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, "scenario lookup") {
+		t.Errorf("stderr does not name the op whose calls all failed, and only it:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "Checks: 1 PASS, 0 FAIL") {
+		t.Errorf("the lookup's check did not pass:\n%s", stdout)
+	}
 }
