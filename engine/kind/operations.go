@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 )
 
 // OperationBlock is a named operation of a stream: `operation "NAME" {
@@ -40,6 +42,9 @@ type Operation struct {
 	// WriteRange is the `write =` attribute's value, where a mistake in
 	// the generator's name is reported.
 	WriteRange hcl.Range `json:"-"`
+	// WritersRange is the stream's `writers =` value, where writers above
+	// the stream's clients are refused.
+	WritersRange hcl.Range `json:"-"`
 }
 
 // IsWrite reports whether the operation writes.
@@ -88,11 +93,8 @@ func decodeOperations(blocks hcl.Blocks, ctx *hcl.EvalContext, names map[string]
 			continue
 		}
 		op := Operation{Name: name, Range: blk.DefRange, MaxTries: 1}
-		op.Weight, d = Number(c.Attributes["weight"].Expr, ctx, "weight", 0)
+		op.Weight, d = weight(c.Attributes["weight"].Expr, ctx)
 		diags = append(diags, d...)
-		if !d.HasErrors() && (op.Weight <= 0 || math.IsInf(op.Weight, 0)) {
-			diags = append(diags, AttrError(c.Attributes["weight"].Expr, "Invalid weight", "An operation's weight is a positive number: its share of the stream's calls is its weight over the sum of the weights."))
-		}
 		op.Query, d = String(c.Attributes["query"].Expr, ctx, "query")
 		diags = append(diags, d...)
 		if a, ok := c.Attributes["write"]; ok {
@@ -116,7 +118,38 @@ func decodeOperations(blocks hcl.Blocks, ctx *hcl.EvalContext, names map[string]
 		}
 		out = append(out, op)
 	}
+	var sum float64
+	for _, o := range out {
+		sum += o.Weight
+	}
+	if math.IsInf(sum, 0) && len(out) > 0 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid weight",
+			Detail:  fmt.Sprintf("The weights of the stream's operations sum past the largest number (%g): only their ratios count, so write them smaller (50 and 50, not 1e308 and 1e308).", math.MaxFloat64),
+			Subject: out[len(out)-1].Range.Ptr()})
+	}
 	return out, diags
+}
+
+// weight evaluates an operation's weight: a positive finite number,
+// whatever the mistake the same rule and the same message.
+func weight(expr hcl.Expression, ctx *hcl.EvalContext) (float64, hcl.Diagnostics) {
+	v, diags := expr.Value(ctx)
+	if diags.HasErrors() {
+		return 0, diags
+	}
+	v, err := convert.Convert(v, cty.Number)
+	if err != nil || v.IsNull() {
+		return 0, hcl.Diagnostics{AttrError(expr, "Incorrect attribute value type", "weight must be a number.")}
+	}
+	if !v.IsKnown() {
+		return 0, hcl.Diagnostics{AttrError(expr, "Invalid weight", "weight must be known from the spec alone: a scenario's attributes cannot read scale.* (nor a local that does).")}
+	}
+	f, _ := v.AsBigFloat().Float64()
+	if !(f > 0) || math.IsInf(f, 0) {
+		return 0, hcl.Diagnostics{AttrError(expr, "Invalid weight",
+			fmt.Sprintf("An operation's weight is a positive finite number (its share of the stream's calls is its weight over the sum of the weights), got %v.", f))}
+	}
+	return f, nil
 }
 
 // Weights returns the operations' cumulative weights, normalised to end
@@ -171,4 +204,19 @@ type OpClient interface {
 // generators from it.
 type Operationer interface {
 	Operations() []Operation
+}
+
+// CheckWriters refuses a stream whose writers exceed the most clients it
+// runs with: no more clients than that can write at once, so the number
+// asked would never be reached and the plan would promise what the run
+// cannot do. Each kind calls it with the stream's largest client count.
+func CheckWriters(ops []Operation, clients int) hcl.Diagnostics {
+	for _, o := range ops {
+		if o.Writers > clients {
+			return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "More writers than clients",
+				Detail:  fmt.Sprintf("writers = %d, but the stream runs at most %d client(s): at most that many can write at once. Set writers to at most %d, or run more clients.", o.Writers, clients, clients),
+				Subject: o.WritersRange.Ptr()}}
+		}
+	}
+	return nil
 }

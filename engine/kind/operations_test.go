@@ -1,6 +1,7 @@
 package kind_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -108,5 +109,37 @@ func TestDecodeOperationsRefused(t *testing.T) {
 	// A null writers counts as not set.
 	if _, diags := decode(t, "read {\n  writers = var.none\n  operation \"a\" {\n    weight = 1\n    query = query.r\n  }\n}\n"); diags.HasErrors() {
 		t.Errorf("writers = null refused: %s", diags.Error())
+	}
+}
+
+// TestWeightRule: every weight that is not a positive finite number is
+// refused with one rule and one message (0 and -5 alike), and weights
+// whose sum overflows (two of 1e308, which plan showed as NaN%) too.
+func TestWeightRule(t *testing.T) {
+	op := func(w string) string {
+		return "  operation \"o" + fmt.Sprint(len(w)) + "\" {\n    weight = " + w + "\n    query = query.r\n  }\n"
+	}
+	for _, tc := range []struct {
+		name, src string
+		line      int
+	}{
+		{"zero", "read {\n" + op("0") + "}\n", 3},
+		{"negative", "read {\n" + op("-5") + "}\n", 3},
+		{"infinite", "read {\n" + op("1e309") + "}\n", 3},
+		{"sum overflows", "read {\n" + op("1e308") + "  operation \"b\" {\n    weight = 1e308\n    query = query.r\n  }\n}\n", 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags := decode(t, tc.src)
+			if len(diags) != 1 {
+				t.Fatalf("want one diagnostic, got: %s", diags.Error())
+			}
+			d := diags[0]
+			if d.Summary != "Invalid weight" || !strings.Contains(d.Detail, "positive finite number") && !strings.Contains(d.Detail, "sum past the largest number") {
+				t.Errorf("%s: %s", d.Summary, d.Detail)
+			}
+			if d.Subject == nil || d.Subject.Start.Line != tc.line {
+				t.Errorf("at %v, want line %d", d.Subject, tc.line)
+			}
+		})
 	}
 }

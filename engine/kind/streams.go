@@ -97,7 +97,7 @@ func DecodeStreams(content *hcl.BodyContent, ctx *hcl.EvalContext, extra ...stri
 				diags = append(diags, AttrError(a.Expr, "writers without writes", "writers limits how many clients of a stream of operations write at once; this stream has no write operation."))
 			}
 			for i := range st.Ops {
-				st.Ops[i].Writers = n
+				st.Ops[i].Writers, st.Ops[i].WritersRange = n, a.Expr.Range()
 			}
 		}
 		for _, n := range extra {

@@ -67,7 +67,7 @@ func TestBankSpecIsValid(t *testing.T) {
 	}
 }
 
-func TestValidateRefusesUnknownNames(t *testing.T) {
+func TestValidateRefuses(t *testing.T) {
 	cases := []struct {
 		name  string
 		edits []string
@@ -89,6 +89,9 @@ func TestValidateRefusesUnknownNames(t *testing.T) {
 		{"update parameter no write binds",
 			[]string{`SET v = :v,`, `SET v = :value,`}, 65,
 			[]string{"Unbound query parameter", ":value", `query "deposit"`, "an update binds :e"}},
+		{"more writers than clients",
+			[]string{"  read {\n", "  read {\n    writers = 5\n"}, 78,
+			[]string{"More writers than clients", "writers = 5", "at most 2 client(s)"}},
 		{"check on a truth the writes make unknowable",
 			[]string{`expect_values = { n = truth.accounts }`, `expect_values = { n = truth.total_balance }`}, 93,
 			[]string{"Check cannot be true after the writes", "truth.total_balance"}},

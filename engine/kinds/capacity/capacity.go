@@ -178,6 +178,7 @@ func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definit
 		if def.Clients == 0 {
 			def.Clients = DefaultClients
 		}
+		diags = append(diags, kind.CheckWriters(def.Stream.Ops, def.Clients)...)
 	}
 	if def.ClientsSearch {
 		s.Judge = ClientsJudge(s.Level, def.MinGain)

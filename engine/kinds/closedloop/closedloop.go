@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,6 +73,13 @@ func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definit
 	streams, d := Streams(content, ctx)
 	diags = append(diags, d...)
 	def.Streams = streams
+	for _, st := range streams {
+		n := st.Clients
+		if n == 0 {
+			n = slices.Max(def.Clients)
+		}
+		diags = append(diags, kind.CheckWriters(st.Ops, n)...)
+	}
 	return def, diags
 }
 

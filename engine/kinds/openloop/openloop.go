@@ -67,6 +67,11 @@ func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definit
 				Detail: fmt.Sprintf("The %s stream of an open_loop scenario needs rate = calls per second (or a list of them).", s.Op), Subject: s.Range.Ptr()})
 		}
 		def.Phases = max(def.Phases, len(s.Rates))
+		n := s.Clients
+		if n == 0 {
+			n = DefaultClients
+		}
+		diags = append(diags, kind.CheckWriters(s.Ops, n)...)
 	}
 	return def, diags
 }

@@ -66,6 +66,13 @@ func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definit
 	st, d := timed.DecodeStreams(content, ctx)
 	diags = append(diags, d...)
 	def.Streams = st
+	for _, s := range st {
+		n := s.Clients
+		if n == 0 {
+			n = def.Clients
+		}
+		diags = append(diags, kind.CheckWriters(s.Ops, n)...)
+	}
 	return def, diags
 }
 
