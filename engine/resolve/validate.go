@@ -73,6 +73,7 @@ func validateDrivers(s *config.Spec, drv Drivers) hcl.Diagnostics {
 // anywhere is reported before anything runs. It touches no database.
 func Validate(s *config.Spec, drv Drivers) hcl.Diagnostics {
 	diags := validateDrivers(s, drv)
+	diags = append(diags, pairedAlone(s)...)
 	_, d := Thresholds(s)
 	diags = append(diags, d...)
 	if len(s.Scales) == 0 {

@@ -125,3 +125,22 @@ func TestThresholdOpForms(t *testing.T) {
 		})
 	}
 }
+
+// TestPairedWithOneBackend: order = "paired" with one backend selected is
+// a warning at the order attribute (the reps interleave, nothing is
+// paired); with two backends it is silent.
+func TestPairedWithOneBackend(t *testing.T) {
+	paired := "sampling {\n  order = \"paired\"\n}\n\nscale \"xs\" {"
+	diags, _ := validateBank(t, `scale "xs" {`, "matrix {\n  backends = [\"lite\"]\n}\n"+paired)
+	if diags.HasErrors() || len(diags) != 1 {
+		t.Fatalf("want one warning, got: %s", diags.Error())
+	}
+	d := diags[0]
+	if d.Severity != hcl.DiagWarning || d.Summary != "Nothing to pair" || !strings.Contains(d.Detail, "selects one backend (lite)") ||
+		d.Subject == nil || d.Subject.Start.Line != 8 {
+		t.Errorf("%v %s: %s at %v", d.Severity, d.Summary, d.Detail, d.Subject)
+	}
+	if diags, _ := validateBank(t, `scale "xs" {`, paired); len(diags) > 0 {
+		t.Errorf("two backends paired: %s", diags.Error())
+	}
+}
