@@ -27,11 +27,16 @@ func TestImmutableReadersRefuseWrites(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			paths := append([]string{"../../examples/quickstart.hcl"}, tc.files...)
 			spec, diags := config.Load(paths, config.Options{Env: []string{}, Vars: []config.VarArg{{Name: "scenarios", Value: tc.scenarios}}})
-			if !diags.HasErrors() {
-				diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
-			}
 			if diags.HasErrors() {
 				t.Fatal(diags.Error())
+			}
+			// validate refuses what plan refuses, with the same diagnostic.
+			vdiags := resolve.Validate(spec, plan.Drivers(drivers.Default))
+			if tc.want == "" && vdiags.HasErrors() {
+				t.Fatalf("validate refused: %s", vdiags.Error())
+			}
+			if tc.want != "" && !strings.Contains(vdiags.Error(), tc.want) {
+				t.Errorf("validate: got %q, want %q", vdiags.Error(), tc.want)
 			}
 			_, diags = plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 			got := diags.Error()

@@ -276,7 +276,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.D
 			s.CheckNames = append(s.CheckNames, bc.name())
 		}
 		diags = append(diags, resolve.WriteGenerators(sp.Writes, sd)...)
-		diags = append(diags, checkReaders(drv, bc.Driver, bc.Name, bc.Options, s, sd)...)
+		diags = append(diags, resolve.ReadersSeeWrites(drv, bc.Driver, bc.Name, bc.Options, sd)...)
 		s.WritesNote = writesNote(drv, bc.Driver, sd)
 		c.Scenarios = append(c.Scenarios, s)
 	}

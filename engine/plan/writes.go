@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/datagen/truth"
 	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/drivers"
@@ -12,29 +11,6 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
-
-// checkReaders refuses a scenario that writes on a backend whose reader
-// sessions cannot see writes (drivers.ReadOnlyReaders).
-func checkReaders(drv resolve.Drivers, driver, backend string, opts map[string]string, s *Scenario, sd *config.ScenarioBlock) hcl.Diagnostics {
-	if !s.Writes {
-		return nil
-	}
-	d, ok := drv.Driver(driver)
-	if !ok {
-		return nil
-	}
-	rr, ok := d.(drivers.ReadOnlyReaders)
-	if !ok {
-		return nil
-	}
-	why, refuse := rr.ReadersRefuseWrites(opts)
-	if !refuse {
-		return nil
-	}
-	return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Scenario writes on a read-only backend",
-		Detail:  fmt.Sprintf("Scenario %q writes to the store, and backend %q cannot run it: %s. Run it on another backend, or skip it there (skip_scenarios).", sd.Name, backend, why),
-		Subject: sd.DeclRange.Ptr()}}
-}
 
 // Advance returns the truth after writes 0..n-1 of generator committed,
 // computed from the generator without reading the database. A truth the

@@ -48,11 +48,16 @@ scenario "write_mixed" {
 			}
 			spec, diags := config.Load([]string{"../../examples/quickstart.hcl", override}, config.Options{Env: []string{},
 				Vars: []config.VarArg{{Name: "scenarios", Value: `["write_mixed"]`}, {Name: "backends", Value: `["sqlite"]`}}})
-			if !diags.HasErrors() {
-				diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
-			}
 			if diags.HasErrors() {
 				t.Fatal(diags.Error())
+			}
+			// validate refuses what plan refuses, with the same diagnostic.
+			vdiags := resolve.Validate(spec, plan.Drivers(drivers.Default))
+			if tc.want == "" && vdiags.HasErrors() {
+				t.Fatalf("validate refused: %s", vdiags.Error())
+			}
+			if tc.want != "" && !strings.Contains(vdiags.Error(), tc.want) {
+				t.Errorf("validate: got %q, want %q", vdiags.Error(), tc.want)
 			}
 			_, diags = plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 			got := diags.Error()

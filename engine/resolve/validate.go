@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
@@ -76,6 +77,8 @@ func Validate(s *config.Spec, drv Drivers) hcl.Diagnostics {
 	diags = append(diags, pairedAlone(s)...)
 	_, d := Thresholds(s)
 	diags = append(diags, d...)
+	_, d = Samplers(s)
+	diags = append(diags, d...)
 	if len(s.Scales) == 0 {
 		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No scale", Detail: `A spec declares at least one scale "name" {} block.`, Subject: start(s)})
 	}
@@ -110,7 +113,7 @@ func Validate(s *config.Spec, drv Drivers) hcl.Diagnostics {
 		report(d)
 		truth := placeholderTruth(gen)
 		for _, b := range s.Backends {
-			report(validateCell(s, config.Cell{Scale: sc, Backend: b}, Dialect(drv, b), gen, w, truth))
+			report(validateCell(s, config.Cell{Scale: sc, Backend: b}, drv, gen, w, truth))
 		}
 	}
 	return diags
@@ -131,11 +134,17 @@ func placeholderTruth(gen *datagen.Dataset) cty.Value {
 
 // validateCell checks one cell: its backend, every query's text and
 // parameters, and every check of the scenarios that run on the backend.
-func validateCell(s *config.Spec, c config.Cell, dialect string, gen *datagen.Dataset, w *writes.Writes, truth cty.Value) hcl.Diagnostics {
+func validateCell(s *config.Spec, c config.Cell, drv Drivers, gen *datagen.Dataset, w *writes.Writes, truth cty.Value) hcl.Diagnostics {
 	ctx := s.CellContext(c, truth)
+	dialect := Dialect(drv, c.Backend)
 	bc, diags := Backend(c.Backend, ctx, dialect)
 	if bc != nil {
 		diags = append(diags, CheckSkips(s, c.Backend, bc)...)
+		for _, sc := range s.SelectedScenarios() { // as plan: a scenario not selected does not run
+			if sc.RunsOn(c.Backend.Name) && !slices.Contains(bc.SkipScenarios, sc.Name) {
+				diags = append(diags, ReadersSeeWrites(drv, bc.Driver, bc.Name, bc.Options, sc)...)
+			}
+		}
 	}
 	queries := map[string]*CellQuery{}
 	for _, q := range s.Queries {
