@@ -302,9 +302,12 @@ func offReason(spec *config.Spec, sd *config.ScenarioBlock, backend string, skip
 
 // borrowChecks finds, for each query sd runs that none of its checks
 // reads, the checks other read-only scenarios on the backend declare for
-// it. A scenario that writes borrows nothing and is not marked: its
-// statements include writes, which the checks after them verify through
-// the truth the writes advance.
+// it, or, when none does, the checks scenarios that write declare for it
+// (they compare with the truth the writes advance, which is the truth
+// when the borrowed check runs), so a query a check reads anywhere is
+// never called unchecked. A scenario that writes borrows nothing and is
+// not marked: its statements include writes, which the checks after them
+// verify through that truth.
 func borrowChecks(spec *config.Spec, sd *config.ScenarioBlock, backend string) (borrowed []borrowedCheck, unchecked []string) {
 	if sd.Def.Writes() {
 		return nil, nil
@@ -313,26 +316,33 @@ func borrowChecks(spec *config.Spec, sd *config.ScenarioBlock, backend string) (
 	for _, ck := range sd.Checks {
 		covered[ck.Query] = true
 	}
+	from := func(q string, writers bool) []borrowedCheck {
+		var out []borrowedCheck
+		for _, other := range spec.Scenarios {
+			if other == sd || other.Def == nil || other.Def.Writes() != writers || !other.RunsOn(backend) {
+				continue
+			}
+			for _, ck := range other.Checks {
+				if ck.Query == q {
+					out = append(out, borrowedCheck{check: ck, from: other.Name})
+				}
+			}
+		}
+		return out
+	}
 	for _, q := range sd.Def.Queries() {
 		if covered[q] {
 			continue
 		}
 		covered[q] = true
-		found := false
-		for _, other := range spec.Scenarios {
-			if other == sd || other.Def == nil || other.Def.Writes() || !other.RunsOn(backend) {
-				continue
-			}
-			for _, ck := range other.Checks {
-				if ck.Query == q {
-					borrowed = append(borrowed, borrowedCheck{check: ck, from: other.Name})
-					found = true
-				}
-			}
+		found := from(q, false)
+		if len(found) == 0 {
+			found = from(q, true)
 		}
-		if !found {
+		if len(found) == 0 {
 			unchecked = append(unchecked, q)
 		}
+		borrowed = append(borrowed, found...)
 	}
 	return borrowed, unchecked
 }
