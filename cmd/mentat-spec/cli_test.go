@@ -97,6 +97,8 @@ func TestValidateJSON(t *testing.T) {
 		{"valid", []string{"validate", "-json", filepath.Join("testdata", "valid.hcl")}, exitOK, true, nil},
 		{"invalid", []string{"validate", "-json", filepath.Join("testdata", "invalid.hcl")}, exitUsage, false, nil},
 		{"unknown function", []string{"validate", "-json", filepath.Join("testdata", "unknown_function.hcl")}, exitUsage, false,
+			[]string{"Call to unknown function", `Did you mean \"epoch_ms\"?`}},
+		{"unknown function near none", []string{"validate", "-json", filepath.Join("testdata", "far_function.hcl")}, exitUsage, false,
 			[]string{"Call to unknown function", "Available functions: ", "seq"}},
 		{"plan of a valid spec", []string{"plan", "-json", filepath.Join("testdata", "valid.hcl")}, exitOK, true, nil},
 		{"plan of an invalid spec", []string{"plan", "-json", filepath.Join("testdata", "invalid.hcl")}, exitUsage, false, nil},

@@ -68,13 +68,14 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// explainDiags adds what the fix needs to diagnostics that lack it: the
-// functions that exist, for a call to an unknown one.
+// explainDiags adds what the fix needs to diagnostics that lack it: for a
+// call to an unknown function, the one meant when a name is near (a
+// misspelt chooser), else the functions that exist.
 func explainDiags(diags hcl.Diagnostics) hcl.Diagnostics {
 	out := make(hcl.Diagnostics, len(diags))
 	for i, d := range diags {
 		out[i] = d
-		if d.Summary != "Call to unknown function" || d.EvalContext == nil || strings.Contains(d.Detail, "Available functions:") {
+		if d.Summary != "Call to unknown function" || d.EvalContext == nil || strings.Contains(d.Detail, "Available functions:") || strings.Contains(d.Detail, "Did you mean") {
 			continue
 		}
 		var names []string
@@ -90,7 +91,11 @@ func explainDiags(diags hcl.Diagnostics) hcl.Diagnostics {
 		}
 		slices.Sort(names)
 		c := *d
-		c.Detail = strings.TrimSpace(d.Detail + " Available functions: " + strings.Join(names, ", ") + ".")
+		if name, ok := quotedAfter(d.Detail, "no function named "); ok && closest(name, names) != "" {
+			c.Detail = strings.TrimSpace(d.Detail + fmt.Sprintf(" Did you mean %q?", closest(name, names)))
+		} else {
+			c.Detail = strings.TrimSpace(d.Detail + " Available functions: " + strings.Join(names, ", ") + ".")
+		}
 		out[i] = &c
 	}
 	return out

@@ -111,9 +111,10 @@ func Validate(s *config.Spec, drv Drivers) hcl.Diagnostics {
 		}
 		w, d := Writes(ds, s.ScaleContext(sc), gen)
 		report(d)
+		writesOK := !d.HasErrors() // else the generators are reported at their blocks, not again at each use
 		truth := placeholderTruth(gen)
 		for _, b := range s.Backends {
-			report(validateCell(s, config.Cell{Scale: sc, Backend: b}, drv, gen, w, truth))
+			report(validateCell(s, config.Cell{Scale: sc, Backend: b}, drv, gen, w, writesOK, truth))
 		}
 	}
 	return diags
@@ -134,7 +135,7 @@ func placeholderTruth(gen *datagen.Dataset) cty.Value {
 
 // validateCell checks one cell: its backend, every query's text and
 // parameters, and every check of the scenarios that run on the backend.
-func validateCell(s *config.Spec, c config.Cell, drv Drivers, gen *datagen.Dataset, w *writes.Writes, truth cty.Value) hcl.Diagnostics {
+func validateCell(s *config.Spec, c config.Cell, drv Drivers, gen *datagen.Dataset, w *writes.Writes, writesOK bool, truth cty.Value) hcl.Diagnostics {
 	ctx := s.CellContext(c, truth)
 	dialect := Dialect(drv, c.Backend)
 	bc, diags := Backend(c.Backend, ctx, dialect)
@@ -162,7 +163,7 @@ func validateCell(s *config.Spec, c config.Cell, drv Drivers, gen *datagen.Datas
 		if !sc.RunsOn(c.Backend.Name) {
 			continue
 		}
-		if sc.Def != nil {
+		if sc.Def != nil && writesOK {
 			diags = append(diags, WriteGenerators(w, sc)...)
 			diags = append(diags, writeOpParams(s, sc, w, gen, queries)...)
 		}

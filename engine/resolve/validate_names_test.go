@@ -144,3 +144,13 @@ func TestPairedWithOneBackend(t *testing.T) {
 		t.Errorf("two backends paired: %s", diags.Error())
 	}
 }
+
+// TestMisspeltChooserIsOneError: a misspelt chooser in a write block is
+// reported there, once, not again as every operation running an
+// "unknown" write generator.
+func TestMisspeltChooserIsOneError(t *testing.T) {
+	diags, _ := validateBank(t, `target = ref("account")`, `target = zipff("account", 0.99)`)
+	if len(diags) != 1 || diags[0].Summary != "Call to unknown function" || diags[0].Subject == nil || diags[0].Subject.Start.Line != 37 {
+		t.Errorf("want one error at the chooser (line 37), got:\n%s", diags.Error())
+	}
+}

@@ -1,0 +1,3 @@
+scale "xs" {
+  users = frobnicate(10)
+}
