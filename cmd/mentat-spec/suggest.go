@@ -50,8 +50,9 @@ func suggestFlag(fs *flag.FlagSet, err error, w io.Writer) {
 	}
 }
 
-// hintDiags adds what to do to diagnostics a user meets first: a -var
-// list written bare (-var scales=xs), a -var of a misspelt variable.
+// hintDiags adds what to do to diagnostics a user meets first: a -var of
+// a misspelt variable. (A -var list written bare, -var scales=xs, gets its
+// hint where it is parsed, with the words written.)
 func hintDiags(spec *config.Spec, diags hcl.Diagnostics) hcl.Diagnostics {
 	var vars []string
 	if spec != nil {
@@ -64,10 +65,6 @@ func hintDiags(spec *config.Spec, diags hcl.Diagnostics) hcl.Diagnostics {
 		out[i] = d
 		c := *d
 		switch {
-		case d.Summary == "Variables not allowed" && d.Subject != nil && strings.HasPrefix(d.Subject.Filename, "-var "):
-			name := strings.TrimPrefix(d.Subject.Filename, "-var ")
-			c.Detail = strings.TrimSpace(d.Detail + fmt.Sprintf(" A -var value of a list, map or number variable is HCL, where a bare word is a variable: "+
-				"write the value as HCL and quote the whole argument for the shell, e.g. -var '%s=[\"xs\"]' for a list, -var '%s=\"xs\"' for a string.", name, name))
 		case d.Summary == "Undeclared variable":
 			name, ok := quotedAfter(d.Detail, "-var sets ")
 			if !ok {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -228,13 +229,56 @@ func parseVarString(v *Variable, raw, what string) (cty.Value, hcl.Diagnostics) 
 		if v.Type == cty.DynamicPseudoType {
 			return cty.StringVal(raw), nil
 		}
-		return cty.NilVal, diags
+		return cty.NilVal, withVarHint(diags, v, raw, what)
 	}
 	val, diags := expr.Value(nil)
 	if diags.HasErrors() && v.Type == cty.DynamicPseudoType {
 		return cty.StringVal(raw), nil
 	}
-	return val, diags
+	return val, withVarHint(diags, v, raw, what)
+}
+
+// withVarHint adds to the errors of a list or map value written bare
+// (-var backends=duckdb, where HCL reads duckdb as a variable) the same
+// words written as HCL, quoted for the shell: -var 'backends=["duckdb"]'.
+func withVarHint(diags hcl.Diagnostics, v *Variable, raw, what string) hcl.Diagnostics {
+	if !diags.HasErrors() {
+		return diags
+	}
+	words := strings.FieldsFunc(raw, func(r rune) bool { return r == ',' || r == ' ' })
+	for _, w := range words {
+		if strings.ContainsAny(w, `"'[]{}=()`) {
+			return diags // HCL written wrong, not bare words: its own message says what
+		}
+	}
+	var value string
+	switch {
+	case len(words) == 0:
+		return diags
+	case v.Type.IsListType() || v.Type.IsSetType() || v.Type.IsTupleType():
+		quoted := make([]string, len(words))
+		for i, w := range words {
+			quoted[i] = strconv.Quote(w)
+		}
+		value = "[" + strings.Join(quoted, ",") + "]"
+	case v.Type.IsMapType() || v.Type.IsObjectType():
+		value = `{ key = "value" }`
+	default:
+		return diags
+	}
+	hint := fmt.Sprintf(" A -var value of a list, map or number variable is HCL, where a bare word is a variable: write -var '%s=%s' (quoted whole for the shell).", v.Name, value)
+	if !strings.HasPrefix(what, "-var ") {
+		hint = fmt.Sprintf(" The value of a list, map or number variable is HCL, where a bare word is a variable: set %s to '%s'.", strings.TrimPrefix(what, "environment variable "), value)
+	}
+	out := make(hcl.Diagnostics, len(diags))
+	for i, d := range diags {
+		c := *d
+		if c.Severity == hcl.DiagError {
+			c.Detail = strings.TrimSpace(c.Detail + hint)
+		}
+		out[i] = &c
+	}
+	return out
 }
 
 func (s *Spec) applyVarFile(path string, byName map[string]*Variable) hcl.Diagnostics {
