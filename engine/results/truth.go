@@ -8,8 +8,9 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/redact"
 )
 
-// TruthFile is a scale's truth in a results directory: what the checks
-// compared the answers with.
+// TruthFile is a scale's truth in a results directory, as loaded: before
+// any write of a scenario (checks after writes compare with it advanced by
+// the writes that committed).
 func TruthFile(scale string) string { return "truth-" + scale + ".json" }
 
 // WriteTruth writes a scale's computed truth to dir as indented JSON.
