@@ -3,6 +3,8 @@ package kind
 import (
 	"context"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/drivers"
 )
@@ -55,4 +57,25 @@ type WriteGenerators interface {
 // a scenario running a generator its kind cannot.
 type WriteFormChecker interface {
 	CheckWrite(decl writes.Decl) error
+}
+
+// BoundQuery is a query whose parameters a kind binds itself, not from
+// the query's params: write_mixed's write and verify queries.
+type BoundQuery struct {
+	Query   string
+	Allowed []string // the parameters the kind binds
+	Text    string   // what a diagnostic says is bound
+}
+
+// QueryBinder is implemented by definitions that run bound queries:
+// validation refuses a parameter they do not bind, since every call of
+// the query would fail.
+type QueryBinder interface {
+	BoundQueries() []BoundQuery
+}
+
+// WriteRanger is implemented by definitions that name a write generator
+// in an attribute of their own: a mistake in the name is reported there.
+type WriteRanger interface {
+	WriteRange(generator string) (hcl.Range, bool)
 }

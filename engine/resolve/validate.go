@@ -166,6 +166,7 @@ func validateCell(s *config.Spec, c config.Cell, drv Drivers, gen *datagen.Datas
 		if sc.Def != nil && writesOK {
 			diags = append(diags, WriteGenerators(w, sc)...)
 			diags = append(diags, writeOpParams(s, sc, w, gen, queries)...)
+			diags = append(diags, boundQueryParams(s, sc, queries)...)
 		}
 		for _, qn := range sc.Queries() {
 			rq, ok := queries[qn]

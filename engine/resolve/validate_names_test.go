@@ -92,6 +92,12 @@ func TestValidateRefuses(t *testing.T) {
 		{"more writers than clients",
 			[]string{"  read {\n", "  read {\n    writers = 5\n"}, 78,
 			[]string{"More writers than clients", "writers = 5", "at most 2 client(s)"}},
+		{"write_mixed of a generator not declared",
+			[]string{"scenario \"bank\" {", mixed("deposits", "deposit") + "scenario \"bank\" {"}, 79,
+			[]string{"Unknown write generator", `Did you mean "deposit"?`}},
+		{"write_mixed's write using what it does not bind",
+			[]string{"scenario \"bank\" {", mixed("deposit", "balance") + "scenario \"bank\" {"}, 56,
+			[]string{"Unbound query parameter", `query "balance"`, ":account", "a write binds :e, :a, :v, :tx and :k"}},
 		{"check on a truth the writes make unknowable",
 			[]string{`expect_values = { n = truth.accounts }`, `expect_values = { n = truth.total_balance }`}, 93,
 			[]string{"Check cannot be true after the writes", "truth.total_balance"}},
@@ -153,4 +159,10 @@ func TestMisspeltChooserIsOneError(t *testing.T) {
 	if len(diags) != 1 || diags[0].Summary != "Call to unknown function" || diags[0].Subject == nil || diags[0].Subject.Start.Line != 37 {
 		t.Errorf("want one error at the chooser (line 37), got:\n%s", diags.Error())
 	}
+}
+
+// mixed is a write_mixed scenario of generator running query, declared
+// before the bank scenario (its generator = line is the bank spec's 79).
+func mixed(generator, query string) string {
+	return "scenario \"mixed\" {\n  kind = \"write_mixed\"\n  duration_s = 1\n  write {\n    generator = \"" + generator + "\"\n    query = query." + query + "\n  }\n}\n\n"
 }

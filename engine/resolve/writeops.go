@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,6 +66,11 @@ func WriteGenerators(w *writes.Writes, sd *config.ScenarioBlock) hcl.Diagnostics
 // first operation's `write =`, else the scenario (a kind whose generator
 // is an attribute of its own).
 func writeSubject(sd *config.ScenarioBlock, name string) *hcl.Range {
+	if wr, ok := sd.Def.(kind.WriteRanger); ok {
+		if r, ok := wr.WriteRange(name); ok {
+			return r.Ptr()
+		}
+	}
 	if od, ok := sd.Def.(kind.Operationer); ok {
 		for _, o := range od.Operations() {
 			if o.Write == name && o.WriteRange.Filename != "" {
@@ -163,4 +169,32 @@ func oneLine(st string) string {
 		st = st[:117] + "..."
 	}
 	return st
+}
+
+// boundQueryParams refuses a parameter a kind's bound queries use but the
+// kind does not bind (write_mixed's write and verify queries).
+func boundQueryParams(s *config.Spec, sd *config.ScenarioBlock, queries map[string]*CellQuery) hcl.Diagnostics {
+	qb, ok := sd.Def.(kind.QueryBinder)
+	if !ok {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	for _, bq := range qb.BoundQueries() {
+		rq, ok := queries[bq.Query]
+		if !ok {
+			continue
+		}
+		for _, st := range sqltext.Statements(rq.SQL) {
+			for _, pn := range sqltext.Params(st) {
+				if slices.Contains(bq.Allowed, pn) {
+					continue
+				}
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unbound query parameter",
+					Detail: fmt.Sprintf("Scenario %q runs query %q, whose statement %q uses :%s: %s.%s",
+						sd.Name, bq.Query, oneLine(st), pn, bq.Text, suggest.DidYouMean(pn, bq.Allowed)),
+					Subject: querySubject(s, bq.Query)})
+			}
+		}
+	}
+	return diags
 }

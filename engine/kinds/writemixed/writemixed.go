@@ -60,6 +60,8 @@ type Definition struct {
 	// before wrote, and the truth follows every commit of all of them.
 	Reps      int
 	Generator string // the dataset's write block
+	// GeneratorRange is where generator = names it.
+	GeneratorRange hcl.Range
 	WriteSQL  string // the query whose statements are one write
 	MaxTries  int    // tries of a write failing on contention (1: no retry)
 	Reads     closedloop.Stream
@@ -95,6 +97,7 @@ func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definit
 				continue
 			}
 			def.Generator, d = kind.String(c.Attributes["generator"].Expr, ctx, "generator")
+			def.GeneratorRange = c.Attributes["generator"].Expr.Range()
 			diags = append(diags, d...)
 			def.WriteSQL, d = kind.String(c.Attributes["query"].Expr, ctx, "query")
 			diags = append(diags, d...)
@@ -189,6 +192,21 @@ func (d *Definition) CheckWrite(decl writes.Decl) error {
 		return fmt.Errorf("write_mixed runs updates of one attribute, and %q updates one of %d", decl.Name, len(decl.Attrs))
 	}
 	return nil
+}
+
+// WriteRange implements kind.WriteRanger.
+func (d *Definition) WriteRange(generator string) (hcl.Range, bool) {
+	return d.GeneratorRange, generator == d.Generator && d.GeneratorRange.Filename != ""
+}
+
+// BoundQueries implements kind.QueryBinder: the writer binds its write,
+// verify binds the entity written.
+func (d *Definition) BoundQueries() []kind.BoundQuery {
+	out := []kind.BoundQuery{{Query: d.WriteSQL, Allowed: []string{"a", "e", "k", "tx", "v"}, Text: "a write binds :e, :a, :v, :tx and :k"}}
+	if d.Verify != "" {
+		out = append(out, kind.BoundQuery{Query: d.Verify, Allowed: []string{"e"}, Text: "verify binds only :e, the entity written"})
+	}
+	return out
 }
 
 // WriteGenerators implements kind.WriteGenerators.
