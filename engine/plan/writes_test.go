@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ import (
 )
 
 // write_mixed runs updates of one attribute: the plan refuses an insert
-// or a multi-attribute generator at the scenario's line, and builds with
+// or a multi-attribute generator at its generator = line, and builds with
 // an update given as attrs of one.
 func TestPlanWriteMixedRefusesInsertsAndSeveralAttributes(t *testing.T) {
 	for _, tc := range []struct {
@@ -67,8 +68,10 @@ scenario "write_mixed" {
 				}
 				return
 			}
-			if !strings.Contains(got, tc.want) || !strings.Contains(got, "write_mixed.hcl:19,1-") {
-				t.Errorf("got %q, want %q at the scenario's line", got, tc.want)
+			// At the generator = line of the override, where the name is.
+			line := strings.Count(text[:strings.Index(text, "generator")], "\n") + 1
+			if !strings.Contains(got, tc.want) || !strings.Contains(got, fmt.Sprintf("writes_override.hcl:%d,", line)) {
+				t.Errorf("got %q, want %q at the generator's line (%d)", got, tc.want, line)
 			}
 		})
 	}

@@ -62,12 +62,12 @@ type Definition struct {
 	Generator string // the dataset's write block
 	// GeneratorRange is where generator = names it.
 	GeneratorRange hcl.Range
-	WriteSQL  string // the query whose statements are one write
-	MaxTries  int    // tries of a write failing on contention (1: no retry)
-	Reads     closedloop.Stream
-	HasReads  bool
-	Verify    string  // the query reading the written fact, "" for none
-	Fraction  float64 // of the readers' calls followed by a verify read
+	WriteSQL       string // the query whose statements are one write
+	MaxTries       int    // tries of a write failing on contention (1: no retry)
+	Reads          closedloop.Stream
+	HasReads       bool
+	Verify         string  // the query reading the written fact, "" for none
+	Fraction       float64 // of the readers' calls followed by a verify read
 }
 
 // Decode implements kind.Kind.
