@@ -13,13 +13,17 @@ import (
 // OpNames lists, sorted, every op a timings row of the spec can have that
 // a threshold may name: the streams' read and write, a stream's total,
 // the reopening of a cold store, each declared operation, and each query
-// with its cold_ and warm_ forms (cold_warm's rows).
-func OpNames(s *config.Spec) []string {
+// with its cold_ and warm_ forms (cold_warm's rows). With scenario set,
+// the operations are that scenario's only.
+func OpNames(s *config.Spec, scenario string) []string {
 	seen := map[string]bool{results.OpRead: true, results.OpWrite: true, measure.OpTotal: true, results.OpOpen: true}
 	for _, q := range s.Queries {
 		seen[q.Name], seen["cold_"+q.Name], seen["warm_"+q.Name] = true, true, true
 	}
 	for _, sc := range s.Scenarios {
+		if scenario != "" && sc.Name != scenario {
+			continue
+		}
 		if od, ok := sc.Def.(kind.Operationer); ok {
 			for _, o := range od.Operations() {
 				seen[o.Name] = true

@@ -37,7 +37,7 @@ func Thresholds(s *config.Spec) ([]threshold.Spec, hcl.Diagnostics) {
 	var out []threshold.Spec
 	var diags hcl.Diagnostics
 	seen := map[string]hcl.Range{}
-	ops := OpNames(s)
+	var ops []string // the ops the threshold may name, once its scenario is known
 	for _, b := range s.Thresholds {
 		if prev, ok := seen[b.Name]; ok {
 			diags = append(diags, config.DuplicateDiag("threshold", b.Name, b.DeclRange, prev))
@@ -54,7 +54,14 @@ func Thresholds(s *config.Spec) ([]threshold.Spec, hcl.Diagnostics) {
 			{"scenario", &v.Scenario, func(n string) bool { return s.Scenario(n) != nil }},
 			{"backend", &v.Backend, func(n string) bool { return s.Backend(n) != nil }},
 			{"scale", &v.Scale, func(n string) bool { return s.Scale(n) != nil }},
-			{"op", &v.Op, func(n string) bool { return knownOp(n, ops) }},
+			{"op", &v.Op, func(n string) bool {
+				sc := v.Scenario
+				if s.Scenario(sc) == nil {
+					sc = "" // unset or unknown (reported): every scenario's ops
+				}
+				ops = OpNames(s, sc)
+				return knownOp(n, ops)
+			}},
 		}
 		for _, f := range strs {
 			e := a[f.name]
