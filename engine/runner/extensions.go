@@ -40,7 +40,7 @@ func (r *run) checkExtensions(ctx context.Context) bool {
 				continue
 			}
 			if err := ec.CheckExtensions(ctx, driverConfig(pc, r.opts.DataDir, bc.Options)); err != nil {
-				r.fail("backend %q: %v; the run stops before loading anything", bc.Name, err)
+				r.fail("%v; the run stops before loading anything", err)
 				ok = false
 			}
 		}
