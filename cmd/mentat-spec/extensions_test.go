@@ -218,3 +218,35 @@ backend "postgres" {
 	}
 	extRunOK(t, dir, stdout, "backend.postgres.xs.extension.0.name: pg_trgm", "backend.postgres.xs.extension.0.extversion: 1.")
 }
+
+// plan shows each backend's extensions, session setup and explain
+// statement; an extension SQLite cannot take (a
+// name) is refused by apply with exit 2, before anything runs.
+func TestPlanShowsExtensions(t *testing.T) {
+	dir := t.TempDir()
+	ov := extOverride(t, dir, `
+backend "sqlite" {
+  extensions    = [{ path = "/opt/mentat/libmentat.so", entry_point = "sqlite3_mentat_init" }]
+  session_setup = ["PRAGMA cache_size = -4242"]
+  explain       = "SELECT mentat_explain(:q)"
+}
+`)
+	code, stdout, stderr := runT(t, "plan", quickstart, ov)
+	if code != exitOK {
+		t.Fatalf("plan: exit %d\n%s", code, stderr)
+	}
+	for _, w := range []string{
+		"extensions, in every session: /opt/mentat/libmentat.so (entry point sqlite3_mentat_init)",
+		"session setup, on every session: PRAGMA cache_size = -4242",
+		"explain: SELECT mentat_explain(:q)",
+	} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("plan lacks %q:\n%s", w, stdout)
+		}
+	}
+	byName := extOverride(t, dir, "backend \"sqlite\" {\n  extensions = [\"pcre\"]\n}\n")
+	code, _, stderr = runT(t, extArgs(dir, byName, "sqlite")...)
+	if code != exitUsage || !strings.Contains(stderr, `extension "pcre": SQLite loads a file: give its path`) {
+		t.Errorf("apply with an extension named, not a file: exit %d, want 2:\n%s", code, stderr)
+	}
+}

@@ -13,6 +13,7 @@ import (
 )
 
 var (
+	_ drivers.ConfigValidator   = duckDriver{}
 	_ drivers.ExtensionChecker  = duckDriver{}
 	_ drivers.ExtensionReporter = (*backend)(nil)
 )
@@ -120,4 +121,13 @@ func extensionName(path string) string {
 		base = base[:i]
 	}
 	return strings.ToLower(base)
+}
+
+// ValidateConfig implements drivers.ConfigValidator: an extension the
+// database cannot take in the form given is refused before anything runs.
+func (duckDriver) ValidateConfig(cfg drivers.Config) error {
+	if err := checkExtensionItems(cfg.Extensions); err != nil {
+		return fmt.Errorf("duckdb backend %q: %w", cfg.Backend, err)
+	}
+	return nil
 }

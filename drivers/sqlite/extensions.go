@@ -37,6 +37,7 @@ import (
 )
 
 var (
+	_ drivers.ConfigValidator   = sqliteDriver{}
 	_ drivers.ExtensionChecker  = sqliteDriver{}
 	_ drivers.ExtensionReporter = (*backend)(nil)
 )
@@ -140,6 +141,15 @@ func (b *backend) sessionSetup(c *sqlite3.SQLiteConn) error {
 		if _, err := c.ExecContext(context.Background(), q, nil); err != nil {
 			return b.wrap("session setup", q, err)
 		}
+	}
+	return nil
+}
+
+// ValidateConfig implements drivers.ConfigValidator: an extension the
+// database cannot take in the form given is refused before anything runs.
+func (sqliteDriver) ValidateConfig(cfg drivers.Config) error {
+	if err := checkExtensionItems(cfg.Extensions); err != nil {
+		return fmt.Errorf("sqlite backend %q: %w", cfg.Backend, err)
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 )
 
@@ -86,6 +87,12 @@ type BackendDesc struct {
 	Vacuum      []string          `json:"vacuum,omitempty"`
 	Restart     []string          `json:"restart,omitempty"`
 	DropCaches  []string          `json:"drop_caches,omitempty"`
+	// What every session the engine opens has in force, and the
+	// statement that explains a query.
+	Extensions              []drivers.Extension `json:"extensions,omitempty"`
+	AllowUnsignedExtensions bool                `json:"allow_unsigned_extensions,omitempty"`
+	SessionSetup            []string            `json:"session_setup,omitempty"`
+	Explain                 string              `json:"explain,omitempty"`
 	Load        string            `json:"load"`
 	Fingerprint string            `json:"fingerprint"`
 }
@@ -157,7 +164,8 @@ func describeCell(c *plan.Cell, secrets []string) CellDesc {
 	b := c.Backend
 	bd := BackendDesc{Name: b.Name, Driver: b.Driver, Dialect: b.Dialect, Options: redact(b.Options, secrets),
 		Settings: b.Settings, Setup: b.Setup, AfterLoad: b.AfterLoad, Analyze: b.Analyze, Vacuum: b.Vacuum,
-		Restart: redactList(b.Restart, secrets), DropCaches: redactList(b.DropCaches, secrets), Load: loadText(b.Load)}
+		Restart: redactList(b.Restart, secrets), DropCaches: redactList(b.DropCaches, secrets), Load: loadText(b.Load),
+		Extensions: b.Extensions, AllowUnsignedExtensions: b.AllowUnsignedExtensions, SessionSetup: b.SessionSetup, Explain: b.Explain}
 	// The driver's options say where the store is and how to reach it
 	// (path, dsn, database): shown in a diff, left out of the fingerprint.
 	fp := bd
