@@ -13,6 +13,7 @@ import (
 )
 
 var (
+	_ drivers.SettingsApplier   = (*Backend)(nil)
 	_ drivers.ExtensionChecker  = pgDriver{}
 	_ drivers.ExtensionReporter = (*Backend)(nil)
 )
@@ -142,4 +143,15 @@ func (b *Backend) ExtensionFacts(ctx context.Context) ([]drivers.Fact, error) {
 		return nil
 	})
 	return facts, err
+}
+
+// ApplySettings implements drivers.SettingsApplier: on a database Open did
+// not create, the extensions are created once the engine has found the
+// database is its own (or is to be used as it is), so that refusing a
+// foreign database leaves it as it was.
+func (b *Backend) ApplySettings(ctx context.Context) error {
+	if b.created {
+		return nil // created with the database
+	}
+	return b.redact(b.createExtensions(ctx, b.extensions))
 }

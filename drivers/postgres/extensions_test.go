@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/mentat-spec/mentat-spec/drivers"
 )
 
@@ -94,5 +96,52 @@ func TestExtensionsRefused(t *testing.T) {
 		if exists(t, dsn, db) {
 			t.Fatalf("Open(%s) left database %s behind", tc.ext, db)
 		}
+	}
+}
+
+// On a database Open did not create, the extensions wait for
+// ApplySettings (the engine has found the database is its own): a
+// foreign database the engine refuses is left without them.
+func TestExtensionsHeldBackOnAForeignDatabase(t *testing.T) {
+	dsn := testDSN(t)
+	ctx := testCtx(t)
+	db := testDBName(t)
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)") })
+	cfg := drivers.Config{Backend: "pg", Scale: "test", Options: map[string]string{"dsn": dsn, "database": db},
+		Extensions: []drivers.Extension{{Name: "pg_trgm"}}}
+	be, err := New(Name).Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	b := be.(*Backend)
+	created := func() string {
+		facts, err := b.ExtensionFacts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range facts {
+			if f.Key == "extension.0.extversion" {
+				return f.Value
+			}
+		}
+		return ""
+	}
+	if v := created(); v != "not created" {
+		t.Fatalf("before ApplySettings: pg_trgm %q, want not created", v)
+	}
+	if err := b.ApplySettings(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v := created(); v == "not created" || v == "" {
+		t.Fatalf("after ApplySettings: pg_trgm %q, want its version", v)
 	}
 }

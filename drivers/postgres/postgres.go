@@ -325,8 +325,12 @@ func (d pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend
 	if err := b.create(ctx, admin, cfg.Settings, storable, cfg.Init); err != nil {
 		return nil, b.redact(b.undoCreate(admin, err))
 	}
-	if err := b.createExtensions(ctx, b.extensions); err != nil {
-		return nil, b.redact(b.undoCreate(admin, err))
+	// A database Open did not create may not be the engine's: its
+	// extensions wait for ApplySettings, once the engine knows.
+	if b.created {
+		if err := b.createExtensions(ctx, b.extensions); err != nil {
+			return nil, b.redact(b.undoCreate(admin, err))
+		}
 	}
 	b.meta, err = b.connect(ctx)
 	if err != nil {
