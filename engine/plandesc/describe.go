@@ -76,25 +76,25 @@ func (c *CellDesc) Name() string { return c.Scale + "/" + c.Backend.Name }
 // from a sensitive variable read "(sensitive)". The fingerprint leaves
 // the options out.
 type BackendDesc struct {
-	Name       string            `json:"name"`
-	Driver     string            `json:"driver"`
-	Dialect    string            `json:"dialect"`
-	Options    map[string]string `json:"options,omitempty"`
-	Settings   map[string]string `json:"settings,omitempty"`
-	Setup      []string          `json:"setup,omitempty"`
-	AfterLoad  []string          `json:"after_load,omitempty"`
-	Analyze    []string          `json:"analyze,omitempty"`
-	Vacuum     []string          `json:"vacuum,omitempty"`
-	Restart    []string          `json:"restart,omitempty"`
-	DropCaches []string          `json:"drop_caches,omitempty"`
+	Name        string            `json:"name"`
+	Driver      string            `json:"driver"`
+	Dialect     string            `json:"dialect"`
+	Options     map[string]string `json:"options,omitempty"`
+	Settings    map[string]string `json:"settings,omitempty"`
+	Setup       []string          `json:"setup,omitempty"`
+	AfterLoad   []string          `json:"after_load,omitempty"`
+	Analyze     []string          `json:"analyze,omitempty"`
+	Vacuum      []string          `json:"vacuum,omitempty"`
+	Restart     []string          `json:"restart,omitempty"`
+	DropCaches  []string          `json:"drop_caches,omitempty"`
+	Load        string            `json:"load"`
+	Fingerprint string            `json:"fingerprint"`
 	// What every session the engine opens has in force, and the
 	// statement that explains a query.
 	Extensions              []drivers.Extension `json:"extensions,omitempty"`
 	AllowUnsignedExtensions bool                `json:"allow_unsigned_extensions,omitempty"`
 	SessionSetup            []string            `json:"session_setup,omitempty"`
 	Explain                 string              `json:"explain,omitempty"`
-	Load                    string              `json:"load"`
-	Fingerprint             string              `json:"fingerprint"`
 }
 
 // QueryDesc is a query's SQL for the cell's dialect and its parameters.
