@@ -110,9 +110,11 @@ func extensionList(e hcl.Expression, ctx *hcl.EvalContext) ([]drivers.Extension,
 				if !ok {
 					return nil, bad(fmt.Sprintf("extensions[%d]: unknown key %q (the keys are %s).", i, k, strings.Join(extensionKeys, ", ")))
 				}
-				fv := item.GetAttr(k)
+				var fv cty.Value
 				if item.Type().IsMapType() {
 					fv = item.Index(cty.StringVal(k))
+				} else {
+					fv = item.GetAttr(k)
 				}
 				if fv.IsNull() {
 					continue
