@@ -65,7 +65,8 @@ func extArgs(dir, override, backend string, extra ...string) []string {
 }
 
 // extRunOK checks a run with extensions: every check PASS, no call
-// failed in any client, and env.txt holds want.
+// failed in any client, and env.txt holds want and documents its
+// extension keys.
 func extRunOK(t *testing.T, dir string, stdout string, want ...string) {
 	t.Helper()
 	if !strings.Contains(stdout, "7 PASS, 0 FAIL") {
@@ -87,6 +88,20 @@ func extRunOK(t *testing.T, dir string, stdout string, want ...string) {
 	for _, w := range want {
 		if !strings.Contains(string(env), w) {
 			t.Errorf("env.txt lacks %q:\n%s", w, env)
+		}
+	}
+	// Every extension key is one README.md's env.txt table documents.
+	documentedKeys := envKeyRows(t)
+	for key := range readEnv(t, filepath.Join(dir, "out")) {
+		if !strings.Contains(key, ".extension") {
+			continue
+		}
+		documented := false
+		for k := range documentedKeys {
+			documented = documented || keyPattern(k).MatchString(key)
+		}
+		if !documented {
+			t.Errorf("env.txt key %q is not in README.md's env.txt table", key)
 		}
 	}
 }
