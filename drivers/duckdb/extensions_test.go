@@ -74,3 +74,15 @@ func TestExtensionsRefused(t *testing.T) {
 		})
 	}
 }
+
+// allow_unsigned_extensions is set on the database as it opens (DuckDB
+// refuses it later); without it the database keeps refusing unsigned files.
+func TestAllowUnsignedExtensions(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		b := openT(t, drivers.Config{AllowUnsignedExtensions: allow})
+		got := rowsT(t, sessionT(t, b), "SELECT current_setting('allow_unsigned_extensions')")
+		if got[0][0] != allow {
+			t.Errorf("allow_unsigned_extensions = %v with the option %v", got[0][0], allow)
+		}
+	}
+}
