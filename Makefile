@@ -7,7 +7,8 @@
 #                  (CI set) Debian's chromium is installed when missing, for
 #                  the report's browser test (scripts/browser.sh), and
 #                  Debian's prometheus for the metrics endpoint's test
-#                  (scripts/prometheus.sh)
+#                  (scripts/prometheus.sh), and Debian's sqlite3-pcre for
+#                  the SQLite extension tests (scripts/sqlite-pcre.sh)
 #   make bench     the Go benchmarks (figures go to BENCHMARKS.md)
 #   make spec-review  fmt -check, validate and plan -diff of the specs
 #                  against BASE (default HEAD~1), as a pull request runs it
@@ -24,7 +25,7 @@ BIN      := bin/mentat-spec
 PKGS     := ./...
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build install test unit bench vet fmt-check browser prometheus quickstart pg-up pg-down clean bench-native spec-review fuzz fuzz-short aa ab ab-paired
+.PHONY: all build install test unit bench vet fmt-check browser prometheus sqlite-pcre quickstart pg-up pg-down clean bench-native spec-review fuzz fuzz-short aa ab ab-paired
 
 all: build
 
@@ -55,7 +56,13 @@ browser:
 prometheus:
 	@scripts/prometheus.sh install
 
-test: vet fmt-check browser prometheus fuzz-short
+# sqlite-pcre makes sure the SQLite extension tests can load a real
+# third-party extension (installs Debian's sqlite3-pcre in CI when it is
+# missing).
+sqlite-pcre:
+	@scripts/sqlite-pcre.sh
+
+test: vet fmt-check browser prometheus sqlite-pcre fuzz-short
 	scripts/with-pg.sh $(MAKE) --no-print-directory unit
 	@if git rev-parse --verify --quiet 'HEAD~1^{commit}' >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory spec-review BASE=HEAD~1; \

@@ -17,6 +17,7 @@
 //	CacheSetting       the name of the database's buffer cache setting (shared_buffers), for sizes.txt and the summary
 //	StoreLocker        the store's exclusive lock, held for a run
 //	ServerCommands     the server's process names, whose CPU is the run's own
+//	ExtensionChecker   refuses extensions that cannot be loaded, before any store is opened
 //
 // On the Backend (never on a Session):
 //
@@ -34,6 +35,7 @@
 //	ColdStarter        how to make the next opening cold: the server to restart, the files to evict
 //	StatementStats     the server's per-statement statistics for a point
 //	ServerLog          the server's log file, copied per cell
+//	ExtensionReporter  the identity of the extensions in force, for env.txt
 //
 // On a Stmt:
 //
@@ -74,6 +76,14 @@ type Config struct {
 	// then refused as foreign. A driver that ignores it leaves that window
 	// open between its creation and the engine's first write.
 	Init []string
+	// Extensions are loaded into (SQLite, DuckDB) or created in
+	// (PostgreSQL) every session the backend opens, before anything else
+	// runs on it; AllowUnsignedExtensions lets DuckDB load an unsigned file.
+	Extensions              []Extension
+	AllowUnsignedExtensions bool
+	// SessionSetup are statements run on every new session (client,
+	// writer, checks, loader) after the settings and extensions.
+	SessionSetup []string
 }
 
 // Driver opens backends. Implementations must be safe for concurrent use.

@@ -171,7 +171,7 @@ func unconfiguredBackends(p *plan.Plan) []unconfiguredBackend {
 				continue
 			}
 			seen[b.Name] = true
-			if err := cv.ValidateConfig(drivers.Config{Backend: b.Name, Scale: sp.Name, Options: b.Options, Settings: b.Settings}); err != nil {
+			if err := cv.ValidateConfig(drivers.Config{Backend: b.Name, Scale: sp.Name, Options: b.Options, Settings: b.Settings, Extensions: b.Extensions}); err != nil {
 				out = append(out, unconfiguredBackend{b.Name, err})
 			}
 		}

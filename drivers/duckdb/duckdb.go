@@ -107,7 +107,11 @@ func (duckDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend
 	if created && mode == "read_only" {
 		return nil, fmt.Errorf("duckdb backend %q: %s does not exist, and access_mode is read_only", name, path)
 	}
-	b := &backend{name: name, path: path, created: created, settings: settings, mode: mode}
+	if err := checkExtensionItems(cfg.Extensions); err != nil {
+		return nil, fmt.Errorf("duckdb backend %q: %w", name, err)
+	}
+	b := &backend{name: name, path: path, created: created, settings: settings, mode: mode,
+		extensions: cfg.Extensions, allowUnsigned: cfg.AllowUnsignedExtensions, setup: cfg.SessionSetup}
 	if created && len(cfg.Init) > 0 {
 		if err := b.createWith(ctx, cfg.Init); err != nil {
 			return nil, err
@@ -138,7 +142,7 @@ func (b *backend) createWith(ctx context.Context, init []string) error {
 	for _, old := range append(drivers.LeftoverCreating(b.path), drivers.CreatingName(b.path)) {
 		removeFiles(old) // left by a killed creation
 	}
-	tmp := &backend{name: b.name, path: drivers.CreatingName(b.path), created: true, settings: b.settings, mode: b.mode}
+	tmp := &backend{name: b.name, path: drivers.CreatingName(b.path), created: true, settings: b.settings, mode: b.mode, allowUnsigned: b.allowUnsigned}
 	if err := tmp.openDB(); err != nil {
 		removeFiles(tmp.path)
 		return err
@@ -240,6 +244,11 @@ type backend struct {
 	created  bool
 	settings []setting
 	mode     string // access_mode; read_only lets several processes read the file
+	// extensions are loaded on every connection, then setup runs on it
+	// (extensions.go); allowUnsigned lets the database load unsigned files.
+	extensions    []drivers.Extension
+	allowUnsigned bool
+	setup         []string
 
 	db mapping.Database
 
@@ -265,6 +274,13 @@ func (b *backend) SingleWriter() bool { return true }
 // configuration duckdb-go uses, so database/sql handles on the file in this
 // process share the instance instead of failing on the file lock.
 func (b *backend) openDB() error {
+	return b.openWith(func(cfg mapping.Config, msg *string) mapping.State {
+		return mapping.GetOrCreateFromCache(ddb.GetInstanceCache(), b.path, &b.db, cfg, msg)
+	})
+}
+
+// openWith opens b.db through open with the backend's configuration.
+func (b *backend) openWith(open func(mapping.Config, *string) mapping.State) error {
 	var cfg mapping.Config
 	if mapping.CreateConfig(&cfg) == mapping.StateError {
 		return fmt.Errorf("duckdb backend %q: create config", b.name)
@@ -276,8 +292,12 @@ func (b *backend) openDB() error {
 	if b.mode != "" && mapping.SetConfig(cfg, "access_mode", b.mode) == mapping.StateError {
 		return fmt.Errorf("duckdb backend %q: set config access_mode", b.name)
 	}
+	// Only at start: a running database refuses to change it.
+	if b.allowUnsigned && mapping.SetConfig(cfg, "allow_unsigned_extensions", "true") == mapping.StateError {
+		return fmt.Errorf("duckdb backend %q: set config allow_unsigned_extensions", b.name)
+	}
 	var msg string
-	if mapping.GetOrCreateFromCache(ddb.GetInstanceCache(), b.path, &b.db, cfg, &msg) == mapping.StateError {
+	if open(cfg, &msg) == mapping.StateError {
 		mapping.Close(&b.db)
 		return fmt.Errorf("duckdb backend %q: open %s: %s", b.name, b.path, msg)
 	}
@@ -300,6 +320,10 @@ func (b *backend) connect(ctx context.Context) (*dconn, error) {
 			d.disconnect()
 			return nil, fmt.Errorf("duckdb backend %q: setting %s = %q: %w", b.name, s.name, s.value, err)
 		}
+	}
+	if err := b.loadExtensions(ctx, d); err != nil {
+		d.disconnect()
+		return nil, err
 	}
 	return d, nil
 }

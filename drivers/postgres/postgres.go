@@ -157,6 +157,9 @@ type Backend struct {
 	cancelDelay time.Duration    // cancelDeadlineDelay when Open ran
 	gone        pgwire.QueryGone // confirms cut queries are gone
 
+	// extensions are created in the database by Open (extensions.go).
+	extensions []drivers.Extension
+
 	sessions atomic.Int32 // open sessions, for io=auto
 	fewLimit int32        // io=auto waits in the kernel up to this many
 }
@@ -246,6 +249,9 @@ func (d pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend
 	if err != nil {
 		return nil, err
 	}
+	if err := checkExtensionItems(d.name, cfg.Extensions); err != nil {
+		return nil, err
+	}
 	secrets := dsnSecrets(o.dsn)
 	adminCfg, err := pgx.ParseConfig(o.dsn)
 	if err != nil {
@@ -298,6 +304,8 @@ func (d pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend
 		rp[k] = v
 	}
 	b.connCfg.RuntimeParams = rp
+	b.connCfg.AfterConnect = sessionSetup(d.name, cfg.SessionSetup)
+	b.extensions = cfg.Extensions
 	b.sessCfg = b.connCfg
 	if o.io == IORaw && pgwire.RawAvailable {
 		b.sessCfg = b.connCfg.Copy()
@@ -316,6 +324,13 @@ func (d pgDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backend
 	}
 	if err := b.create(ctx, admin, cfg.Settings, storable, cfg.Init); err != nil {
 		return nil, b.redact(b.undoCreate(admin, err))
+	}
+	// A database Open did not create may not be the engine's: its
+	// extensions wait for ApplySettings, once the engine knows.
+	if b.created {
+		if err := b.createExtensions(ctx, b.extensions); err != nil {
+			return nil, b.redact(b.undoCreate(admin, err))
+		}
 	}
 	b.meta, err = b.connect(ctx)
 	if err != nil {

@@ -143,7 +143,11 @@ func (sqliteDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Backe
 	if err != nil {
 		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
 	}
-	b := &backend{name: name, path: path, created: created, pragmas: pragmas, stablePlans: stable, immutableReaders: immutable}
+	if err := checkExtensionItems(cfg.Extensions); err != nil {
+		return nil, fmt.Errorf("sqlite backend %q: %w", name, err)
+	}
+	b := &backend{name: name, path: path, created: created, pragmas: pragmas, stablePlans: stable, immutableReaders: immutable,
+		extensions: cfg.Extensions, setup: cfg.SessionSetup}
 	if created && len(cfg.Init) > 0 {
 		if err := b.createWith(ctx, cfg.Init); err != nil {
 			return nil, err
@@ -301,6 +305,10 @@ type backend struct {
 	// applied is false while the pragmas are held back on a file Open did
 	// not create; connections then get only readOnlyPragmas.
 	applied atomic.Bool
+	// extensions are loaded into every connection, then setup runs on it
+	// (extensions.go).
+	extensions []drivers.Extension
+	setup      []string
 
 	// adminMu serialises use of admin, the connection behind Size,
 	// Explain, ReadSettings and Version.
@@ -349,6 +357,14 @@ func (b *backend) connectTo(ctx context.Context, dsn string, reader bool) (*sqli
 			c.Close()
 			return nil, b.wrap("apply setting", q, err)
 		}
+	}
+	if err := loadExtensions(c, b.extensions); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("sqlite backend %q: %w", b.name, err)
+	}
+	if err := b.sessionSetup(c); err != nil {
+		c.Close()
+		return nil, err
 	}
 	return c, nil
 }

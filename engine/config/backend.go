@@ -30,6 +30,7 @@ var backendSchema = &hcl.BodySchema{
 		{Name: "analyze"}, {Name: "vacuum"}, {Name: "restart"}, {Name: "drop_caches"},
 		{Name: "client_model"}, {Name: "clients"}, {Name: "processes"}, // clients: client_model's older name
 		{Name: "skip_scenarios"},
+		{Name: "extensions"}, {Name: "allow_unsigned_extensions"}, {Name: "session_setup"}, {Name: "explain"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "load"}},
 }

@@ -87,6 +87,7 @@ func (p *Plan) Render(w io.Writer) error {
 			if len(bc.Settings) > 0 {
 				fmt.Fprintf(&b, "    settings: %s\n", mapText(bc.Settings))
 			}
+			sessionText(&b, &bc)
 			switch bc.ClientModel {
 			case resolve.ClientsProcess:
 				fmt.Fprintf(&b, "    clients: one worker process per client\n")

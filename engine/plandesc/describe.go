@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/answer"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 )
@@ -89,6 +90,12 @@ type BackendDesc struct {
 	DropCaches  []string          `json:"drop_caches,omitempty"`
 	Load        string            `json:"load"`
 	Fingerprint string            `json:"fingerprint"`
+	// What every session the engine opens has in force, and the
+	// statement that explains a query.
+	Extensions              []drivers.Extension `json:"extensions,omitempty"`
+	AllowUnsignedExtensions bool                `json:"allow_unsigned_extensions,omitempty"`
+	SessionSetup            []string            `json:"session_setup,omitempty"`
+	Explain                 string              `json:"explain,omitempty"`
 }
 
 // QueryDesc is a query's SQL for the cell's dialect and its parameters.
@@ -160,7 +167,8 @@ func describeCell(c *plan.Cell, secrets []string) CellDesc {
 	b := c.Backend
 	bd := BackendDesc{Name: b.Name, Driver: b.Driver, Dialect: b.Dialect, Options: redact(b.Options, secrets),
 		Settings: b.Settings, Setup: b.Setup, AfterLoad: b.AfterLoad, Analyze: b.Analyze, Vacuum: b.Vacuum,
-		Restart: redactList(b.Restart, secrets), DropCaches: redactList(b.DropCaches, secrets), Load: loadText(b.Load)}
+		Restart: redactList(b.Restart, secrets), DropCaches: redactList(b.DropCaches, secrets), Load: loadText(b.Load),
+		Extensions: b.Extensions, AllowUnsignedExtensions: b.AllowUnsignedExtensions, SessionSetup: b.SessionSetup, Explain: b.Explain}
 	// The driver's options say where the store is and how to reach it
 	// (path, dsn, database): shown in a diff, left out of the fingerprint.
 	fp := bd

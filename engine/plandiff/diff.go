@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/udiff"
 )
 
@@ -261,7 +262,20 @@ func backendDetails(o, n plandesc.BackendDesc) []Detail {
 	str("restart", strings.Join(o.Restart, " "), strings.Join(n.Restart, " "))
 	str("drop_caches", strings.Join(o.DropCaches, " "), strings.Join(n.DropCaches, " "))
 	str("load", o.Load, n.Load)
+	str("extensions", extensionsText(o.Extensions), extensionsText(n.Extensions))
+	str("allow_unsigned_extensions", fmt.Sprint(o.AllowUnsignedExtensions), fmt.Sprint(n.AllowUnsignedExtensions))
+	sqls("session_setup", o.SessionSetup, n.SessionSetup)
+	str("explain", o.Explain, n.Explain)
 	return d
+}
+
+// extensionsText is a backend's extensions on one line, as plan shows them.
+func extensionsText(exts []drivers.Extension) string {
+	parts := make([]string, len(exts))
+	for i, e := range exts {
+		parts[i] = e.String()
+	}
+	return strings.Join(parts, ", ")
 }
 
 func mapDetails(field string, a, b map[string]string) []Detail {

@@ -290,3 +290,30 @@ func TestUnchangedDataset(t *testing.T) {
 		t.Error("rows of a changed dataset are comparable")
 	}
 }
+
+// A backend's extensions, session setup and explain statement are
+// changes plan -diff names, each its own detail.
+func TestDiffSessionAttributes(t *testing.T) {
+	before := copyDir(t, "testdata/review")
+	after := copyDir(t, "testdata/review")
+	edit(t, filepath.Join(after, "spec.hcl"), "  after_load = [\"CREATE INDEX log_text_av ON log_text (a, v)\"]\n",
+		"  after_load = [\"CREATE INDEX log_text_av ON log_text (a, v)\"]\n  extensions = [{ path = \"/opt/x.so\", entry_point = \"x_init\" }]\n  session_setup = [\"PRAGMA cache_size = -1000\"]\n  explain = \"SELECT x_explain(:q)\"\n")
+	d := plandiff.Between("old", "new", plandesc.Describe(buildPlan(t, before)), plandesc.Describe(buildPlan(t, after)))
+	got := map[string]string{}
+	for _, c := range d.Changes {
+		if c.What != plandiff.WhatBackend || c.Name != "sqlite" {
+			continue
+		}
+		for _, det := range c.Details {
+			got[det.Field] = det.New + det.Diff
+		}
+	}
+	for field, want := range map[string]string{"extensions": "/opt/x.so (entry point x_init)", "session_setup": "PRAGMA cache_size = -1000", "explain": "SELECT x_explain(:q)"} {
+		if !strings.Contains(got[field], want) {
+			t.Errorf("%s: %q, want it to hold %q (details %v)", field, got[field], want, got)
+		}
+	}
+	if _, ok := got["allow_unsigned_extensions"]; ok {
+		t.Errorf("allow_unsigned_extensions did not change, yet is a detail: %v", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 )
@@ -32,6 +33,14 @@ type CellBackend struct {
 	// SkipScenarios are scenarios this backend does not run (the seed's
 	// per-backend scenario filter).
 	SkipScenarios []string
+	// Extensions are in force on every session the engine opens, and
+	// SessionSetup runs on each (extensions.go); Explain is the statement
+	// that explains a query (its :q the query's text), instead of the
+	// database's own EXPLAIN.
+	Extensions              []drivers.Extension
+	AllowUnsignedExtensions bool
+	SessionSetup            []string
+	Explain                 string
 }
 
 // Client models of a backend's `client_model` attribute.
@@ -108,6 +117,7 @@ func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*Cel
 		}
 	}
 	diags = append(diags, resolveClients(b, ctx, bc)...)
+	diags = append(diags, resolveSession(b, ctx, bc)...)
 	if b.Load != nil {
 		bc.Load.Declared = true
 		diags = append(diags, resolveLoadStatement(b, ctx, &bc.Load)...)

@@ -110,7 +110,7 @@ func (c *cell) open(ctx context.Context) (closeAll func(), ready bool, err error
 	if !ok {
 		return closeAll, false, fmt.Errorf("no driver %q", bc.Driver)
 	}
-	cfg := drivers.Config{Backend: bc.Name, Scale: c.pc.Scale.Name, DataDir: c.run.opts.DataDir, Options: bc.Options, Settings: bc.Settings}
+	cfg := driverConfig(c.pc, c.run.opts.DataDir, bc.Options)
 	if bc.Load.Declared {
 		cfg.Init = store.MetaInit() // a store killed right after its creation is still ours
 	}
@@ -472,6 +472,9 @@ func (c *cell) bindQueries() error {
 // the plan was made with. A query is explained once per cell.
 func (c *cell) explain(ctx context.Context) {
 	ex, ok := c.be.(drivers.Explainer)
+	if c.pc.Backend.Explain != "" {
+		ok = true // the backend's own statement explains
+	}
 	if !ok {
 		return
 	}
@@ -492,7 +495,13 @@ func (c *cell) explain(ctx context.Context) {
 				// ANALYZE): a query past the ceiling must not stall the run here.
 				ectx, cancel := context.WithTimeout(ctx, c.explainCap(n))
 				e.args = append([]any(nil), q.binder.Client(1, 0).Next()...)
-				text, err := ex.Explain(ectx, q.bound.SQL, e.args)
+				var text string
+				var err error
+				if c.pc.Backend.Explain != "" {
+					text, err = c.explainStatement(ectx, q, e.args)
+				} else {
+					text, err = ex.Explain(ectx, q.bound.SQL, e.args)
+				}
 				cancel()
 				if err != nil {
 					text = "EXPLAIN failed: " + err.Error()
@@ -575,6 +584,7 @@ func (c *cell) envLines(ctx context.Context) {
 		}
 	}
 	kv = append(kv, c.backendFacts(ctx, prefix)...)
+	kv = append(kv, c.extensionFacts(ctx, prefix)...)
 	optNames := make([]string, 0, len(bc.Options))
 	for n := range bc.Options {
 		optNames = append(optNames, n)

@@ -245,7 +245,11 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 			}
 		}()
 	}
+	extOK := r.checkExtensions(ctx)
 	for _, sp := range p.Scales {
+		if !extOK {
+			break
+		}
 		if err := ctx.Err(); err != nil {
 			if !errors.Is(context.Cause(ctx), errResultsLost) {
 				r.fail("run interrupted: %v", err)

@@ -193,7 +193,7 @@ func OpenWorkerCell(ctx context.Context, pc *plan.Cell, reg *drivers.Registry, d
 			}
 		}
 	}
-	cfg := drivers.Config{Backend: bc.Name, Scale: pc.Scale.Name, DataDir: dataDir, Options: opts, Settings: bc.Settings}
+	cfg := driverConfig(pc, dataDir, opts)
 	be, err := drv.Open(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("opening the store: %w", err)

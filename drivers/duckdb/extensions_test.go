@@ -1,0 +1,88 @@
+package duckdb
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+)
+
+// A built-in extension named in extensions is loaded on every session,
+// the session setup runs on each, and its duckdb_extensions() row is the
+// identity the backend reports.
+func TestExtensionsBuiltIn(t *testing.T) {
+	cfg := drivers.Config{Extensions: []drivers.Extension{{Name: "json"}}, SessionSetup: []string{"SET threads = 1"}}
+	if err := New().(drivers.ExtensionChecker).CheckExtensions(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	b := openT(t, cfg)
+	for i := 0; i < 2; i++ {
+		s := sessionT(t, b)
+		if got := rowsT(t, s, "SELECT json_extract('{\"a\": 7}', '$.a')::INTEGER, current_setting('threads')"); got[0][0] != int32(7) && got[0][0] != int64(7) || got[0][1] != int64(1) {
+			t.Fatalf("session %d: %v: json or the session setup missing", i, got)
+		}
+	}
+	facts, err := b.ExtensionFacts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range facts {
+		got[f.Key] = f.Value
+	}
+	for k, v := range map[string]string{"extension.0.name": "json", "extension.0.loaded": "true", "extension.0.installed": "true"} {
+		if got[k] != v {
+			t.Fatalf("facts %v: %s = %q, want %q", got, k, got[k], v)
+		}
+	}
+	if got["extension.0.version"] == "" {
+		t.Fatalf("facts %v: no version", got)
+	}
+}
+
+// A missing file is refused by CheckExtensions and Open, naming the file
+// and DuckDB's error, and Open leaves no store behind; an entry point is
+// not DuckDB's.
+func TestExtensionsRefused(t *testing.T) {
+	cases := []struct {
+		name string
+		ext  drivers.Extension
+		want []string
+	}{
+		{"missing file", drivers.Extension{Path: "/nonexistent/mentat.duckdb_extension"}, []string{`"test"`, "/nonexistent/mentat.duckdb_extension", "IO Error"}},
+		{"entry point", drivers.Extension{Path: "/x/y.duckdb_extension", EntryPoint: "init"}, []string{`"test"`, "/x/y.duckdb_extension", "not DuckDB's"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := drivers.Config{Backend: "test", DataDir: dir, Extensions: []drivers.Extension{tc.ext}, AllowUnsignedExtensions: true}
+			err := New().(drivers.ExtensionChecker).CheckExtensions(context.Background(), cfg)
+			for _, w := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Fatalf("CheckExtensions: %v, want it to say %q", err, w)
+				}
+			}
+			if _, err := New().Open(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), tc.want[1]) {
+				t.Fatalf("Open: %v, want it to name %q", err, tc.want[1])
+			}
+			if _, err := os.Stat(filepath.Join(dir, "test.duckdb")); !os.IsNotExist(err) {
+				t.Fatalf("Open left a store behind: %v", err)
+			}
+		})
+	}
+}
+
+// allow_unsigned_extensions is set on the database as it opens (DuckDB
+// refuses it later); without it the database keeps refusing unsigned files.
+func TestAllowUnsignedExtensions(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		b := openT(t, drivers.Config{AllowUnsignedExtensions: allow})
+		got := rowsT(t, sessionT(t, b), "SELECT current_setting('allow_unsigned_extensions')")
+		if got[0][0] != allow {
+			t.Errorf("allow_unsigned_extensions = %v with the option %v", got[0][0], allow)
+		}
+	}
+}
