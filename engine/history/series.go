@@ -127,15 +127,21 @@ type Analysis struct {
 
 // Analyze reads every run and finds the change points of every series.
 func (s *Store) Analyze(opt changepoint.Options) (*Analysis, error) {
-	runs, err := s.Runs()
-	if err != nil {
-		return nil, err
-	}
-	pts, err := s.points()
-	if err != nil {
-		return nil, err
-	}
-	envs, err := s.envs()
+	// One snapshot for the three reads: a run added meanwhile is in all
+	// of them or in none.
+	var runs []Run
+	var pts []storedPoint
+	var envs map[string]map[string]string
+	err := s.read(func(q queryer) (err error) {
+		if runs, err = s.runsIn(q); err != nil {
+			return err
+		}
+		if pts, err = s.points(q); err != nil {
+			return err
+		}
+		envs, err = s.envs(q)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
