@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mentat-spec/mentat-spec/engine/redact"
+
 	// The SQLite driver the sqlite backend already links: the default
 	// history is one file beside the results, needs no server, and adds
 	// no dependency to the binary; pgx, the postgres backend's, for a
@@ -88,14 +90,21 @@ func Open(loc string) (*Store, error) {
 	protect(loc)
 	s, err := open(loc)
 	if err != nil {
-		return nil, fmt.Errorf("history: %s: %w", Display(loc), err)
+		return nil, fmt.Errorf("history: %s: %w", Display(loc), redacted{err})
 	}
 	if err := s.d.retry(s.migrate); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("history: %s: %w", Display(loc), err)
+		return nil, fmt.Errorf("history: %s: %w", Display(loc), redacted{err})
 	}
 	return s, nil
 }
+
+// redacted is a driver's error with the password left out of its text,
+// should the driver quote the URL it was given.
+type redacted struct{ err error }
+
+func (r redacted) Error() string { return redact.String(r.err.Error()) }
+func (r redacted) Unwrap() error { return r.err }
 
 func open(loc string) (*Store, error) {
 	if IsURL(loc) {
