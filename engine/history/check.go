@@ -18,12 +18,18 @@ type Verdict struct {
 	Series, Young int
 	// Hosts are the machines whose runs make the run's series.
 	Hosts []string
+	// Unjudged are the changes found at the run in young series.
+	Unjudged []SeriesChange
 }
 
 // MinRunsBefore is how many runs a series must hold before a run for the
 // run to be judged in it: a level is not known from two runs, and a
 // series a machine kind has just started is young, not stable.
 const MinRunsBefore = 4
+
+// Young reports whether the change starts after fewer than MinRunsBefore
+// runs of its series: found, but not judged.
+func (c ChangePoint) Young() bool { return c.Index < MinRunsBefore }
 
 // Check returns the verdict on the run id.
 func (a *Analysis) Check(id string) Verdict {
@@ -52,6 +58,7 @@ func (a *Analysis) Check(id string) Verdict {
 	v.Hosts = sortedKeys(hosts)
 	for _, c := range a.At(id) {
 		if young[c.Series] {
+			v.Unjudged = append(v.Unjudged, c)
 			continue
 		}
 		if c.Regression {
@@ -74,6 +81,9 @@ func (v Verdict) Write(w io.Writer) error {
 	if v.Young > 0 {
 		fmt.Fprintf(&b, "young series: %d of its %d series hold fewer than %d runs before it on this kind of machine: too few to judge, no verdict from them\n",
 			v.Young, v.Series, MinRunsBefore)
+		for _, c := range v.Unjudged {
+			fmt.Fprintf(&b, "  not judged in a young series: %s: %s after %s\n", c.Series.Key, describeChange(c.ChangePoint), c.Before.Name)
+		}
 	}
 	switch {
 	case len(v.Regressions)+len(v.Improvements) > 0:

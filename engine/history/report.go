@@ -167,7 +167,10 @@ func (a *Analysis) Markdown(w io.Writer) error {
 			changed = append(changed, mdCell(c.Noise))
 		}
 		verdict := signedPct(c.Ratio)
-		if c.Regression {
+		switch {
+		case c.Young():
+			changed = append([]string{fmt.Sprintf("young series (%d runs before): not judged", c.Index)}, changed...)
+		case c.Regression:
 			verdict = "**" + verdict + " regression**"
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | `%s` | %s | [%s, %s] | %.2g | %s |\n", mdCell(c.Series.Key.String()), mdCell(c.Run.Name), c.Revisions(),
