@@ -11,16 +11,23 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/engine/changepoint"
 	"github.com/mentat-spec/mentat-spec/engine/history"
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 )
 
-const historyHelp = `Keeps every run in one SQLite file and finds where each series changed (docs/history.md).
+const historyHelp = `Keeps every run in one SQLite file, or a PostgreSQL database a team shares, and finds where each
+series changed (docs/history.md).
+
+  -db is a file (default results/history.db) or postgres://USER@HOST/DB; without -db, $MENTAT_SPEC_HISTORY_DB
+  (keep a URL with a password there, or the password in PGPASSWORD: a command line is in the process list)
 
   history add DIR...          import results directories (adding one twice changes nothing)
   history ls                  list the runs, oldest first
   history rm RUN...           remove runs (RUN: an id, a unique id prefix, a run name or a results directory)
   history report -o FILE      write trends.html: every series with its change points
   history report -markdown    print the change points as markdown, for a pull request comment
-  history check RUN           exit 5 when RUN is the first run of a regression change point`
+  history check RUN           exit 5 when RUN is the first run of a regression change point
+  history export DEST         copy every run into another history (a file or a URL)
+  history import SRC          copy every run of another history (a file or a URL) into this one`
 
 // historyFlags are the history command's flags; they may stand anywhere
 // on the line, before or after the subcommand.
@@ -37,11 +44,20 @@ var historySubcommands = map[string]func(st *history.Store, hf historyFlags, arg
 	"rm":     historyRm,
 	"report": historyReport,
 	"check":  historyCheck,
+	"export": historyExport,
+	"import": historyImport,
 }
 
 func runHistory(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("history", "add|ls|rm|report|check [-db FILE] [ARGS]", historyHelp, stderr)
-	db := fs.String("db", history.DefaultPath, "the history's SQLite file (created when absent)")
+	// Whatever the command writes passes redaction: a URL's password is
+	// registered when the store opens, and a driver's error quoting it
+	// is printed without it.
+	rout, rerr := redact.NewWriter(stdout), redact.NewWriter(stderr)
+	defer rout.Flush()
+	defer rerr.Flush()
+	stdout, stderr = rout, rerr
+	fs := newFlagSet("history", "add|ls|rm|report|check|export|import [-db FILE|URL] [ARGS]", historyHelp, stderr)
+	db := fs.String("db", "", "the history: a SQLite file (created when absent) or a postgres:// URL (default $"+history.EnvVar+", else "+history.DefaultPath+")")
 	maxP := fs.Float64("max-p", 0.001, "the p-value a change point must reach (after the re-check against its neighbours)")
 	out := fs.String("o", "", "report: the HTML file to write (trends.html)")
 	markdown := fs.Bool("markdown", false, "report: print markdown on stdout instead of HTML")
@@ -55,14 +71,18 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	}
 	sub, ok := historySubcommands[pos[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "mentat-spec history: unknown subcommand %q (add, ls, rm, report, check)\n", pos[0])
+		fmt.Fprintf(stderr, "mentat-spec history: unknown subcommand %q (add, ls, rm, report, check, export, import)\n", pos[0])
 		return exitUsage
 	}
 	if !(*maxP > 0 && *maxP < 1) {
 		fmt.Fprintf(stderr, "mentat-spec history: -max-p %g: want a p-value between 0 and 1\n", *maxP)
 		return exitUsage
 	}
-	st, err := history.Open(*db)
+	loc := history.Locate(*db)
+	if *db != "" && history.Password(*db) != "" {
+		fmt.Fprintf(stderr, "mentat-spec history: warning: -db carries a password, which the process list shows: put the URL in $%s, or the password in PGPASSWORD\n", history.EnvVar)
+	}
+	st, err := history.Open(loc)
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec history: %v\n", err)
 		return exitUnfinished
@@ -230,6 +250,44 @@ func historyCheck(st *history.Store, hf historyFlags, args []string, stdout, std
 	}
 	if len(v.Regressions) > 0 {
 		return exitRegression
+	}
+	return exitOK
+}
+
+// historyExport copies every run of the history into another one.
+func historyExport(st *history.Store, _ historyFlags, args []string, stdout, stderr io.Writer) int {
+	return historyCopy("export", "DEST", st, args, stdout, stderr, func(other *history.Store) (dst, src *history.Store) { return other, st })
+}
+
+// historyImport copies every run of another history into this one.
+func historyImport(st *history.Store, _ historyFlags, args []string, stdout, stderr io.Writer) int {
+	return historyCopy("import", "SRC", st, args, stdout, stderr, func(other *history.Store) (dst, src *history.Store) { return st, other })
+}
+
+func historyCopy(sub, what string, st *history.Store, args []string, stdout, stderr io.Writer, ends func(other *history.Store) (dst, src *history.Store)) int {
+	if len(args) != 1 {
+		fmt.Fprintf(stderr, "mentat-spec history %s: name one other history %s (a file or a postgres:// URL)\n", sub, what)
+		return exitUsage
+	}
+	if history.Password(args[0]) != "" {
+		fmt.Fprintf(stderr, "mentat-spec history %s: warning: %s carries a password, which the process list shows: put it in PGPASSWORD\n", sub, what)
+	}
+	other, err := history.Open(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "mentat-spec history %s: %v\n", sub, err)
+		return exitUnfinished
+	}
+	defer other.Close()
+	dst, src := ends(other)
+	if dst.Path() == src.Path() {
+		fmt.Fprintf(stderr, "mentat-spec history %s: %s is this history\n", sub, src.Path())
+		return exitUsage
+	}
+	res, err := history.Copy(dst, src)
+	fmt.Fprintf(stdout, "copied %d runs from %s into %s (%d there already)\n", res.Copied, src.Path(), dst.Path(), res.Present)
+	if err != nil {
+		fmt.Fprintf(stderr, "mentat-spec history %s: %v\n", sub, err)
+		return exitUnfinished
 	}
 	return exitOK
 }

@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -11,7 +12,24 @@ import (
 type Verdict struct {
 	Run                       Run
 	Regressions, Improvements []SeriesChange
+	// Series is how many series the run is in; Young how many of them
+	// hold fewer than MinRunsBefore runs before it: those are not judged,
+	// and a change found in one is not part of the verdict.
+	Series, Young int
+	// Hosts are the machines whose runs make the run's series.
+	Hosts []string
+	// Unjudged are the changes found at the run in young series.
+	Unjudged []SeriesChange
 }
+
+// MinRunsBefore is how many runs a series must hold before a run for the
+// run to be judged in it: a level is not known from two runs, and a
+// series a machine kind has just started is young, not stable.
+const MinRunsBefore = 4
+
+// Young reports whether the change starts after fewer than MinRunsBefore
+// runs of its series: found, but not judged.
+func (c ChangePoint) Young() bool { return c.Index < MinRunsBefore }
 
 // Check returns the verdict on the run id.
 func (a *Analysis) Check(id string) Verdict {
@@ -21,7 +39,28 @@ func (a *Analysis) Check(id string) Verdict {
 			v.Run = r
 		}
 	}
+	young := map[*Series]bool{}
+	hosts := map[string]bool{}
+	for _, sr := range a.Series {
+		i := slices.IndexFunc(sr.Runs, func(r Run) bool { return r.ID == id })
+		if i < 0 {
+			continue
+		}
+		v.Series++
+		for _, h := range sr.Hosts {
+			hosts[h] = true
+		}
+		if i < MinRunsBefore {
+			v.Young++
+			young[sr] = true
+		}
+	}
+	v.Hosts = sortedKeys(hosts)
 	for _, c := range a.At(id) {
+		if young[c.Series] {
+			v.Unjudged = append(v.Unjudged, c)
+			continue
+		}
 		if c.Regression {
 			v.Regressions = append(v.Regressions, c)
 		} else {
@@ -36,7 +75,23 @@ func (a *Analysis) Check(id string) Verdict {
 func (v Verdict) Write(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "run %s (%s, %s, revision %s)\n", v.Run.ID, v.Run.Name, v.Run.Started.Format("2006-01-02 15:04Z"), orUnknown(shortRev(v.Run.Revision)))
-	if len(v.Regressions)+len(v.Improvements) == 0 {
+	if len(v.Hosts) > 0 {
+		fmt.Fprintf(&b, "its series (this kind of machine: %s) hold runs from %d machine(s): %s\n", orUnknown(v.Run.Machine), len(v.Hosts), strings.Join(v.Hosts, ", "))
+	}
+	if v.Young > 0 {
+		fmt.Fprintf(&b, "young series: %d of its %d series hold fewer than %d runs before it on this kind of machine: too few to judge, no verdict from them\n",
+			v.Young, v.Series, MinRunsBefore)
+		for _, c := range v.Unjudged {
+			fmt.Fprintf(&b, "  not judged in a young series: %s: %s after %s\n", c.Series.Key, describeChange(c.ChangePoint), c.Before.Name)
+		}
+	}
+	switch {
+	case len(v.Regressions)+len(v.Improvements) > 0:
+	case v.Young == v.Series:
+		b.WriteString("not judged: every series of this run is young; add more runs from this kind of machine\n")
+	case v.Young > 0:
+		b.WriteString("no change point starts at this run in its other series: their numbers are in line\n")
+	default:
 		b.WriteString("no change point starts at this run: its numbers are in line with its series\n")
 	}
 	for _, x := range []struct {

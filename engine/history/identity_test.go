@@ -2,7 +2,6 @@ package history
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,137 +48,143 @@ func cutLines(b []byte, n int) []byte {
 // history"), a timings.csv cut mid-row went in as a second run, and empty
 // files went in as 0 points.
 func TestPartialCopiesRefused(t *testing.T) {
-	dirs, err := historytest.History(t.TempDir(), 1, 5, 0.1, -1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole := dirs[0]
-	cases := []struct {
-		name   string
-		change func(dir string)
-		file   string
-	}{
-		{"raw.csv cut in half mid-row", func(d string) {
-			rewrite(t, filepath.Join(d, results.RawFile), func(b []byte) []byte { return b[:len(b)/2] })
-		}, results.RawFile},
-		{"raw.csv cut at a row's end", func(d string) {
-			rewrite(t, filepath.Join(d, results.RawFile), func(b []byte) []byte { return cutLines(b, 1+5*len(historytest.Scenarios)/2) })
-		}, results.RawFile},
-		{"raw.csv its header only", func(d string) {
-			rewrite(t, filepath.Join(d, results.RawFile), func(b []byte) []byte { return cutLines(b, 1) })
-		}, results.RawFile},
-		{"timings.csv cut mid-row", func(d string) {
-			rewrite(t, filepath.Join(d, results.TimingsFile), func(b []byte) []byte { return b[:len(b)-7] })
-		}, results.TimingsFile},
-		{"timings.csv empty", func(d string) {
-			rewrite(t, filepath.Join(d, results.TimingsFile), func([]byte) []byte { return nil })
-		}, results.TimingsFile},
-		{"timings.csv its header only", func(d string) {
-			rewrite(t, filepath.Join(d, results.TimingsFile), func(b []byte) []byte { return cutLines(b, 1) })
-		}, results.TimingsFile},
-		{"timings.csv missing", func(d string) {
-			if err := os.Remove(filepath.Join(d, results.TimingsFile)); err != nil {
-				t.Fatal(err)
-			}
-		}, results.TimingsFile},
-		{"env.txt empty", func(d string) {
-			rewrite(t, filepath.Join(d, results.EnvFile), func([]byte) []byte { return nil })
-		}, results.EnvFile},
-		{"checks.txt cut mid-line", func(d string) {
-			rewrite(t, filepath.Join(d, results.ChecksFile), func(b []byte) []byte { return b[:len(b)-3] })
-		}, results.ChecksFile},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := openStore(t)
-			torn := copyRun(t, whole, c.change)
-			_, added, err := s.Add(torn)
-			if !errors.Is(err, ErrPartial) || added {
-				t.Fatalf("added %v, err %v: want it refused as partial", added, err)
-			}
-			if want := filepath.Join(torn, c.file); !strings.Contains(err.Error(), want) {
-				t.Errorf("error %q does not name %s", err, want)
-			}
-			if runs, _ := s.Runs(); len(runs) != 0 {
-				t.Errorf("%d runs kept after a refusal", len(runs))
-			}
-			r, added, err := s.Add(whole)
-			if err != nil || !added || r.Points != len(historytest.Scenarios) {
-				t.Fatalf("the whole run after the partial one: added %v, %+v, %v", added, r, err)
-			}
-		})
-	}
+	forStores(t, func(t *testing.T, k storeKind) {
+		dirs, err := historytest.History(t.TempDir(), 1, 5, 0.1, -1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := dirs[0]
+		cases := []struct {
+			name   string
+			change func(dir string)
+			file   string
+		}{
+			{"raw.csv cut in half mid-row", func(d string) {
+				rewrite(t, filepath.Join(d, results.RawFile), func(b []byte) []byte { return b[:len(b)/2] })
+			}, results.RawFile},
+			{"raw.csv cut at a row's end", func(d string) {
+				rewrite(t, filepath.Join(d, results.RawFile), func(b []byte) []byte { return cutLines(b, 1+5*len(historytest.Scenarios)/2) })
+			}, results.RawFile},
+			{"raw.csv its header only", func(d string) {
+				rewrite(t, filepath.Join(d, results.RawFile), func(b []byte) []byte { return cutLines(b, 1) })
+			}, results.RawFile},
+			{"timings.csv cut mid-row", func(d string) {
+				rewrite(t, filepath.Join(d, results.TimingsFile), func(b []byte) []byte { return b[:len(b)-7] })
+			}, results.TimingsFile},
+			{"timings.csv empty", func(d string) {
+				rewrite(t, filepath.Join(d, results.TimingsFile), func([]byte) []byte { return nil })
+			}, results.TimingsFile},
+			{"timings.csv its header only", func(d string) {
+				rewrite(t, filepath.Join(d, results.TimingsFile), func(b []byte) []byte { return cutLines(b, 1) })
+			}, results.TimingsFile},
+			{"timings.csv missing", func(d string) {
+				if err := os.Remove(filepath.Join(d, results.TimingsFile)); err != nil {
+					t.Fatal(err)
+				}
+			}, results.TimingsFile},
+			{"env.txt empty", func(d string) {
+				rewrite(t, filepath.Join(d, results.EnvFile), func([]byte) []byte { return nil })
+			}, results.EnvFile},
+			{"checks.txt cut mid-line", func(d string) {
+				rewrite(t, filepath.Join(d, results.ChecksFile), func(b []byte) []byte { return b[:len(b)-3] })
+			}, results.ChecksFile},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				s := k.open(t)
+				torn := copyRun(t, whole, c.change)
+				_, added, err := s.Add(torn)
+				if !errors.Is(err, ErrPartial) || added {
+					t.Fatalf("added %v, err %v: want it refused as partial", added, err)
+				}
+				if want := filepath.Join(torn, c.file); !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not name %s", err, want)
+				}
+				if runs, _ := s.Runs(); len(runs) != 0 {
+					t.Errorf("%d runs kept after a refusal", len(runs))
+				}
+				r, added, err := s.Add(whole)
+				if err != nil || !added || r.Points != len(historytest.Scenarios) {
+					t.Fatalf("the whole run after the partial one: added %v, %+v, %v", added, r, err)
+				}
+			})
+		}
+	})
 }
 
 // TestIdentityCoversEveryFile: a copy differing in any measured file is
 // another run; the same files from another path, or with the rendered
 // reports regenerated, are the same run.
 func TestIdentityCoversEveryFile(t *testing.T) {
-	dirs, err := historytest.History(t.TempDir(), 1, 3, 0.1, -1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole := dirs[0]
-	s := openStore(t)
-	addAll(t, s, dirs)
-	same := copyRun(t, whole, func(d string) {
-		for _, f := range []string{"report.html", ".lock", ".report.html.tmp"} {
-			if err := os.WriteFile(filepath.Join(d, f), []byte("<p>regenerated</p>\n"), 0o644); err != nil {
-				t.Fatal(err)
+	forStores(t, func(t *testing.T, k storeKind) {
+		dirs, err := historytest.History(t.TempDir(), 1, 3, 0.1, -1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := dirs[0]
+		s := k.open(t)
+		addAll(t, s, dirs)
+		same := copyRun(t, whole, func(d string) {
+			for _, f := range []string{"report.html", ".lock", ".report.html.tmp"} {
+				if err := os.WriteFile(filepath.Join(d, f), []byte("<p>regenerated</p>\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		if _, added, err := s.Add(same); err != nil || added {
+			t.Errorf("the same run with its report regenerated: added %v, %v", added, err)
+		}
+		for _, f := range []string{results.RawFile, "fingerprints.json", "logs/run.log"} {
+			other := copyRun(t, whole, func(d string) {
+				p := filepath.Join(d, f)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				b, _ := os.ReadFile(p)
+				if f == results.RawFile {
+					b = []byte(strings.Replace(string(b), ",1000,", ",1001,", 1))
+				} else {
+					b = append(b, "\n"...)
+				}
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if _, added, err := s.Add(other); err != nil || !added {
+				t.Errorf("a run differing in %s: added %v, %v", f, added, err)
 			}
 		}
 	})
-	if _, added, err := s.Add(same); err != nil || added {
-		t.Errorf("the same run with its report regenerated: added %v, %v", added, err)
-	}
-	for _, f := range []string{results.RawFile, "fingerprints.json", "logs/run.log"} {
-		other := copyRun(t, whole, func(d string) {
-			p := filepath.Join(d, f)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			b, _ := os.ReadFile(p)
-			if f == results.RawFile {
-				b = []byte(strings.Replace(string(b), ",1000,", ",1001,", 1))
-			} else {
-				b = append(b, "\n"...)
-			}
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		})
-		if _, added, err := s.Add(other); err != nil || !added {
-			t.Errorf("a run differing in %s: added %v, %v", f, added, err)
-		}
-	}
 }
 
 // TestLegacyIdentity: a run added by a store of the earlier identity
 // (env.txt and timings.csv) is still recognised.
 func TestLegacyIdentity(t *testing.T) {
-	dirs, err := historytest.History(t.TempDir(), 1, 3, 0.1, -1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := openStore(t)
-	legacy, err := legacyRunID(dirs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := importDir(dirs[0], legacy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.insert(im, legacy); err != nil {
-		t.Fatal(err)
-	}
-	r, added, err := s.Add(dirs[0])
-	if err != nil || added || r.ID != legacy {
-		t.Errorf("added %v, run %s, %v: want the legacy run %s", added, r.ID, err, legacy)
-	}
-	if r, err := s.Find(dirs[0]); err != nil || r.ID != legacy {
-		t.Errorf("find by directory: %s %v", r.ID, err)
-	}
+	forStores(t, func(t *testing.T, k storeKind) {
+		dirs, err := historytest.History(t.TempDir(), 1, 3, 0.1, -1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := k.open(t)
+		legacy, err := legacyRunID(dirs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		im, err := importDir(dirs[0], legacy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.insert(im, legacy); err != nil {
+			t.Fatal(err)
+		}
+		r, added, err := s.Add(dirs[0])
+		if err != nil || added || r.ID != legacy {
+			t.Errorf("added %v, run %s, %v: want the legacy run %s", added, r.ID, err, legacy)
+		}
+		if r, err := s.Find(dirs[0]); err != nil || r.ID != legacy {
+			t.Errorf("find by directory: %s %v", r.ID, err)
+		}
+	})
 }
 
 // TestConcurrentAdds: processes adding into a new history file at once
@@ -187,55 +192,57 @@ func TestLegacyIdentity(t *testing.T) {
 // made some exit 7 with their runs not added), and the same run added
 // twice at once lands once.
 func TestConcurrentAdds(t *testing.T) {
-	dirs, err := historytest.History(t.TempDir(), 4, 3, 0.1, -1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for try := range 6 {
-		path := filepath.Join(t.TempDir(), fmt.Sprintf("try%d", try), "history.db")
-		// Four distinct runs and the first one twice more: six adders.
-		adds := append(append([]string(nil), dirs...), dirs[0], dirs[0])
-		var wg sync.WaitGroup
-		errs := make([]error, len(adds))
-		added := make([]bool, len(adds))
-		start := make(chan struct{})
-		for i, d := range adds {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				// Each its own Open, as separate processes are.
-				s, err := Open(path)
+	forStores(t, func(t *testing.T, k storeKind) {
+		dirs, err := historytest.History(t.TempDir(), 4, 3, 0.1, -1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for try := range 6 {
+			path := k.loc(t)
+			// Four distinct runs and the first one twice more: six adders.
+			adds := append(append([]string(nil), dirs...), dirs[0], dirs[0])
+			var wg sync.WaitGroup
+			errs := make([]error, len(adds))
+			added := make([]bool, len(adds))
+			start := make(chan struct{})
+			for i, d := range adds {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					// Each its own Open, as separate processes are.
+					s, err := Open(path)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					defer s.Close()
+					_, added[i], errs[i] = s.Add(d)
+				}()
+			}
+			close(start)
+			wg.Wait()
+			nAdded := 0
+			for i, err := range errs {
 				if err != nil {
-					errs[i] = err
-					return
+					t.Errorf("try %d: adder %d: %v", try, i, err)
 				}
-				defer s.Close()
-				_, added[i], errs[i] = s.Add(d)
-			}()
-		}
-		close(start)
-		wg.Wait()
-		nAdded := 0
-		for i, err := range errs {
+				if added[i] {
+					nAdded++
+				}
+			}
+			s, err := Open(path)
 			if err != nil {
-				t.Errorf("try %d: adder %d: %v", try, i, err)
+				t.Fatal(err)
 			}
-			if added[i] {
-				nAdded++
+			runs, err := s.Runs()
+			s.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(runs) != len(dirs) || nAdded != len(dirs) {
+				t.Errorf("try %d: %d runs in the history, %d adds said added; want %d", try, len(runs), nAdded, len(dirs))
 			}
 		}
-		s, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs, err := s.Runs()
-		s.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(runs) != len(dirs) || nAdded != len(dirs) {
-			t.Errorf("try %d: %d runs in the history, %d adds said added; want %d", try, len(runs), nAdded, len(dirs))
-		}
-	}
+	})
 }

@@ -22,7 +22,7 @@ func (s *Store) Add(dir string) (run Run, added bool, err error) {
 	}
 	var r Run
 	var ok bool
-	if err := retryBusy(func() (err error) { r, ok, err = s.held(id, legacy); return err }); err != nil || ok {
+	if err := s.d.retry(func() (err error) { r, ok, err = s.held(id, legacy); return err }); err != nil || ok {
 		return r, false, err
 	}
 	im, err := importDir(dir, id)
@@ -31,7 +31,7 @@ func (s *Store) Add(dir string) (run Run, added bool, err error) {
 	}
 	im.Added = time.Now().UTC()
 	var heldBy string
-	err = retryBusy(func() (err error) { heldBy, err = s.insert(im, legacy); return err })
+	err = s.d.retry(func() (err error) { heldBy, err = s.insert(im, legacy); return err })
 	if err != nil {
 		return Run{}, false, fmt.Errorf("history: adding %s: %w", dir, err)
 	}
@@ -58,32 +58,40 @@ func (s *Store) held(id, legacy string) (Run, bool, error) {
 	return Run{}, false, nil
 }
 
-// insert adds im in one IMMEDIATE transaction, which first looks for the
-// run again: of two processes adding the same run at once, the second
-// finds the first's and adds nothing (heldBy is then its id).
+// insert adds im in one transaction, which first looks for the run
+// again: of two processes adding the same run at once, the second finds
+// the first's and adds nothing (heldBy is then its id). On SQLite the
+// transaction is IMMEDIATE, so the second waits for the first; on
+// PostgreSQL the second's INSERT waits on the first's row and then does
+// nothing (ON CONFLICT), which says the run landed meanwhile.
 func (s *Store) insert(im *imported, legacy string) (heldBy string, err error) {
 	tx, err := s.db.Begin()
 	if err != nil {
 		return "", err
 	}
 	defer tx.Rollback()
-	err = tx.QueryRow(`SELECT id FROM runs WHERE id IN (?, ?) LIMIT 1`, im.ID, legacy).Scan(&heldBy)
+	err = tx.QueryRow(s.q(`SELECT id FROM runs WHERE id IN (?, ?) LIMIT 1`), im.ID, legacy).Scan(&heldBy)
 	switch {
 	case err == nil:
 		return heldBy, nil
 	case !errors.Is(err, sql.ErrNoRows):
 		return "", err
 	}
-	if _, err := tx.Exec(`INSERT INTO runs (id, name, dir, started, revision, machine, machine_fp, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		im.ID, im.Name, im.Dir, im.Started.UnixNano(), im.Revision, im.Machine, im.MachineFP, im.Added.UnixNano()); err != nil {
+	res, err := tx.Exec(s.q(`INSERT INTO runs (id, name, dir, started, revision, machine, machine_fp, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING`),
+		im.ID, im.Name, im.Dir, im.Started.UnixNano(), im.Revision, im.Machine, im.MachineFP, im.Added.UnixNano())
+	if err != nil {
 		return "", err
 	}
-	if err := execEach(tx, `INSERT INTO env (run_id, ord, key, value) VALUES (?, ?, ?, ?)`, len(im.env), func(i int) []any {
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return im.ID, err
+	}
+	if err := s.execEach(tx, `INSERT INTO env (run_id, ord, key, value) VALUES (?, ?, ?, ?)`, len(im.env), func(i int) []any {
 		return []any{im.ID, i, im.env[i].Key, im.env[i].Value}
 	}); err != nil {
 		return "", err
 	}
-	if err := execEach(tx, `INSERT INTO points (run_id, scenario, backend, scale, clients, op, n_datoms, scenario_fp, backend_fp,
+	if err := s.execEach(tx, `INSERT INTO points (run_id, scenario, backend, scale, clients, op, n_datoms, scenario_fp, backend_fp,
 		count, p50_ms, p95_ms, p99_ms, max_ms, throughput_ops_s, errors, reps) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		len(im.points), func(i int) []any {
 			p := im.points[i]
@@ -93,17 +101,17 @@ func (s *Store) insert(im *imported, legacy string) (heldBy string, err error) {
 		}); err != nil {
 		return "", err
 	}
-	if err := execEach(tx, `INSERT INTO checks (run_id, ord, status, scenario, backend, scale, name, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	if err := s.execEach(tx, `INSERT INTO checks (run_id, ord, status, scenario, backend, scale, name, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		len(im.checks), func(i int) []any {
 			c := im.checks[i]
 			return []any{im.ID, i, c.Status, c.Scenario, c.Backend, c.Scale, c.Name, c.Detail}
 		}); err != nil {
 		return "", err
 	}
-	if err := execEach(tx, `INSERT INTO loads (run_id, ord, backend, scale, n_datoms, wall_s, datoms_per_s, size_bytes, jobs, ceiling)
+	if err := s.execEach(tx, `INSERT INTO loads (run_id, ord, backend, scale, n_datoms, wall_s, datoms_per_s, size_bytes, jobs, ceiling)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, len(im.loads), func(i int) []any {
 		l := im.loads[i]
-		return []any{im.ID, i, l.Backend, l.Scale, l.NDatoms, l.WallS, l.DatomsPerS, l.SizeBytes, l.Jobs, l.Ceiling}
+		return []any{im.ID, i, l.Backend, l.Scale, l.NDatoms, l.WallS, l.DatomsPerS, l.SizeBytes, l.Jobs, boolInt(l.Ceiling)}
 	}); err != nil {
 		return "", err
 	}
@@ -114,7 +122,7 @@ func (s *Store) insert(im *imported, legacy string) (heldBy string, err error) {
 // placeholders, batchRows rows per statement: per statement database/sql
 // and the driver cost more than per value, and a large run has hundreds
 // of thousands of points.
-func execEach(tx *sql.Tx, query string, n int, args func(int) []any) error {
+func (s *Store) execEach(tx *sql.Tx, query string, n int, args func(int) []any) error {
 	if n == 0 {
 		return nil
 	}
@@ -131,7 +139,7 @@ func execEach(tx *sql.Tx, query string, n int, args func(int) []any) error {
 		if st, ok := prepared[rows]; ok {
 			return st, nil
 		}
-		st, err := tx.Prepare(head + strings.TrimSuffix(strings.Repeat(one+", ", rows), ", "))
+		st, err := tx.Prepare(s.q(head + strings.TrimSuffix(strings.Repeat(one+", ", rows), ", ")))
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +185,11 @@ func scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 
 // Run returns the run with the given id.
 func (s *Store) Run(id string) (Run, error) {
-	r, err := scanRun(s.db.QueryRow(`SELECT `+runColumns+` FROM runs r WHERE r.id = ?`, id))
+	return s.runIn(s.db, id)
+}
+
+func (s *Store) runIn(q queryer, id string) (Run, error) {
+	r, err := scanRun(q.QueryRow(s.q(`SELECT `+runColumns+` FROM runs r WHERE r.id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Run{}, fmt.Errorf("history: %s: %w", id, ErrNoRun)
 	}
@@ -185,8 +197,13 @@ func (s *Store) Run(id string) (Run, error) {
 }
 
 // Runs returns every run, oldest first (by start, then id).
-func (s *Store) Runs() ([]Run, error) {
-	rows, err := s.db.Query(`SELECT ` + runColumns + ` FROM runs r ORDER BY r.started, r.id`)
+func (s *Store) Runs() (runs []Run, err error) {
+	err = s.read(func(q queryer) (err error) { runs, err = s.runsIn(q); return err })
+	return runs, err
+}
+
+func (s *Store) runsIn(q queryer) ([]Run, error) {
+	rows, err := q.Query(`SELECT ` + runColumns + ` FROM runs r ORDER BY r.started, r.id`)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
@@ -236,14 +253,28 @@ func (s *Store) Find(ref string) (Run, error) {
 
 // Remove deletes a run and everything kept of it.
 func (s *Store) Remove(id string) error {
-	res, err := s.db.Exec(`DELETE FROM runs WHERE id = ?`, id)
+	var n int64
+	err := s.d.retry(func() error {
+		res, err := s.db.Exec(s.q(`DELETE FROM runs WHERE id = ?`), id)
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return fmt.Errorf("history: %s: %w", id, ErrNoRun)
 	}
 	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // storedPoint is a point with the run it belongs to.
@@ -252,10 +283,15 @@ type storedPoint struct {
 	Point
 }
 
-// points returns every point of every run.
-func (s *Store) points() ([]storedPoint, error) {
-	rows, err := s.db.Query(`SELECT run_id, scenario, backend, scale, clients, op, n_datoms, scenario_fp, backend_fp,
-		count, p50_ms, p95_ms, p99_ms, max_ms, throughput_ops_s, errors, reps FROM points`)
+// points returns every point of every run, or of the run only.
+func (s *Store) points(q queryer, only ...string) ([]storedPoint, error) {
+	query := `SELECT run_id, scenario, backend, scale, clients, op, n_datoms, scenario_fp, backend_fp,
+		count, p50_ms, p95_ms, p99_ms, max_ms, throughput_ops_s, errors, reps FROM points`
+	var args []any
+	if len(only) > 0 {
+		query, args = query+` WHERE run_id = ?`, []any{only[0]}
+	}
+	rows, err := q.Query(s.q(query), args...)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
@@ -281,8 +317,8 @@ func (s *Store) points() ([]storedPoint, error) {
 }
 
 // envs returns every run's env.txt as maps.
-func (s *Store) envs() (map[string]map[string]string, error) {
-	rows, err := s.db.Query(`SELECT run_id, key, value FROM env`)
+func (s *Store) envs(q queryer) (map[string]map[string]string, error) {
+	rows, err := q.Query(`SELECT run_id, key, value FROM env`)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}

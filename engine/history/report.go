@@ -53,7 +53,7 @@ const (
 )
 
 func drawChart(s *Series) chart {
-	c := chart{Title: s.Key.String(), Machine: s.Machine, Width: chartW, Height: chartH, Changes: s.Changes}
+	c := chart{Title: s.Key.String(), Machine: s.Machine + hostsNote(s.Hosts), Width: chartW, Height: chartH, Changes: s.Changes}
 	n := len(s.Runs)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	mins, maxs, meds := make([]float64, n), make([]float64, n), make([]float64, n)
@@ -104,7 +104,8 @@ func fmtValue(v float64) string {
 type trendsData struct {
 	CSS      template.CSS
 	Runs     []Run
-	Machines int
+	Hosts    int // machines the runs came from
+	Machines int // kinds of machine among them
 	Series   int
 	Changes  []SeriesChange
 	Charts   []chart
@@ -116,11 +117,7 @@ type trendsData struct {
 // (no script, no request: inline CSS and SVG).
 func (a *Analysis) HTML(w io.Writer) error {
 	d := trendsData{CSS: template.CSS(trendsCSS), Runs: a.Runs, Series: len(a.Series), Changes: a.Changes(), Bottom: chartH - padB}
-	machines := map[string]bool{}
-	for _, r := range a.Runs {
-		machines[r.MachineFP] = true
-	}
-	d.Machines = len(machines)
+	d.Hosts, d.Machines = len(a.Hosts), a.Kinds
 	for _, s := range a.Series {
 		d.Charts = append(d.Charts, drawChart(s))
 	}
@@ -132,12 +129,18 @@ func (a *Analysis) HTML(w io.Writer) error {
 func (a *Analysis) Markdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("## Benchmark history\n\n")
-	fmt.Fprintf(&b, "%d runs, %d series.", len(a.Runs), len(a.Series))
+	fmt.Fprintf(&b, "%d runs", len(a.Runs))
+	if len(a.Hosts) > 0 {
+		fmt.Fprintf(&b, " from %d machine(s) of %d kind(s)", len(a.Hosts), a.Kinds)
+	}
+	fmt.Fprintf(&b, ", %d series.", len(a.Series))
 	if len(a.Runs) > 0 {
 		last := a.Runs[len(a.Runs)-1]
 		v := a.Check(last.ID)
 		fmt.Fprintf(&b, " Newest run `%s` (revision `%s`): ", last.Name, orUnknown(shortRev(last.Revision)))
 		switch {
+		case v.Series > 0 && v.Young == v.Series:
+			fmt.Fprintf(&b, "not judged: its series hold fewer than %d runs before it on this kind of machine.", MinRunsBefore)
 		case len(v.Regressions) > 0:
 			fmt.Fprintf(&b, "**%d regression(s) start here.**", len(v.Regressions))
 		case len(v.Improvements) > 0:
@@ -164,7 +167,10 @@ func (a *Analysis) Markdown(w io.Writer) error {
 			changed = append(changed, mdCell(c.Noise))
 		}
 		verdict := signedPct(c.Ratio)
-		if c.Regression {
+		switch {
+		case c.Young():
+			changed = append([]string{fmt.Sprintf("young series (%d runs before): not judged", c.Index)}, changed...)
+		case c.Regression:
 			verdict = "**" + verdict + " regression**"
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | `%s` | %s | [%s, %s] | %.2g | %s |\n", mdCell(c.Series.Key.String()), mdCell(c.Run.Name), c.Revisions(),
@@ -172,6 +178,14 @@ func (a *Analysis) Markdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// hostsNote says which machines fed a series.
+func hostsNote(hosts []string) string {
+	if len(hosts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; runs from %d machine(s): %s", len(hosts), strings.Join(hosts, ", "))
 }
 
 func mdCell(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }

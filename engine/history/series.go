@@ -54,6 +54,10 @@ type Series struct {
 	Runs    []Run
 	Points  []Point
 	Changes []ChangePoint
+	// Hosts are the machines (env.txt's hostname) whose runs make the
+	// series, sorted: a series is per kind of machine, and several
+	// machines of a kind (CI runners, a team's boxes) feed one.
+	Hosts []string
 }
 
 // Values are the metric's value of every rep of run i.
@@ -123,19 +127,49 @@ type Difference struct{ What, Before, After string }
 type Analysis struct {
 	Runs   []Run
 	Series []*Series
+	// Hosts are the machines every run came from, sorted; Kinds the
+	// number of kinds of machine among them.
+	Hosts []string
+	Kinds int
+}
+
+// hostOf is the machine a run's env.txt names, "" when it names none.
+func hostOf(env map[string]string) string {
+	if h := factValue(env["hostname"]); h != "unknown" {
+		return h
+	}
+	return ""
+}
+
+// sortedKeys are m's non-empty keys, sorted.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		if k != "" {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Analyze reads every run and finds the change points of every series.
 func (s *Store) Analyze(opt changepoint.Options) (*Analysis, error) {
-	runs, err := s.Runs()
-	if err != nil {
-		return nil, err
-	}
-	pts, err := s.points()
-	if err != nil {
-		return nil, err
-	}
-	envs, err := s.envs()
+	// One snapshot for the three reads: a run added meanwhile is in all
+	// of them or in none.
+	var runs []Run
+	var pts []storedPoint
+	var envs map[string]map[string]string
+	err := s.read(func(q queryer) (err error) {
+		if runs, err = s.runsIn(q); err != nil {
+			return err
+		}
+		if pts, err = s.points(q); err != nil {
+			return err
+		}
+		envs, err = s.envs(q)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -145,12 +179,23 @@ func (s *Store) Analyze(opt changepoint.Options) (*Analysis, error) {
 	}
 	slices.SortStableFunc(pts, func(a, b storedPoint) int { return cmp.Compare(order[a.runID], order[b.runID]) })
 	a := &Analysis{Runs: runs}
+	hosts, kinds := map[string]bool{}, map[string]bool{}
+	for _, r := range runs {
+		hosts[hostOf(envs[r.ID])] = true
+		kinds[r.MachineFP] = true
+	}
+	a.Hosts, a.Kinds = sortedKeys(hosts), len(kinds)
 	byKey := map[SeriesKey]*Series{}
+	seriesHosts := map[*Series]map[string]bool{}
 	for _, p := range pts {
 		if p.Op == "ceiling" {
 			continue // a skipped scenario's first call, not a measurement
 		}
-		run := runs[order[p.runID]]
+		i, ok := order[p.runID]
+		if !ok {
+			return nil, fmt.Errorf("history: a point of run %s, which the history does not list", p.runID)
+		}
+		run := runs[i]
 		for _, m := range Metrics {
 			k := SeriesKey{Metric: m.Name, Key: p.Key, MachineFP: run.MachineFP, ScenarioFP: p.ScenarioFP}
 			sr := byKey[k]
@@ -161,7 +206,14 @@ func (s *Store) Analyze(opt changepoint.Options) (*Analysis, error) {
 			}
 			sr.Runs = append(sr.Runs, run)
 			sr.Points = append(sr.Points, p.Point)
+			if seriesHosts[sr] == nil {
+				seriesHosts[sr] = map[string]bool{}
+			}
+			seriesHosts[sr][hostOf(envs[run.ID])] = true
 		}
+	}
+	for sr, h := range seriesHosts {
+		sr.Hosts = sortedKeys(h)
 	}
 	// A step found one run beside a deliberate change (a variable, a
 	// setting, the backend's definition) is placed at it: the cause is

@@ -1,6 +1,7 @@
-// Package history keeps every run of a benchmark in one SQLite file and
-// reads it back as series: the same measurement (metric, scenario,
-// operation, backend, scale, clients) on the same kind of machine with
+// Package history keeps every run of a benchmark in one SQLite file, or
+// one PostgreSQL database a team shares, and reads it back as series:
+// the same measurement (metric, scenario, operation, backend, scale,
+// clients) on the same kind of machine with
 // the same scenario definition, run after run. Package changepoint finds
 // where a series changed; this package names what changed there.
 //
@@ -10,19 +11,23 @@
 package history
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
-	// The SQLite driver the sqlite backend already links: the history is
-	// one file beside the results, needs no server, and adds no
-	// dependency to the binary.
-	"github.com/mattn/go-sqlite3"
+	"github.com/mentat-spec/mentat-spec/engine/redact"
+
+	// The SQLite driver the sqlite backend already links: the default
+	// history is one file beside the results, needs no server, and adds
+	// no dependency to the binary; pgx, the postgres backend's, for a
+	// history a team shares on a server.
+	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "github.com/mattn/go-sqlite3"
 )
 
 // SchemaVersion is the layout of the store's tables; a store written by
@@ -34,8 +39,10 @@ var DefaultPath = filepath.Join("results", "history.db")
 
 // Store is an open history.
 type Store struct {
-	db   *sql.DB
-	path string
+	db  *sql.DB // writes
+	rdb *sql.DB // reads: SQLite's deferred handle, or db
+	d   dialect
+	loc string
 }
 
 var schemaV1 = []string{
@@ -76,73 +83,129 @@ var schemaV1 = []string{
 		size_bytes INTEGER, jobs INTEGER NOT NULL, ceiling INTEGER NOT NULL, PRIMARY KEY (run_id, ord))`,
 }
 
-// Open opens the history at path, creating it (and its directory) when
-// absent.
-func Open(path string) (*Store, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("history: %w", err)
-		}
-	}
-	// Every transaction of the store writes: _txlock=immediate takes the
-	// write lock at BEGIN, so two processes adding at once queue on the
-	// busy timeout instead of both reading "absent" and then colliding.
-	db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on&_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate")
+// Open opens the history at loc: a PostgreSQL URL (postgres://...), or
+// else a SQLite file, created (with its directory) when absent. The
+// schema is created or migrated on open, the same on both.
+func Open(loc string) (*Store, error) {
+	protect(loc)
+	s, err := open(loc)
 	if err != nil {
-		return nil, fmt.Errorf("history: open %s: %w", path, err)
+		return nil, fmt.Errorf("history: %s: %w", Display(loc), redacted{err})
 	}
-	db.SetMaxOpenConns(1)
-	s := &Store{db: db, path: path}
-	if err := retryBusy(s.migrate); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("history: %s: %w", path, err)
+	if err := s.d.retry(s.migrate); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("history: %s: %w", Display(loc), redacted{err})
 	}
 	return s, nil
 }
 
-// Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+// redacted is a driver's error with the password left out of its text,
+// should the driver quote the URL it was given.
+type redacted struct{ err error }
 
-// Path is the store's file.
-func (s *Store) Path() string { return s.path }
+func (r redacted) Error() string { return redact.String(r.err.Error()) }
+func (r redacted) Unwrap() error { return r.err }
+
+func open(loc string) (*Store, error) {
+	if IsURL(loc) {
+		db, err := sql.Open("pgx", loc)
+		if err != nil {
+			return nil, err
+		}
+		// A few connections: a history is written one run at a time.
+		db.SetMaxOpenConns(4)
+		if err := db.Ping(); err != nil {
+			db.Close()
+			return nil, err
+		}
+		return &Store{db: db, rdb: db, d: postgresDialect{}, loc: loc}, nil
+	}
+	if dir := filepath.Dir(loc); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	// Every write transaction of the store writes: _txlock=immediate
+	// takes the write lock at BEGIN, so two processes adding at once
+	// queue on the busy timeout instead of both reading "absent" and then
+	// colliding. Reads go through a second handle whose transactions are
+	// deferred: a snapshot that blocks no writer.
+	const opts = "?_foreign_keys=on&_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock="
+	db, err := sql.Open("sqlite3", "file:"+loc+opts+"immediate")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	rdb, err := sql.Open("sqlite3", "file:"+loc+opts+"deferred")
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	rdb.SetMaxOpenConns(1)
+	return &Store{db: db, rdb: rdb, d: sqliteDialect{}, loc: loc}, nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.rdb != s.db {
+		err = errors.Join(err, s.rdb.Close())
+	}
+	return err
+}
+
+// Path is where the store is, as it may be printed: a file, or a URL
+// with its password replaced.
+func (s *Store) Path() string { return Display(s.loc) }
+
+// q is query in the store's dialect.
+func (s *Store) q(query string) string { return s.d.rebind(query) }
 
 // busyFor bounds how long an operation is retried while another process
-// holds the file.
+// holds the database.
 const busyFor = 30 * time.Second
 
-// retryBusy runs f again while it fails because another connection holds
-// the database: the busy timeout covers most waits, but SQLite returns
-// SQLITE_BUSY at once where waiting could deadlock (a reader upgrading,
-// the switch of a new file to WAL), and the whole step is then redone.
-func retryBusy(f func() error) error {
-	deadline := time.Now().Add(busyFor)
-	pause := 5 * time.Millisecond
-	for {
-		err := f()
-		var se sqlite3.Error
-		if err == nil || !errors.As(err, &se) || (se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked) || time.Now().After(deadline) {
+// queryer is what a read runs its queries on: a transaction, so that
+// every query of one read sees one snapshot.
+type queryer interface {
+	Query(query string, args ...any) (*sql.Rows, error)
+	QueryRow(query string, args ...any) *sql.Row
+}
+
+// read runs f in one read transaction: a run another process commits
+// meanwhile is wholly in what f sees, or wholly out.
+func (s *Store) read(f func(q queryer) error) error {
+	return s.d.retry(func() error {
+		tx, err := s.rdb.BeginTx(context.Background(), s.d.readTx())
+		if err != nil {
 			return err
 		}
-		time.Sleep(pause/2 + rand.N(pause/2+1))
-		pause = min(2*pause, 500*time.Millisecond)
-	}
+		defer tx.Rollback()
+		if err := f(tx); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
 }
 
 func (s *Store) migrate() error {
-	// The version is read and the schema created in one IMMEDIATE
-	// transaction: several processes opening a new file at once see it
-	// created by whichever came first, never half made.
+	// The version is read and the schema created in one transaction that
+	// holds the schema lock: several processes opening a new store at
+	// once see it created by whichever came first, never half made.
 	tx, err := s.db.Begin()
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'`).Scan(&n); err != nil {
+	if err := s.d.lockSchema(tx); err != nil {
+		return err
+	}
+	has, err := s.d.hasMeta(tx)
+	if err != nil {
 		return err
 	}
 	version := 0
-	if n > 0 {
+	if has {
 		var v string
 		err := tx.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -163,12 +226,13 @@ func (s *Store) migrate() error {
 	// Each version's statements, applied from the store's own onwards.
 	for _, stmts := range [][]string{schemaV1}[version:] {
 		for _, q := range stmts {
-			if _, err := tx.Exec(q); err != nil {
+			if _, err := tx.Exec(s.d.ddl(q)); err != nil {
 				return fmt.Errorf("creating the schema: %w", err)
 			}
 		}
 	}
-	if _, err := tx.Exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion)); err != nil {
+	if _, err := tx.Exec(s.q(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`), strconv.Itoa(SchemaVersion)); err != nil {
 		return err
 	}
 	return tx.Commit()
