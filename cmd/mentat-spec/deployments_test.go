@@ -40,6 +40,11 @@ func TestDeploymentsValidateAndPlan(t *testing.T) {
 			}
 		})
 	}
+	// A batch at mentat's SQLite assertion (6 * 5461 >= 32766) is refused
+	// at the variable, exit 2, before anything runs.
+	if code, _, stderr := runT(t, "validate", deploymentsDir+"sqlite-ext.hcl", "-var", "batch_datoms=5461"); code != exitUsage || !strings.Contains(stderr, "5,460") {
+		t.Errorf("batch_datoms=5461: exit %d\n%s", code, stderr)
+	}
 	// A GUC left unset is not set: pg_mentat's own default holds.
 	code, stdout, _ := runT(t, "plan", deploymentsDir+"pg_mentat.hcl", "-var", "pg_slow_query_ms=250")
 	if code != exitOK || !strings.Contains(stdout, "SET mentat.slow_query_ms = 250") {
