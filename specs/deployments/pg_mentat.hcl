@@ -78,7 +78,8 @@ backend "pg_mentat" {
     var.pg_slow_query_ms == null ? [] : ["SET mentat.slow_query_ms = ${var.pg_slow_query_ms}"],
   )
   explain = "SELECT mentat_explain(:q)"
-  analyze = ["ANALYZE"]
+  analyze = ["ANALYZE"] # the seed timed ANALYZE and VACUUM after the PG load
+  vacuum  = ["VACUUM"]
   load {
     statement    = "SELECT edn_t(:tx)"
     format       = "edn"
