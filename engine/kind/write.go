@@ -43,6 +43,11 @@ type WriteEnv interface {
 type Statement struct {
 	SQL   string
 	Names []string // parameter names, one per marker
+	// Answer is the query's answer format ("rows", or "json"/"edn": one
+	// value to decode with engine/answer) and Columns its tuples' names,
+	// so a kind reading the rows reads them as the checks do.
+	Answer  string
+	Columns []string
 }
 
 // WriteGenerators is implemented by Definitions whose scenario runs the

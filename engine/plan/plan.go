@@ -134,6 +134,9 @@ type Query struct {
 	// decode; Columns names its tuples' positions.
 	Answer  string
 	Columns []string
+	// EDN is the query's `edn` text (the Datalog of a mentat deployment),
+	// bound as :q in the backend's explain statement instead of SQL.
+	EDN string
 }
 
 // Scenario is one scenario in one cell.
@@ -239,7 +242,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.D
 		if d.HasErrors() {
 			continue
 		}
-		pq := &Query{Name: q.Name, SQL: rq.SQL, Params: map[string]params.Spec{}, Answer: rq.Answer, Columns: rq.Columns}
+		pq := &Query{Name: q.Name, SQL: rq.SQL, Params: map[string]params.Spec{}, Answer: rq.Answer, Columns: rq.Columns, EDN: rq.EDN}
 		for name, v := range rq.Params {
 			ps, err := resolve.ParamSpec(v)
 			if err != nil {

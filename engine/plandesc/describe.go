@@ -106,6 +106,7 @@ type QueryDesc struct {
 	Params      map[string]string `json:"params,omitempty"`
 	Answer      string            `json:"answer,omitempty"`  // a one-value format; empty: rows
 	Columns     []string          `json:"columns,omitempty"` // its tuples' positions
+	EDN         string            `json:"edn,omitempty"`     // the Datalog the explain statement binds as :q
 	Fingerprint string            `json:"fingerprint"`
 }
 
@@ -182,7 +183,7 @@ func describeCell(c *plan.Cell, secrets []string) CellDesc {
 	sort.Strings(names)
 	for _, n := range names {
 		q := c.Queries[n]
-		qd := QueryDesc{Name: q.Name, Dialect: b.Dialect, SQL: q.SQL, Params: map[string]string{}, Columns: q.Columns}
+		qd := QueryDesc{Name: q.Name, Dialect: b.Dialect, SQL: q.SQL, Params: map[string]string{}, Columns: q.Columns, EDN: q.EDN}
 		if q.Answer != answer.Rows {
 			qd.Answer = q.Answer
 		}
@@ -196,7 +197,8 @@ func describeCell(c *plan.Cell, secrets []string) CellDesc {
 			Params       map[string]string
 			Answer       string   `json:",omitempty"`
 			Columns      []string `json:",omitempty"`
-		}{qd.Dialect, qd.SQL, qd.Params, qd.Answer, qd.Columns})
+			EDN          string   `json:",omitempty"`
+		}{qd.Dialect, qd.SQL, qd.Params, qd.Answer, qd.Columns, qd.EDN})
 		cd.Queries = append(cd.Queries, qd)
 	}
 	for _, s := range c.Scenarios {

@@ -3,6 +3,7 @@ package plandesc_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -49,5 +50,49 @@ func TestDescribeRedactsSecrets(t *testing.T) {
 	}
 	if fa, fb := a.Fingerprints(), b.Fingerprints(); !reflect.DeepEqual(fa, fb) {
 		t.Errorf("changing a secret changes the fingerprints:\n%+v\n%+v", fa, fb)
+	}
+}
+
+// TestDescribeQueryEDN: a query's edn text (what a deployment's explain
+// statement binds) is in its description and fingerprint, so changing it
+// is a change.
+func TestDescribeQueryEDN(t *testing.T) {
+	build := func(paths ...string) *plandesc.Description {
+		spec, diags := config.Load(paths, config.Options{Env: []string{}})
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		return plandesc.Describe(p)
+	}
+	q1 := func(d *plandesc.Description) plandesc.QueryDesc {
+		for _, q := range d.Cells[0].Queries {
+			if q.Name == "q1" {
+				return q
+			}
+		}
+		t.Fatal("no q1")
+		return plandesc.QueryDesc{}
+	}
+	dir := t.TempDir()
+	write := func(name, edn string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(`query "q1" { edn = "`+edn+`" }`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	quick := "../../examples/quickstart.hcl"
+	plain := q1(build(quick))
+	a := q1(build(quick, write("a_override.hcl", "[:find ?e :where [?e :user/email _]]")))
+	b := q1(build(quick, write("b_override.hcl", "[:find ?n :where [_ :user/name ?n]]")))
+	if plain.EDN != "" || a.EDN != "[:find ?e :where [?e :user/email _]]" {
+		t.Errorf("edn described as %q and %q", plain.EDN, a.EDN)
+	}
+	if a.Fingerprint == plain.Fingerprint || a.Fingerprint == b.Fingerprint {
+		t.Errorf("fingerprints: none %s, a %s, b %s: a change of edn is no change", plain.Fingerprint, a.Fingerprint, b.Fingerprint)
 	}
 }

@@ -21,7 +21,10 @@ type CellQuery struct {
 	// positions.
 	Answer  string
 	Columns []string
-	Range   hcl.Range
+	// EDN is the query's `edn` text: the Datalog a mentat deployment
+	// runs, which a backend's explain statement binds as :q.
+	EDN   string
+	Range hcl.Range
 }
 
 // Query picks a query block's text for dialect (falling back to "default")
@@ -29,6 +32,11 @@ type CellQuery struct {
 func Query(q *config.QueryBlock, ctx *hcl.EvalContext, dialect string) (*CellQuery, hcl.Diagnostics) {
 	rq := &CellQuery{Name: q.Name, Params: map[string]cty.Value{}, Range: q.DeclRange, Answer: answer.Rows}
 	diags := answerFormat(q, ctx, rq)
+	if q.EDN != nil {
+		s, d := hcleval.String(q.EDN, ctx, "edn")
+		diags = append(diags, d...)
+		rq.EDN = s
+	}
 	if q.SQL != nil {
 		v, d := q.SQL.Value(ctx)
 		diags = append(diags, d...)

@@ -66,7 +66,7 @@ func (c *cell) extensionFacts(ctx context.Context, prefix string) []results.KV {
 }
 
 // explainStatement runs the backend's explain statement for query q on
-// the admin session: :q bound to the query's text, every other parameter
+// the admin session: :q bound to the query's text (its edn when it has one), every other parameter
 // to the value args gives it in the query. The rows come back one line
 // each, their columns separated by tabs.
 func (c *cell) explainStatement(ctx context.Context, q *boundQuery, args []any) (string, error) {
@@ -74,7 +74,13 @@ func (c *cell) explainStatement(ctx context.Context, q *boundQuery, args []any) 
 	if err != nil {
 		return "", fmt.Errorf("the explain statement: %w", err)
 	}
-	vals := map[string]any{resolve.ExplainQueryParam: c.pc.Queries[q.name].SQL}
+	// A query with an `edn` text is explained by it: a store's own
+	// explain (mentat_explain) takes the Datalog, not the SQL calling it.
+	text := c.pc.Queries[q.name].SQL
+	if e := c.pc.Queries[q.name].EDN; e != "" {
+		text = e
+	}
+	vals := map[string]any{resolve.ExplainQueryParam: text}
 	for i, n := range q.bound.Names {
 		if i < len(args) {
 			vals[n] = args[i]

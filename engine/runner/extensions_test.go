@@ -31,3 +31,22 @@ func TestExplainStatement(t *testing.T) {
 		t.Errorf("a parameter q1 lacks: %v", err)
 	}
 }
+
+// A query with an `edn` text is explained by that text, not by the SQL
+// that calls the store: mentat_explain takes the Datalog.
+func TestExplainStatementEDN(t *testing.T) {
+	t.Setenv("MENTAT_SPEC_BENCH_SCALE", "xs")
+	c := loadedCell(t, "sqlite", nil)
+	q := c.queries["q1"]
+	pq := *c.pc.Queries["q1"]
+	pq.EDN = "[:find ?e :in $ ?email :where [?e :user/email ?email]]"
+	c.pc.Queries["q1"] = &pq
+	c.pc.Backend.Explain = "SELECT :q, :email"
+	text, err := c.explainStatement(context.Background(), q, []any{"someone@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := pq.EDN + "\tsomeone@example.com"; text != want {
+		t.Errorf("explained %q, want %q", text, want)
+	}
+}

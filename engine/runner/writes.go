@@ -53,7 +53,7 @@ func (e *pointEnv) Statements(query string) ([]kind.Statement, error) {
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", query, err)
 		}
-		out = append(out, kind.Statement{SQL: b.SQL, Names: b.Names})
+		out = append(out, kind.Statement{SQL: b.SQL, Names: b.Names, Answer: q.Answer, Columns: q.Columns})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("query %s holds no statement", query)

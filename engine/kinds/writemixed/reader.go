@@ -10,6 +10,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/answer"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/ops"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -26,6 +27,7 @@ type reader struct {
 	rng      *rand.Rand
 	sess     drivers.Session
 	verify   drivers.Stmt
+	answer   kind.Statement // the verify query's answer format and columns
 	names    []string
 	args     []any
 	counts   counts
@@ -94,7 +96,7 @@ func (r *reader) prepareVerify(ctx context.Context, env kind.WriteEnv, def *Defi
 		r.close()
 		return fmt.Errorf("verify query %s: %w", def.Verify, err)
 	}
-	r.names, r.args = sts[0].Names, make([]any, len(sts[0].Names))
+	r.names, r.args, r.answer = sts[0].Names, make([]any, len(sts[0].Names)), sts[0]
 	return nil
 }
 
@@ -198,6 +200,17 @@ func (r *reader) check(ctx context.Context) {
 		return
 	}
 	r.checked.Add(1)
+	if r.answer.Answer != "" && r.answer.Answer != answer.Rows {
+		// A store answering in one value: its rows are what it decodes
+		// to; one that does not decode is a wrong answer, not an error.
+		var derr error
+		if _, rows, derr = answer.Decode(r.answer.Answer, rows, r.answer.Columns); derr != nil {
+			r.failed.Add(1)
+			msg := fmt.Sprintf("entity %d: the verify query's %s answer does not decode: %v", e, r.answer.Answer, derr)
+			r.firstFail.CompareAndSwap(nil, &msg)
+			return
+		}
+	}
 	legal, ks, err := r.log.legal(e, from, to)
 	if err != nil {
 		r.errs.Add(1)
