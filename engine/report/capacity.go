@@ -42,14 +42,7 @@ const (
 )
 
 func loadCapacityReport(r *results.Run) (capacityReport, error) {
-	var c capacityReport
-	var err error
-	if c.rows, err = results.ReadCapacity(r.Dir); err != nil {
-		return c, err
-	}
-	if c.probes, err = results.ReadCapacityProbes(r.Dir); err != nil {
-		return c, err
-	}
+	c := capacityReport{rows: r.Capacity, probes: r.CapacityProbes}
 	c.fits = append(sweepFits(r.Points()), probeFits(c.rows, c.probes)...)
 	return c, nil
 }

@@ -66,14 +66,8 @@ func HTML(r *results.Run, w io.Writer) error {
 	rank := results.ScaleRanks(timings, loads, r.Sizes)
 	pal := palette(r.Timings, r.Loads)
 	spread := spreadOf(r.Raw)
-	spectra, err := spectrumCharts(r.Dir, timings, rank, pal)
-	if err != nil {
-		return err
-	}
-	noise, err := results.ReadNoise(r.Dir)
-	if err := results.MissingIsEmpty(err); err != nil {
-		return err
-	}
+	spectra := spectrumCharts(r.Hlogs, timings, rank, pal)
+	noise := r.Noise
 	b := &htmlBuilder{}
 	b.section("overview", "Overview", func() { b.overview(r, timings, loads, rank) })
 	b.capacityHTML(r)

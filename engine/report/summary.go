@@ -53,14 +53,14 @@ func SummaryMD(r *results.Run, w io.Writer) error {
 	writeEnv(&b, r.Env)
 	writeLoads(&b, loads, rank)
 	writeScenarios(&b, timings, rank)
-	if err := writeWindows(&b, r.Dir); err != nil {
+	if err := writeWindows(&b, r.Windows); err != nil {
 		return err
 	}
-	if err := writeOpenLoop(&b, r.Dir); err != nil {
+	if err := writeOpenLoop(&b, r.OpenLoop); err != nil {
 		return err
 	}
 	writeColdStarts(&b, r.Checks)
-	if err := writeMemory(&b, r.Dir, rank); err != nil {
+	if err := writeMemory(&b, r.Memory, rank); err != nil {
 		return err
 	}
 	writeChecks(&b, r.Checks)

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Run is a loaded results directory: every file typed. Files that are
@@ -36,6 +38,20 @@ type Run struct {
 	Plans    []string // file names under plans/, sorted
 	Logs     []string // file names under logs/, sorted
 	Findings string   // findings.md, hand-written
+
+	OpenLoop       []OpenLoopRow      // openloop.csv in file order
+	Memory         []MemoryRow        // memory.csv in file order
+	Noise          []NoiseRow         // noise.csv in file order
+	Precision      []PrecisionRow     // precision.csv in file order
+	Capacity       []CapacityRow      // capacity.csv, the last row of each search
+	CapacityProbes []CapacityProbeRow // logs/capacity-probes.csv in file order
+	// Hlogs is the index of hdr/: each HDR log's intervals by file name
+	// (HlogName). A log that does not read (a run stopped mid-write) is
+	// left out, as if the point had none.
+	Hlogs map[string][]*hdrhistogram.Histogram
+	// Fingerprints is fingerprints.json, nil when the run has none (the
+	// seed suite's runs).
+	Fingerprints *Fingerprints
 }
 
 // Load reads every file of the results directory dir.
@@ -79,6 +95,24 @@ func Load(dir string) (*Run, error) {
 	b, err := os.ReadFile(filepath.Join(dir, FindingsMD))
 	keep(err)
 	r.Findings = strings.TrimSpace(string(b))
+	r.OpenLoop, err = ReadOpenLoop(dir)
+	keep(err)
+	r.Memory, err = ReadMemory(dir)
+	keep(err)
+	r.Noise, err = ReadNoise(dir)
+	keep(err)
+	r.Precision, err = ReadPrecision(dir)
+	keep(err)
+	r.Capacity, err = ReadCapacity(dir)
+	keep(err)
+	r.CapacityProbes, err = ReadCapacityProbes(dir)
+	keep(err)
+	r.Hlogs, err = readHlogs(filepath.Join(dir, HdrDir))
+	keep(err)
+	r.Fingerprints, err = ReadFingerprints(dir)
+	if !errors.Is(err, ErrNoFingerprints) {
+		keep(err)
+	}
 	<-rawDone
 	keep(rawErr)
 	if err := errors.Join(errs...); err != nil {
@@ -166,6 +200,25 @@ func readInvocations(dir string) ([]time.Time, error) {
 		}
 	})
 	return out, err
+}
+
+// readHlogs reads every HDR log in dir by file name; one that does not
+// read is left out (see Run.Hlogs).
+func readHlogs(dir string) (map[string][]*hdrhistogram.Histogram, error) {
+	names, err := listFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]*hdrhistogram.Histogram{}
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".hlog") {
+			continue
+		}
+		if hs, err := ReadHlog(filepath.Join(dir, n)); err == nil {
+			out[n] = hs
+		}
+	}
+	return out, nil
 }
 
 // listFiles returns the plain file names in dir, sorted.
