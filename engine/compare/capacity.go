@@ -19,15 +19,8 @@ const KindCapacity = "capacity"
 // estimates apart by more than the threshold whose intervals overlap
 // cannot be decided and are noted; a search of OLD missing from NEW is
 // missing.
-func compareCapacity(rep *Verdict, oldDir, newDir string) error {
-	oldRows, err := results.ReadCapacity(oldDir)
-	if err != nil {
-		return fmt.Errorf("compare capacity: %w", err)
-	}
-	newRows, err := results.ReadCapacity(newDir)
-	if err != nil {
-		return fmt.Errorf("compare capacity: %w", err)
-	}
+func compareCapacity(rep *Verdict, oldRun, newRun *results.Run) error {
+	oldRows, newRows := oldRun.Capacity, newRun.Capacity
 	type key struct {
 		sc, be, scale, op string
 		clients           int

@@ -32,7 +32,7 @@ func TestCompareCapacity(t *testing.T) {
 	old := write(row("sqlite", 1000, 950, 1050), row("duckdb", 500, 400, 600), row("postgres", 2000, 1900, 2100), row("gone", 10, 9, 11), row("open", 300, 300, math.Inf(1)))
 	new := write(row("sqlite", 700, 650, 750), row("duckdb", 420, 300, 540), row("postgres", 2500, 2400, 2600), row("open", 200, 190, 210))
 	rep := Verdict{Method: MethodThreshold, ThresholdPct: 10}
-	if err := compareCapacity(&rep, old, new); err != nil {
+	if err := compareCapacity(&rep, loadRun(t, old), loadRun(t, new)); err != nil {
 		t.Fatal(err)
 	}
 	out := rep.String()
@@ -75,7 +75,7 @@ func TestCompareUndecidedCapacity(t *testing.T) {
 	decided, undecided := write(1000, 950, 1050, "latency"), write(math.NaN(), 0, 900, "undecided")
 	for _, tt := range []struct{ old, new, side string }{{decided, undecided, "NEW"}, {undecided, decided, "OLD"}} {
 		rep := Verdict{Method: MethodThreshold, ThresholdPct: 10}
-		if err := compareCapacity(&rep, tt.old, tt.new); err != nil {
+		if err := compareCapacity(&rep, loadRun(t, tt.old), loadRun(t, tt.new)); err != nil {
 			t.Fatal(err)
 		}
 		out := rep.String()

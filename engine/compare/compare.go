@@ -1,11 +1,12 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -107,6 +108,7 @@ type Verdict struct {
 	UndecidedCapacity int
 
 	force          bool
+	oldRun, newRun *results.Run // what was compared, for the page's side-by-side table
 	comparable     func(results.Key) bool
 	loadComparable func(backend, scale string) bool
 }
@@ -219,6 +221,24 @@ func (r Verdict) String() string {
 // judge, so load rates are notes, not findings. Compare runs from the
 // same kind of machine only.
 func Dirs(oldDir, newDir string, opt Options) (Verdict, error) {
+	var runs [2]*results.Run
+	for i, d := range []string{oldDir, newDir} {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return Verdict{Old: oldDir, New: newDir}, fmt.Errorf("results: compare: %s is not a results directory", d)
+		}
+		r, err := results.Load(d)
+		if err != nil {
+			return Verdict{Old: oldDir, New: newDir}, fmt.Errorf("compare %s: %w", [2]string{"OLD", "NEW"}[i], err)
+		}
+		runs[i] = r
+	}
+	return Runs(runs[0], runs[1], opt)
+}
+
+// Runs compares two loaded runs as Dirs does their directories: it reads
+// nothing but the two values.
+func Runs(oldRun, newRun *results.Run, opt Options) (Verdict, error) {
+	oldDir, newDir := oldRun.Dir, newRun.Dir
 	if opt.Method == "" {
 		opt.Method = MethodStats
 	}
@@ -241,12 +261,8 @@ func Dirs(oldDir, newDir string, opt Options) (Verdict, error) {
 	if opt.Method == MethodStats {
 		rep.Alpha = opt.Alpha
 	}
-	for _, d := range []string{oldDir, newDir} {
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			return rep, fmt.Errorf("results: compare: %s is not a results directory", d)
-		}
-	}
-	diffs, notes, err := Differences(oldDir, newDir)
+	rep.oldRun, rep.newRun = oldRun, newRun
+	diffs, notes, err := Differences(oldRun, newRun)
 	if err != nil {
 		return rep, err
 	}
@@ -265,29 +281,29 @@ func Dirs(oldDir, newDir string, opt Options) (Verdict, error) {
 		rep.Refused = true
 		return rep, nil
 	}
-	if err := compareRows(&rep, oldDir, newDir); err != nil {
+	if err := compareRows(&rep, oldRun, newRun); err != nil {
 		return rep, err
 	}
 	if opt.Method == MethodStats {
-		return rep, compareReps(&rep, oldDir, newDir)
+		return rep, compareReps(&rep, oldRun, newRun)
 	}
 	return rep, nil
 }
 
 // compareRows finds the regressions of timings.csv and loads.csv; under
 // the statistical method only those that are not metric changes.
-func compareRows(rep *Verdict, oldDir, newDir string) error {
+func compareRows(rep *Verdict, oldRun, newRun *results.Run) error {
 	metrics := rep.Method != MethodStats
 	thresholdPct := rep.ThresholdPct
-	oldRows, err := results.ReadTimings(oldDir)
-	if err != nil {
-		return fmt.Errorf("compare OLD: %w", err)
+	for _, x := range []struct {
+		side string
+		run  *results.Run
+	}{{"OLD", oldRun}, {"NEW", newRun}} {
+		if !x.run.Has(results.TimingsFile) {
+			return fmt.Errorf("compare %s: %s: %w", x.side, filepath.Join(x.run.Dir, results.TimingsFile), fs.ErrNotExist)
+		}
 	}
-	newRows, err := results.ReadTimings(newDir)
-	if err != nil {
-		return fmt.Errorf("compare NEW: %w", err)
-	}
-	oldRows, newRows = results.LastPerKey(oldRows, results.Row.Key), results.LastPerKey(newRows, results.Row.Key)
+	oldRows, newRows := oldRun.Points(), newRun.Points()
 
 	type scenarioKey struct{ scenario, backend, scale string }
 	sk := func(r results.Row) scenarioKey { return scenarioKey{r.Scenario, r.Backend, r.Scale} }
@@ -343,11 +359,7 @@ func compareRows(rep *Verdict, oldDir, newDir string) error {
 		}
 	}
 
-	oldLoads, errOld := results.ReadLoads(oldDir)
-	newLoads, errNew := results.ReadLoads(newDir)
-	if err := errors.Join(results.MissingIsEmpty(errOld), results.MissingIsEmpty(errNew)); err != nil {
-		return fmt.Errorf("compare loads: %w", err)
-	}
+	oldLoads, newLoads := oldRun.Loads, newRun.Loads
 	type loadKey struct{ backend, scale string }
 	lk := func(l results.LoadRow) loadKey { return loadKey{l.Backend, l.Scale} }
 	oldL := map[loadKey]results.LoadRow{}
@@ -372,7 +384,7 @@ func compareRows(rep *Verdict, oldDir, newDir string) error {
 			}
 		}
 	}
-	return compareCapacity(rep, oldDir, newDir)
+	return compareCapacity(rep, oldRun, newRun)
 }
 
 func pct(old, new float64) float64 { return 100 * (new - old) / old }

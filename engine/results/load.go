@@ -52,7 +52,18 @@ type Run struct {
 	// Fingerprints is fingerprints.json, nil when the run has none (the
 	// seed suite's runs).
 	Fingerprints *Fingerprints
+
+	// Files says which of the run's files the directory held when it was
+	// loaded (absent and empty differ to compare: "no raw.csv").
+	Files map[string]bool
 }
+
+// loadedFiles are the files whose presence Run.Files records.
+var loadedFiles = []string{TimingsFile, RawFile, LoadsFile, WindowsFile, ChecksFile, SizesFile, EnvFile, FindingsMD,
+	OpenLoopFile, MemoryFile, NoiseFile, PrecisionFile, CapacityFile, CapacityProbesFile, FingerprintsFile}
+
+// Has reports whether the directory held the file name when loaded.
+func (r *Run) Has(name string) bool { return r.Files[name] }
 
 // Load reads every file of the results directory dir.
 func Load(dir string) (*Run, error) {
@@ -117,6 +128,12 @@ func Load(dir string) (*Run, error) {
 	keep(rawErr)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	r.Files = map[string]bool{}
+	for _, name := range loadedFiles {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
+			r.Files[name] = true
+		}
 	}
 	for _, name := range []string{TimingsFile, RawFile, LoadsFile, WindowsFile, ChecksFile, SizesFile, EnvFile} {
 		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.ModTime().After(r.LastWrite) {
