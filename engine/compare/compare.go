@@ -35,6 +35,8 @@ type Finding struct {
 	// Stat is the statistical evidence of a metric finding of the
 	// statistical method; nil for the threshold method.
 	Stat *MetricVerdict
+	// Text is a rule's finding as said after its point (Rule).
+	Text string
 }
 
 // Comparison methods.
@@ -103,9 +105,9 @@ type Verdict struct {
 	RunVariation *RunVariation
 	// Variants: OLD and NEW are two backends of one run (Variants).
 	Variants bool
-	// UndecidedCapacity counts the capacity searches of either side that
-	// could not decide a capacity (capacity.csv's capacity empty).
-	UndecidedCapacity int
+	// UndecidedRows counts, by rule (Rule), the rows of either side that
+	// a kind's rule could not decide (a capacity search that found none).
+	UndecidedRows map[string]int
 
 	force          bool
 	oldRun, newRun *results.Run // what was compared, for the page's side-by-side table
@@ -126,7 +128,7 @@ func (r Verdict) Regressed() bool { return len(r.Findings) > 0 }
 // Undecided counts the metrics the statistical method could not decide:
 // no verdict, which a gate must not read as a pass.
 func (r Verdict) Undecided() int {
-	n := r.UndecidedCapacity
+	n := r.undecidedRows()
 	for _, v := range r.Verdicts {
 		if v.Outcome == OutUndecided || v.Outcome == OutNoisy {
 			n++
@@ -184,8 +186,8 @@ func (r Verdict) String() string {
 			b.WriteString("bulk load now hits the load cap")
 		case KindMissing:
 			b.WriteString("missing from NEW")
-		case KindCapacity:
-			b.WriteString(capacityFinding(f))
+		default:
+			b.WriteString(f.Text) // a rule's finding says itself
 		}
 		b.WriteString("\n")
 	}
@@ -384,7 +386,7 @@ func compareRows(rep *Verdict, oldRun, newRun *results.Run) error {
 			}
 		}
 	}
-	return compareCapacity(rep, oldRun, newRun)
+	return applyRules(rep, oldRun, newRun)
 }
 
 func pct(old, new float64) float64 { return 100 * (new - old) / old }

@@ -213,8 +213,8 @@ func undecidedWhy(rep Verdict) string {
 		noisy = noisy || v.Outcome == OutNoisy
 	}
 	switch {
-	case rep.UndecidedCapacity > 0 && !few && !noisy:
-		return "a capacity search found no capacity"
+	case rep.undecidedRows() > 0 && !few && !noisy:
+		return ruleUndecidedWhy(rep)
 	case few && noisy:
 		return "too few reps, and the machine's noise differed"
 	case noisy:

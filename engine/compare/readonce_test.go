@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/engine/compare"
+	"github.com/mentat-spec/mentat-spec/engine/kinds/capacity"
 	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
@@ -98,8 +99,8 @@ func TestLoadedRunRendersWithoutItsFiles(t *testing.T) {
 }
 
 // fullRun is the report's real full-xs run with a row of every other
-// file added, a capacity search found at capacity ops/s among them.
-func fullRun(t *testing.T, capacity float64) string {
+// file added, a capacity search found at found ops/s among them.
+func fullRun(t *testing.T, found float64) string {
 	t.Helper()
 	src := filepath.Join("..", "report", "testdata", "full-xs")
 	dst := filepath.Join(t.TempDir(), "run")
@@ -134,10 +135,10 @@ func fullRun(t *testing.T, capacity float64) string {
 			P50Ms: 1, P95Ms: 2, P99Ms: 3, MaxMs: 4, Throughput: 50}
 	}
 	for _, rec := range []results.Record{
-		results.CapacityRow{Scenario: "capacity_search", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Capacity: capacity,
-			Low: capacity * 0.95, High: capacity * 1.05, Unit: results.UnitRate, LimitedBy: "latency", ServiceLevel: "p99<=50ms", Probes: 3, Seconds: 9},
-		results.CapacityProbeRow{Scenario: "capacity_search", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Probe: 1, Phase: "search",
-			Pass: 1, Rate: capacity, Seconds: 3, Count: 300, Achieved: capacity, AchievedPct: 100, PctlMs: 2, PctlLowMs: 1, PctlHighMs: 3, P50Ms: 1, P99Ms: 2, Held: true},
+		capacity.CapacityRow{Scenario: "capacity_search", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Capacity: found,
+			Low: found * 0.95, High: found * 1.05, Unit: capacity.UnitRate, LimitedBy: "latency", ServiceLevel: "p99<=50ms", Probes: 3, Seconds: 9},
+		capacity.CapacityProbeRow{Scenario: "capacity_search", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Probe: 1, Phase: "search",
+			Pass: 1, Rate: found, Seconds: 3, Count: 300, Achieved: found, AchievedPct: 100, PctlMs: 2, PctlLowMs: 1, PctlHighMs: 3, P50Ms: 1, P99Ms: 2, Held: true},
 		results.OpenLoopRow{Row: row("sqlite", 4), Rate: 50, Late: 1, Dropped: 0},
 		results.WindowRow{Row: row("sqlite", 2), Window: 0, StartS: 0, EndS: 2},
 		results.WindowRow{Row: row("sqlite", 2), Window: 1, StartS: 2, EndS: 4},

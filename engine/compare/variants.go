@@ -63,8 +63,9 @@ func VariantsOf(run *results.Run, a, b string, opt Options) (Verdict, error) {
 }
 
 // variant is backend's part of run as a run of its own, the backend named
-// label on both sides so that points match: its raw, timings, noise and
-// capacity rows, and env.txt without the other backends' lines.
+// label on both sides so that points match: its raw, timings and noise
+// rows, the kinds' own rows (Output.Variant), and env.txt without the
+// other backends' lines.
 func variant(run *results.Run, backend, label string) (*results.Run, error) {
 	if !slices.ContainsFunc(run.Timings, func(r results.Row) bool { return r.Backend == backend }) {
 		return nil, fmt.Errorf("compare variants: the run in %s measured no backend %q", run.Dir, backend)
@@ -83,8 +84,12 @@ func variant(run *results.Run, backend, label string) (*results.Run, error) {
 	present(results.TimingsFile, len(v.Timings))
 	v.Noise = ofBackend(run.Noise, backend, label, func(r *results.NoiseRow) *string { return &r.Backend })
 	present(results.NoiseFile, len(v.Noise))
-	v.Capacity = ofBackend(run.Capacity, backend, label, func(r *results.CapacityRow) *string { return &r.Backend })
-	present(results.CapacityFile, len(v.Capacity))
+	v.Outputs = map[string]any{}
+	for _, o := range results.Outputs() {
+		if x, ok := run.Outputs[o.Name]; ok && o.Variant != nil {
+			v.Outputs[o.Name] = o.Variant(x, backend, label)
+		}
+	}
 	own, other := "backend."+backend+".", "backend."
 	for _, kv := range run.Env {
 		switch {

@@ -40,9 +40,7 @@ func SummaryMD(r *results.Run, w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# mentat-spec benchmark: %s\n\n", r.Name)
 	writeOverview(&b, r, timings, loads, rank)
-	if err := writeCapacityMD(&b, r); err != nil {
-		return err
-	}
+	writeKindSections(&b, r)
 	if r.Findings != "" {
 		b.WriteString("## Findings (hand-written; the tables below are generated)\n\n")
 		b.WriteString(r.Findings)
@@ -127,7 +125,7 @@ func writeLoads(b *bytes.Buffer, loads []results.LoadRow, rank map[string]int) {
 		if l.Ceiling {
 			note = "ceiling (load cap hit; the rate reached)"
 		}
-		t.rows = append(t.rows, []string{l.Backend, l.Scale, results.Thousands(l.NDatoms), fmtSecs(l.WallS, 1), results.Thousands(int64(math.Round(l.DatomsPerS))),
+		t.rows = append(t.rows, []string{l.Backend, l.Scale, results.Thousands(l.NDatoms), FormatSecs(l.WallS, 1), results.Thousands(int64(math.Round(l.DatomsPerS))),
 			optSecs(l.PostLoadS), optSecs(l.AnalyzeS), optSecs(l.VacuumS), size, jobs, note})
 	}
 	b.WriteString("## bulk_load\n\n")

@@ -39,7 +39,7 @@ func writeWindows(b *bytes.Buffer, rows []results.WindowRow) error {
 		t := table{head: []string{"window", "start s", "n", "p50 ms", "p95 ms", "p99 ms", "max ms", "ops/s", "errors"},
 			right: []bool{true, true, true, true, true, true, true, true, true}}
 		for _, w := range ws {
-			t.rows = append(t.rows, []string{strconv.Itoa(w.Window), fmtSecs(w.StartS, 0), strconv.FormatInt(w.Count, 10),
+			t.rows = append(t.rows, []string{strconv.Itoa(w.Window), FormatSecs(w.StartS, 0), strconv.FormatInt(w.Count, 10),
 				FormatMs(w.P50Ms), FormatMs(w.P95Ms), FormatMs(w.P99Ms), FormatMs(w.MaxMs), FormatRate(w.Throughput), strconv.FormatInt(w.Errors, 10)})
 		}
 		t.write(b)

@@ -43,8 +43,6 @@ type Run struct {
 	Memory         []MemoryRow        // memory.csv in file order
 	Noise          []NoiseRow         // noise.csv in file order
 	Precision      []PrecisionRow     // precision.csv in file order
-	Capacity       []CapacityRow      // capacity.csv, the last row of each search
-	CapacityProbes []CapacityProbeRow // logs/capacity-probes.csv in file order
 	// Hlogs is the index of hdr/: each HDR log's intervals by file name
 	// (HlogName). A log that does not read (a run stopped mid-write) is
 	// left out, as if the point had none.
@@ -53,6 +51,10 @@ type Run struct {
 	// seed suite's runs).
 	Fingerprints *Fingerprints
 
+	// Outputs are the files of the kinds that registered their own
+	// (RegisterOutput), by output name.
+	Outputs map[string]any
+
 	// Files says which of the run's files the directory held when it was
 	// loaded (absent and empty differ to compare: "no raw.csv").
 	Files map[string]bool
@@ -60,7 +62,7 @@ type Run struct {
 
 // loadedFiles are the files whose presence Run.Files records.
 var loadedFiles = []string{TimingsFile, RawFile, LoadsFile, WindowsFile, ChecksFile, SizesFile, EnvFile, FindingsMD,
-	OpenLoopFile, MemoryFile, NoiseFile, PrecisionFile, CapacityFile, CapacityProbesFile, FingerprintsFile}
+	OpenLoopFile, MemoryFile, NoiseFile, PrecisionFile, FingerprintsFile}
 
 // Has reports whether the directory held the file name when loaded.
 func (r *Run) Has(name string) bool { return r.Files[name] }
@@ -114,10 +116,15 @@ func Load(dir string) (*Run, error) {
 	keep(err)
 	r.Precision, err = ReadPrecision(dir)
 	keep(err)
-	r.Capacity, err = ReadCapacity(dir)
-	keep(err)
-	r.CapacityProbes, err = ReadCapacityProbes(dir)
-	keep(err)
+	r.Outputs = map[string]any{}
+	for _, o := range outputs {
+		v, err := o.Read(dir)
+		if err != nil {
+			keep(fmt.Errorf("results: %s: %w", o.Name, err))
+			continue
+		}
+		r.Outputs[o.Name] = v
+	}
 	r.Hlogs, err = readHlogs(filepath.Join(dir, HdrDir))
 	keep(err)
 	r.Fingerprints, err = ReadFingerprints(dir)
@@ -130,7 +137,7 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	r.Files = map[string]bool{}
-	for _, name := range loadedFiles {
+	for _, name := range slices.Concat(loadedFiles, outputFiles()) {
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
 			r.Files[name] = true
 		}
