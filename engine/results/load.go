@@ -39,10 +39,10 @@ type Run struct {
 	Logs     []string // file names under logs/, sorted
 	Findings string   // findings.md, hand-written
 
-	OpenLoop       []OpenLoopRow      // openloop.csv in file order
-	Memory         []MemoryRow        // memory.csv in file order
-	Noise          []NoiseRow         // noise.csv in file order
-	Precision      []PrecisionRow     // precision.csv in file order
+	OpenLoop  []OpenLoopRow  // openloop.csv in file order
+	Memory    []MemoryRow    // memory.csv in file order
+	Noise     []NoiseRow     // noise.csv in file order
+	Precision []PrecisionRow // precision.csv in file order
 	// Hlogs is the index of hdr/: each HDR log's intervals by file name
 	// (HlogName). A log that does not read (a run stopped mid-write) is
 	// left out, as if the point had none.

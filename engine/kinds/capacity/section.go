@@ -176,4 +176,3 @@ func probeCharts(row CapacityRow, probes []CapacityProbeRow) []chart.Chart {
 	}
 	return []chart.Chart{thr, lat}
 }
-
