@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -302,7 +303,8 @@ func compareRows(rep *Verdict, oldRun, newRun *results.Run) error {
 		run  *results.Run
 	}{{"OLD", oldRun}, {"NEW", newRun}} {
 		if !x.run.Has(results.TimingsFile) {
-			return fmt.Errorf("compare %s: %s: %w", x.side, filepath.Join(x.run.Dir, results.TimingsFile), fs.ErrNotExist)
+			// Worded as reading the file said it, before runs were loaded.
+			return fmt.Errorf("compare %s: results: %w", x.side, &fs.PathError{Op: "open", Path: filepath.Join(x.run.Dir, results.TimingsFile), Err: syscall.ENOENT})
 		}
 	}
 	oldRows, newRows := oldRun.Points(), newRun.Points()

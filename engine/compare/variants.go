@@ -2,8 +2,11 @@ package compare
 
 import (
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
@@ -35,6 +38,13 @@ func Variants(dir, a, b string, opt Options) (Verdict, error) {
 func VariantsOf(run *results.Run, a, b string, opt Options) (Verdict, error) {
 	if a == b {
 		return Verdict{}, fmt.Errorf("compare variants: %q against itself", a)
+	}
+	// Variants are decided from the reps: a run without raw.csv (or
+	// timings.csv) has none to split.
+	for _, name := range []string{results.RawFile, results.TimingsFile} {
+		if !run.Has(name) {
+			return Verdict{}, fmt.Errorf("compare variants: results: %w", &fs.PathError{Op: "open", Path: filepath.Join(run.Dir, name), Err: syscall.ENOENT})
+		}
 	}
 	label := a + " vs " + b
 	var sides [2]*results.Run
