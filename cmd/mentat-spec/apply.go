@@ -384,9 +384,23 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		return finishCompare(rep, *htmlOut, *failUndecided, stdout, stderr)
 	}
+	// Each run is read once; everything below takes the loaded values.
+	var runs [2]*results.Run
+	for i, d := range pos {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			fmt.Fprintf(stderr, "mentat-spec compare: results: compare: %s is not a results directory\n", d)
+			return exitUsage
+		}
+		r, err := results.Load(d)
+		if err != nil {
+			fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
+			return exitUsage
+		}
+		runs[i] = r
+	}
 	// When both runs recorded what they ran, points whose query, scenario
 	// or dataset changed are listed and left out; the rest are compared.
-	c, ferr := compare.Unchanged(pos[0], pos[1])
+	c, ferr := compare.Unchanged(runs[0], runs[1])
 	switch {
 	case ferr == nil:
 		opts.Comparable, opts.LoadComparable = c.Comparable, c.LoadComparable
@@ -399,7 +413,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", ferr)
 		return exitUsage
 	}
-	rep, err := compare.Dirs(pos[0], pos[1], opts)
+	rep, err := compare.Runs(runs[0], runs[1], opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitUsage

@@ -1,9 +1,7 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -83,20 +81,17 @@ func envValue(k, v string) string {
 // ran (a backend or scale present on one side shows in the variables or
 // scales anyway). When a directory has no env.txt nothing can be
 // checked: that is said in notes, not treated as a difference.
-func Differences(oldDir, newDir string) (diffs []Difference, notes []string, err error) {
-	oldEnv, errOld := results.ReadEnv(oldDir)
-	newEnv, errNew := results.ReadEnv(newDir)
+func Differences(oldRun, newRun *results.Run) (diffs []Difference, notes []string, err error) {
+	oldEnv, newEnv := oldRun.Env, newRun.Env
 	for _, x := range []struct {
 		side string
-		err  error
-	}{{"OLD", errOld}, {"NEW", errNew}} {
-		if errors.Is(x.err, fs.ErrNotExist) {
+		run  *results.Run
+	}{{"OLD", oldRun}, {"NEW", newRun}} {
+		if !x.run.Has(results.EnvFile) {
 			notes = append(notes, x.side+" has no env.txt: cannot check that the runs are comparable")
-		} else if x.err != nil {
-			return nil, nil, fmt.Errorf("compare %s: %w", x.side, x.err)
 		}
 	}
-	if errOld != nil || errNew != nil {
+	if !oldRun.Has(results.EnvFile) || !newRun.Has(results.EnvFile) {
 		return nil, notes, nil
 	}
 	oldMap, newMap := map[string]string{}, map[string]string{}

@@ -61,7 +61,7 @@ func TestDifferences(t *testing.T) {
 	oldDir := envDir(t, baseEnv)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, notes, err := Differences(oldDir, envDir(t, tc.new))
+			got, notes, err := Differences(loadRun(t, oldDir), loadRun(t, envDir(t, tc.new)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,13 +1,15 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -34,6 +36,8 @@ type Finding struct {
 	// Stat is the statistical evidence of a metric finding of the
 	// statistical method; nil for the threshold method.
 	Stat *MetricVerdict
+	// Text is a rule's finding as said after its point (Rule).
+	Text string
 }
 
 // Comparison methods.
@@ -102,11 +106,12 @@ type Verdict struct {
 	RunVariation *RunVariation
 	// Variants: OLD and NEW are two backends of one run (Variants).
 	Variants bool
-	// UndecidedCapacity counts the capacity searches of either side that
-	// could not decide a capacity (capacity.csv's capacity empty).
-	UndecidedCapacity int
+	// UndecidedRows counts, by rule (Rule), the rows of either side that
+	// a kind's rule could not decide (a capacity search that found none).
+	UndecidedRows map[string]int
 
 	force          bool
+	oldRun, newRun *results.Run // what was compared, for the page's side-by-side table
 	comparable     func(results.Key) bool
 	loadComparable func(backend, scale string) bool
 }
@@ -124,7 +129,7 @@ func (r Verdict) Regressed() bool { return len(r.Findings) > 0 }
 // Undecided counts the metrics the statistical method could not decide:
 // no verdict, which a gate must not read as a pass.
 func (r Verdict) Undecided() int {
-	n := r.UndecidedCapacity
+	n := r.undecidedRows()
 	for _, v := range r.Verdicts {
 		if v.Outcome == OutUndecided || v.Outcome == OutNoisy {
 			n++
@@ -182,8 +187,8 @@ func (r Verdict) String() string {
 			b.WriteString("bulk load now hits the load cap")
 		case KindMissing:
 			b.WriteString("missing from NEW")
-		case KindCapacity:
-			b.WriteString(capacityFinding(f))
+		default:
+			b.WriteString(f.Text) // a rule's finding says itself
 		}
 		b.WriteString("\n")
 	}
@@ -219,6 +224,24 @@ func (r Verdict) String() string {
 // judge, so load rates are notes, not findings. Compare runs from the
 // same kind of machine only.
 func Dirs(oldDir, newDir string, opt Options) (Verdict, error) {
+	var runs [2]*results.Run
+	for i, d := range []string{oldDir, newDir} {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return Verdict{Old: oldDir, New: newDir}, fmt.Errorf("results: compare: %s is not a results directory", d)
+		}
+		r, err := results.Load(d)
+		if err != nil {
+			return Verdict{Old: oldDir, New: newDir}, fmt.Errorf("compare %s: %w", [2]string{"OLD", "NEW"}[i], err)
+		}
+		runs[i] = r
+	}
+	return Runs(runs[0], runs[1], opt)
+}
+
+// Runs compares two loaded runs as Dirs does their directories: it reads
+// nothing but the two values.
+func Runs(oldRun, newRun *results.Run, opt Options) (Verdict, error) {
+	oldDir, newDir := oldRun.Dir, newRun.Dir
 	if opt.Method == "" {
 		opt.Method = MethodStats
 	}
@@ -241,12 +264,8 @@ func Dirs(oldDir, newDir string, opt Options) (Verdict, error) {
 	if opt.Method == MethodStats {
 		rep.Alpha = opt.Alpha
 	}
-	for _, d := range []string{oldDir, newDir} {
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			return rep, fmt.Errorf("results: compare: %s is not a results directory", d)
-		}
-	}
-	diffs, notes, err := Differences(oldDir, newDir)
+	rep.oldRun, rep.newRun = oldRun, newRun
+	diffs, notes, err := Differences(oldRun, newRun)
 	if err != nil {
 		return rep, err
 	}
@@ -265,29 +284,30 @@ func Dirs(oldDir, newDir string, opt Options) (Verdict, error) {
 		rep.Refused = true
 		return rep, nil
 	}
-	if err := compareRows(&rep, oldDir, newDir); err != nil {
+	if err := compareRows(&rep, oldRun, newRun); err != nil {
 		return rep, err
 	}
 	if opt.Method == MethodStats {
-		return rep, compareReps(&rep, oldDir, newDir)
+		return rep, compareReps(&rep, oldRun, newRun)
 	}
 	return rep, nil
 }
 
 // compareRows finds the regressions of timings.csv and loads.csv; under
 // the statistical method only those that are not metric changes.
-func compareRows(rep *Verdict, oldDir, newDir string) error {
+func compareRows(rep *Verdict, oldRun, newRun *results.Run) error {
 	metrics := rep.Method != MethodStats
 	thresholdPct := rep.ThresholdPct
-	oldRows, err := results.ReadTimings(oldDir)
-	if err != nil {
-		return fmt.Errorf("compare OLD: %w", err)
+	for _, x := range []struct {
+		side string
+		run  *results.Run
+	}{{"OLD", oldRun}, {"NEW", newRun}} {
+		if !x.run.Has(results.TimingsFile) {
+			// Worded as reading the file said it, before runs were loaded.
+			return fmt.Errorf("compare %s: results: %w", x.side, &fs.PathError{Op: "open", Path: filepath.Join(x.run.Dir, results.TimingsFile), Err: syscall.ENOENT})
+		}
 	}
-	newRows, err := results.ReadTimings(newDir)
-	if err != nil {
-		return fmt.Errorf("compare NEW: %w", err)
-	}
-	oldRows, newRows = results.LastPerKey(oldRows, results.Row.Key), results.LastPerKey(newRows, results.Row.Key)
+	oldRows, newRows := oldRun.Points(), newRun.Points()
 
 	type scenarioKey struct{ scenario, backend, scale string }
 	sk := func(r results.Row) scenarioKey { return scenarioKey{r.Scenario, r.Backend, r.Scale} }
@@ -343,11 +363,7 @@ func compareRows(rep *Verdict, oldDir, newDir string) error {
 		}
 	}
 
-	oldLoads, errOld := results.ReadLoads(oldDir)
-	newLoads, errNew := results.ReadLoads(newDir)
-	if err := errors.Join(results.MissingIsEmpty(errOld), results.MissingIsEmpty(errNew)); err != nil {
-		return fmt.Errorf("compare loads: %w", err)
-	}
+	oldLoads, newLoads := oldRun.Loads, newRun.Loads
 	type loadKey struct{ backend, scale string }
 	lk := func(l results.LoadRow) loadKey { return loadKey{l.Backend, l.Scale} }
 	oldL := map[loadKey]results.LoadRow{}
@@ -372,7 +388,7 @@ func compareRows(rep *Verdict, oldDir, newDir string) error {
 			}
 		}
 	}
-	return compareCapacity(rep, oldDir, newDir)
+	return applyRules(rep, oldRun, newRun)
 }
 
 func pct(old, new float64) float64 { return 100 * (new - old) / old }

@@ -120,13 +120,11 @@ func HTML(rep Verdict, w io.Writer) error {
 			return err
 		}
 	}
-	if !rep.Refused {
-		oldRows, errOld := results.ReadTimings(rep.Old)
-		newRows, errNew := results.ReadTimings(rep.New)
-		if errOld == nil && errNew == nil {
-			if err := add("sidebyside", "Timings side by side", "sidebyside", pointRows(rep, oldRows, newRows)); err != nil {
-				return err
-			}
+	// Two backends of one run (Variants) have no table of their own here:
+	// their verdicts above are per point already.
+	if !rep.Refused && !rep.Variants && rep.oldRun != nil && rep.newRun != nil {
+		if err := add("sidebyside", "Timings side by side", "sidebyside", pointRows(rep, rep.oldRun.Timings, rep.newRun.Timings)); err != nil {
+			return err
 		}
 	}
 	if len(rep.Notes) > 0 {
@@ -215,8 +213,8 @@ func undecidedWhy(rep Verdict) string {
 		noisy = noisy || v.Outcome == OutNoisy
 	}
 	switch {
-	case rep.UndecidedCapacity > 0 && !few && !noisy:
-		return "a capacity search found no capacity"
+	case rep.undecidedRows() > 0 && !few && !noisy:
+		return ruleUndecidedWhy(rep)
 	case few && noisy:
 		return "too few reps, and the machine's noise differed"
 	case noisy:

@@ -1,9 +1,7 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"strconv"
 	"strings"
@@ -101,16 +99,12 @@ func logs(v []float64) []float64 {
 // compareReps judges p50, p99 and throughput of every point of OLD's
 // raw.csv that NEW's raw.csv has too. A rep measured twice (a resumed
 // run) counts once, its last measurement.
-func compareReps(rep *Verdict, oldDir, newDir string) error {
-	oldRaw, errOld := results.ReadRaw(oldDir)
-	newRaw, errNew := results.ReadRaw(newDir)
-	if errors.Is(errOld, fs.ErrNotExist) || errors.Is(errNew, fs.ErrNotExist) {
+func compareReps(rep *Verdict, oldRun, newRun *results.Run) error {
+	if !oldRun.Has(results.RawFile) || !newRun.Has(results.RawFile) {
 		rep.Notes = append(rep.Notes, "no raw.csv on both sides: without per-rep values no change can be decided")
 		return nil
 	}
-	if err := errors.Join(errOld, errNew); err != nil {
-		return fmt.Errorf("compare reps: %w", err)
-	}
+	oldRaw, newRaw := oldRun.Raw, newRun.Raw
 	type repKey struct {
 		results.Key
 		rep int
@@ -149,7 +143,7 @@ func compareReps(rep *Verdict, oldDir, newDir string) error {
 			rep.Verdicts = append(rep.Verdicts, v)
 		}
 	}
-	if err := judgeNoise(rep, oldDir, newDir); err != nil {
+	if err := judgeNoise(rep, oldRun, newRun); err != nil {
 		return err
 	}
 	for i := range rep.Verdicts {
@@ -164,21 +158,17 @@ func compareReps(rep *Verdict, oldDir, newDir string) error {
 // that moved inconclusive where the machine's noise during its scenario
 // (or, without rows for it, the whole run) differed beyond the bound,
 // unless forced.
-func judgeNoise(rep *Verdict, oldDir, newDir string) error {
-	oldRows, errOld := results.ReadNoise(oldDir)
-	newRows, errNew := results.ReadNoise(newDir)
-	if errors.Is(errOld, fs.ErrNotExist) || errors.Is(errNew, fs.ErrNotExist) {
+func judgeNoise(rep *Verdict, oldRun, newRun *results.Run) error {
+	oldRows, newRows := oldRun.Noise, newRun.Noise
+	if !oldRun.Has(results.NoiseFile) || !newRun.Has(results.NoiseFile) {
 		rep.Notes = append(rep.Notes, "no noise.csv on both sides: the machine's noise during the runs is unknown, and not weighed")
-		if errOld == nil {
+		if oldRun.Has(results.NoiseFile) {
 			rep.NoiseOld = results.SummarizeNoise(oldRows, nil)
 		}
-		if errNew == nil {
+		if newRun.Has(results.NoiseFile) {
 			rep.NoiseNew = results.SummarizeNoise(newRows, nil)
 		}
 		return nil
-	}
-	if err := errors.Join(errOld, errNew); err != nil {
-		return fmt.Errorf("compare noise: %w", err)
 	}
 	rep.NoiseOld, rep.NoiseNew = results.SummarizeNoise(oldRows, nil), results.SummarizeNoise(newRows, nil)
 	rep.NoiseReason = noiseDiffers(rep.NoiseOld, rep.NoiseNew, rep.NoiseBoundPct)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -115,4 +117,14 @@ func TestCompareThresholds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loadRun loads the results directory dir.
+func loadRun(t *testing.T, dir string) *results.Run {
+	t.Helper()
+	r, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

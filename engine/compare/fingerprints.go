@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -54,17 +55,15 @@ func (c *Comparability) LoadComparable(backend, scale string) bool {
 	return !c.dataset[scale+"/"+backend]
 }
 
-// Unchanged compares the fingerprints of two results directories. The
-// error wraps results.ErrNoFingerprints when either directory has none.
-func Unchanged(oldDir, newDir string) (*Comparability, error) {
-	a, err := results.ReadFingerprints(oldDir)
-	if err != nil {
-		return nil, err
+// Unchanged compares the fingerprints of two loaded runs. The error wraps
+// results.ErrNoFingerprints when either run has none.
+func Unchanged(oldRun, newRun *results.Run) (*Comparability, error) {
+	for _, r := range []*results.Run{oldRun, newRun} {
+		if r.Fingerprints == nil {
+			return nil, fmt.Errorf("%s: %w", r.Dir, results.ErrNoFingerprints)
+		}
 	}
-	b, err := results.ReadFingerprints(newDir)
-	if err != nil {
-		return nil, err
-	}
+	a, b := oldRun.Fingerprints, newRun.Fingerprints
 	c := &Comparability{changed: map[ScenarioCell]bool{}, dataset: map[string]bool{}}
 	cells := make([]string, 0, len(b.Cells))
 	for k := range b.Cells {

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"io/fs"
 	"math"
 	"sort"
 	"strings"
@@ -60,19 +61,24 @@ func Calibrate(dirs []string) (*RunVariation, error) {
 		return nil, fmt.Errorf("calibration needs two or more A/A runs, got %d", len(dirs))
 	}
 	runs := make([]map[results.Key][]results.Row, len(dirs))
+	loaded := make([]*results.Run, len(dirs))
 	for i, d := range dirs {
-		rows, err := results.ReadRaw(d)
+		run, err := results.Load(d)
+		if err == nil && !run.Has(results.RawFile) {
+			err = fmt.Errorf("%s: %w", results.RawFile, fs.ErrNotExist)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("calibration run %s: %w", d, err)
 		}
+		loaded[i] = run
 		runs[i] = map[results.Key][]results.Row{}
-		for _, r := range rows {
+		for _, r := range run.Raw {
 			if r.Op != results.OpCeiling {
 				runs[i][r.Key()] = append(runs[i][r.Key()], r)
 			}
 		}
 		if i > 0 {
-			diffs, _, err := Differences(dirs[0], d)
+			diffs, _, err := Differences(loaded[0], run)
 			if err != nil {
 				return nil, err
 			}

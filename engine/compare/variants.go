@@ -1,11 +1,12 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
@@ -26,31 +27,43 @@ func Variants(dir, a, b string, opt Options) (Verdict, error) {
 	if a == b {
 		return Verdict{}, fmt.Errorf("compare variants: %q against itself", a)
 	}
-	tmp, err := os.MkdirTemp("", "mentat-spec-variants-")
+	run, err := results.Load(dir)
 	if err != nil {
 		return Verdict{}, fmt.Errorf("compare variants: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	return VariantsOf(run, a, b, opt)
+}
+
+// VariantsOf is Variants of a loaded run: it reads nothing but run.
+func VariantsOf(run *results.Run, a, b string, opt Options) (Verdict, error) {
+	if a == b {
+		return Verdict{}, fmt.Errorf("compare variants: %q against itself", a)
+	}
+	// Variants are decided from the reps: a run without raw.csv (or
+	// timings.csv) has none to split.
+	for _, name := range []string{results.RawFile, results.TimingsFile} {
+		if !run.Has(name) {
+			return Verdict{}, fmt.Errorf("compare variants: results: %w", &fs.PathError{Op: "open", Path: filepath.Join(run.Dir, name), Err: syscall.ENOENT})
+		}
+	}
 	label := a + " vs " + b
-	oldDir, newDir := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
-	for _, v := range []struct{ backend, out string }{{a, oldDir}, {b, newDir}} {
-		if err := writeVariant(dir, v.backend, label, v.out); err != nil {
+	var sides [2]*results.Run
+	for i, backend := range []string{a, b} {
+		v, err := variant(run, backend, label)
+		if err != nil {
 			return Verdict{}, err
 		}
+		sides[i] = v
 	}
 	opt.variants = true
 	opt.Comparable, opt.LoadComparable = nil, nil
-	v, err := Dirs(oldDir, newDir, opt)
-	v.Old, v.New = dir+" ["+a+"]", dir+" ["+b+"]"
+	v, err := Runs(sides[0], sides[1], opt)
+	v.Old, v.New = run.Dir+" ["+a+"]", run.Dir+" ["+b+"]"
 	v.Variants = true
 	if err != nil {
 		return v, err
 	}
-	raw, err := results.ReadRaw(dir)
-	if err != nil {
-		return v, fmt.Errorf("compare variants: %w", err)
-	}
-	orders := repOrders(raw, a, b, label)
+	orders := repOrders(run.Raw, a, b, label)
 	for i := range v.Verdicts {
 		if o, ok := orders[v.Verdicts[i].key]; ok {
 			v.Verdicts[i].Order = &o
@@ -59,90 +72,55 @@ func Variants(dir, a, b string, opt Options) (Verdict, error) {
 	return v, nil
 }
 
-// writeVariant writes backend's rows of the run in src as a results
-// directory of its own in dst, the backend named label on both sides so
-// that points match.
-func writeVariant(src, backend, label, dst string) error {
-	raw, err := results.ReadRaw(src)
-	if err != nil {
-		return fmt.Errorf("compare variants: %w", err)
+// variant is backend's part of run as a run of its own, the backend named
+// label on both sides so that points match: its raw, timings and noise
+// rows, the kinds' own rows (Output.Variant), and env.txt without the
+// other backends' lines.
+func variant(run *results.Run, backend, label string) (*results.Run, error) {
+	if !slices.ContainsFunc(run.Timings, func(r results.Row) bool { return r.Backend == backend }) {
+		return nil, fmt.Errorf("compare variants: the run in %s measured no backend %q", run.Dir, backend)
 	}
-	timings, err := results.ReadTimings(src)
-	if err != nil {
-		return fmt.Errorf("compare variants: %w", err)
-	}
-	found := false
-	for _, r := range timings {
-		found = found || r.Backend == backend
-	}
-	if !found {
-		return fmt.Errorf("compare variants: the run in %s measured no backend %q", src, backend)
-	}
-	d, err := results.Open(dst)
-	if err != nil {
-		return fmt.Errorf("compare variants: %w", err)
-	}
-	var errs []error
-	emit := func(rec results.Record) {
-		if err := d.Emit(rec); err != nil {
-			errs = append(errs, err)
+	v := &results.Run{Dir: run.Dir, Name: run.Name, Files: map[string]bool{results.EnvFile: true}}
+	// A file of the variant is present when it has a row, as it would be
+	// written out.
+	present := func(name string, n int) {
+		if n > 0 {
+			v.Files[name] = true
 		}
 	}
-	for _, r := range raw {
-		if r.Backend == backend {
-			r.Backend = label
-			emit(results.Raw(r))
+	v.Raw = ofBackend(run.Raw, backend, label, func(r *results.Row) *string { return &r.Backend })
+	present(results.RawFile, len(v.Raw))
+	v.Timings = ofBackend(run.Timings, backend, label, func(r *results.Row) *string { return &r.Backend })
+	present(results.TimingsFile, len(v.Timings))
+	v.Noise = ofBackend(run.Noise, backend, label, func(r *results.NoiseRow) *string { return &r.Backend })
+	present(results.NoiseFile, len(v.Noise))
+	v.Outputs = map[string]any{}
+	for _, o := range results.Outputs() {
+		if x, ok := run.Outputs[o.Name]; ok && o.Variant != nil {
+			v.Outputs[o.Name] = o.Variant(x, backend, label)
 		}
 	}
-	for _, r := range timings {
-		if r.Backend == backend {
-			r.Backend = label
-			emit(results.Timing(r))
-		}
-	}
-	noise, err := results.ReadNoise(src)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		errs = append(errs, err)
-	}
-	for _, n := range noise {
-		if n.Backend == backend {
-			n.Backend = label
-			emit(n)
-		}
-	}
-	caps, err := results.ReadCapacity(src)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	for _, c := range caps {
-		if c.Backend == backend {
-			c.Backend = label
-			emit(c)
-		}
-	}
-	env, err := results.ReadEnv(src)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	var kvs []results.KV
 	own, other := "backend."+backend+".", "backend."
-	for _, kv := range env {
+	for _, kv := range run.Env {
 		switch {
 		case strings.HasPrefix(kv.Key, own):
-			kvs = append(kvs, results.KV{Key: "backend." + label + "." + strings.TrimPrefix(kv.Key, own), Value: kv.Value})
+			v.Env = append(v.Env, results.KV{Key: "backend." + label + "." + strings.TrimPrefix(kv.Key, own), Value: kv.Value})
 		case strings.HasPrefix(kv.Key, other):
 		default:
-			kvs = append(kvs, kv)
+			v.Env = append(v.Env, kv)
 		}
 	}
-	if err := d.WriteEnv(kvs, nil); err != nil {
-		errs = append(errs, err)
+	return v, nil
+}
+
+// ofBackend returns the rows of backend, renamed label.
+func ofBackend[T any](rows []T, backend, label string, name func(*T) *string) []T {
+	var out []T
+	for _, r := range rows {
+		if n := name(&r); *n == backend {
+			*n = label
+			out = append(out, r)
+		}
 	}
-	if _, err := d.Close(); err != nil {
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("compare variants: %w", err)
-	}
-	return nil
+	return out
 }

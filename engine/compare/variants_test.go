@@ -233,3 +233,37 @@ func TestPairingText(t *testing.T) {
 		}
 	}
 }
+
+// A loaded run without the file a comparison needs is refused as reading
+// that file refused it: raw.csv for variants, timings.csv for two runs.
+func TestLoadedRunMissingFile(t *testing.T) {
+	only := func(names ...string) *results.Run {
+		r := &results.Run{Dir: "run", Files: map[string]bool{}}
+		for _, n := range names {
+			r.Files[n] = true
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		do   func() error
+		want string
+	}{
+		{"variants without raw.csv", func() error {
+			_, err := VariantsOf(only(results.TimingsFile), "a", "b", Options{})
+			return err
+		}, "compare variants: results: open run/raw.csv: no such file or directory"},
+		{"variants without timings.csv", func() error {
+			_, err := VariantsOf(only(results.RawFile), "a", "b", Options{})
+			return err
+		}, "compare variants: results: open run/timings.csv: no such file or directory"},
+		{"two runs, NEW without timings.csv", func() error {
+			_, err := Runs(only(results.TimingsFile), only(), Options{})
+			return err
+		}, "compare NEW: results: open run/timings.csv: no such file or directory"},
+	} {
+		if err := tc.do(); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -4,12 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -90,14 +87,6 @@ func importDir(dir, id string) (*imported, error) {
 	if err := checkReps(dir, r); err != nil {
 		return nil, err
 	}
-	prec, err := results.ReadPrecision(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("history: %w", err)
-	}
-	fps, err := readFingerprints(dir)
-	if err != nil {
-		return nil, err
-	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		abs = dir
@@ -110,7 +99,7 @@ func importDir(dir, id string) (*imported, error) {
 	}
 	im.Revision = revisionOf(r.Env)
 	im.Machine, im.MachineFP = machineOf(r.Env)
-	im.points = pointsOf(r, prec, fps)
+	im.points = pointsOf(r, r.Precision, fingerprintsOf(r.Fingerprints))
 	im.Points = len(im.points)
 	for _, c := range r.Checks {
 		im.Checks.add(c.Status)
@@ -183,41 +172,19 @@ func machineOf(env []results.KV) (desc, fp string) {
 	return desc, hex.EncodeToString(sum[:])[:12]
 }
 
-// fingerprints is the part of fingerprints.json the history reads; the
-// file's writer is the plan's fingerprinting, which this package does
-// not import (it reads the file, as compare does).
+// fingerprints are the loaded run's fingerprints.json with the digests
+// of its scenarios computed once.
 type fingerprints struct {
-	Version int `json:"version"`
-	Cells   map[string]struct {
-		Dataset   string            `json:"dataset"`
-		BackendFP string            `json:"backend_definition"`
-		Queries   map[string]string `json:"queries"`
-		Scenarios map[string]struct {
-			Definition string   `json:"definition"`
-			Queries    []string `json:"queries"`
-		} `json:"scenarios"`
-	} `json:"cells"`
+	*results.Fingerprints
 	cache map[[3]string][2]string // scenario's digests by (scale, backend, scenario)
 }
 
-const fingerprintsFile = "fingerprints.json"
-
-func readFingerprints(dir string) (*fingerprints, error) {
-	b, err := os.ReadFile(filepath.Join(dir, fingerprintsFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+// fingerprintsOf is nil for a run without fingerprints (the seed suite's).
+func fingerprintsOf(f *results.Fingerprints) *fingerprints {
+	if f == nil {
+		return nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
-	}
-	var f fingerprints
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("history: %s: %w", filepath.Join(dir, fingerprintsFile), err)
-	}
-	if f.Version != 1 {
-		return nil, fmt.Errorf("history: %s: version %d, want 1", filepath.Join(dir, fingerprintsFile), f.Version)
-	}
-	return &f, nil
+	return &fingerprints{Fingerprints: f}
 }
 
 // scenarioFP is the digest of what decides a scenario's rows in a cell:

@@ -5,9 +5,10 @@
 // the same scenario definition, run after run. Package changepoint finds
 // where a series changed; this package names what changed there.
 //
-// It reads results directories only through package results' file
-// format API (Load, ReadPrecision), and fingerprints.json and env.txt
-// with small parsers of its own.
+// It reads a results directory through package results' loaded run
+// (Load: rows, precision, fingerprints, env), checking first with small
+// readers of its own that the directory is whole (identity.go, which
+// also hashes its files into the run's identity).
 package history
 
 import (

@@ -10,7 +10,10 @@
 // (one writer and readers, verified) and capacity (the highest rate, or
 // the most clients, a service level holds at). A new kind is one package that
 // implements Kind, is registered, and passes the conformance suite
-// (engine/kindtest), without touching the core.
+// (engine/kindtest), without touching the core. A kind with files of its
+// own registers their reading (results.RegisterOutput), its report
+// section (report.RegisterSection) and its compare rule
+// (compare.RegisterRule) from its package too: see engine/kinds/capacity.
 package kind
 
 import (

@@ -155,7 +155,7 @@ func TestUnchangedAfterReview(t *testing.T) {
 	reviewChange(t, after)
 	oldRes, newRes := run(t, before), run(t, after)
 
-	c, err := compare.Unchanged(oldRes, newRes)
+	c, err := compare.Unchanged(loadRun(t, oldRes), loadRun(t, newRes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,12 +191,12 @@ func TestUnchangedAfterReview(t *testing.T) {
 	}
 
 	// Identical definitions: everything comparable.
-	same, err := compare.Unchanged(newRes, newRes)
+	same, err := compare.Unchanged(loadRun(t, newRes), loadRun(t, newRes))
 	if err != nil || len(same.NotCompared) != 0 {
 		t.Errorf("a run against itself: %v, %+v", err, same)
 	}
 	// A directory from before fingerprints: the caller falls back.
-	if _, err := compare.Unchanged(t.TempDir(), newRes); !errors.Is(err, results.ErrNoFingerprints) {
+	if _, err := compare.Unchanged(loadRun(t, t.TempDir()), loadRun(t, newRes)); !errors.Is(err, results.ErrNoFingerprints) {
 		t.Errorf("no fingerprints: %v, want ErrNoFingerprints", err)
 	}
 }
@@ -274,7 +274,7 @@ func TestUnchangedDataset(t *testing.T) {
 	if err := results.WriteFingerprints(newRes, plandesc.Describe(buildPlan(t, after)).Fingerprints()); err != nil {
 		t.Fatal(err)
 	}
-	c, err := compare.Unchanged(oldRes, newRes)
+	c, err := compare.Unchanged(loadRun(t, oldRes), loadRun(t, newRes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,4 +316,14 @@ func TestDiffSessionAttributes(t *testing.T) {
 	if _, ok := got["allow_unsigned_extensions"]; ok {
 		t.Errorf("allow_unsigned_extensions did not change, yet is a detail: %v", got)
 	}
+}
+
+// loadRun loads the results directory dir.
+func loadRun(t *testing.T, dir string) *results.Run {
+	t.Helper()
+	r, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

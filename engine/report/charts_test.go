@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -89,8 +88,12 @@ func TestPalette(t *testing.T) {
 // The spectrum of a real point: from p0 up to the last percentile its
 // count tells apart, latencies never falling, p50 the histogram's.
 func TestSpectrum(t *testing.T) {
+	run, err := results.Load(fullXSFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{"point_lookup-sqlite-xs-c1-read.hlog", "concurrency_sweep-duckdb-xs-c8-read.hlog"} {
-		h, err := readHlog(filepath.Join(fullXSFixture, results.HdrDir, name))
+		h, err := mergeHlog(name, run.Hlogs[name])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +116,7 @@ func TestSpectrum(t *testing.T) {
 			t.Errorf("%s: p50 %g not between the points about x = 2: %+v", name, median, pts[max(i-1, 0):i+1])
 		}
 	}
-	if _, err := readHlog(filepath.Join(fullXSFixture, "timings.csv")); err == nil {
-		t.Error("a file that is no HDR log read as one")
+	if _, err := mergeHlog("none.hlog", nil); err == nil {
+		t.Error("a log without intervals merged")
 	}
 }

@@ -66,17 +66,11 @@ func HTML(r *results.Run, w io.Writer) error {
 	rank := results.ScaleRanks(timings, loads, r.Sizes)
 	pal := palette(r.Timings, r.Loads)
 	spread := spreadOf(r.Raw)
-	spectra, err := spectrumCharts(r.Dir, timings, rank, pal)
-	if err != nil {
-		return err
-	}
-	noise, err := results.ReadNoise(r.Dir)
-	if err := results.MissingIsEmpty(err); err != nil {
-		return err
-	}
+	spectra := spectrumCharts(r.Hlogs, timings, rank, pal)
+	noise := r.Noise
 	b := &htmlBuilder{}
 	b.section("overview", "Overview", func() { b.overview(r, timings, loads, rank) })
-	b.capacityHTML(r)
+	b.kindSectionsHTML(r)
 	if r.Findings != "" {
 		b.section("findings", "Findings", func() { b.render("findings", r.Findings) })
 	}
@@ -254,7 +248,7 @@ func (b *htmlBuilder) loadTable(loads []results.LoadRow, rank map[string]int) {
 		if l.Ceiling {
 			note = "ceiling (load cap hit; the rate reached)"
 		}
-		rows = append(rows, []string{l.Backend, l.Scale, results.Thousands(l.NDatoms), fmtSecs(l.WallS, 1), results.Thousands(int64(math.Round(l.DatomsPerS))),
+		rows = append(rows, []string{l.Backend, l.Scale, results.Thousands(l.NDatoms), FormatSecs(l.WallS, 1), results.Thousands(int64(math.Round(l.DatomsPerS))),
 			optSecs(l.PostLoadS), optSecs(l.AnalyzeS), optSecs(l.VacuumS), size, strconv.Itoa(l.Jobs), note})
 	}
 	b.table([]string{"backend", "scale", "datoms", "wall s", "datoms/s", "post-load s", "ANALYZE s", "VACUUM s", "store size", "jobs", "note"},
@@ -354,7 +348,7 @@ func (b *htmlBuilder) noiseTable(rows []results.NoiseRow, rank map[string]int) {
 		n := results.SummarizeNoise(rows, func(r results.NoiseRow) bool {
 			return r.Scenario == p.scenario && r.Backend == p.backend && r.Scale == p.scale && r.Point == p.n && (r.Rep > 0) == perRep[p]
 		})
-		cells = append(cells, []string{p.scenario, p.backend, p.scale, strconv.Itoa(p.n), strconv.Itoa(n.Rows), fmtSecs(n.Seconds, 1),
+		cells = append(cells, []string{p.scenario, p.backend, p.scale, strconv.Itoa(p.n), strconv.Itoa(n.Rows), FormatSecs(n.Seconds, 1),
 			strconv.FormatFloat(n.Load1, 'f', 2, 64), strconv.FormatFloat(n.LoadPerCPU, 'f', 2, 64), pct(n.OwnPct), pct(n.ServerPct), pct(n.OtherPct), pct(n.MaxOtherPct), pct(n.StealPct)})
 	}
 	b.render("noise", nil)

@@ -16,10 +16,9 @@ var memoryPhases = []string{results.PhaseTruth, results.PhaseLoad, results.Phase
 // process's resident peak over the phase's stretches and backends, and in
 // parentheses the Go runtime's (the engine's own; the rest is the
 // embedded databases' caches and the C libraries).
-func writeMemory(b *bytes.Buffer, dir string, rank map[string]int) error {
-	rows, err := results.ReadMemory(dir)
-	if err != nil || len(rows) == 0 {
-		return err
+func writeMemory(b *bytes.Buffer, rows []results.MemoryRow, rank map[string]int) error {
+	if len(rows) == 0 {
+		return nil
 	}
 	type peak struct{ rss, goHeap int64 }
 	peaks := map[[2]string]peak{}

@@ -129,7 +129,7 @@ func writeOverview(b *bytes.Buffer, r *results.Run, timings []results.Row, loads
 		for _, l := range loads {
 			total += l.WallS
 		}
-		fmt.Fprintf(b, "- **Loads:** %s, %s s in all.\n", plural(len(loads), "bulk load", "bulk loads"), fmtSecs(total, 1))
+		fmt.Fprintf(b, "- **Loads:** %s, %s s in all.\n", plural(len(loads), "bulk load", "bulk loads"), FormatSecs(total, 1))
 	}
 	var c results.CheckCounts
 	var fails []results.CheckLine

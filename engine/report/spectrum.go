@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -26,7 +25,7 @@ const spectrumMax = 1e5
 // spectrumCharts draws, for every measured point of the run with an HDR
 // log in hdr/, its latency at each percentile, one line per backend: one
 // chart per scenario, scale, client count and op.
-func spectrumCharts(dir string, timings []results.Row, rank map[string]int, pal map[string]int) ([]chart.Chart, error) {
+func spectrumCharts(hlogs map[string][]*hdrhistogram.Histogram, timings []results.Row, rank map[string]int, pal map[string]int) []chart.Chart {
 	type group struct {
 		scenario, scale string
 		clients         int
@@ -44,7 +43,8 @@ func spectrumCharts(dir string, timings []results.Row, rank map[string]int, pal 
 	var out []chart.Chart
 	at := map[group]int{}
 	for _, r := range rows {
-		h, err := readHlog(filepath.Join(dir, results.HdrDir, results.HlogName(r)))
+		name := results.HlogName(r)
+		h, err := mergeHlog(name, hlogs[name])
 		if err != nil {
 			// No log, or one a run stopped mid-write (a full disk): the
 			// point's distribution is left out, the report still written.
@@ -66,7 +66,7 @@ func spectrumCharts(dir string, timings []results.Row, rank map[string]int, pal 
 		}
 		out[i].Series = append(out[i].Series, chart.Series{Name: r.Backend, Key: r.Backend, Points: spectrum(h)})
 	}
-	return out, nil
+	return out
 }
 
 // spectrum returns the latency in ms of h at positions x = 1/(1-q), ten
@@ -87,12 +87,8 @@ func spectrum(h *hdrhistogram.Histogram) []chart.Point {
 	}
 }
 
-// readHlog merges every interval of the HDR log at path (latencies in ns).
-func readHlog(path string) (*hdrhistogram.Histogram, error) {
-	hs, err := results.ReadHlog(path)
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
+// mergeHlog merges every interval of the HDR log name (latencies in ns).
+func mergeHlog(path string, hs []*hdrhistogram.Histogram) (*hdrhistogram.Histogram, error) {
 	if len(hs) == 0 {
 		return nil, fmt.Errorf("report: %s has no interval", path)
 	}

@@ -40,9 +40,7 @@ func SummaryMD(r *results.Run, w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# mentat-spec benchmark: %s\n\n", r.Name)
 	writeOverview(&b, r, timings, loads, rank)
-	if err := writeCapacityMD(&b, r); err != nil {
-		return err
-	}
+	writeKindSections(&b, r)
 	if r.Findings != "" {
 		b.WriteString("## Findings (hand-written; the tables below are generated)\n\n")
 		b.WriteString(r.Findings)
@@ -53,14 +51,14 @@ func SummaryMD(r *results.Run, w io.Writer) error {
 	writeEnv(&b, r.Env)
 	writeLoads(&b, loads, rank)
 	writeScenarios(&b, timings, rank)
-	if err := writeWindows(&b, r.Dir); err != nil {
+	if err := writeWindows(&b, r.Windows); err != nil {
 		return err
 	}
-	if err := writeOpenLoop(&b, r.Dir); err != nil {
+	if err := writeOpenLoop(&b, r.OpenLoop); err != nil {
 		return err
 	}
 	writeColdStarts(&b, r.Checks)
-	if err := writeMemory(&b, r.Dir, rank); err != nil {
+	if err := writeMemory(&b, r.Memory, rank); err != nil {
 		return err
 	}
 	writeChecks(&b, r.Checks)
@@ -127,7 +125,7 @@ func writeLoads(b *bytes.Buffer, loads []results.LoadRow, rank map[string]int) {
 		if l.Ceiling {
 			note = "ceiling (load cap hit; the rate reached)"
 		}
-		t.rows = append(t.rows, []string{l.Backend, l.Scale, results.Thousands(l.NDatoms), fmtSecs(l.WallS, 1), results.Thousands(int64(math.Round(l.DatomsPerS))),
+		t.rows = append(t.rows, []string{l.Backend, l.Scale, results.Thousands(l.NDatoms), FormatSecs(l.WallS, 1), results.Thousands(int64(math.Round(l.DatomsPerS))),
 			optSecs(l.PostLoadS), optSecs(l.AnalyzeS), optSecs(l.VacuumS), size, jobs, note})
 	}
 	b.WriteString("## bulk_load\n\n")

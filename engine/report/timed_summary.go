@@ -12,11 +12,7 @@ import (
 // last window, throughput and p99) and its windows as a small table. A
 // stream run again (an appending run) shows its last run: windows restart
 // at 0.
-func writeWindows(b *bytes.Buffer, dir string) error {
-	rows, err := results.ReadWindows(dir)
-	if err := results.MissingIsEmpty(err); err != nil {
-		return err
-	}
+func writeWindows(b *bytes.Buffer, rows []results.WindowRow) error {
 	var order []results.Key
 	by := map[results.Key][]results.WindowRow{}
 	for _, w := range rows {
@@ -43,7 +39,7 @@ func writeWindows(b *bytes.Buffer, dir string) error {
 		t := table{head: []string{"window", "start s", "n", "p50 ms", "p95 ms", "p99 ms", "max ms", "ops/s", "errors"},
 			right: []bool{true, true, true, true, true, true, true, true, true}}
 		for _, w := range ws {
-			t.rows = append(t.rows, []string{strconv.Itoa(w.Window), fmtSecs(w.StartS, 0), strconv.FormatInt(w.Count, 10),
+			t.rows = append(t.rows, []string{strconv.Itoa(w.Window), FormatSecs(w.StartS, 0), strconv.FormatInt(w.Count, 10),
 				FormatMs(w.P50Ms), FormatMs(w.P95Ms), FormatMs(w.P99Ms), FormatMs(w.MaxMs), FormatRate(w.Throughput), strconv.FormatInt(w.Errors, 10)})
 		}
 		t.write(b)
@@ -62,11 +58,7 @@ func change(a, b float64) string {
 // writeOpenLoop adds the offered load of open-loop streams: rate against
 // throughput, late and dropped calls (their latencies are in the
 // scenario's table, op "read@<rate>").
-func writeOpenLoop(b *bytes.Buffer, dir string) error {
-	rows, err := results.ReadOpenLoop(dir)
-	if err := results.MissingIsEmpty(err); err != nil {
-		return err
-	}
+func writeOpenLoop(b *bytes.Buffer, rows []results.OpenLoopRow) error {
 	if len(rows) == 0 {
 		return nil
 	}

@@ -62,6 +62,12 @@
 // the runner from package plandesc, read by package compare).
 //
 // Load reads every file of a directory into a Run (absent files are
-// empty); package report renders a Run, package compare compares two
-// directories.
+// empty; Run.Files says which were there): the rows, the HDR logs (hdr/),
+// fingerprints.json and env.txt. Packages report, compare and history
+// take that value and read no file by path, so a run is read once. A
+// kind with files of its own (capacity's capacity.csv and
+// logs/capacity-probes.csv) registers their reading here (RegisterOutput,
+// RegisterCSV; its rows embed KindRow and write themselves), and its
+// report section and compare rule in those packages, all from its own
+// package: this package names none of its types.
 package results

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Run is a loaded results directory: every file typed. Files that are
@@ -36,7 +38,34 @@ type Run struct {
 	Plans    []string // file names under plans/, sorted
 	Logs     []string // file names under logs/, sorted
 	Findings string   // findings.md, hand-written
+
+	OpenLoop  []OpenLoopRow  // openloop.csv in file order
+	Memory    []MemoryRow    // memory.csv in file order
+	Noise     []NoiseRow     // noise.csv in file order
+	Precision []PrecisionRow // precision.csv in file order
+	// Hlogs is the index of hdr/: each HDR log's intervals by file name
+	// (HlogName). A log that does not read (a run stopped mid-write) is
+	// left out, as if the point had none.
+	Hlogs map[string][]*hdrhistogram.Histogram
+	// Fingerprints is fingerprints.json, nil when the run has none (the
+	// seed suite's runs).
+	Fingerprints *Fingerprints
+
+	// Outputs are the files of the kinds that registered their own
+	// (RegisterOutput), by output name.
+	Outputs map[string]any
+
+	// Files says which of the run's files the directory held when it was
+	// loaded (absent and empty differ to compare: "no raw.csv").
+	Files map[string]bool
 }
+
+// loadedFiles are the files whose presence Run.Files records.
+var loadedFiles = []string{TimingsFile, RawFile, LoadsFile, WindowsFile, ChecksFile, SizesFile, EnvFile, FindingsMD,
+	OpenLoopFile, MemoryFile, NoiseFile, PrecisionFile, FingerprintsFile}
+
+// Has reports whether the directory held the file name when loaded.
+func (r *Run) Has(name string) bool { return r.Files[name] }
 
 // Load reads every file of the results directory dir.
 func Load(dir string) (*Run, error) {
@@ -79,10 +108,39 @@ func Load(dir string) (*Run, error) {
 	b, err := os.ReadFile(filepath.Join(dir, FindingsMD))
 	keep(err)
 	r.Findings = strings.TrimSpace(string(b))
+	r.OpenLoop, err = ReadOpenLoop(dir)
+	keep(err)
+	r.Memory, err = ReadMemory(dir)
+	keep(err)
+	r.Noise, err = ReadNoise(dir)
+	keep(err)
+	r.Precision, err = ReadPrecision(dir)
+	keep(err)
+	r.Outputs = map[string]any{}
+	for _, o := range outputs {
+		v, err := o.Read(dir)
+		if err != nil {
+			keep(fmt.Errorf("results: %s: %w", o.Name, err))
+			continue
+		}
+		r.Outputs[o.Name] = v
+	}
+	r.Hlogs, err = readHlogs(filepath.Join(dir, HdrDir))
+	keep(err)
+	r.Fingerprints, err = ReadFingerprints(dir)
+	if !errors.Is(err, ErrNoFingerprints) {
+		keep(err)
+	}
 	<-rawDone
 	keep(rawErr)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	r.Files = map[string]bool{}
+	for _, name := range slices.Concat(loadedFiles, outputFiles()) {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
+			r.Files[name] = true
+		}
 	}
 	for _, name := range []string{TimingsFile, RawFile, LoadsFile, WindowsFile, ChecksFile, SizesFile, EnvFile} {
 		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.ModTime().After(r.LastWrite) {
@@ -166,6 +224,25 @@ func readInvocations(dir string) ([]time.Time, error) {
 		}
 	})
 	return out, err
+}
+
+// readHlogs reads every HDR log in dir by file name; one that does not
+// read is left out (see Run.Hlogs).
+func readHlogs(dir string) (map[string][]*hdrhistogram.Histogram, error) {
+	names, err := listFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]*hdrhistogram.Histogram{}
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".hlog") {
+			continue
+		}
+		if hs, err := ReadHlog(filepath.Join(dir, n)); err == nil {
+			out[n] = hs
+		}
+	}
+	return out, nil
 }
 
 // listFiles returns the plain file names in dir, sorted.

@@ -59,6 +59,10 @@ type SinkFunc func(Record) error
 // Emit calls f.
 func (f SinkFunc) Emit(rec Record) error { return f(rec) }
 
+// selfWriting is one of this package's records that appends itself to
+// its file; a kind's own rows are RowAppenders.
+type selfWriting interface{ appendTo(d *Dir) error }
+
 // Emit appends rec to its file.
 func (d *Dir) Emit(rec Record) error {
 	switch r := rec.(type) {
@@ -88,6 +92,8 @@ func (d *Dir) Emit(rec Record) error {
 		return d.appendNoise(r)
 	case selfWriting:
 		return r.appendTo(d)
+	case RowAppender:
+		return r.AppendTo(d)
 	}
 	return fmt.Errorf("results: no file for a %T record", rec)
 }

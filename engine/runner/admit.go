@@ -5,6 +5,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/store"
 )
 
@@ -30,7 +31,7 @@ func (r *run) admit(sp *plan.ScalePlan) []*plan.Cell {
 			ok = append(ok, pc)
 			continue
 		}
-		r.logf("%s: store of about %s, load about %s (from measured per-datom costs)", pc.Name(), store.HumanBytes(est.Bytes), est.Load.Round(time.Second))
+		r.logf("%s: store of about %s, load about %s (from measured per-datom costs)", pc.Name(), results.HumanBytes(est.Bytes), est.Load.Round(time.Second))
 		if err := store.Fits(d, pc, r.opts.DataDir, r.opts.MaxStoreBytes, est); err != nil {
 			r.fail("%s: %v", pc.Name(), err)
 			continue

@@ -9,6 +9,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/host"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 // Estimate is the predicted store size and load time of one cell.
@@ -51,7 +52,7 @@ func File(d drivers.Driver, pc *plan.Cell, dataDir string) (string, bool) {
 // that cannot be read lets the load find out.
 func Fits(d drivers.Driver, pc *plan.Cell, dataDir string, maxBytes int64, est Estimate) error {
 	if maxBytes > 0 && est.Bytes > maxBytes {
-		return fmt.Errorf("refusing to load: the store would take about %s (%s datoms), over the limit of %s", HumanBytes(est.Bytes), plan.Thousands(pc.Scale.Stats.Datoms), HumanBytes(maxBytes))
+		return fmt.Errorf("refusing to load: the store would take about %s (%s datoms), over the limit of %s", results.HumanBytes(est.Bytes), plan.Thousands(pc.Scale.Stats.Datoms), results.HumanBytes(maxBytes))
 	}
 	path, isFile := File(d, pc, dataDir)
 	if !isFile {
@@ -65,8 +66,8 @@ func Fits(d drivers.Driver, pc *plan.Cell, dataDir string, maxBytes int64, est E
 		return nil
 	}
 	if est.Bytes > free {
-		return fmt.Errorf("refusing to load: the store would take about %s (%s datoms, load about %s) and %s has %s free", HumanBytes(est.Bytes),
-			plan.Thousands(pc.Scale.Stats.Datoms), est.Load.Round(time.Second), filepath.Dir(path), HumanBytes(free))
+		return fmt.Errorf("refusing to load: the store would take about %s (%s datoms, load about %s) and %s has %s free", results.HumanBytes(est.Bytes),
+			plan.Thousands(pc.Scale.Stats.Datoms), est.Load.Round(time.Second), filepath.Dir(path), results.HumanBytes(free))
 	}
 	return nil
 }
@@ -82,22 +83,8 @@ func Full(d drivers.Driver, pc *plan.Cell, dataDir string, err error) error {
 	dir := filepath.Dir(path)
 	free := "unknown"
 	if n, ferr := host.FreeBytes(host.ExistingDir(dir)); ferr == nil {
-		free = HumanBytes(n)
+		free = results.HumanBytes(n)
 	}
 	return fmt.Errorf("the data directory %s is full (no space left on device, or a file size limit; %s free): "+
 		"the half-loaded store is this tool's and the next run reloads it: %w", dir, free, err)
-}
-
-// HumanBytes is n in binary units with one decimal ("1.5 GiB").
-func HumanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

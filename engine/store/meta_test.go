@@ -63,14 +63,3 @@ func TestMeta(t *testing.T) {
 		})
 	}
 }
-
-func TestHumanBytes(t *testing.T) {
-	for _, tc := range []struct {
-		n    int64
-		want string
-	}{{0, "0 B"}, {1023, "1023 B"}, {1536, "1.5 KiB"}, {3 << 30, "3.0 GiB"}} {
-		if got := store.HumanBytes(tc.n); got != tc.want {
-			t.Errorf("HumanBytes(%d) = %q, want %q", tc.n, got, tc.want)
-		}
-	}
-}

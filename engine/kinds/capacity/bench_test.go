@@ -32,7 +32,7 @@ func window(b *testing.B) measure.Result {
 	return res[0]
 }
 
-func report(b *testing.B, cpu time.Duration, calls int64, achieved float64) {
+func reportBench(b *testing.B, cpu time.Duration, calls int64, achieved float64) {
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(calls), "cpu-ns/call")
 	b.ReportMetric(100*achieved/float64(b.N)/benchRate, "achieved-%")
 }
@@ -47,7 +47,7 @@ func BenchmarkOpenLoopWindow(b *testing.B) {
 		calls += r.Count + r.Errors
 		achieved += r.Throughput
 	}
-	report(b, cpu, calls, achieved)
+	reportBench(b, cpu, calls, achieved)
 }
 
 func BenchmarkCapacityProbe(b *testing.B) {
@@ -68,7 +68,7 @@ func BenchmarkCapacityProbe(b *testing.B) {
 		calls += r.Count + r.Errors
 		achieved += o.Achieved
 	}
-	report(b, cpu, calls, achieved)
+	reportBench(b, cpu, calls, achieved)
 	b.ReportMetric(float64(judge.Microseconds())/float64(b.N), "judge-µs/probe")
 	b.ReportMetric(100*float64(held)/float64(b.N), "held-%")
 }

@@ -369,18 +369,18 @@ func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, began
 		}
 		env.Emit(row)
 	}
-	unit, level := results.UnitRate, p.search.Level.String()
+	unit, level := UnitRate, p.search.Level.String()
 	if p.d.ClientsSearch {
-		unit = results.UnitClients
+		unit = UnitClients
 		level = fmt.Sprintf("p%s<=%sms errors<=%s%% throughput+%s%%/doubling", num(p.search.Level.Percentile),
 			num(float64(p.search.Level.MaxLatency)/float64(time.Millisecond)), num(p.search.Level.MaxErrorPct), num(100*p.d.MinGain))
 	}
-	env.Emit(results.CapacityRow{Scenario: base.Scenario, Backend: base.Backend, Scale: base.Scale, Clients: p.d.Clients, Op: st.Op,
+	env.Emit(CapacityRow{Scenario: base.Scenario, Backend: base.Backend, Scale: base.Scale, Clients: p.d.Clients, Op: st.Op,
 		Capacity: out.Capacity, Low: out.Low, High: out.High, Unit: unit, LimitedBy: out.LimitedBy, ServiceLevel: level,
 		Probes: len(out.Probes), Seconds: out.Elapsed.Seconds(), BudgetSpent: out.Budget})
 	if out.Undecided != "" {
 		env.Logf("capacity CANNOT BE DECIDED after %d probes in %s: %s (every probe in %s)", len(out.Probes), out.Elapsed.Round(time.Millisecond),
-			out.Undecided, results.CapacityProbesFile)
+			out.Undecided, CapacityProbesFile)
 	} else {
 		env.Logf("capacity %.1f %s [%.1f, %.1f] limited by %s after %d probes in %s", out.Capacity, unit, out.Low, out.High, out.LimitedBy,
 			len(out.Probes), out.Elapsed.Round(time.Millisecond))
@@ -397,7 +397,7 @@ func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, began
 	}
 	r := measured[at]
 	row := results.FromResult(base, r)
-	row.Op = results.CapacityOp(st.Op)
+	row.Op = CapacityOp(st.Op)
 	row.Rep, row.Reps = 1, 1
 	env.Emit(results.Raw(row))
 	env.Emit(results.Timing(row))
@@ -415,7 +415,7 @@ func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, began
 // could not measure is NaN, written empty, never 0: the percentile and
 // the p50 and p99 of a probe that completed no call, the ends of the
 // percentile's interval when too few calls lie on their side of it.
-func probeRow(base results.Row, op string, clients int, p Probe) results.CapacityProbeRow {
+func probeRow(base results.Row, op string, clients int, p Probe) CapacityProbeRow {
 	lat := func(d time.Duration) float64 {
 		if p.Calls == 0 {
 			return math.NaN()
@@ -428,7 +428,7 @@ func probeRow(base results.Row, op string, clients int, p Probe) results.Capacit
 		}
 		return msOf(d)
 	}
-	return results.CapacityProbeRow{Scenario: base.Scenario, Backend: base.Backend, Scale: base.Scale, Clients: clients, Op: op,
+	return CapacityProbeRow{Scenario: base.Scenario, Backend: base.Backend, Scale: base.Scale, Clients: clients, Op: op,
 		Probe: p.N, Phase: p.Phase, Pass: p.Pass, Rate: p.Rate, Seconds: p.Elapsed.Seconds(), Count: p.Calls, Errors: p.Errors,
 		Late: p.Late, Dropped: p.Dropped, Achieved: p.Achieved, AchievedPct: p.AchievedPct(), PctlMs: lat(p.Latency),
 		PctlLowMs: end(p.LatencyLow), PctlHighMs: end(p.LatencyHigh), P50Ms: lat(p.P50), P99Ms: lat(p.P99),

@@ -1,19 +1,20 @@
-package compare
+package capacity
 
 import (
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/mentat-spec/mentat-spec/engine/compare"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 func TestCompareCapacity(t *testing.T) {
-	row := func(be string, c, lo, hi float64) results.CapacityRow {
-		return results.CapacityRow{Scenario: "capacity", Backend: be, Scale: "xs", Clients: 8, Op: "read", Capacity: c, Low: lo, High: hi,
+	row := func(be string, c, lo, hi float64) CapacityRow {
+		return CapacityRow{Scenario: "capacity", Backend: be, Scale: "xs", Clients: 8, Op: "read", Capacity: c, Low: lo, High: hi,
 			LimitedBy: "latency", ServiceLevel: "p99<=50ms errors<=1% achieved>=95% late<=5%", Probes: 20, Seconds: 30}
 	}
-	write := func(rows ...results.CapacityRow) string {
+	write := func(rows ...CapacityRow) string {
 		dir := t.TempDir()
 		d, err := results.Open(dir)
 		if err != nil {
@@ -31,8 +32,8 @@ func TestCompareCapacity(t *testing.T) {
 	}
 	old := write(row("sqlite", 1000, 950, 1050), row("duckdb", 500, 400, 600), row("postgres", 2000, 1900, 2100), row("gone", 10, 9, 11), row("open", 300, 300, math.Inf(1)))
 	new := write(row("sqlite", 700, 650, 750), row("duckdb", 420, 300, 540), row("postgres", 2500, 2400, 2600), row("open", 200, 190, 210))
-	rep := Verdict{Method: MethodThreshold, ThresholdPct: 10}
-	if err := compareCapacity(&rep, old, new); err != nil {
+	rep := compare.Verdict{Method: compare.MethodThreshold, ThresholdPct: 10}
+	if err := compareCapacity(&rep, loadRun(t, old), loadRun(t, new)); err != nil {
 		t.Fatal(err)
 	}
 	out := rep.String()
@@ -63,8 +64,8 @@ func TestCompareUndecidedCapacity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Emit(results.CapacityRow{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Capacity: c, Low: lo, High: hi,
-			LimitedBy: limit, Unit: results.UnitRate, Probes: 9, Seconds: 9}); err != nil {
+		if err := d.Emit(CapacityRow{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Capacity: c, Low: lo, High: hi,
+			LimitedBy: limit, Unit: UnitRate, Probes: 9, Seconds: 9}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := d.Close(); err != nil {
@@ -74,8 +75,8 @@ func TestCompareUndecidedCapacity(t *testing.T) {
 	}
 	decided, undecided := write(1000, 950, 1050, "latency"), write(math.NaN(), 0, 900, "undecided")
 	for _, tt := range []struct{ old, new, side string }{{decided, undecided, "NEW"}, {undecided, decided, "OLD"}} {
-		rep := Verdict{Method: MethodThreshold, ThresholdPct: 10}
-		if err := compareCapacity(&rep, tt.old, tt.new); err != nil {
+		rep := compare.Verdict{Method: compare.MethodThreshold, ThresholdPct: 10}
+		if err := compareCapacity(&rep, loadRun(t, tt.old), loadRun(t, tt.new)); err != nil {
 			t.Fatal(err)
 		}
 		out := rep.String()
@@ -84,4 +85,14 @@ func TestCompareUndecidedCapacity(t *testing.T) {
 			t.Errorf("%s undecided: regressed %v, %d undecided, want %q in\n%s", tt.side, rep.Regressed(), rep.Undecided(), want, out)
 		}
 	}
+}
+
+// loadRun loads the results directory dir.
+func loadRun(t *testing.T, dir string) *results.Run {
+	t.Helper()
+	r, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -1,13 +1,18 @@
-package compare
+package capacity
 
 import (
 	"fmt"
 	"math"
 	"strconv"
 
+	"github.com/mentat-spec/mentat-spec/engine/compare"
 	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
+
+func init() {
+	compare.RegisterRule(compare.Rule{Name: OutputName, Compare: compareCapacity, UndecidedWhy: "a capacity search found no capacity"})
+}
 
 // KindCapacity is a capacity that fell: NEW's interval lies wholly below
 // OLD's, by more than the threshold.
@@ -19,21 +24,14 @@ const KindCapacity = "capacity"
 // estimates apart by more than the threshold whose intervals overlap
 // cannot be decided and are noted; a search of OLD missing from NEW is
 // missing.
-func compareCapacity(rep *Verdict, oldDir, newDir string) error {
-	oldRows, err := results.ReadCapacity(oldDir)
-	if err != nil {
-		return fmt.Errorf("compare capacity: %w", err)
-	}
-	newRows, err := results.ReadCapacity(newDir)
-	if err != nil {
-		return fmt.Errorf("compare capacity: %w", err)
-	}
+func compareCapacity(rep *compare.Verdict, oldRun, newRun *results.Run) error {
+	oldRows, newRows := Of(oldRun).Rows, Of(newRun).Rows
 	type key struct {
 		sc, be, scale, op string
 		clients           int
 	}
-	kOf := func(c results.CapacityRow) key { return key{c.Scenario, c.Backend, c.Scale, c.Op, c.Clients} }
-	news := map[key]results.CapacityRow{}
+	kOf := func(c CapacityRow) key { return key{c.Scenario, c.Backend, c.Scale, c.Op, c.Clients} }
+	news := map[key]CapacityRow{}
 	for _, n := range newRows {
 		news[kOf(n)] = n
 	}
@@ -41,7 +39,7 @@ func compareCapacity(rep *Verdict, oldDir, newDir string) error {
 		what := fmt.Sprintf("%s %s %s clients=%d %s", o.Scenario, o.Backend, o.Scale, o.Clients, o.Op)
 		n, ok := news[kOf(o)]
 		if !ok {
-			rep.Findings = append(rep.Findings, Finding{Kind: KindMissing, What: what + " (capacity)"})
+			rep.Findings = append(rep.Findings, compare.Finding{Kind: compare.KindMissing, What: what + " (capacity)"})
 			continue
 		}
 		rep.Compared++
@@ -55,19 +53,20 @@ func compareCapacity(rep *Verdict, oldDir, newDir string) error {
 			case math.IsNaN(o.Capacity):
 				side = "OLD"
 			}
-			rep.UndecidedCapacity++
+			rep.Undecide(OutputName)
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: capacity CANNOT BE DECIDED: the search of %s found no capacity (limited by %s)", what, side, undecidedLimit(o, n)))
 			continue
 		}
 		if o.Capacity <= 0 {
 			continue
 		}
-		change := pct(o.Capacity, n.Capacity)
+		change := 100 * (n.Capacity - o.Capacity) / o.Capacity
 		intervals := fmt.Sprintf(" (95%% intervals %s -> %s)", capInterval(o.Low, o.High), capInterval(n.Low, n.High))
 		switch {
 		case math.Abs(change) <= rep.ThresholdPct:
 		case change < 0 && n.High < o.Low:
-			rep.Findings = append(rep.Findings, Finding{Kind: KindCapacity, What: what + intervals, Old: o.Capacity, New: n.Capacity, Pct: change})
+			rep.Findings = append(rep.Findings, compare.Finding{Kind: KindCapacity, What: what + intervals, Old: o.Capacity, New: n.Capacity, Pct: change,
+				Text: capacityFinding(o.Capacity, n.Capacity, change)})
 		case n.Low > o.High && !math.IsInf(o.High, 1):
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: capacity rose %s -> %s ops/s (%+.1f%%)%s", what, report.FormatRate(o.Capacity), report.FormatRate(n.Capacity), change, intervals))
 		default:
@@ -79,7 +78,7 @@ func compareCapacity(rep *Verdict, oldDir, newDir string) error {
 }
 
 // undecidedLimit is the limit of the side whose capacity is unknown.
-func undecidedLimit(o, n results.CapacityRow) string {
+func undecidedLimit(o, n CapacityRow) string {
 	if math.IsNaN(n.Capacity) {
 		return n.LimitedBy
 	}
@@ -87,8 +86,8 @@ func undecidedLimit(o, n results.CapacityRow) string {
 }
 
 // capacityFinding is a capacity finding's text after its point.
-func capacityFinding(f Finding) string {
-	return "capacity " + report.FormatRate(f.Old) + " -> " + report.FormatRate(f.New) + " ops/s (" + strconv.FormatFloat(f.Pct, 'f', 1, 64) + "%)"
+func capacityFinding(old, new, pct float64) string {
+	return "capacity " + report.FormatRate(old) + " -> " + report.FormatRate(new) + " ops/s (" + strconv.FormatFloat(pct, 'f', 1, 64) + "%)"
 }
 
 func capInterval(lo, hi float64) string {

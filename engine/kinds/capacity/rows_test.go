@@ -1,4 +1,4 @@
-package results
+package capacity
 
 import (
 	"math"
@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 func TestCapacityRowsRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	d, err := Open(dir)
+	d, err := results.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,7 @@ func TestCapacityRowsRoundTrip(t *testing.T) {
 // never as 0; so is a capacity a search could not decide.
 func TestCapacityUnknownsEmpty(t *testing.T) {
 	dir := t.TempDir()
-	d, err := Open(dir)
+	d, err := results.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func TestCapacityUnknownsEmpty(t *testing.T) {
 		P50Ms: nan, P99Ms: nan, ErrorPct: 100, Failed: "latency+errors+achieved"}
 	row := CapacityRow{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Clients: 8, Op: "read", Capacity: nan, Low: 0, High: 23.6,
 		Unit: UnitClients, LimitedBy: "undecided", ServiceLevel: "p99<=50ms", Probes: 9, Seconds: 9}
-	for _, r := range []Record{probe, row} {
+	for _, r := range []results.Record{probe, row} {
 		if err := d.Emit(r); err != nil {
 			t.Fatal(err)
 		}

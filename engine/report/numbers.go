@@ -25,8 +25,8 @@ func FormatRate(v float64) string {
 	return results.Thousands(int64(math.Round(v)))
 }
 
-// fmtSecs: dec decimals under 1000 s, whole with separators above.
-func fmtSecs(v float64, dec int) string {
+// FormatSecs formats seconds: dec decimals under 1000 s, whole with separators above.
+func FormatSecs(v float64, dec int) string {
 	p := math.Pow10(dec)
 	if r := math.Round(v*p) / p; r < 1000 {
 		return strconv.FormatFloat(r, 'f', dec, 64)
@@ -39,7 +39,7 @@ func optSecs(v *float64) string {
 	if v == nil {
 		return ""
 	}
-	return fmtSecs(*v, 2)
+	return FormatSecs(*v, 2)
 }
 
 // Plural is n and the noun in its number: "1 line", "3 lines".

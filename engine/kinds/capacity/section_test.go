@@ -1,6 +1,7 @@
-package report
+package capacity
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/usl"
 )
@@ -27,7 +29,7 @@ func TestScalabilityFits(t *testing.T) {
 		fmt.Fprintf(&timings, "concurrency_sweep,postgres,s,1000,%d,read,100,1,1,1,1,%.3f,0,1\n", n, x)
 	}
 	var probes strings.Builder
-	probes.WriteString(results.CapacityProbesHead + "\n")
+	probes.WriteString(CapacityProbesHead + "\n")
 	for i, n := range []int{1, 2, 4, 8, 16, 32, 24, 20, 22, 22} {
 		x := usl.Throughput(float64(n), 2*lambda, 2*sigma, kappa/2) * (1 + 0.01*float64(i%3-1))
 		fmt.Fprintf(&probes, "capacity_clients,postgres,s,%d,read,%d,search,1,0,2,100,0,0,0,%.3f,0,1,1,1,1,1,0,0,true,\n", n, i+1, x)
@@ -35,10 +37,10 @@ func TestScalabilityFits(t *testing.T) {
 	probes.WriteString("capacity,postgres,s,8,read,1,search,1,500,2,1000,0,0,0,499,99.8,1,1,1,1,1,0,0,true,\n")
 	files := map[string]string{
 		results.TimingsFile: timings.String(),
-		results.CapacityFile: results.CapacityHeader + "\n" +
+		CapacityFile: CapacityHeader + "\n" +
 			"capacity_clients,postgres,s,0,read,22,20,24,clients,throughput,p99<=5ms,10,20,false\n" +
 			"capacity,postgres,s,8,read,500,450,550,ops/s,latency,p99<=5ms,1,2,false\n",
-		results.CapacityProbesFile: probes.String(),
+		CapacityProbesFile: probes.String(),
 	}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -53,28 +55,22 @@ func TestScalabilityFits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := loadCapacityReport(r)
+	cs := curves(r)
+	if len(cs) != 1 || cs[0].Scenario != "capacity_clients" || cs[0].From != fitProbes {
+		t.Fatalf("curves %+v, want the clients search's alone (a rate search has none)", cs)
+	}
+	f, err := usl.FitPoints(cs[0].Points)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][2]float64{ // σ, κ
-		"concurrency_sweep " + fitSweep: {sigma, kappa},
-		"capacity_clients " + fitProbes: {2 * sigma, kappa / 2},
+	if w := [2]float64{2 * sigma, kappa / 2}; f.Sigma.Low > w[0] || w[0] > f.Sigma.High || f.Kappa.Low > w[1] || w[1] > f.Kappa.High {
+		t.Errorf("σ %+v κ %+v, want %g and %g inside", f.Sigma, f.Kappa, w[0], w[1])
 	}
-	if len(c.fits) != len(want) {
-		t.Fatalf("%d fits, want %d (a sweep and a clients search; a rate search has none)", len(c.fits), len(want))
+	var b bytes.Buffer
+	if err := report.SummaryMD(r, &b); err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range c.fits {
-		w, ok := want[f.Scenario+" "+f.From]
-		if !ok {
-			t.Errorf("unexpected fit of %s to the %s", f.Scenario, f.From)
-			continue
-		}
-		if f.Fit.Sigma.Low > w[0] || w[0] > f.Fit.Sigma.High || f.Fit.Kappa.Low > w[1] || w[1] > f.Fit.Kappa.High {
-			t.Errorf("%s: σ %+v κ %+v, want %g and %g inside", f.Scenario, f.Fit.Sigma, f.Fit.Kappa, w[0], w[1])
-		}
-	}
-	md := summaryOf(t, dir)
+	md := b.String()
 	for _, s := range []string{"## Scalability fit", "| concurrency_sweep | postgres | s | read | sweep |", "| capacity_clients | postgres | s | read | capacity probes |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("summary.md lacks %q:\n%s", s, md)
@@ -86,15 +82,15 @@ func TestScalabilityFits(t *testing.T) {
 // over" table, and a probe without a percentile is left out of the knee.
 func TestCapacityTableUndecided(t *testing.T) {
 	nan := math.NaN()
-	row := results.CapacityRow{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Op: "read", Capacity: nan, Low: 0, High: 23.6,
-		Unit: results.UnitRate, LimitedBy: "undecided", Probes: 9, Seconds: 9}
-	probes := []results.CapacityProbeRow{
+	row := CapacityRow{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Op: "read", Capacity: nan, Low: 0, High: 23.6,
+		Unit: UnitRate, LimitedBy: "undecided", Probes: 9, Seconds: 9}
+	probes := []CapacityProbeRow{
 		{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Op: "read", Rate: 1, PctlMs: nan, Held: false},
 		{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Op: "read", Rate: 2, PctlMs: 1, Held: true},
 		{Scenario: "capacity", Backend: "sqlite", Scale: "xs", Op: "read", Rate: 4, PctlMs: 1.5, Held: true},
 	}
-	tb := capacityTable(capacityReport{rows: []results.CapacityRow{row}, probes: probes})
-	got := strings.Join(tb.rows[0], " | ")
+	tb := capacityTable(&Searches{Rows: []CapacityRow{row}, Probes: probes})
+	got := strings.Join(tb.Rows[0], " | ")
 	for _, w := range []string{"cannot decide", "undecided: the passes' edges disagree", "0 to 23.6"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("row %q lacks %q", got, w)
