@@ -82,6 +82,9 @@ func (c *cell) statements(query string) ([]kind.Statement, error) {
 // bind: an update's, or for an insert one per attribute of the new
 // entity.
 func (c *cell) writeParams(o kind.Operation) writetx.Params {
+	if c.pc.Scale.Writes.IsTx(o.Write) {
+		return c.txParams(o.Write)
+	}
 	decl, _ := c.pc.Scale.Writes.Decl(o.Write)
 	if !decl.Insert {
 		return writetx.UpdateParams
@@ -182,6 +185,7 @@ type opWriter struct {
 	retries *atomic.Int64
 	fields  map[string]writetx.Field // an insert's parameters
 	gen     *datagen.Dataset
+	aborted *atomic.Int64 // a transaction's intended aborts
 }
 
 func (w *opWriter) run(ctx context.Context) error {
@@ -199,6 +203,9 @@ func (w *opWriter) run(ctx context.Context) error {
 			}
 			pw.txs[w.op.Name] = tx
 		}
+	}
+	if w.writes.IsTx(w.op.Write) {
+		return w.runTx(ctx, tx)
 	}
 	// Numbered once a session is held: with one writing session the
 	// writes commit in the order of k.
@@ -252,7 +259,7 @@ func (c *cell) finishPoint(env kind.Env) {
 	sort.Strings(names)
 	for _, n := range names {
 		oc := e.contention[n]
-		e.Log("contention", "%s op=%s clients=%d %s retries=%d\n", contentionKey(e), n, oc.clients, oc.counts.String(), oc.retries.Load())
+		e.Log("contention", "%s op=%s clients=%d %s retries=%d%s\n", contentionKey(e), n, oc.clients, oc.counts.String(), oc.retries.Load(), abortedField(oc))
 	}
 	e.contention = nil
 }

@@ -132,6 +132,7 @@ type pointEnv struct {
 type opContention struct {
 	counts  ops.Contention
 	retries atomic.Int64
+	aborted atomic.Int64 // intended aborts (abort_if), not errors
 	clients int
 }
 
@@ -325,6 +326,9 @@ func (c *cell) writeState() (string, bool) {
 		var sum uint64
 		for _, cm := range commits {
 			sum += uint64(cm.K)*0x9e3779b97f4a7c15 + 1
+			for i, d := range cm.D { // a transaction's deltas may come from its reads
+				sum += (uint64(d) + uint64(i)) * 0xbf58476d1ce4e5b9
+			}
 		}
 		fmt.Fprintf(&sb, "%s=%d/%x;", g, len(commits), sum)
 	}
