@@ -12,7 +12,8 @@ import (
 // an addition) or an insert of one entity. The entity is drawn by Target
 // (a key chooser; with DistinctFrom redrawn until it differs from that
 // earlier step's entity), or is the one an earlier step's entity refers
-// to (Via = "STEP.ref/attr"), or, for an insert, a new one.
+// to (Via = "STEP.ref/attr"), or is that step's own entity (Via =
+// "STEP"), or, for an insert, a new one.
 type Step struct {
 	Name         string
 	Entity       string
@@ -183,16 +184,24 @@ func (w *Writes) newTx(d Decl, inserts map[string]string) (*txGen, error) {
 				sbad("via names the entity: target and distinct_from do not apply")
 				continue
 			}
-			from, attr, ok := strings.Cut(s.Via, ".")
+			from, attr, hasAttr := strings.Cut(s.Via, ".")
 			j, known := index[from]
-			if !ok || !known || j >= i {
-				sbad("via = %q must be \"STEP.ref/attr\", STEP an earlier step", s.Via)
+			if !known || j >= i {
+				sbad("via = %q must be \"STEP.ref/attr\" or \"STEP\", STEP an earlier step", s.Via)
 				continue
 			}
 			prev := d.Steps[j]
 			if prev.Insert {
 				sbad("via %q: step %q inserts; follow a ref of a loaded entity", s.Via, from)
 				continue
+			}
+			if !hasAttr { // the same entity as step from
+				if prev.Entity != s.Entity {
+					sbad("via %q: step %q writes %q entities, not %q", s.Via, from, prev.Entity, s.Entity)
+					continue
+				}
+				sg.via = j
+				break
 			}
 			a, ok := ds.Attr(attr)
 			if !ok || a.Entity != prev.Entity || a.Type != datagen.TypeRef || a.Many {
@@ -309,7 +318,7 @@ func (w *Writes) mixedForms() []error {
 				} else {
 					assigned[sg.attr.Ident] = name
 				}
-				if sg.via >= 0 {
+				if sg.viaAttr != 0 {
 					_, attr, _ := strings.Cut(sg.s.Via, ".")
 					followed[attr] = name
 				}
@@ -375,6 +384,8 @@ func (w *Writes) TxOp(name string, k int64) (TxOp, error) {
 			}
 			op.Steps[i] = so
 			continue
+		case sg.via >= 0 && sg.viaAttr == 0:
+			so.E = op.Steps[sg.via].E
 		case sg.via >= 0:
 			prev := op.Steps[sg.via]
 			vals, _ := w.ds.ValuesAsOf(sg.viaAttr, prev.ID, -1, nil, nil)
