@@ -53,6 +53,9 @@ func TestTPCBPasses(t *testing.T) {
 					t.Errorf("no check %s in checks.txt: %v", want, r.checks)
 				}
 			}
+			if !strings.Contains(strings.Join(r.checks, "\n"), "PASS tpcb_like "+b+" s1 conservation (during): ") {
+				t.Errorf("no PASS of conservation during the scenario: %v", r.checks)
+			}
 			counts := timingCounts(t, filepath.Join(res, "timings.csv"))
 			if counts["tpcb_like"]["tpcb"] < 3000 {
 				t.Errorf("tpcb_like: %d transactions, want at least 3000", counts["tpcb_like"]["tpcb"])
@@ -98,8 +101,8 @@ func TestTPCBSerializableWritersRetry(t *testing.T) {
 			t.Errorf("checks.txt: %s", l)
 		}
 	}
-	if len(r.checks) != 5 {
-		t.Errorf("%d checks, want tpcb_like's 5", len(r.checks))
+	if len(r.checks) != 6 {
+		t.Errorf("%d checks, want tpcb_like's 5 and conservation during it", len(r.checks))
 	}
 	line := contentionLine(t, res, "tpcb_like", "tpcb")
 	if field(line, "serialization=") == 0 || field(line, "retries=") == 0 || !strings.Contains(line, "clients=4") {
@@ -176,6 +179,37 @@ func TestTPCBAccountCommittedAloneFailsTheAccounts(t *testing.T) {
 	}
 	if counts := timingErrors(t, filepath.Join(res, "timings.csv")); counts["tpcb_like"]["tpcb"] == 0 {
 		t.Error("the failed transactions are not counted as errors")
+	}
+}
+
+// TestTPCBDuringCatchesAHalfCommittedTransaction commits the account's
+// update in a transaction of its own and the rest, after a slow
+// statement, in a second one that always succeeds: after the scenario
+// every check passes (everything committed in the end), but conservation
+// run during the scenario reads the store between the two commits and
+// fails.
+func TestTPCBDuringCatchesAHalfCommittedTransaction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	spec := filepath.Join(workspace(t, "tpcb"), "examples", "tpcb")
+	edit(t, filepath.Join(spec, "queries.hcl"), `    file("sql/abalance.sql"), ";",`, `    file("sql/abalance.sql"), ";",
+    "COMMIT;", "BEGIN;",
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000) SELECT COUNT(*) FROM n;",`)
+	r := applyTo(t, spec, t.TempDir(), append(tpcbUnit, "-var", `scenarios=["tpcb_like"]`, "-var", "calls=100")...)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.output)
+	}
+	var during string
+	for _, l := range r.checks {
+		if strings.Contains(l, "conservation (during)") {
+			during = l
+		} else if !strings.HasPrefix(l, "PASS ") {
+			t.Errorf("after the scenario: %s", l)
+		}
+	}
+	if !strings.HasPrefix(during, "FAIL ") {
+		t.Errorf("conservation during the scenario: %q, want FAIL", during)
 	}
 }
 

@@ -116,3 +116,61 @@ func TestPlanTransactionWriteMistakes(t *testing.T) {
 		})
 	}
 }
+
+// A check run during its scenario (during_ms) is an invariant: one that
+// reads the truth, which moves with every commit, or with a bad interval
+// is refused at its line; one with constant expectations plans and says
+// so.
+func TestPlanDuringChecks(t *testing.T) {
+	for _, tc := range []struct {
+		name, check, want string // want "" plans
+	}{
+		{"constant", `expect_rows = 1
+    during_ms   = 50`, ""},
+		{"reads the truth", `expect_rows = length(truth.sample_users)
+    during_ms   = 50`, "truth.sample_users"},
+		{"zero interval", `expect_rows = 1
+    during_ms   = 0`, "positive whole number"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			override := filepath.Join(t.TempDir(), "during_override.hcl")
+			text := `scenario "point_lookup" {
+  check "one" {
+    query  = query.q1
+    params = { email = "user1@example.com" }
+    ` + tc.check + `
+  }
+}
+`
+			if err := os.WriteFile(override, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			spec, diags := config.Load([]string{"../../examples/quickstart.hcl", override}, config.Options{Env: []string{},
+				Vars: []config.VarArg{{Name: "backends", Value: `["sqlite"]`}, {Name: "scenarios", Value: `["point_lookup"]`}}})
+			if !diags.HasErrors() {
+				diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
+			}
+			var p *plan.Plan
+			if !diags.HasErrors() {
+				p, diags = plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+			}
+			got := diags.Error()
+			if tc.want == "" {
+				if diags.HasErrors() {
+					t.Fatalf("refused: %s", got)
+				}
+				var b strings.Builder
+				if err := p.Render(&b); err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(b.String(), "check one: query q1, also every 50 ms during the scenario") {
+					t.Errorf("plan does not say the check runs during the scenario:\n%s", b.String())
+				}
+				return
+			}
+			if !strings.Contains(got, tc.want) || !strings.Contains(got, "during_override.hcl:6,") {
+				t.Errorf("got %q, want %q at during_ms's line", got, tc.want)
+			}
+		})
+	}
+}

@@ -278,6 +278,11 @@ func namedParams(names []string, args []any) string {
 }
 
 func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc plan.CheckCase) (checks.Outcome, *caseAnswer) {
+	return c.runCaseOn(ctx, c.admin, sc, q, cc)
+}
+
+// runCaseOn runs a check case on session sess.
+func (c *cell) runCaseOn(ctx context.Context, sess drivers.Session, sc *plan.Scenario, q *boundQuery, cc plan.CheckCase) (checks.Outcome, *caseAnswer) {
 	if q == nil {
 		return checks.Outcome{Status: checks.Fail, Detail: "the check's query is not declared"}, nil
 	}
@@ -292,7 +297,7 @@ func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc
 	if err != nil {
 		return checks.Outcome{Status: checks.Fail, Detail: err.Error()}, nil
 	}
-	st, err := c.admin.Prepare(ctx, q.bound.SQL)
+	st, err := sess.Prepare(ctx, q.bound.SQL)
 	if err != nil {
 		return checks.Outcome{Status: checks.Fail, Detail: fmt.Sprintf("preparing query %s: %v", q.name, err)}, nil
 	}
