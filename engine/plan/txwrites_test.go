@@ -113,6 +113,9 @@ func TestPlanTransactionWriteMistakes(t *testing.T) {
 			if !regexp.MustCompile(`\.hcl:\d+,\d+`).MatchString(got) {
 				t.Errorf("%q names no file:line,col", got)
 			}
+			if tc.name == "via unknown step" && !strings.Contains(got, "writes_override.hcl:3,") {
+				t.Errorf("%q: want the step's own line, 3", got)
+			}
 		})
 	}
 }

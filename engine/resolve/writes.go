@@ -105,6 +105,11 @@ func Writes(ds *config.DatasetBlock, ctx *hcl.EvalContext, gen *datagen.Dataset)
 				switch {
 				case prefixed(msg, fmt.Sprintf("write %q", w.Name)):
 					rng = w.DeclRange
+					for _, st := range w.Steps { // a step's own problem: at the step
+						if prefixed(msg, fmt.Sprintf("write %q: step %q", w.Name, st.Name)) {
+							rng = st.DeclRange
+						}
+					}
 				case w.Value != nil && strings.Contains(msg, fmt.Sprintf(`attr "write %s value"`, w.Name)):
 					rng = w.Value.Range() // the value generator's own problem
 				case w.Target != nil && strings.Contains(msg, fmt.Sprintf(`attr "write %s target"`, w.Name)):
