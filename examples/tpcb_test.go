@@ -244,10 +244,10 @@ func TestSmallBankAbortIsNotAnError(t *testing.T) {
 	}
 }
 
-// TestTPCBValidateAndPlanAreQuick: validate and plan of the example take
-// well under a second (one generous bound on a busy machine: they do not
-// generate data).
-func TestTPCBValidateAndPlanAreQuick(t *testing.T) {
+// TestTPCBValidateAndPlan: validate and plan of the example succeed
+// without generating data; how long they took is logged, not asserted
+// (a busy machine's timing proves nothing).
+func TestTPCBValidateAndPlan(t *testing.T) {
 	spec := filepath.Join(workspace(t, "tpcb"), "examples", "tpcb")
 	bin := binary(t)
 	for _, cmd := range []string{"validate", "plan"} {
@@ -256,9 +256,7 @@ func TestTPCBValidateAndPlanAreQuick(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d\n%s", cmd, r.code, r.output)
 		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("%s took %v", cmd, d)
-		}
+		t.Logf("%s took %v", cmd, time.Since(start))
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mentat-spec/mentat-spec/datagen/writes"
+	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/ops"
 	"github.com/mentat-spec/mentat-spec/engine/writetx"
 )
@@ -30,6 +32,27 @@ func (c *cell) txParams(generator string) writetx.Params {
 		}
 	}
 	return writetx.TxParams(steps, draws, idents)
+}
+
+// needsRead says why transaction operation o cannot run without a read
+// query: its abort condition or a delta reads read.*.
+func needsRead(decl writes.Decl, o kind.Operation) error {
+	if o.Read != "" {
+		return nil
+	}
+	reads := func(e writes.Expr) bool {
+		r, ok := e.(interface{ Reads() bool })
+		return ok && r.Reads()
+	}
+	if decl.AbortIf != nil && reads(decl.AbortIf) {
+		return fmt.Errorf("operation %s: write %s's abort_if reads read.*: set the operation's read query", o.Name, decl.Name)
+	}
+	for _, s := range decl.Steps {
+		if s.DeltaExpr != nil && reads(s.DeltaExpr) {
+			return fmt.Errorf("operation %s: step %s of write %s computes its delta from read.*: set the operation's read query", o.Name, s.Name, decl.Name)
+		}
+	}
+	return nil
 }
 
 // runTx runs write k of a transaction generator on tx: inside one

@@ -100,6 +100,11 @@ func (c *cell) writeParams(o kind.Operation) writetx.Params {
 
 // prepareWrite prepares operation o's statements on s.
 func (c *cell) prepareWrite(ctx context.Context, s drivers.Session, o kind.Operation) (*writetx.Tx, error) {
+	if decl, _ := c.pc.Scale.Writes.Decl(o.Write); len(decl.Steps) > 0 {
+		if err := needsRead(decl, o); err != nil {
+			return nil, err
+		}
+	}
 	return writetx.Prepare(ctx, s, o, c.statements, c.writeParams(o))
 }
 

@@ -44,6 +44,9 @@ func Reads(expr hcl.Expression) bool {
 	return false
 }
 
+// Reads says whether the expression reads read.*.
+func (e *Expr) Reads() bool { return Reads(e.expr) }
+
 func (e *Expr) value(draws map[string]int64, read map[string]any) (cty.Value, error) {
 	dv := make(map[string]cty.Value, len(draws))
 	for k, v := range draws {
