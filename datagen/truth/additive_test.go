@@ -211,6 +211,12 @@ func TestWritesRefuseMixingAssignmentAndAddition(t *testing.T) {
 	if _, err := writes.New(ds, []writes.Decl{set, add}); err == nil {
 		t.Error("an attribute both assigned and added to was accepted")
 	}
+	for _, name := range []string{"tx", "a-b", ""} {
+		d := writes.Decl{Name: "d", Draws: []writes.Draw{{Name: name, Gen: add.Delta}}, Steps: []writes.Step{{Name: "a", Entity: "branch", Target: datagen.Generator{Kind: datagen.GenRef, Target: "branch"}, Attr: "branch/balance", Delta: add.Delta}}}
+		if _, err := writes.New(ds, []writes.Decl{d}); err == nil {
+			t.Errorf("draw %q accepted", name)
+		}
+	}
 	bad := writes.Decl{Name: "bad", Steps: []writes.Step{{Name: "a", Entity: "branch", Target: datagen.Generator{Kind: datagen.GenRef, Target: "branch"}, Attr: "branch/id", Delta: add.Delta}}}
 	if _, err := writes.New(ds, []writes.Decl{bad}); err == nil {
 		t.Error("a delta on a unique string attribute was accepted")

@@ -126,6 +126,10 @@ func (w *Writes) newTx(d Decl, inserts map[string]string) (*txGen, error) {
 			bad("draw %q declared twice", dr.Name)
 			continue
 		}
+		if !paramName(dr.Name) || dr.Name == "k" || dr.Name == "tx" {
+			bad("draw %q: a draw is bound as :%s, so its name is letters, digits and _ (not k or tx)", dr.Name, dr.Name)
+			continue
+		}
 		seenDraw[dr.Name] = true
 		switch dr.Gen.Kind {
 		case datagen.GenUniformInt, datagen.GenWeighted, datagen.GenConst:
@@ -415,4 +419,14 @@ func (w *Writes) TxOp(name string, k int64) (TxOp, error) {
 		op.Steps[i] = so
 	}
 	return op, nil
+}
+
+// paramName says whether s can be an SQL parameter's name.
+func paramName(s string) bool {
+	for i, ch := range s {
+		if !(ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || i > 0 && ch >= '0' && ch <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
