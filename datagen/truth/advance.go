@@ -588,6 +588,9 @@ func (s *writeState) aggregate(tc *truthComp, old any, b *pathBuf) any {
 			}
 			vals = s.pathValues(&tc.path, id, vals[:0], b)
 			olds = s.c.pathValues(&tc.path, id, -1, olds[:0], b)
+			if len(vals) == 0 && len(olds) == 0 {
+				continue // no value to sum, before or after
+			}
 			var diff int64
 			for _, v := range vals {
 				diff += v.Int
