@@ -28,6 +28,11 @@ func TestExprOverDrawsAndRead(t *testing.T) {
 		{"read.balance + read.savings < draw.amount ? -(draw.amount + 1) : -draw.amount", -30, false},
 		{"read.balance < draw.amount ? -(draw.amount + 1) : -draw.amount", -31, false},
 		{"-read.balance", -20, false},
+		{"read.balance", 20, false},
+		{"draw.amount", 30, false},
+		{"-read.savings", -15, false}, // a double: through HCL
+		{"-read.name", 0, true},
+		{"-draw.missing", 0, true},
 		{"draw.amount / 7", 0, true}, // not whole
 		{"read.name", 0, true},
 		{"read.gone", 0, true},
@@ -48,5 +53,16 @@ func TestExprOverDrawsAndRead(t *testing.T) {
 	}
 	if !RunTime(parse(t, "-draw.amount")) || RunTime(parse(t, "uniform(1, 2)")) || !Reads(parse(t, "read.x > 1")) || Reads(parse(t, "draw.x")) {
 		t.Error("RunTime/Reads wrong")
+	}
+}
+
+func BenchmarkDeltaOfADraw(b *testing.B) {
+	e, _ := hclsyntax.ParseExpression([]byte("-draw.amount"), "x.hcl", hcl.InitialPos)
+	x := New(e, &hcl.EvalContext{})
+	draws := map[string]int64{"amount": 30}
+	for i := 0; i < b.N; i++ {
+		if _, err := x.Int(draws, nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
