@@ -330,3 +330,29 @@ func runIn(t *testing.T, bin, dir string, args ...string) run {
 	}
 	return r
 }
+
+// TestDuringCheckOfAReadScenario: a read-only scenario with a check run
+// during it (during_ms) runs alone, not interleaved with its neighbours'
+// reps, so its during line is there.
+func TestDuringCheckOfAReadScenario(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	tmp := workspace(t, "quickstart.hcl")
+	edit(t, filepath.Join(tmp, "specs", "mentat", "scenarios.hcl"), `  check "names" {
+    query         = query.q1`, `  check "one" {
+    query       = query.q1
+    params      = { email = "user1@example.com" }
+    expect_rows = 1
+    during_ms   = 20
+  }
+  check "names" {
+    query         = query.q1`)
+	r := applyTo(t, filepath.Join(tmp, "examples", "quickstart.hcl"), t.TempDir(), "-var", `scenarios=["point_lookup","ref_traversal"]`, "-var", `backends=["sqlite"]`)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", r.code, r.output)
+	}
+	if !strings.Contains(strings.Join(r.checks, "\n"), "PASS point_lookup sqlite xs one (during): ") {
+		t.Errorf("no PASS line of the check during point_lookup:\n%s", strings.Join(r.checks, "\n"))
+	}
+}
