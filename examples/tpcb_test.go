@@ -356,3 +356,15 @@ func TestDuringCheckOfAReadScenario(t *testing.T) {
 		t.Errorf("no PASS line of the check during point_lookup:\n%s", strings.Join(r.checks, "\n"))
 	}
 }
+
+// TestTPCBPlanRefusesATransactionWithoutItsRead: send_payment's abort_if
+// reads read.checking; without the operation's read query, plan refuses
+// the scenario (exit 2) instead of every call failing.
+func TestTPCBPlanRefusesATransactionWithoutItsRead(t *testing.T) {
+	spec := filepath.Join(workspace(t, "tpcb"), "examples", "tpcb")
+	edit(t, filepath.Join(spec, "scenarios.hcl"), "      read      = query.send_payment_read\n", "")
+	r := runIn(t, binary(t), filepath.Dir(spec), "plan", "tpcb")
+	if r.code != 2 || !strings.Contains(r.output, "Transaction needs a read") || !strings.Contains(r.output, "abort_if reads read.*") {
+		t.Errorf("exit %d, want 2 naming the missing read:\n%s", r.code, r.output)
+	}
+}

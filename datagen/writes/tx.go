@@ -430,3 +430,22 @@ func paramName(s string) bool {
 	}
 	return s != ""
 }
+
+// ReadNeed says what of transaction decl reads read.* (its abort
+// condition or a step's delta), "" when nothing does: such a write needs
+// its operation's read query. An Expr says so through a Reads method.
+func ReadNeed(decl Decl) string {
+	reads := func(e Expr) bool {
+		r, ok := e.(interface{ Reads() bool })
+		return ok && r.Reads()
+	}
+	if decl.AbortIf != nil && reads(decl.AbortIf) {
+		return fmt.Sprintf("write %s's abort_if reads read.*", decl.Name)
+	}
+	for _, s := range decl.Steps {
+		if s.DeltaExpr != nil && reads(s.DeltaExpr) {
+			return fmt.Sprintf("step %s of write %s computes its delta from read.*", s.Name, decl.Name)
+		}
+	}
+	return ""
+}

@@ -270,6 +270,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.D
 		}
 		diags = append(diags, checkWriteGenerators(sp, sd)...)
 		diags = append(diags, checkDuring(sd)...)
+		diags = append(diags, checkTxReads(sp, sd)...)
 		diags = append(diags, checkReaders(drv, bc.Driver, bc.Name, bc.Options, s, sd)...)
 		s.WritesNote = writesNote(drv, bc.Driver, sd)
 		c.Scenarios = append(c.Scenarios, s)

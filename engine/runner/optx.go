@@ -35,22 +35,13 @@ func (c *cell) txParams(generator string) writetx.Params {
 }
 
 // needsRead says why transaction operation o cannot run without a read
-// query: its abort condition or a delta reads read.*.
+// query (plan says so first where the kind lists its operations).
 func needsRead(decl writes.Decl, o kind.Operation) error {
 	if o.Read != "" {
 		return nil
 	}
-	reads := func(e writes.Expr) bool {
-		r, ok := e.(interface{ Reads() bool })
-		return ok && r.Reads()
-	}
-	if decl.AbortIf != nil && reads(decl.AbortIf) {
-		return fmt.Errorf("operation %s: write %s's abort_if reads read.*: set the operation's read query", o.Name, decl.Name)
-	}
-	for _, s := range decl.Steps {
-		if s.DeltaExpr != nil && reads(s.DeltaExpr) {
-			return fmt.Errorf("operation %s: step %s of write %s computes its delta from read.*: set the operation's read query", o.Name, s.Name, decl.Name)
-		}
+	if why := writes.ReadNeed(decl); why != "" {
+		return fmt.Errorf("operation %s: %s: set the operation's read query", o.Name, why)
 	}
 	return nil
 }
