@@ -40,6 +40,40 @@ type writeState struct {
 	updated  map[int][]int64                 // kind -> loaded ids some update wrote, ascending
 	insIDs   map[int][]int64                 // kind -> inserted ids, ascending
 	finals   map[int]map[int64]datagen.Value // attribute -> loaded id -> value after the writes
+	adds     map[int]map[int64]stamped       // attribute -> id -> the sum of the committed deltas, the greatest tx
+}
+
+// add records a committed delta d to attribute ai of id in tx.
+func (s *writeState) add(ai int, id, tx, d int64) {
+	m := s.adds[ai]
+	if m == nil {
+		m = map[int64]stamped{}
+		s.adds[ai] = m
+	}
+	x := m[id]
+	x.v.Int += d
+	x.tx = max(x.tx, tx)
+	m[id] = x
+}
+
+// applyAdds turns the summed deltas into values after the writes: the
+// loaded (or inserted) value plus the deltas. Additions commute, so the
+// order they committed in does not matter. An entity without a value
+// keeps none: the SQL's v = v + :delta changes no row.
+func (s *writeState) applyAdds() {
+	var vals []datagen.Value
+	var scratch []int64
+	for ai, m := range s.adds {
+		for id, x := range m {
+			vals, scratch = s.c.valuesAsOf(ai, id, -1, vals[:0], scratch)
+			if len(vals) == 0 {
+				continue
+			}
+			v := vals[0]
+			v.Int += x.v.Int
+			s.set(ai, id, x.tx, v)
+		}
+	}
 }
 
 func (s *writeState) set(ai int, id, tx int64, v datagen.Value) {
@@ -216,7 +250,8 @@ func AdvanceJournal(base *Truth, w *writes.Writes, j *writes.Journal) (*Truth, e
 		out.Values[k] = v
 	}
 	s := &writeState{c: c, over: map[int]map[int64]stamped{}, inserted: map[int]map[int64]int64{},
-		updated: map[int][]int64{}, insIDs: map[int][]int64{}, finals: map[int]map[int64]datagen.Value{}}
+		updated: map[int][]int64{}, insIDs: map[int][]int64{}, finals: map[int]map[int64]datagen.Value{},
+		adds: map[int]map[int64]stamped{}}
 	var active []*gen
 	for _, name := range j.Generators() {
 		g, ok := genOf(c, w, name)
@@ -240,6 +275,12 @@ func AdvanceJournal(base *Truth, w *writes.Writes, j *writes.Journal) (*Truth, e
 				return nil, fmt.Errorf("datagen: journal: %w", err)
 			}
 			tx := w.Tx(name, cm.K)
+			if len(g.steps) > 0 {
+				if err := s.applyTx(w, name, cm); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if g.insert {
 				id := kc.count + cm.K
 				if cm.E != kc.base+id {
@@ -255,12 +296,17 @@ func AdvanceJournal(base *Truth, w *writes.Writes, j *writes.Journal) (*Truth, e
 				return nil, fmt.Errorf("datagen: journal: write %d of %q: entity %d is not a %q", cm.K, name, cm.E, g.entity)
 			}
 			a, v := w.Update(name, cm.K)
-			s.set(int(a)-1, cm.E-kc.base, tx, v)
+			if g.add {
+				s.add(int(a)-1, cm.E-kc.base, tx, v.Int)
+			} else {
+				s.set(int(a)-1, cm.E-kc.base, tx, v)
+			}
 		}
 	}
 	if len(active) == 0 {
 		return &out, nil
 	}
+	s.applyAdds()
 	s.settle()
 	ids, _ := base.Values[datagen.IDsKey].(map[string]any)
 	if ids != nil {
@@ -275,17 +321,19 @@ func AdvanceJournal(base *Truth, w *writes.Writes, j *writes.Journal) (*Truth, e
 		tc := &c.truth[i]
 		name := tc.decl.Name
 		upd, ins, isStale := false, false, false
-		for _, g := range active {
-			st, t := goesStale(c, g, tc)
-			switch {
-			case st:
-				isStale = true
-				staleBy[g.name] = true
-			case t == touchNone:
-			case g.insert:
-				ins = true
-			default:
-				upd = true
+		for _, ag := range active {
+			for _, g := range ag.parts() {
+				st, t := goesStale(c, g, tc)
+				switch {
+				case st:
+					isStale = true
+					staleBy[g.name] = true
+				case t == touchNone:
+				case g.insert:
+					ins = true
+				default:
+					upd = true
+				}
 			}
 		}
 		if isStale {
@@ -524,11 +572,52 @@ func (s *writeState) inverseInserts(tc *truthComp, v any) any {
 	return out
 }
 
-// aggregate follows an integer sum, a min or a max over inserts (an
-// update touching one makes it stale).
+// aggregate follows an integer sum, a min or a max over inserts, and a
+// sum over additions to loaded entities (another update touching one
+// makes it stale).
 func (s *writeState) aggregate(tc *truthComp, old any, b *pathBuf) any {
 	accs := map[string]*aggAcc{}
 	var vals, keys []datagen.Value
+	if tc.decl.Kind == datagen.TruthSum {
+		// Filters and groups are of attributes the additions do not touch
+		// (sumFollows): each entity moves its group's sum by new - old.
+		var olds []datagen.Value
+		for _, id := range s.updated[tc.kind] {
+			if !s.c.matches(tc.filters, id, b) {
+				continue
+			}
+			vals = s.pathValues(&tc.path, id, vals[:0], b)
+			olds = s.c.pathValues(&tc.path, id, -1, olds[:0], b)
+			if len(vals) == 0 && len(olds) == 0 {
+				continue // no value to sum, before or after
+			}
+			var diff int64
+			for _, v := range vals {
+				diff += v.Int
+			}
+			for _, v := range olds {
+				diff -= v.Int
+			}
+			keys = keys[:0]
+			if tc.by != nil {
+				keys = s.c.pathValues(tc.by, id, -1, keys, b)
+			} else {
+				keys = append(keys, datagen.Value{})
+			}
+			for j, k := range keys {
+				if dupBefore(keys, j) {
+					continue
+				}
+				g := accs[k.String()]
+				if g == nil {
+					g = &aggAcc{}
+					accs[k.String()] = g
+				}
+				g.n++
+				g.isum += diff
+			}
+		}
+	}
 	for _, id := range s.insIDs[tc.kind] {
 		if !s.matches(tc.filters, id, b) {
 			continue
@@ -598,4 +687,38 @@ func combineAgg(kind datagen.TruthKind, t datagen.ValueType, old any, g *aggAcc)
 		return cand.Any()
 	}
 	return old
+}
+
+// applyTx records committed transaction write cm of name: every step's
+// effect in the write's tx, the truth advancing by all of them.
+func (s *writeState) applyTx(w *writes.Writes, name string, cm writes.Committed) error {
+	op, err := w.TxOp(name, cm.K)
+	if err != nil {
+		return fmt.Errorf("datagen: journal: %w", err)
+	}
+	infos := w.Steps(name)
+	if cm.D != nil && len(cm.D) != len(op.Steps) {
+		return fmt.Errorf("datagen: journal: write %d of %q records %d deltas for %d steps", cm.K, name, len(cm.D), len(op.Steps))
+	}
+	for i, st := range op.Steps {
+		k := s.c.byKind[st.Entity]
+		switch {
+		case st.Insert:
+			if s.inserted[k] == nil {
+				s.inserted[k] = map[int64]int64{}
+			}
+			s.inserted[k][st.ID] = op.Tx
+		case st.Add:
+			d := st.Value.Int
+			if cm.D != nil {
+				d = cm.D[i]
+			} else if infos[i].Runtime {
+				return fmt.Errorf("datagen: journal: write %d of %q: step %q adds a delta computed at run time, and the journal does not record it", cm.K, name, infos[i].Name)
+			}
+			s.add(int(st.A)-1, st.ID, op.Tx, d)
+		default:
+			s.set(int(st.A)-1, st.ID, op.Tx, st.Value)
+		}
+	}
+	return nil
 }

@@ -126,6 +126,9 @@ func goesStale(c *model, g *gen, tc *truthComp) (bool, int) {
 		return t == touchDeep, t
 	}
 	t := g.touches(tc)
+	if t == touchDeep && g.add && sumFollows(tc, g.attrs) {
+		t = touchShallow
+	}
 	if t == touchDeep {
 		return true, t
 	}
@@ -156,11 +159,38 @@ func Stale(w *writes.Writes, name string) []string {
 	var out []string
 	for i := range c.truth {
 		tc := &c.truth[i]
-		if st, _ := goesStale(c, g, tc); st {
-			out = append(out, tc.decl.Name)
+		for _, p := range g.parts() {
+			if st, _ := goesStale(c, p, tc); st {
+				out = append(out, tc.decl.Name)
+				break
+			}
 		}
 	}
 	return out
+}
+
+// sumFollows says whether additions to attrs leave a sum truth exact: an
+// integer sum over one of them, read directly, grouped and filtered by
+// attributes they do not touch, moves by exactly the deltas.
+func sumFollows(tc *truthComp, attrs []int) bool {
+	if tc.decl.Kind != datagen.TruthSum || len(tc.path.hops) != 1 {
+		return false
+	}
+	for _, ai := range attrs {
+		if filtersTouch(tc.filters, ai) != touchNone || tc.by != nil && pathTouch(tc.by, ai) != touchNone {
+			return false
+		}
+	}
+	return true
+}
+
+// parts is g's steps when it is a transaction, else g itself: the truth
+// follows each step as it would a write of its own.
+func (g *gen) parts() []*gen {
+	if len(g.steps) > 0 {
+		return g.steps
+	}
+	return []*gen{g}
 }
 
 // gen is what a truth reads of one write generator.
@@ -170,6 +200,8 @@ type gen struct {
 	insert bool
 	kind   int   // the kind it writes
 	attrs  []int // update: the attributes it may write
+	add    bool  // update: adds deltas
+	steps  []*gen
 }
 
 func genOf(c *model, w *writes.Writes, name string) (*gen, bool) {
@@ -177,7 +209,14 @@ func genOf(c *model, w *writes.Writes, name string) (*gen, bool) {
 	if !ok {
 		return nil, false
 	}
-	g := &gen{name: name, entity: d.Entity, insert: d.Insert, kind: c.byKind[d.Entity]}
+	g := &gen{name: name, entity: d.Entity, insert: d.Insert, kind: c.byKind[d.Entity], add: w.Additive(name)}
+	for _, st := range w.Steps(name) {
+		p := &gen{name: name, entity: st.Entity, insert: st.Insert, kind: c.byKind[st.Entity], add: st.Add}
+		if !st.Insert {
+			p.attrs = []int{int(st.Attr.ID) - 1}
+		}
+		g.steps = append(g.steps, p)
+	}
 	for _, a := range w.Attrs(name) {
 		g.attrs = append(g.attrs, int(a.ID)-1)
 	}

@@ -19,8 +19,12 @@ type Journal struct {
 }
 
 // Committed is one committed write: number K of its generator, entity E.
+// D, for a transaction, is the delta each step added (0 for a step that
+// does not add): a delta computed at run time from what the transaction
+// read is known only from here.
 type Committed struct {
 	K, E int64
+	D    []int64
 }
 
 // NewJournal returns an empty journal.
@@ -33,6 +37,15 @@ func (j *Journal) Commit(generator string, k, e int64) {
 	defer j.mu.Unlock()
 	j.note(generator)
 	j.gens[generator] = append(j.gens[generator], Committed{K: k, E: e})
+}
+
+// CommitDeltas records that transaction write k committed, its steps
+// adding d (one per step).
+func (j *Journal) CommitDeltas(generator string, k, e int64, d []int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.note(generator)
+	j.gens[generator] = append(j.gens[generator], Committed{K: k, E: e, D: d})
 }
 
 // note registers generator (j.mu held).
@@ -76,6 +89,9 @@ func (w *Writes) CommitPrefix(j *Journal, name string, n int64) error {
 	g, ok := w.gens[name]
 	if !ok {
 		return fmt.Errorf("datagen: no write %q declared", name)
+	}
+	if w.txs[name] != nil {
+		return fmt.Errorf("datagen: write %q is a transaction: its journal records each commit's deltas", name)
 	}
 	if n > 0 {
 		if err := w.checkK(g, n-1); err != nil {

@@ -33,6 +33,20 @@ type Decl struct {
 	Value  datagen.Generator
 	Target datagen.Generator
 	Insert bool
+	// Delta makes an update additive: write k adds a draw of Delta to the
+	// attribute (a long) instead of assigning Value. Additions commute, so
+	// the value after any set of commits is the loaded value plus the sum
+	// of their deltas, whatever order they committed in.
+	Delta datagen.Generator
+	// Steps makes the write a transaction over several entities (tx.go);
+	// Entity, Attr, Attrs, Value, Target, Insert and Delta stay unset.
+	Steps []Step
+	// Draws are named values drawn per write k, bound as :NAME and read
+	// by the steps' run-time deltas and the abort condition as draw.NAME.
+	Draws []Draw
+	// AbortIf, when set, is evaluated after the transaction's read: true
+	// rolls the transaction back as an intended abort (no step applies).
+	AbortIf Expr
 }
 
 // Op is one write in transaction Tx. An update gives entity E (id ID of
@@ -48,6 +62,7 @@ type Op struct {
 	Value  datagen.Value
 	Tx     int64
 	Insert bool
+	Add    bool         // Value is a delta added to the attribute
 	Values []AttrValues // insert: the kind's attributes in declaration order
 }
 
@@ -70,6 +85,7 @@ type AttrValues struct {
 type Writes struct {
 	ds    *datagen.Dataset
 	gens  map[string]*writeGen
+	txs   map[string]*txGen // transactions (tx.go), also in gens
 	names []string
 	maxK  int64 // the largest k whose tx id fits in an int64
 }
@@ -83,6 +99,7 @@ type writeGen struct {
 	values []*datagen.CompiledGenerator // update: each attribute's value generator
 	pick   draw.Stream                  // update of several attributes: which one write k sets
 	target *datagen.CompiledGenerator
+	add    bool // values are deltas
 }
 
 // New compiles decls against ds (Finish()ed). All problems are returned
@@ -91,7 +108,7 @@ func New(ds *datagen.Dataset, decls []Decl) (*Writes, error) {
 	if err := ds.Ready(); err != nil {
 		return nil, err
 	}
-	w := &Writes{ds: ds, gens: map[string]*writeGen{}}
+	w := &Writes{ds: ds, gens: map[string]*writeGen{}, txs: map[string]*txGen{}}
 	var errs []error
 	add := func(err error) {
 		if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -109,6 +126,20 @@ func New(ds *datagen.Dataset, decls []Decl) (*Writes, error) {
 			bad("declared twice")
 			continue
 		}
+		if len(d.Steps) > 0 {
+			t, err := w.newTx(d, inserts)
+			if err != nil {
+				add(err)
+				continue
+			}
+			w.add(&writeGen{decl: d})
+			w.txs[d.Name] = t
+			continue
+		}
+		if len(d.Draws) > 0 || d.AbortIf != nil {
+			bad("draws and abort_if belong to a transaction (step blocks)")
+			continue
+		}
 		base, err := ds.EntityID(d.Entity, 0)
 		if err != nil {
 			bad("entity %q is not an entity", d.Entity)
@@ -116,8 +147,8 @@ func New(ds *datagen.Dataset, decls []Decl) (*Writes, error) {
 		}
 		g := &writeGen{decl: d, count: ds.Count(d.Entity), base: base}
 		if d.Insert {
-			if d.Attr != "" || len(d.Attrs) > 0 || d.Value.Kind != "" || d.Target.Kind != "" {
-				bad("an insert draws every attribute from the entity's own generators: attr, attrs, value and target belong to updates")
+			if d.Attr != "" || len(d.Attrs) > 0 || d.Value.Kind != "" || d.Target.Kind != "" || d.Delta.Kind != "" {
+				bad("an insert draws every attribute from the entity's own generators: attr, attrs, value, delta and target belong to updates")
 				continue
 			}
 			if why := ds.InsertProblem(d.Entity); why != "" {
@@ -144,6 +175,11 @@ func New(ds *datagen.Dataset, decls []Decl) (*Writes, error) {
 			bad("an update needs attr or attrs (or insert = true)")
 			continue
 		}
+		if d.Delta.Kind != "" && d.Value.Kind != "" {
+			bad("set value (an assignment) or delta (an addition), not both")
+			continue
+		}
+		g.add = d.Delta.Kind != ""
 		n := len(errs)
 		seen := map[string]bool{}
 		for _, ident := range idents {
@@ -166,7 +202,14 @@ func New(ds *datagen.Dataset, decls []Decl) (*Writes, error) {
 				continue
 			}
 			val := a
-			if d.Value.Kind != "" {
+			if g.add {
+				if a.Type != datagen.TypeLong {
+					bad("attr %q is a %s: a delta adds to a long", ident, a.Type)
+					continue
+				}
+				val.Ident = "write " + d.Name + " delta"
+				val.Gen = d.Delta
+			} else if d.Value.Kind != "" {
 				val.Ident = "write " + d.Name + " value"
 				val.Gen = d.Value
 			} else {
@@ -204,6 +247,9 @@ func New(ds *datagen.Dataset, decls []Decl) (*Writes, error) {
 		g.target = tg
 		g.pick = draw.NewStream(ds.Seed, "write "+d.Name, "attr")
 		w.add(g)
+	}
+	if len(errs) == 0 {
+		errs = append(errs, w.mixedForms()...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -262,6 +308,9 @@ func (w *Writes) Op(name string, k int64) (Op, error) {
 	g, ok := w.gens[name]
 	if !ok {
 		return Op{}, fmt.Errorf("datagen: no write %q declared", name)
+	}
+	if w.txs[name] != nil {
+		return Op{}, fmt.Errorf("datagen: write %q is a transaction of steps (TxOp)", name)
 	}
 	if err := w.checkK(g, k); err != nil {
 		return Op{}, fmt.Errorf("datagen: %w", err)
@@ -324,7 +373,7 @@ func (w *Writes) op(g *writeGen, k int64) Op {
 	e := g.target.One(k).Int
 	a := &g.attrs[i]
 	return Op{K: k, Entity: g.decl.Entity, ID: e - g.base, E: e, Attr: a.Ident, A: a.ID,
-		Value: g.values[i].One(k), Tx: w.tx(g, k)}
+		Value: g.values[i].One(k), Tx: w.tx(g, k), Add: g.add}
 }
 
 // choose is the index in g.attrs of the attribute update k writes.
@@ -343,8 +392,8 @@ func (w *Writes) Value(name string, n int64, e int64) (datagen.Value, error) {
 	if !ok {
 		return datagen.Value{}, fmt.Errorf("datagen: no write %q declared", name)
 	}
-	if len(g.attrs) != 1 {
-		return datagen.Value{}, fmt.Errorf("datagen: write %q is not an update of one attribute", name)
+	if len(g.attrs) != 1 || g.add {
+		return datagen.Value{}, fmt.Errorf("datagen: write %q is not an assignment of one attribute", name)
 	}
 	for k := min(n, w.maxK+1) - 1; k >= 0; k-- {
 		if op := w.op(g, k); op.E == e {

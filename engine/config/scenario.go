@@ -53,6 +53,7 @@ var scenarioSchema = &hcl.BodySchema{
 var checkSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "query", Required: true}, {Name: "for_each"}, {Name: "params"},
 	{Name: "expect_rows"}, {Name: "expect_values"}, {Name: "expect_set"}, {Name: "expect_map"}, {Name: "expect_sum"}, {Name: "expect_ids"}, {Name: "expect_list"},
+	{Name: "during_ms"}, // an invariant also checked while the scenario runs (plan/during.go)
 }}
 
 func decodeScenarioBlock(b *hcl.Block) (*ScenarioBlock, hcl.Diagnostics) {

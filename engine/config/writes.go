@@ -25,13 +25,17 @@ import (
 type WriteBlock struct {
 	Name                                       string
 	Entity, Attr, Attrs, Value, Target, Insert hcl.Expression
+	Delta                                      hcl.Expression // an additive update: the delta generator
+	Draws, AbortIf                             hcl.Expression // a transaction (writesteps.go)
+	Steps                                      []*StepBlock
 	DeclRange                                  hcl.Range
 }
 
 var writeSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "entity", Required: true}, {Name: "attr"}, {Name: "attrs"},
-	{Name: "value"}, {Name: "target"}, {Name: "insert"},
-}}
+	{Name: "entity"}, {Name: "attr"}, {Name: "attrs"},
+	{Name: "value"}, {Name: "target"}, {Name: "insert"}, {Name: "delta"},
+	{Name: "draws"}, {Name: "abort_if"},
+}, Blocks: []hcl.BlockHeaderSchema{{Type: "step", LabelNames: []string{"name"}}}}
 
 func decodeWriteBlock(blk *hcl.Block) (*WriteBlock, hcl.Diagnostics) {
 	w := &WriteBlock{Name: blk.Labels[0], DeclRange: blk.DefRange}
@@ -49,6 +53,15 @@ func decodeWriteBlock(blk *hcl.Block) (*WriteBlock, hcl.Diagnostics) {
 	}
 	w.Entity, w.Attr, w.Attrs = expr("entity"), expr("attr"), expr("attrs")
 	w.Value, w.Target, w.Insert = expr("value"), expr("target"), expr("insert")
+	w.Delta, w.Draws, w.AbortIf = expr("delta"), expr("draws"), expr("abort_if")
+	if len(c.Blocks) > 0 || w.Draws != nil || w.AbortIf != nil {
+		return decodeTxWrite(w, c)
+	}
+	if w.Entity == nil {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing required argument",
+			Detail: `A write needs entity, the kind it writes (or step blocks: a transaction).`, Subject: c.MissingItemRange.Ptr()})
+		return w, diags
+	}
 	// Which attributes a write needs depends on insert, known only once
 	// evaluated; their absence is reported here when it cannot be.
 	if w.Insert == nil {

@@ -23,8 +23,31 @@ type Seq struct {
 	visible atomic.Int64
 }
 
-// Commit is one committed write: its number K and the entity E it wrote.
-type Commit struct{ K, E int64 }
+// Commit is one committed write: its number K and the entity E it wrote;
+// for a transaction, D the delta each step added.
+type Commit struct {
+	K, E int64
+	D    []int64
+}
+
+// CommitDeltas records that transaction write k committed, its steps
+// adding d.
+func (s *Seq) CommitDeltas(k, e int64, d []int64) {
+	s.mu.Lock()
+	s.commits = append(s.commits, Commit{K: k, E: e, D: d})
+	s.done.mark(k)
+	s.visible.Store(s.done.base)
+	s.mu.Unlock()
+}
+
+// InDoubtDeltas is InDoubt for a transaction whose steps would add d.
+func (s *Seq) InDoubtDeltas(k, e int64, d []int64) {
+	s.mu.Lock()
+	s.doubt = append(s.doubt, Commit{K: k, E: e, D: d})
+	s.done.mark(k)
+	s.visible.Store(s.done.base)
+	s.mu.Unlock()
+}
 
 // Commit records that write k committed, writing entity e.
 func (s *Seq) Commit(k, e int64) {

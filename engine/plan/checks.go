@@ -20,6 +20,9 @@ type Check struct {
 	// Err is set when the check could not be evaluated (a FAIL).
 	Err   string
 	Cases []CheckCase
+	// DuringMS, when set, also runs the check every that many
+	// milliseconds while the scenario runs (an invariant; during.go).
+	DuringMS int64
 }
 
 // CheckCase is one case of a check (one for_each element).
@@ -72,7 +75,7 @@ func (c *Cell) Checks(s *Scenario, truth *Truth) []Check {
 		all = append(all, named{bc.check, bc.name()})
 	}
 	for _, ck := range all {
-		rc := Check{Name: ck.name, Query: ck.Query}
+		rc := Check{Name: ck.name, Query: ck.Query, DuringMS: duringMS(ck.CheckBlock, ctx)}
 		cases, diags := resolve.CheckCases(ck.CheckBlock, ctx)
 		if diags.HasErrors() {
 			rc.Err = "cannot evaluate the check: " + diags.Error()

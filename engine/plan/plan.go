@@ -147,6 +147,7 @@ type Scenario struct {
 	Sampling    SamplingPlan
 	Queries     []string // the queries its points run
 	Writes      bool     // running it changes the store
+	During      bool     // a check of it also runs while it runs (during_ms): it runs alone
 	Points      []kind.Point
 	CheckNames  []string
 	Samplers    []sampler.Spec // run alongside the points
@@ -273,12 +274,17 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.D
 			Samplers: samplersFor(p.samplers, sd, be.Name)}
 		for _, ck := range sd.Checks {
 			s.CheckNames = append(s.CheckNames, ck.Name)
+			if _, ok := ck.Attrs["during_ms"]; ok {
+				s.During = true
+			}
 		}
 		s.borrowed, s.Unchecked = borrowChecks(spec, sd, be.Name)
 		for _, bc := range s.borrowed {
 			s.CheckNames = append(s.CheckNames, bc.name())
 		}
 		diags = append(diags, resolve.WriteGenerators(sp.Writes, sd)...)
+		diags = append(diags, resolve.DuringChecks(sd)...)
+		diags = append(diags, resolve.TxReads(sp.Writes, sd)...)
 		diags = append(diags, resolve.ReadersSeeWrites(drv, bc.Driver, bc.Name, bc.Options, sd)...)
 		s.WritesNote = writesNote(drv, bc.Driver, sd)
 		c.Scenarios = append(c.Scenarios, s)

@@ -122,7 +122,7 @@ func (p *Plan) Render(w io.Writer) error {
 					fmt.Fprintf(&b, "       %s\n", pt.Describe())
 				}
 				for _, ck := range s.def.Checks {
-					fmt.Fprintf(&b, "       check %s: query %s\n", ck.Name, ck.Query)
+					fmt.Fprintf(&b, "       check %s: query %s%s\n", ck.Name, ck.Query, duringNote(ck))
 				}
 				for _, bc := range s.borrowed {
 					fmt.Fprintf(&b, "       check %s: query %s (declared in scenario %s)\n", bc.check.Name, bc.check.Query, bc.from)

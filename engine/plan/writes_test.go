@@ -14,10 +14,10 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
-// write_mixed runs updates of one attribute: the plan refuses an insert
-// or a multi-attribute generator at its generator = line, and builds with
-// an update given as attrs of one.
-func TestPlanWriteMixedRefusesInsertsAndSeveralAttributes(t *testing.T) {
+// write_mixed runs assignments of one attribute: the plan refuses an
+// insert, a multi-attribute generator, an additive write or a transaction
+// at its generator = line, and builds with an update given as attrs of one.
+func TestPlanWriteMixedRefusesInsertsSeveralAttributesAndTransactions(t *testing.T) {
 	for _, tc := range []struct {
 		name, write, want string // want "" builds
 	}{
@@ -26,6 +26,16 @@ func TestPlanWriteMixedRefusesInsertsAndSeveralAttributes(t *testing.T) {
 		{"several attrs", `entity = "issue"
     attrs  = ["issue/state", "issue/priority"]
     target = zipf("issue", 1.1)`, `"w" updates one of 2`},
+		{"additive", `entity = "issue"
+    attr   = "issue/priority"
+    delta  = uniform(-1, 1)
+    target = zipf("issue", 1.1)`, `"w" adds a delta`},
+		{"transaction", `step "a" {
+      entity = "issue"
+      target = zipf("issue", 1.1)
+      attr   = "issue/priority"
+      delta  = uniform(1, 2)
+    }`, `"w" is a transaction of 1 steps`},
 		{"attrs of one, redrawn", `entity = "issue"
     attrs  = ["issue/state"]
     target = zipf("issue", 1.1)`, ""},

@@ -159,12 +159,23 @@ func validateCell(s *config.Spec, c config.Cell, drv Drivers, gen *datagen.Datas
 			diags = append(diags, validateParam(gen, q.Params, q.Name, name, v)...)
 		}
 	}
+	selected := map[string]bool{}
+	for _, sc := range s.SelectedScenarios() {
+		if sc != nil {
+			selected[sc.Name] = true
+		}
+	}
 	for _, sc := range s.Scenarios {
 		if !sc.RunsOn(c.Backend.Name) {
 			continue
 		}
-		if sc.Def != nil && writesOK {
+		diags = append(diags, DuringChecks(sc)...)
+		// As plan: the writes a scenario not selected would run are not
+		// resolved against this dataset, so validate refuses no more
+		// than plan does.
+		if sc.Def != nil && writesOK && selected[sc.Name] {
 			diags = append(diags, WriteGenerators(w, sc)...)
+			diags = append(diags, TxReads(w, sc)...)
 			diags = append(diags, writeOpParams(s, sc, w, gen, queries)...)
 			diags = append(diags, boundQueryParams(s, sc, queries)...)
 		}

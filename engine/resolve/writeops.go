@@ -118,11 +118,10 @@ func writeOpParams(s *config.Spec, sd *config.ScenarioBlock, w *writes.Writes, g
 		if !o.IsWrite() {
 			continue
 		}
-		decl, ok := w.Decl(o.Write)
-		if !ok {
+		if _, ok := w.Decl(o.Write); !ok {
 			continue // WriteGenerators reports it
 		}
-		allowed := writetx.ParamsOf(decl, gen)
+		allowed := writetx.ParamsOf(w, o.Write, gen)
 		names := make([]string, 0, len(allowed.Allowed))
 		for n := range allowed.Allowed {
 			names = append(names, n)

@@ -31,6 +31,12 @@ func Writes(ds *config.DatasetBlock, ctx *hcl.EvalContext, gen *datagen.Dataset)
 		return g
 	}
 	for _, w := range ds.Writes {
+		if len(w.Steps) > 0 {
+			decl, d := txDecl(w, ctx, gens)
+			diags = append(diags, d...)
+			decls = append(decls, decl)
+			continue
+		}
 		if w.Entity == nil {
 			continue // decoding reported it
 		}
@@ -50,7 +56,7 @@ func Writes(ds *config.DatasetBlock, ctx *hcl.EvalContext, gen *datagen.Dataset)
 			for _, x := range []struct {
 				name string
 				expr hcl.Expression
-			}{{"attr", w.Attr}, {"attrs", w.Attrs}, {"value", w.Value}, {"target", w.Target}} {
+			}{{"attr", w.Attr}, {"attrs", w.Attrs}, {"value", w.Value}, {"target", w.Target}, {"delta", w.Delta}} {
 				if x.expr != nil {
 					diags = append(diags, hcleval.AttrError(x.expr, "Unexpected argument",
 						fmt.Sprintf("An insert (insert = true) draws every attribute of the new entity from the entity's own generators: %s belongs to updates.", x.name)))
@@ -76,6 +82,9 @@ func Writes(ds *config.DatasetBlock, ctx *hcl.EvalContext, gen *datagen.Dataset)
 		if w.Value != nil {
 			decl.Value = gens(w.Value, "value")
 		}
+		if w.Delta != nil {
+			decl.Delta = gens(w.Delta, "delta")
+		}
 		if w.Target == nil {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Missing required argument",
 				Detail: `An update needs target, the entity it writes: ref("kind") or zipf("kind", s).`, Subject: w.DeclRange.Ptr()})
@@ -96,6 +105,11 @@ func Writes(ds *config.DatasetBlock, ctx *hcl.EvalContext, gen *datagen.Dataset)
 				switch {
 				case prefixed(msg, fmt.Sprintf("write %q", w.Name)):
 					rng = w.DeclRange
+					for _, st := range w.Steps { // a step's own problem: at the step
+						if prefixed(msg, fmt.Sprintf("write %q: step %q", w.Name, st.Name)) {
+							rng = st.DeclRange
+						}
+					}
 				case w.Value != nil && strings.Contains(msg, fmt.Sprintf(`attr "write %s value"`, w.Name)):
 					rng = w.Value.Range() // the value generator's own problem
 				case w.Target != nil && strings.Contains(msg, fmt.Sprintf(`attr "write %s target"`, w.Name)):

@@ -227,6 +227,9 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		g := c.startSamplers(ctx, sc)
 		defer g.Stop()
 	}
+	if stop := c.startDuring(ctx, sc); stop != nil {
+		defer stop()
+	}
 	for i, pt := range sc.Points {
 		if ctx.Err() != nil || c.broken != nil || c.aborted(sc) {
 			return

@@ -17,8 +17,8 @@ import (
 // time, so the variation between reps includes the drift.
 //
 // A group is a run of consecutive scenarios, in the cell's order, whose
-// points are kind.Repeatable, that write nothing, watch no samplers and
-// ask for the interleaved order. Every other scenario runs alone, where
+// points are kind.Repeatable, that write nothing, watch no samplers, check
+// nothing while they run (during_ms) and ask for the interleaved order. Every other scenario runs alone, where
 // it is declared, with its reps back to back: a scenario that writes still
 // comes after the reads declared before it and before those declared
 // after it, so every point reads the store in the same state as in the
@@ -27,7 +27,7 @@ import (
 // interleaved reports whether sc's reps may run among those of its
 // neighbours.
 func interleaved(sc *plan.Scenario) bool {
-	if !sc.Sampling.Interleaved || sc.Writes || len(sc.Samplers) > 0 || len(sc.Points) == 0 {
+	if !sc.Sampling.Interleaved || sc.Writes || sc.During || len(sc.Samplers) > 0 || len(sc.Points) == 0 {
 		return false
 	}
 	for _, pt := range sc.Points {

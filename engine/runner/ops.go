@@ -118,7 +118,7 @@ func (e *pointEnv) addWriters(ctx context.Context, cl *opClient, list []kind.Ope
 		}
 		oc.clients++
 		e.mu.Unlock()
-		w.counts, w.retries = &oc.counts, &oc.retries
+		w.counts, w.retries, w.aborted = &oc.counts, &oc.retries, &oc.aborted
 		n := o.Writers
 		if limit > 0 && (n == 0 || n > limit) {
 			n = limit

@@ -82,12 +82,16 @@ func (c *cell) statements(query string) ([]kind.Statement, error) {
 // bind: an update's, or for an insert one per attribute of the new
 // entity.
 func (c *cell) writeParams(o kind.Operation) writetx.Params {
-	decl, _ := c.pc.Scale.Writes.Decl(o.Write)
-	return writetx.ParamsOf(decl, c.pc.Scale.Gen)
+	return writetx.ParamsOf(c.pc.Scale.Writes, o.Write, c.pc.Scale.Gen)
 }
 
 // prepareWrite prepares operation o's statements on s.
 func (c *cell) prepareWrite(ctx context.Context, s drivers.Session, o kind.Operation) (*writetx.Tx, error) {
+	if decl, _ := c.pc.Scale.Writes.Decl(o.Write); len(decl.Steps) > 0 {
+		if err := needsRead(decl, o); err != nil {
+			return nil, err
+		}
+	}
 	return writetx.Prepare(ctx, s, o, c.statements, c.writeParams(o))
 }
 
@@ -173,6 +177,7 @@ type opWriter struct {
 	retries *atomic.Int64
 	fields  map[string]writetx.Field // an insert's parameters
 	gen     *datagen.Dataset
+	aborted *atomic.Int64 // a transaction's intended aborts
 }
 
 func (w *opWriter) run(ctx context.Context) error {
@@ -190,6 +195,9 @@ func (w *opWriter) run(ctx context.Context) error {
 			}
 			pw.txs[w.op.Name] = tx
 		}
+	}
+	if w.writes.IsTx(w.op.Write) {
+		return w.runTx(ctx, tx)
 	}
 	// Numbered once a session is held: with one writing session the
 	// writes commit in the order of k.
@@ -243,7 +251,7 @@ func (c *cell) finishPoint(env kind.Env) {
 	sort.Strings(names)
 	for _, n := range names {
 		oc := e.contention[n]
-		e.Log("contention", "%s op=%s clients=%d %s retries=%d\n", contentionKey(e), n, oc.clients, oc.counts.String(), oc.retries.Load())
+		e.Log("contention", "%s op=%s clients=%d %s retries=%d%s\n", contentionKey(e), n, oc.clients, oc.counts.String(), oc.retries.Load(), abortedField(oc))
 	}
 	e.contention = nil
 }

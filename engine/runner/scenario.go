@@ -133,6 +133,7 @@ type pointEnv struct {
 type opContention struct {
 	counts  ops.Contention
 	retries atomic.Int64
+	aborted atomic.Int64 // intended aborts (abort_if), not errors
 	clients int
 }
 
@@ -278,6 +279,11 @@ func namedParams(names []string, args []any) string {
 }
 
 func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc plan.CheckCase) (checks.Outcome, *caseAnswer) {
+	return c.runCaseOn(ctx, c.admin, sc, q, cc)
+}
+
+// runCaseOn runs a check case on session sess.
+func (c *cell) runCaseOn(ctx context.Context, sess drivers.Session, sc *plan.Scenario, q *boundQuery, cc plan.CheckCase) (checks.Outcome, *caseAnswer) {
 	if q == nil {
 		return checks.Outcome{Status: checks.Fail, Detail: "the check's query is not declared"}, nil
 	}
@@ -292,7 +298,7 @@ func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc
 	if err != nil {
 		return checks.Outcome{Status: checks.Fail, Detail: err.Error()}, nil
 	}
-	st, err := c.admin.Prepare(ctx, q.bound.SQL)
+	st, err := sess.Prepare(ctx, q.bound.SQL)
 	if err != nil {
 		return checks.Outcome{Status: checks.Fail, Detail: fmt.Sprintf("preparing query %s: %v", q.name, err)}, nil
 	}
@@ -332,6 +338,9 @@ func (c *cell) writeState() (string, bool) {
 		var sum uint64
 		for _, cm := range commits {
 			sum += uint64(cm.K)*0x9e3779b97f4a7c15 + 1
+			for i, d := range cm.D { // a transaction's deltas may come from its reads
+				sum += (uint64(d) + uint64(i)) * 0xbf58476d1ce4e5b9
+			}
 		}
 		fmt.Fprintf(&sb, "%s=%d/%x;", g, len(commits), sum)
 	}

@@ -130,11 +130,11 @@ func (c *cell) advanceTruth() {
 		for _, g := range w.order {
 			commits, doubt := c.writeSeq(g).Snapshot()
 			for _, cm := range commits {
-				j.Commit(g, cm.K, cm.E)
+				j.CommitDeltas(g, cm.K, cm.E, cm.D)
 			}
 			if withDoubt {
 				for _, cm := range doubt {
-					j.Commit(g, cm.K, cm.E)
+					j.CommitDeltas(g, cm.K, cm.E, cm.D)
 				}
 			} else {
 				for _, cm := range doubt {

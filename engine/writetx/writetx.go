@@ -51,21 +51,48 @@ func InsertParams(idents []string) Params {
 	return p
 }
 
-// ParamsOf lists the parameters a write of decl binds: an update's, or
-// for an insert one per attribute of the new entity (of gen, the dataset
-// the writes were compiled against). Validation and the runner share it,
-// so a statement refused at run time is refused before anything runs.
-func ParamsOf(decl writes.Decl, gen *datagen.Dataset) Params {
+// ParamsOf lists the parameters write generator name of ws binds: an
+// update's, for an insert one per attribute of the new entity, and for a
+// transaction each step's and each draw's. The runner binds exactly these
+// and validation refuses a statement using another, so both read it here.
+func ParamsOf(ws *writes.Writes, name string, gen *datagen.Dataset) Params {
+	if ws.IsTx(name) {
+		return txParamsOf(ws, name, gen)
+	}
+	decl, _ := ws.Decl(name)
 	if !decl.Insert {
 		return UpdateParams
 	}
+	return InsertParams(entityIdents(gen, decl.Entity))
+}
+
+// txParamsOf lists the parameters transaction write generator name's
+// statements may bind.
+func txParamsOf(ws *writes.Writes, name string, gen *datagen.Dataset) Params {
+	decl, _ := ws.Decl(name)
+	steps := ws.Steps(name)
+	var draws []string
+	for _, d := range decl.Draws {
+		draws = append(draws, d.Name)
+	}
+	idents := map[string][]string{}
+	for _, s := range steps {
+		if s.Insert {
+			idents[s.Name] = entityIdents(gen, s.Entity)
+		}
+	}
+	return TxParams(steps, draws, idents)
+}
+
+// entityIdents lists the idents of entity kind entity's attributes.
+func entityIdents(gen *datagen.Dataset, entity string) []string {
 	var idents []string
 	for _, a := range gen.Attrs() {
-		if a.Entity == decl.Entity {
+		if a.Entity == entity {
 			idents = append(idents, a.Ident)
 		}
 	}
-	return InsertParams(idents)
+	return idents
 }
 
 // ParamName is the SQL parameter an insert binds an attribute's value to:

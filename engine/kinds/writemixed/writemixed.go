@@ -190,6 +190,13 @@ func (d *Definition) CheckWrite(decl writes.Decl) error {
 		return fmt.Errorf("write_mixed runs updates of one attribute, and %q is an insert", decl.Name)
 	case len(decl.Attrs) > 1:
 		return fmt.Errorf("write_mixed runs updates of one attribute, and %q updates one of %d", decl.Name, len(decl.Attrs))
+	case len(decl.Steps) > 0:
+		// Its journal of one writer's prefix has no deltas, and verify
+		// reads one entity: a transaction runs as a write operation.
+		return fmt.Errorf("write_mixed runs updates of one attribute, and %q is a transaction of %d steps (run it as a write operation)", decl.Name, len(decl.Steps))
+	case decl.Delta.Kind != "":
+		// verify's legal values are the assignments in flight.
+		return fmt.Errorf("write_mixed runs assignments of one attribute, and %q adds a delta (run it as a write operation)", decl.Name)
 	}
 	return nil
 }
