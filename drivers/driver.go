@@ -18,6 +18,7 @@
 //	StoreLocker        the store's exclusive lock, held for a run
 //	ServerCommands     the server's process names, whose CPU is the run's own
 //	ExtensionChecker   refuses extensions that cannot be loaded, before any store is opened
+//	ErrorClassifier    the class of one of its errors (busy, serialization, deadlock, conflict, timeout, disk full)
 //
 // On the Backend (never on a Session):
 //
