@@ -130,9 +130,11 @@ func registerBuiltinChoosers() bool {
 		}})
 	RegisterChooser(Chooser{Kind: GenLatest, Doc: "A reference to an entity of a kind, zipf-distributed from the newest id down (YCSB's latest); the exponent defaults to 0.99.",
 		Params: []ChooserParam{Exponent(defaultZipfExponent, true)}, Args: zipfArgs, SetArgs: setZipf,
-		Compile: func(a []float64, _ uint64, n0 int64) Distribution { return latestKeys{zipfKeys{newZipfSampler(n0, a[0])}} }})
+		Compile: func(a []float64, _ uint64, n0 int64) Distribution {
+			return latestKeys{zipfKeys{newZipfSampler(n0, a[0])}}
+		}})
 	RegisterChooser(Chooser{Kind: GenHotspot, Doc: "A reference to an entity of a kind: hot_op_fraction of the draws go uniformly to the hot_data_fraction of lowest ids, the others uniformly to the rest (YCSB's hotspot).",
-		Params: []ChooserParam{Fraction("hot_data_fraction"), Fraction("hot_op_fraction")},
+		Params:  []ChooserParam{Fraction("hot_data_fraction"), Fraction("hot_op_fraction")},
 		Args:    func(g Generator) []float64 { return []float64{g.HotData, g.HotOp} },
 		SetArgs: func(g *Generator, a []float64) { g.HotData, g.HotOp = a[0], a[1] },
 		Compile: func(a []float64, _ uint64, _ int64) Distribution { return hotspotKeys{a[0], a[1]} }})

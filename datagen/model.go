@@ -110,7 +110,7 @@ type Generator struct {
 	HotOp      float64   // hotspot: fraction of the draws that go to them, in [0, 1]
 	// Args are the numbers of a key chooser registered without fields of
 	// its own (choosers.go); omitted when empty so fingerprints stay.
-	Args []float64 `json:",omitempty"`
+	Args       []float64 `json:",omitempty"`
 	Length     int       // random_bytes: bytes per value
 	MinN, MaxN int       // sample
 	P          float64   // chance
