@@ -24,7 +24,7 @@ func (powerKeys) Hottest(int64) int64 { return 0 }
 func init() {
 	datagen.RegisterChooser(datagen.Chooser{
 		Kind: "power", Doc: "A reference to an entity of a kind, id n*u^skew.",
-		Params: []datagen.ChooserParam{{Name: "skew", Valid: func(s float64) bool { return s >= 1 && !math.IsInf(s, 0) }, Want: "must be finite and >= 1"}},
+		Params:  []datagen.ChooserParam{{Name: "skew", Valid: func(s float64) bool { return s >= 1 && !math.IsInf(s, 0) }, Want: "must be finite and >= 1"}},
 		Compile: func(a []float64, _ uint64, _ int64) datagen.Distribution { return powerKeys{a[0]} },
 	})
 }
