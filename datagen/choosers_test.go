@@ -1,6 +1,7 @@
 package datagen
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -36,5 +37,21 @@ func TestChooserTable(t *testing.T) {
 	}
 	if IsKeyChooser(GenSample) || IsKeyChooser(GenUniformInt) {
 		t.Error("sample or uniform taken for a key chooser")
+	}
+}
+
+// A built-in chooser's generator encodes as before the table (stores'
+// fingerprints hash the dataset's JSON): Args is left out when empty.
+func TestChooserGeneratorJSONUnchanged(t *testing.T) {
+	b, err := json.Marshal(Generator{Kind: GenZipf, Target: "user", S: 1.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "Args") {
+		t.Errorf("a zipf generator's JSON holds Args: %s", b)
+	}
+	b, _ = json.Marshal(Generator{Kind: "power", Target: "user", Args: []float64{3}})
+	if !strings.Contains(string(b), `"Args":[3]`) {
+		t.Errorf("a registered chooser's numbers are not in its JSON: %s", b)
 	}
 }
