@@ -239,7 +239,7 @@ func insertProblem(c *compiled, k int) string {
 		switch {
 		case a.info.Unique && g.kind != GenSeq:
 			return fmt.Sprintf("unique attr %q is not a seq()", a.info.Ident)
-		case (g.kind == GenRef || g.kind == GenZipf || g.kind == GenSample) && g.tcount < 1:
+		case (IsKeyChooser(g.kind) || g.kind == GenSample) && g.tcount < 1:
 			return fmt.Sprintf("attr %q draws from %q, which has no entities", a.info.Ident, a.info.Gen.Target)
 		case g.kind == GenSample && int64(g.maxN) > g.tcount:
 			return fmt.Sprintf("attr %q samples up to %d of %d entities", a.info.Ident, g.maxN, g.tcount)
@@ -381,22 +381,6 @@ func compileGen(ds *Dataset, c *compiled, a *attrComp, el *errList) {
 		if !(total > 0) || math.IsInf(total, 0) {
 			bad("weighted weights must have a positive finite sum")
 		}
-	case GenRef:
-		needType(t == TypeRef, "ref")
-		target()
-	case GenZipf:
-		needType(t == TypeRef, "ref")
-		if !(g.S > 0) || math.IsInf(g.S, 0) {
-			bad("zipf exponent %g must be finite and > 0", g.S)
-		} else if target() && gc.tcount > 0 {
-			gc.zipf = newZipfSampler(gc.tcount, g.S)
-		}
-	case GenScrambledZipf, GenLatest, GenHotspot:
-		needType(t == TypeRef, "ref")
-		target()
-		if err := gc.keys.init(g, scrambleKey(ds.Seed, g.Target), gc.tcount); err != nil {
-			bad("%v", err)
-		}
 	case GenRandomBytes:
 		needType(t == TypeString || t == TypeKeyword, "string or keyword")
 		if g.Length < 1 || g.Length > maxRandomBytes {
@@ -427,7 +411,16 @@ func compileGen(ds *Dataset, c *compiled, a *attrComp, el *errList) {
 		}
 		gc.p = g.P
 	default:
-		bad("unknown generator %q", g.Kind)
+		if !IsKeyChooser(g.Kind) {
+			bad("unknown generator %q", g.Kind)
+			break
+		}
+		// A key chooser of the table (choosers.go): one entity of Target.
+		needType(t == TypeRef, "ref")
+		target()
+		if err := gc.keys.init(g, scrambleKey(ds.Seed, g.Target), gc.tcount); err != nil {
+			bad("%v", err)
+		}
 	}
 	gc.fill = fillOf(g.Kind)
 	a.gen = gc
@@ -484,6 +477,9 @@ func splitSeqFormat(f string) (prefix, suffix string, pad int, err error) {
 // canVary reports whether a generator can give a value different from
 // any other, so a history change is a real change.
 func canVary(g *genComp) bool {
+	if IsKeyChooser(g.kind) {
+		return g.tcount >= 2
+	}
 	switch g.kind {
 	case GenUniformInt, GenInstant:
 		return g.span != 1
@@ -506,8 +502,6 @@ func canVary(g *genComp) bool {
 			}
 		}
 		return false
-	case GenRef, GenZipf, GenScrambledZipf, GenLatest, GenHotspot:
-		return g.tcount >= 2
 	case GenRandomBytes:
 		return g.length > 0
 	case GenChance:

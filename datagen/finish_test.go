@@ -35,7 +35,7 @@ func TestFinishErrors(t *testing.T) {
 		{"unknown type", func(ds *datagen.Dataset) { attr(ds, "issue/title").Type = "text" }, `unknown value type "text"`},
 		{"zipf target", func(ds *datagen.Dataset) { attr(ds, "issue/assignee").Gen.Target = "usr" },
 			`entity "issue" attr "issue/assignee": zipf target "usr" is not an entity`},
-		{"zipf exponent", func(ds *datagen.Dataset) { attr(ds, "issue/assignee").Gen.S = 0 }, "zipf exponent 0 must be finite and > 0"},
+		{"zipf exponent", func(ds *datagen.Dataset) { attr(ds, "issue/assignee").Gen.S = 0 }, "zipf exponent 0 must be positive and finite"},
 		{"zipf type", func(ds *datagen.Dataset) { attr(ds, "issue/assignee").Type = datagen.TypeLong }, "zipf generator needs type ref"},
 		{"ref target", func(ds *datagen.Dataset) {
 			attr(ds, "issue/assignee").Gen = datagen.Generator{Kind: datagen.GenRef, Target: "nobody"}

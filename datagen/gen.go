@@ -33,10 +33,9 @@ type genComp struct {
 	last    int       // weighted: the last choice with a positive weight
 	choices []Value   // weighted
 
-	tbase  int64 // ref, zipf, sample: entity id of target id 0
-	tcount int64 // ref, zipf, sample, key choosers: target count
-	zipf   zipfSampler
-	keys   KeyChooser // scrambled_zipf, latest, hotspot
+	tbase  int64      // key choosers, sample: entity id of target id 0
+	tcount int64      // key choosers, sample: target count
+	keys   KeyChooser // key choosers (choosers.go)
 
 	length int // random_bytes
 
@@ -204,6 +203,9 @@ func (cu *famCursor) at(id int64) (p, pos int64) {
 // one returns the single value of a cardinality-one generator for id at
 // version word ver.
 func (g *genComp) one(id int64, ver uint64) Value {
+	if g.keys.dist != nil { // a key chooser of the table (choosers.go)
+		return Value{Type: g.typ, Int: g.tbase + g.keys.draw(Draws{h: g.s.IDState(id), ver: ver}, g.tcount)}
+	}
 	switch g.kind {
 	case GenSeq:
 		return Value{Type: g.typ, Str: g.seqString(id)}
@@ -218,14 +220,6 @@ func (g *genComp) one(id int64, ver uint64) Value {
 		return Value{Type: g.typ, Float: f}
 	case GenWeighted:
 		return g.choices[g.pick(draw.Unit(g.s.Draw(id, ver, 0)))]
-	case GenRef:
-		u := g.s.Draw(id, ver, 0)
-		return Value{Type: g.typ, Int: g.tbase + int64(draw.Below(u, uint64(g.tcount)))}
-	case GenZipf:
-		return Value{Type: g.typ, Int: g.tbase + g.zipf.sample(g.s.IDState(id), ver)}
-	case GenScrambledZipf, GenLatest, GenHotspot:
-		d := draws{h: g.s.IDState(id), ver: ver}
-		return Value{Type: g.typ, Int: g.tbase + g.keys.draw(&d, g.tcount)}
 	case GenRandomBytes:
 		var buf [128]byte // on the stack when it fits: one allocation, the string's
 		return Value{Type: g.typ, Str: string(g.appendRandom(buf[:0], id, ver))}

@@ -108,6 +108,9 @@ type Generator struct {
 	S          float64   // zipf, scrambled_zipf, latest exponent (> 0)
 	HotData    float64   // hotspot: fraction of the ids that are hot, in [0, 1]
 	HotOp      float64   // hotspot: fraction of the draws that go to them, in [0, 1]
+	// Args are the numbers of a key chooser registered without fields of
+	// its own (choosers.go); omitted when empty so fingerprints stay.
+	Args       []float64 `json:",omitempty"`
 	Length     int       // random_bytes: bytes per value
 	MinN, MaxN int       // sample
 	P          float64   // chance

@@ -18,6 +18,8 @@
 //	StoreLocker        the store's exclusive lock, held for a run
 //	ServerCommands     the server's process names, whose CPU is the run's own
 //	ExtensionChecker   refuses extensions that cannot be loaded, before any store is opened
+//	ErrorClassifier    the class of one of its errors (busy, serialization, deadlock, conflict, timeout, disk full)
+//	DetailedSettings   which env.txt lines list the database's whole configuration, and their name
 //
 // On the Backend (never on a Session):
 //

@@ -232,7 +232,7 @@ func New(ds *datagen.Dataset, decls []Decl) (*Writes, error) {
 			continue
 		}
 		if !datagen.IsKeyChooser(d.Target.Kind) {
-			bad("target must be a key chooser over %q (ref, zipf, scrambled_zipf, latest or hotspot), not %q", d.Entity, d.Target.Kind)
+			bad("target must be a key chooser over %q (%s), not %q", d.Entity, datagen.ChooserNames(), d.Target.Kind)
 			continue
 		}
 		if d.Target.Target != d.Entity {

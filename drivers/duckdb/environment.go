@@ -29,3 +29,7 @@ func (b *backend) EnvFacts(ctx context.Context) ([]drivers.Fact, error) {
 	}
 	return facts, nil
 }
+
+// DetailedKeys: every row of duckdb_settings() is a line of its own.
+func (duckDriver) DetailedKeys() []string { return []string{"duckdb_setting."} }
+func (duckDriver) DetailedName() string   { return "DuckDB's settings" }

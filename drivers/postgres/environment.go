@@ -166,3 +166,7 @@ func isLocal(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// DetailedKeys: every non-default pg_settings row is a line of its own.
+func (pgDriver) DetailedKeys() []string { return []string{"pg_setting."} }
+func (pgDriver) DetailedName() string   { return "PostgreSQL's non-default pg_settings" }

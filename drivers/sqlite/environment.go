@@ -26,3 +26,7 @@ func (b *backend) EnvFacts(ctx context.Context) ([]drivers.Fact, error) {
 	}
 	return []drivers.Fact{{Key: "compile_options", Value: strings.Join(opts, " ")}}, nil
 }
+
+// DetailedKeys: the compile options are one line, the library's whole build.
+func (sqliteDriver) DetailedKeys() []string { return []string{"compile_options"} }
+func (sqliteDriver) DetailedName() string   { return "SQLite's compile options" }

@@ -32,6 +32,11 @@ func Functions() map[string]function.Function {
 			fns[name] = f
 		}
 	}
+	// Read at each call: a key chooser registered after this package's
+	// initialisation is a function too.
+	for _, c := range datagen.Choosers() {
+		fns[string(c.Kind)] = chooserFunc(c)
+	}
 	return fns
 }
 
@@ -151,35 +156,6 @@ var generatorFunctions = map[string]function.Function{
 			}
 			return g, nil
 		}),
-	"ref": genFunc("A reference to a uniformly chosen entity of a kind.",
-		[]function.Parameter{p("entity", cty.String)}, func(a []cty.Value) (datagen.Generator, error) {
-			return datagen.Generator{Kind: datagen.GenRef, Target: a[0].AsString()}, nil
-		}),
-	"zipf": genFunc("A reference to an entity of a kind, zipf-distributed over ids (id 0 hottest).",
-		[]function.Parameter{p("entity", cty.String), p("exponent", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
-			s := hcleval.Float(a[1])
-			if s <= 0 {
-				return datagen.Generator{}, fmt.Errorf("exponent must be positive, got %v", s)
-			}
-			return datagen.Generator{Kind: datagen.GenZipf, Target: a[0].AsString(), S: s}, nil
-		}),
-	"scrambled_zipf": chooserFunc(datagen.GenScrambledZipf,
-		"A reference to an entity of a kind, zipf-distributed over ranks mapped through a pseudo-random permutation of the ids, so the hot entities spread over the id space; the exponent defaults to YCSB's 0.99."),
-	"latest": chooserFunc(datagen.GenLatest,
-		"A reference to an entity of a kind, zipf-distributed from the newest id down (YCSB's latest); the exponent defaults to 0.99."),
-	"hotspot": genFunc("A reference to an entity of a kind: hot_op_fraction of the draws go uniformly to the hot_data_fraction of lowest ids, the others uniformly to the rest (YCSB's hotspot).",
-		[]function.Parameter{p("entity", cty.String), p("hot_data_fraction", cty.Number), p("hot_op_fraction", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
-			data, op := hcleval.Float(a[1]), hcleval.Float(a[2])
-			for _, f := range []struct {
-				name string
-				v    float64
-			}{{"hot_data_fraction", data}, {"hot_op_fraction", op}} {
-				if !(f.v >= 0 && f.v <= 1) {
-					return datagen.Generator{}, fmt.Errorf("%s must be in [0, 1], got %v", f.name, f.v)
-				}
-			}
-			return datagen.Generator{Kind: datagen.GenHotspot, Target: a[0].AsString(), HotData: data, HotOp: op}, nil
-		}),
 	"random_bytes": genFunc("A string of exactly length random printable characters (the 64 of base64url, so no loader escapes them), a fresh draw per entity: YCSB's field filler, which does not compress like seq() text.",
 		[]function.Parameter{p("length", cty.Number)}, func(a []cty.Value) (datagen.Generator, error) {
 			n, err := intArg(a[0], "length")
@@ -275,31 +251,53 @@ var generatorFunctions = map[string]function.Function{
 // maxRandomBytes is datagen's bound on a random_bytes value (1 MiB).
 const maxRandomBytes = 1 << 20
 
-// defaultZipfExponent is YCSB's zipfian constant.
-const defaultZipfExponent = 0.99
+// chooserFunc is the HCL function of a key chooser of datagen's table:
+// an entity, then the chooser's numbers, trailing ones with a default
+// optional.
+func chooserFunc(c datagen.Chooser) function.Function {
+	required := 0
+	for _, cp := range c.Params {
+		if !cp.HasDefault {
+			required++
+		}
+	}
+	params := []function.Parameter{p("entity", cty.String)}
+	for _, cp := range c.Params[:required] {
+		params = append(params, p(cp.Name, cty.Number))
+	}
+	spec := &function.Spec{Description: c.Doc, Params: params, Type: function.StaticReturnType(GeneratorType)}
+	if required < len(c.Params) {
+		spec.VarParam = &function.Parameter{Name: c.Params[required].Name, Type: cty.Number}
+	}
+	spec.Impl = func(a []cty.Value, _ cty.Type) (cty.Value, error) {
+		if len(a)-1 > len(c.Params) {
+			return cty.NilVal, fmt.Errorf("%s takes an entity and at most %s", c.Kind, numbersOf(c.Params))
+		}
+		args := make([]float64, len(c.Params))
+		for i, cp := range c.Params {
+			args[i] = cp.Default
+			if i+1 < len(a) {
+				args[i] = hcleval.Float(a[i+1])
+			}
+			if cp.Valid != nil && !cp.Valid(args[i]) {
+				return cty.NilVal, fmt.Errorf("%s %s, got %v", cp.Name, cp.Want, args[i])
+			}
+		}
+		return genVal(c.Generator(a[0].AsString(), args)), nil
+	}
+	return function.New(spec)
+}
 
-// chooserFunc is a key chooser with an optional exponent: HCL functions
-// have fixed parameters, so the default rides on a variadic one.
-func chooserFunc(kind datagen.GenKind, desc string) function.Function {
-	return function.New(&function.Spec{
-		Description: desc,
-		Params:      []function.Parameter{p("entity", cty.String)},
-		VarParam:    &function.Parameter{Name: "exponent", Type: cty.Number},
-		Type:        function.StaticReturnType(GeneratorType),
-		Impl: func(a []cty.Value, _ cty.Type) (cty.Value, error) {
-			if len(a) > 2 {
-				return cty.NilVal, fmt.Errorf("%s takes an entity and at most one exponent", kind)
-			}
-			s := defaultZipfExponent
-			if len(a) == 2 {
-				s = hcleval.Float(a[1])
-			}
-			if !(s > 0) || math.IsInf(s, 0) {
-				return cty.NilVal, fmt.Errorf("exponent must be positive and finite, got %v", s)
-			}
-			return genVal(datagen.Generator{Kind: kind, Target: a[0].AsString(), S: s}), nil
-		},
-	})
+// numbersOf words a chooser's parameters: "one exponent", "the numbers a and b".
+func numbersOf(ps []datagen.ChooserParam) string {
+	if len(ps) == 1 {
+		return "one " + ps[0].Name
+	}
+	names := make([]string, len(ps))
+	for i, cp := range ps {
+		names[i] = cp.Name
+	}
+	return "the numbers " + strings.Join(names, ", ")
 }
 
 // seqFormat is a seq format: one %d or %0Nd; %% is a literal percent.
@@ -442,7 +440,7 @@ var paramFunctions = map[string]function.Function{
 func pickOf(v cty.Value) (params.Spec, error) {
 	if g, ok := AsGenerator(v); ok {
 		if !datagen.IsKeyChooser(g.Kind) {
-			return params.Spec{}, fmt.Errorf("pick takes an entity kind or a key chooser (ref, zipf, scrambled_zipf, latest, hotspot), not %s()", g.Kind)
+			return params.Spec{}, fmt.Errorf("pick takes an entity kind or a key chooser (%s), not %s()", datagen.ChooserNames(), g.Kind)
 		}
 		return params.Spec{Kind: params.Pick, Entity: g.Target, Chooser: &g}, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/changepoint"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
@@ -358,8 +359,10 @@ func reportedKey(k, backend, scale string) bool {
 	if opt, ok := strings.CutPrefix(rest, "option."); ok {
 		return opt != "path" && opt != "dsn" && opt != "database"
 	}
-	return rest == "driver" || rest == "version" || rest == "compile_options" || strings.HasPrefix(rest, "setting.") ||
-		strings.HasPrefix(rest, "pg_setting.") || strings.HasPrefix(rest, "duckdb_setting.")
+	if _, detail := drivers.Default.Detailed(rest); detail {
+		return true // the drivers say which lines are a database's whole configuration
+	}
+	return rest == "driver" || rest == "version" || strings.HasPrefix(rest, "setting.")
 }
 
 // envValue drops where a value came from: "true (from -var)" equals

@@ -8,13 +8,13 @@ import (
 	"syscall"
 )
 
-// fullMessages are how the embedded databases word a full disk or a file
-// size limit in their errors, which carry no errno.
+// fullMessages are the C library's words for a full disk or a file size
+// limit, which errors quoting them carry without an errno. A database's
+// own words are its driver's (drivers.ErrorDiskFull).
 var fullMessages = []string{
-	"no space left on device",  // the C library's text of ENOSPC (DuckDB quotes it)
-	"database or disk is full", // SQLite's SQLITE_FULL
-	"file too large",           // EFBIG
-	"disk quota exceeded",      // EDQUOT
+	"no space left on device", // ENOSPC
+	"file too large",          // EFBIG
+	"disk quota exceeded",     // EDQUOT
 }
 
 // DiskFull reports whether err says a file could not grow: a full disk,

@@ -19,6 +19,9 @@ type WriteEnv interface {
 	// Driver names the cell's driver (a kind may enforce a rule per
 	// database, e.g. one writer for SQLite and DuckDB).
 	Driver() string
+	// ClassifyError is the driver's class of an error of its backend:
+	// contention is retried and counted by class.
+	ClassifyError(err error) drivers.ErrorClass
 	// Session opens a session of its own; the caller closes it.
 	Session(ctx context.Context) (drivers.Session, error)
 	// Statements returns a query's text split into statements, each with

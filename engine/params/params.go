@@ -76,12 +76,8 @@ func (s Spec) String() string {
 
 // ChooserString is a key chooser generator as the spec writes it.
 func ChooserString(g datagen.Generator) string {
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	switch g.Kind {
-	case datagen.GenZipf, datagen.GenScrambledZipf, datagen.GenLatest:
-		return fmt.Sprintf("%s(%q, %s)", g.Kind, g.Target, f(g.S))
-	case datagen.GenHotspot:
-		return fmt.Sprintf("%s(%q, %s, %s)", g.Kind, g.Target, f(g.HotData), f(g.HotOp))
+	if c, ok := datagen.LookupChooser(g.Kind); ok {
+		return c.String(g)
 	}
 	return fmt.Sprintf("%s(%q)", g.Kind, g.Target)
 }
@@ -275,7 +271,12 @@ func pickDraw(gen *datagen.Dataset, pg Spec, o *options) (func(*rand.Rand) int64
 		}
 		return nil, 0, fmt.Errorf("%s: the dataset has no %s entities", what, pg.Entity)
 	}
-	if pg.Chooser == nil || pg.Chooser.Kind == datagen.GenRef {
+	uniform := pg.Chooser == nil // a kind, or ref(kind): the drawer's own uniform draw
+	if !uniform {
+		c, _ := datagen.LookupChooser(pg.Chooser.Kind)
+		uniform = c.Uniform
+	}
+	if uniform {
 		if live == nil {
 			return func(r *rand.Rand) int64 { return r.Int64N(count) }, count, nil
 		}

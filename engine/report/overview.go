@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
@@ -242,23 +243,20 @@ func writeSettings(b *bytes.Buffer, r *results.Run) {
 	b.WriteString("Read back from each database after it was configured (env.txt's backend.* lines); a value that differs by scale is shown per scale.\n\n")
 	t := table{head: []string{"backend", "key", "value"}, right: []bool{false, false, false}}
 	full := 0
+	var kinds []string // the drivers' names of the detailed settings counted
 	for _, s := range set {
-		if fullDetail(s.Key) {
-			full++
+		if name, detail := drivers.Default.Detailed(s.Key); detail {
+			if full++; !slices.Contains(kinds, name) {
+				kinds = append(kinds, name)
+			}
 			continue
 		}
 		t.rows = append(t.rows, []string{s.Backend, s.Key, s.Value(scales)})
 	}
 	t.write(b)
 	if full > 0 {
-		fmt.Fprintf(b, "The databases' full settings in force (%s: PostgreSQL's non-default pg_settings, DuckDB's settings, SQLite's compile options) are in env.txt.\n\n", Plural(full, "line", "lines"))
+		fmt.Fprintf(b, "The databases' full settings in force (%s: %s) are in env.txt.\n\n", Plural(full, "line", "lines"), strings.Join(kinds, ", "))
 	}
-}
-
-// fullDetail reports backend keys that list a database's whole
-// configuration: env.txt keeps them, the summary only counts them.
-func fullDetail(key string) bool {
-	return strings.HasPrefix(key, "pg_setting.") || strings.HasPrefix(key, "duckdb_setting.") || key == "compile_options"
 }
 
 // cacheName names the buffer cache sizes.txt records for a backend: the

@@ -106,7 +106,7 @@ func (e *pointEnv) addWriters(ctx context.Context, cl *opClient, list []kind.Ope
 		if _, ok := writes.Decl(o.Write); !ok {
 			return fmt.Errorf("operation %s: the dataset declares no write %q", o.Name, o.Write)
 		}
-		w := &opWriter{op: o, writes: writes, seq: c.writeSeq(o.Write), gen: c.pc.Scale.Gen}
+		w := &opWriter{op: o, writes: writes, seq: c.writeSeq(o.Write), gen: c.pc.Scale.Gen, classify: c.classifyError}
 		e.mu.Lock()
 		if e.contention == nil {
 			e.contention = map[string]*opContention{}

@@ -70,7 +70,7 @@ func (w *opWriter) runTx(ctx context.Context, tx *writetx.Tx) error {
 		return args[n]
 	}
 	aborted := false
-	inDoubt, err := ops.Write(ctx, w.op.MaxTries, w.counts, w.retries,
+	inDoubt, err := ops.Write(ctx, w.op.MaxTries, w.classify, w.counts, w.retries,
 		func() (error, bool) {
 			args = nil
 			err, atCommit, ab := tx.RunDecide(ctx, arg, decide)

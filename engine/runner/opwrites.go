@@ -178,6 +178,8 @@ type opWriter struct {
 	fields  map[string]writetx.Field // an insert's parameters
 	gen     *datagen.Dataset
 	aborted *atomic.Int64 // a transaction's intended aborts
+	// classify is the driver's reading of a failed try (cell.classifyError).
+	classify ops.Classifier
 }
 
 func (w *opWriter) run(ctx context.Context) error {
@@ -215,7 +217,7 @@ func (w *opWriter) run(ctx context.Context) error {
 		}
 	}
 	arg := func(name string) any { return writetx.Arg(op, w.fields, name) }
-	inDoubt, err := ops.Write(ctx, w.op.MaxTries, w.counts, w.retries,
+	inDoubt, err := ops.Write(ctx, w.op.MaxTries, w.classify, w.counts, w.retries,
 		func() (error, bool) { return tx.Run(ctx, arg) },
 		func() { _ = tx.Session.Exec(context.WithoutCancel(ctx), "ROLLBACK") })
 	switch {

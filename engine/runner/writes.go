@@ -35,6 +35,11 @@ var _ kind.WriteEnv = (*pointEnv)(nil)
 
 func (e *pointEnv) Driver() string { return e.c.pc.Backend.Driver }
 
+func (e *pointEnv) ClassifyError(err error) drivers.ErrorClass { return e.c.classifyError(err) }
+
+// classifyError is the cell's driver's class of a backend error.
+func (c *cell) classifyError(err error) drivers.ErrorClass { return drivers.ClassifyError(c.drv, err) }
+
 func (e *pointEnv) Session(ctx context.Context) (drivers.Session, error) {
 	if e.c.be == nil {
 		return nil, fmt.Errorf("the store is closed")

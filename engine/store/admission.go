@@ -77,7 +77,7 @@ func Fits(d drivers.Driver, pc *plan.Cell, dataDir string, maxBytes int64, est E
 // stores that are not files, are returned as they are.
 func Full(d drivers.Driver, pc *plan.Cell, dataDir string, err error) error {
 	path, isFile := File(d, pc, dataDir)
-	if !isFile || !host.DiskFull(err) {
+	if !isFile || !(host.DiskFull(err) || drivers.ClassifyError(d, err) == drivers.ErrorDiskFull) {
 		return err
 	}
 	dir := filepath.Dir(path)

@@ -31,6 +31,7 @@ type reader struct {
 	names    []string
 	args     []any
 	counts   counts
+	classify ops.Classifier
 
 	checked, failed, errs atomic.Int64
 	firstFail             atomic.Pointer[string]
@@ -38,7 +39,7 @@ type reader struct {
 }
 
 func newReader(ctx context.Context, env kind.WriteEnv, def *Definition, log *commitLog, index int) (*reader, error) {
-	r := &reader{log: log, fraction: def.Fraction, rng: ops.ClientRand(env.Seed(), index)}
+	r := &reader{log: log, fraction: def.Fraction, rng: ops.ClientRand(env.Seed(), index), classify: env.ClassifyError}
 	if len(def.Reads.Ops) > 0 {
 		oe, ok := env.(kind.OpEnv)
 		if !ok {
@@ -152,7 +153,7 @@ func (r *reader) close() {
 func (r *reader) OpCall(ctx context.Context) (int, error) {
 	op, err := r.ocl.Call(ctx)
 	if err != nil {
-		r.counts.Inc(Classify(err))
+		r.counts.Inc(r.classify(err))
 	}
 	if r.verify != nil && r.rng.Float64() < r.fraction {
 		r.check(ctx)
@@ -166,7 +167,7 @@ func (r *reader) OpCall(ctx context.Context) (int, error) {
 func (r *reader) Call(ctx context.Context) error {
 	err := r.cl.Call(ctx)
 	if err != nil {
-		r.counts.Inc(Classify(err))
+		r.counts.Inc(r.classify(err))
 	}
 	if r.verify != nil && r.rng.Float64() < r.fraction {
 		r.check(ctx)

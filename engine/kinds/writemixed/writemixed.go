@@ -110,7 +110,7 @@ func (Kind) Decode(content *hcl.BodyContent, ctx *hcl.EvalContext) (kind.Definit
 				diags = append(diags, d...)
 				if !d.HasErrors() && n != 1 {
 					diags = append(diags, kind.AttrError(a.Expr, "One writer per store",
-						"write_mixed runs one writer: SQLite and DuckDB allow one writing transaction at a time, and one writer's commit order is what makes the truth after the writes knowable."))
+						"write_mixed runs one writer: the embedded databases allow one writing transaction at a time, and one writer's commit order is what makes the truth after the writes knowable."))
 				}
 			}
 		case "verify":

@@ -1,35 +1,12 @@
 package writemixed
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/datagen/writes"
 )
-
-func TestClassify(t *testing.T) {
-	for _, tc := range []struct {
-		msg, want string
-	}{
-		{"sqlite backend \"s\": exec COMMIT: database is locked", ClassBusy},
-		{"SQLITE_BUSY: cannot commit", ClassBusy},
-		{"database table is locked: cur_text", ClassBusy},
-		{"ERROR: could not serialize access due to concurrent update (SQLSTATE 40001)", ClassSerialization},
-		{"ERROR: deadlock detected (SQLSTATE 40P01)", ClassDeadlock},
-		{"TransactionContext Error: Catalog write-write conflict on alter with \"cur_text\"", ClassConflict},
-		{"TransactionContext Error: Conflict on update!", ClassConflict},
-		{"syntax error at or near \"UPDAT\"", ""},
-	} {
-		if got := Classify(errors.New(tc.msg)); got != tc.want {
-			t.Errorf("Classify(%q) = %q, want %q", tc.msg, got, tc.want)
-		}
-	}
-	if Classify(nil) != "" {
-		t.Error("nil error classified")
-	}
-}
 
 func kw(s string) datagen.Value { return datagen.Value{Type: datagen.TypeKeyword, Str: s} }
 

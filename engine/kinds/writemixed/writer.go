@@ -176,7 +176,7 @@ func (wr *writer) Call(ctx context.Context) error {
 			wr.args[i][j] = opParam(op, n)
 		}
 	}
-	inDoubt, err := ops.Write(ctx, wr.maxTries, &wr.counts, &wr.retries,
+	inDoubt, err := ops.Write(ctx, wr.maxTries, wr.env.ClassifyError, &wr.counts, &wr.retries,
 		func() (error, bool) {
 			wr.log.begin(op)
 			return wr.tx(ctx)
@@ -226,17 +226,6 @@ func opParam(op writes.Op, name string) any {
 	}
 	return op.K
 }
-
-// Contention classes, counted per row (see ops.Classify).
-const (
-	ClassBusy          = ops.ClassBusy
-	ClassSerialization = ops.ClassSerialization
-	ClassDeadlock      = ops.ClassDeadlock
-	ClassConflict      = ops.ClassConflict
-)
-
-// Classify names the contention class of a backend error (ops.Classify).
-func Classify(err error) string { return ops.Classify(err) }
 
 // counts are a row's failed calls by contention class.
 type counts = ops.Contention
