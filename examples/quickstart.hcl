@@ -160,6 +160,12 @@ include "embedded" {
   path = "../specs/mentat/backends/embedded.hcl"
 }
 
+# SQLite through the reference adapter program, one process per session
+# (docs/adapter-protocol.md): -var 'backends=["sqlite_adapter"]'.
+include "adapter" {
+  path = "../specs/mentat/backends/adapter.hcl"
+}
+
 backend "postgres" {
   clients    = local.client_kind # var.client_model
   processes  = local.client_processes

@@ -134,6 +134,9 @@ func validateCell(s *config.Spec, c config.Cell, dialect string, gen *datagen.Da
 		diags = append(diags, CheckSkips(s, c.Backend, bc)...)
 	}
 	queries := map[string]*CellQuery{}
+	if bc != nil {
+		dialect = bc.Dialect // a backend's dialect option
+	}
 	for _, q := range s.Queries {
 		rq, d := Query(q, ctx, dialect)
 		diags = append(diags, d...)
