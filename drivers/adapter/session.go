@@ -160,9 +160,13 @@ func (s *session) Exec(ctx context.Context, sql string) error {
 		req = protocol.Request{Op: op}
 	}
 	_, err := s.request(ctx, req)
+	if op == "exec" {
+		return s.wrap("exec "+snippet(sql), err)
+	}
 	return s.wrap(op, err)
 }
 
+// wrap names the backend and the op in an error the adapter returned.
 func (s *session) wrap(op string, err error) error {
 	var pe *protocol.Error
 	if errors.As(err, &pe) {
@@ -171,11 +175,20 @@ func (s *session) wrap(op string, err error) error {
 	return err
 }
 
+// snippet is the start of a statement, on one line, for errors.
+func snippet(sql string) string {
+	s := strings.Join(strings.Fields(sql), " ")
+	if len(s) > 60 {
+		s = s[:60] + "..."
+	}
+	return s
+}
+
 func (s *session) Prepare(ctx context.Context, sql string) (drivers.Stmt, error) {
 	s.next++
 	st := &stmt{s: s, name: fmt.Sprintf("s%d", s.next), sql: sql}
 	if _, err := s.request(ctx, protocol.Request{Op: "prepare", Name: st.name, SQL: sql}); err != nil {
-		return nil, s.wrap("prepare", err)
+		return nil, s.wrap("prepare "+snippet(sql), err)
 	}
 	st.stats = s.b.stats.of(sql)
 	s.stmts = append(s.stmts, st)
@@ -214,7 +227,7 @@ func (st *stmt) Query(ctx context.Context, args []any, dst *[][]any) (int64, err
 	rep, err := s.send(ctx, "call", line)
 	rt := time.Since(t0)
 	if err != nil {
-		return 0, s.wrap("call", err)
+		return 0, s.wrap("call "+snippet(st.sql), err)
 	}
 	st.stats.add(rt, rep.StoreUS)
 	if dst == nil {

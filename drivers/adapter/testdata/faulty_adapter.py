@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""The reference SQLite adapter with one fault, for the driver's tests.
+
+FAULT names it:
+  sleep_once   the first call of the first adapter (marker file FAULT_MARK)
+               sleeps an hour: the engine must cut it and start a fresh one
+  exit_after   after FAULT_N calls, says so on stderr and exits 3
+  garbage_after after FAULT_N calls, says so on stderr and writes a line
+               that is not a reply
+  wrong_row    every answer's first value of the first row is altered
+  version      says protocol 2.0 at hello
+"""
+
+import importlib.util
+import os
+import sys
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+ref = os.path.join(here, "..", "..", "..", "examples", "adapters", "sqlite_adapter.py")
+spec = importlib.util.spec_from_file_location("sqlite_adapter", ref)
+sa = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sa)
+
+FAULT = os.environ.get("FAULT", "")
+N = int(os.environ.get("FAULT_N", "0"))
+
+
+class Faulty(sa.Adapter):
+    calls = 0
+
+    def hello(self, req):
+        rep = super().hello(req)
+        if FAULT == "version":
+            rep["protocol"] = "2.0"
+        return rep
+
+    def call(self, req):
+        Faulty.calls += 1
+        if FAULT == "sleep_once":
+            mark = os.environ["FAULT_MARK"]
+            if not os.path.exists(mark):
+                open(mark, "w").close()
+                print("faulty: sleeping past the deadline", file=sys.stderr, flush=True)
+                time.sleep(3600)
+        if FAULT == "exit_after" and Faulty.calls > N:
+            print("faulty: giving up after %d calls" % N, file=sys.stderr, flush=True)
+            os._exit(3)
+        if FAULT == "garbage_after" and Faulty.calls > N:
+            print("faulty: about to write garbage", file=sys.stderr, flush=True)
+            sys.stdout.write("this is not a reply\n")
+            sys.stdout.flush()
+            return {"ok": True, "n": 0}
+        rep = super().call(req)
+        if FAULT == "wrong_row" and rep.get("rows"):
+            v = rep["rows"][0][0]
+            rep["rows"][0][0] = v + 1 if isinstance(v, (int, float)) and not isinstance(v, bool) else "wrong " + str(v)
+        return rep
+
+
+sa.Adapter = Faulty
+sa.main()
