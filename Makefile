@@ -65,7 +65,7 @@ test: vet fmt-check browser prometheus fuzz-short
 # statement splitter), seeded from examples/ and specs/: briefly in make
 # test, longer with make fuzz (FUZZTIME per target: a duration, or Nx
 # executions).
-FUZZ_TARGETS := ./engine/config:FuzzLoadHCL ./engine/config:FuzzLoadJSON ./engine/config:FuzzDatasetCompile ./engine/sqltext:FuzzStatements
+FUZZ_TARGETS := ./engine/config:FuzzLoadHCL ./engine/config:FuzzLoadJSON ./engine/config:FuzzDatasetCompile ./engine/sqltext:FuzzStatements ./drivers/adapter/protocol:FuzzReadReply
 FUZZTIME ?= 2m
 
 # fuzz-short counts executions rather than seconds: with a duration, Go
