@@ -62,7 +62,7 @@ test: vet fmt-check browser prometheus fuzz-short
 	else echo "spec-review: this clone has no previous commit to compare with: skipped"; fi
 
 # The fuzz targets (spec loader in HCL and JSON, dataset compiler, SQL
-# statement splitter), seeded from examples/ and specs/: briefly in make
+# statement splitter, adapter reply reader), seeded from examples/ and specs/: briefly in make
 # test, longer with make fuzz (FUZZTIME per target: a duration, or Nx
 # executions).
 FUZZ_TARGETS := ./engine/config:FuzzLoadHCL ./engine/config:FuzzLoadJSON ./engine/config:FuzzDatasetCompile ./engine/sqltext:FuzzStatements ./drivers/adapter/protocol:FuzzReadReply

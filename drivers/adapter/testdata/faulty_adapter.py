@@ -7,7 +7,7 @@ FAULT names it:
   exit_after   after FAULT_N calls, says so on stderr and exits 3
   garbage_after after FAULT_N calls, says so on stderr and writes a line
                that is not a reply
-  wrong_row    every answer's first value of the first row is altered
+  wrong_row    every value of an answer's first row is altered
   version      says protocol 2.0 at hello
 """
 
@@ -24,6 +24,12 @@ spec.loader.exec_module(sa)
 
 FAULT = os.environ.get("FAULT", "")
 N = int(os.environ.get("FAULT_N", "0"))
+
+
+def wrong(v):
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return v + 1
+    return "wrong " + str(v)
 
 
 class Faulty(sa.Adapter):
@@ -53,8 +59,7 @@ class Faulty(sa.Adapter):
             return {"ok": True, "n": 0}
         rep = super().call(req)
         if FAULT == "wrong_row" and rep.get("rows"):
-            v = rep["rows"][0][0]
-            rep["rows"][0][0] = v + 1 if isinstance(v, (int, float)) and not isinstance(v, bool) else "wrong " + str(v)
+            rep["rows"][0] = [wrong(v) for v in rep["rows"][0]]
         return rep
 
 
