@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAdapterTestExitCodes: adapter test exits 0 on the reference
+// adapter, 1 on a faulty one, 2 on a bad command line, 7 when the
+// adapter cannot start.
+func TestAdapterTestExitCodes(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	ref, _ := filepath.Abs("../../examples/adapters/sqlite_adapter.py")
+	bad, _ := filepath.Abs("../../drivers/adapter/testdata/faulty_adapter.py")
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"adapter", "test", "--", "python3", ref}, exitOK, "every check passed"},
+		{[]string{"adapter", "test", "-env", "FAULT=version", "--", "python3", bad}, exitCheck, "FAIL hello"},
+		{[]string{"adapter", "test"}, exitUsage, "Usage: mentat-spec adapter test"},
+		{[]string{"adapter"}, exitUsage, "Usage: mentat-spec adapter test"},
+		{[]string{"adapter", "test", "-env", "novalue", "--", "python3", ref}, exitUsage, "want NAME=value"},
+		{[]string{"adapter", "test", "--", "/no/such/adapter"}, exitUnfinished, "starting adapter /no/such/adapter"},
+	}
+	for _, tt := range tests {
+		var out strings.Builder
+		if code := run(tt.args, &out, &out); code != tt.code || !strings.Contains(out.String(), tt.want) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s", tt.args, code, tt.code, tt.want, out.String())
+		}
+	}
+}
