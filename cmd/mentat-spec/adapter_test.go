@@ -35,3 +35,21 @@ func TestAdapterTestExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanShowsAdapterHello: plan names an adapter backend's command and
+// the capabilities its hello declares.
+func TestPlanShowsAdapterHello(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	var out, errb strings.Builder
+	code := run([]string{"plan", "../../examples/quickstart.hcl", "-var", `backends=["sqlite_adapter"]`}, &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	for _, w := range []string{"backend sqlite_adapter (driver adapter):", "examples/adapters/sqlite_adapter.py", "adapter hello: sqlite-python 1.0, protocol 1.0; transactions yes"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("plan lacks %q:\n%s", w, out.String())
+		}
+	}
+}

@@ -225,3 +225,18 @@ func TestStoreTimeBesideRoundTrip(t *testing.T) {
 		t.Errorf("want 20 calls with a store time:\n%s", top)
 	}
 }
+
+// TestDescribe: plan's lines for an adapter backend name its command and
+// its hello; one that does not start says why, without failing.
+func TestDescribe(t *testing.T) {
+	needPython(t)
+	d := New().(drivers.Describer)
+	lines := strings.Join(d.Describe(context.Background(), map[string]string{"command": jsonOf(t, reference(t))}), "\n")
+	if !strings.Contains(lines, "adapter hello: sqlite-python 1.0, protocol 1.0; transactions yes, writers 1") {
+		t.Errorf("lines:\n%s", lines)
+	}
+	lines = strings.Join(d.Describe(context.Background(), map[string]string{"command": `["/no/such/adapter"]`}), "\n")
+	if !strings.Contains(lines, "adapter hello: starting adapter /no/such/adapter") {
+		t.Errorf("lines:\n%s", lines)
+	}
+}

@@ -234,3 +234,41 @@ func Capabilities(c protocol.Capabilities) string {
 	return fmt.Sprintf("transactions %s, writers %s, cancel %s, store time %s, load %s",
 		yes(c.Transactions), w, yes(c.Cancel), yes(c.StoreTime), yes(c.Load))
 }
+
+// Describe implements drivers.Describer: the adapter's command and what
+// its hello declares. It opens no store; an adapter that does not start
+// or answer says so in the lines, never as an error of the plan.
+func (adapterDriver) Describe(ctx context.Context, options map[string]string) []string {
+	sp, err := parseSpec(options)
+	if err != nil {
+		return []string{"adapter: " + err.Error()}
+	}
+	lines := []string{"adapter: " + sp.String()}
+	h, err := helloOnly(ctx, sp)
+	if err != nil {
+		return append(lines, "adapter hello: "+err.Error())
+	}
+	return append(lines, fmt.Sprintf("adapter hello: %s %s, protocol %s; %s", h.Name, h.Version, h.Protocol, Capabilities(h.Capabilities)))
+}
+
+// helloOnly starts an adapter, reads its hello and closes it.
+func helloOnly(ctx context.Context, sp spec) (*protocol.Reply, error) {
+	b := &backend{name: "plan", spec: sp, stats: newStats()}
+	s := &session{b: b}
+	p, err := start(sp)
+	if err != nil {
+		return nil, err
+	}
+	s.p = p
+	defer p.close()
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	h, err := s.request(ctx, protocol.Request{Op: "hello", Protocol: protocol.Version})
+	if err != nil {
+		return nil, err
+	}
+	if err := protocol.CheckVersion(h.Protocol); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
