@@ -30,7 +30,7 @@ func abs(t *testing.T, rel string) string {
 	return p
 }
 
-func jsonOf(t *testing.T, v any) string {
+func jsonOf(t testing.TB, v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)

@@ -247,21 +247,26 @@ func (st *stmt) encodeCall(args []any, rows bool) ([]byte, error) {
 	b := append(st.s.buf[:0], `{"op":"call","name":"`...)
 	b = append(b, st.name...)
 	b = append(b, `","params":[`...)
-	types := make([]string, len(args))
+	var small [8]string
+	types := small[:0]
 	for i, a := range args {
-		v, t, err := protocol.Param(a)
-		if err != nil {
-			return nil, fmt.Errorf("adapter backend %q: parameter %d: %w", st.s.b.name, i+1, err)
-		}
-		types[i] = t
 		if i > 0 {
 			b = append(b, ',')
 		}
-		enc, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("adapter backend %q: parameter %d: %w", st.s.b.name, i+1, err)
+		var t string
+		var ok bool
+		if b, t, ok = protocol.AppendValue(b, a); !ok {
+			v, pt, err := protocol.Param(a)
+			if err != nil {
+				return nil, fmt.Errorf("adapter backend %q: parameter %d: %w", st.s.b.name, i+1, err)
+			}
+			enc, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("adapter backend %q: parameter %d: %w", st.s.b.name, i+1, err)
+			}
+			b, t = append(b, enc...), pt
 		}
-		b = append(b, enc...)
+		types = append(types, t)
 	}
 	b = append(b, `],"types":[`...)
 	for i, t := range types {

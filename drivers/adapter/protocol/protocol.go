@@ -156,6 +156,14 @@ func ReadLine(r *bufio.Reader) ([]byte, error) {
 
 // ParseReply decodes one reply line. An error says what is wrong with it.
 func ParseReply(line []byte) (*Reply, error) {
+	if rep, ok := parseCountReply(line); ok {
+		return rep, nil
+	}
+	return parseFull(line)
+}
+
+// parseFull is ParseReply for any reply, through encoding/json.
+func parseFull(line []byte) (*Reply, error) {
 	if !utf8.Valid(line) {
 		return nil, errors.New("the line is not UTF-8")
 	}

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -134,15 +135,41 @@ func FuzzReadReply(f *testing.F) {
 		`{"ok":true,"protocol":"1.0","name":"x","capabilities":{"transactions":true,"writers":1}}` + "\n",
 		"garbage\n\n\r\n{",
 		`{"ok":true,"rows":[[1e400]]}`,
+		`{"ok":true,"n":3,"store_us":1.5e2}`,
+		`{"n":3,"ok":true}`,
+		`{"ok":true,"n":03}`,
+		"{\"ok\":true,\"n\":1,\"store_us\":0x10}",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A parameter string written by hand decodes as encoding/json's.
+		var a, b string
+		enc, _, _ := AppendValue(nil, string(data))
+		std, _ := json.Marshal(string(data))
+		if err := json.Unmarshal(enc, &a); err != nil {
+			t.Fatalf("%q: AppendValue wrote %s: %v", data, enc, err)
+		}
+		json.Unmarshal(std, &b)
+		if a != b {
+			t.Fatalf("%q: AppendValue %q, encoding/json %q", data, a, b)
+		}
 		r := bufio.NewReaderSize(strings.NewReader(string(data)), 16)
 		for i := 0; i < 100; i++ {
 			line, err := ReadLine(r)
-			if err != nil {
+			if err != nil && len(line) == 0 {
 				return
+			}
+			// The fast path reads a line as the full decoder does.
+			if fast, ok := parseCountReply(line); ok {
+				full, err := parseFull(line)
+				if err != nil {
+					t.Fatalf("%q: the fast path accepts what the decoder refuses: %v", line, err)
+				}
+				if fast.OK != full.OK || fast.N != full.N || (fast.StoreUS == nil) != (full.StoreUS == nil) ||
+					(fast.StoreUS != nil && *fast.StoreUS != *full.StoreUS) {
+					t.Fatalf("%q: fast %+v, full %+v", line, fast, full)
+				}
 			}
 			rep, err := ParseReply(line)
 			if err != nil {
