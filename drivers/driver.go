@@ -17,6 +17,7 @@
 //	CacheSetting       the name of the database's buffer cache setting (shared_buffers), for sizes.txt and the summary
 //	StoreLocker        the store's exclusive lock, held for a run
 //	ServerCommands     the server's process names, whose CPU is the run's own
+//	Describer          more than the options, for plan: an adapter's program and its hello
 //
 // On the Backend (never on a Session):
 //
