@@ -240,3 +240,27 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("lines:\n%s", lines)
 	}
 }
+
+// TestHangingStartFails: an adapter that never answers its hello fails
+// the open after the start's timeout, quoting its stderr, and is not
+// started again and again.
+func TestHangingStartFails(t *testing.T) {
+	needPython(t)
+	old := startTimeout
+	startTimeout = 2 * time.Second
+	defer func() { startTimeout = old }()
+	opts := map[string]string{"command": jsonOf(t, faulty(t)), "env": `{"FAULT":"hang_hello"}`, "path": filepath.Join(t.TempDir(), "x.sqlite")}
+	done := make(chan error, 1)
+	go func() {
+		_, err := New().Open(context.Background(), drivers.Config{Backend: "t", Options: opts})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "hello: no reply before the adapter's start was cut") || !strings.Contains(err.Error(), "faulty: not answering hello") {
+			t.Fatalf("err = %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("Open hangs on an adapter that does not answer")
+	}
+}

@@ -28,7 +28,9 @@ type session struct {
 	stmts []*stmt // prepared, replayed on a fresh adapter
 	next  int     // the next statement name's number
 	lost  error   // set once the adapter failed: every later call returns it
-	buf   []byte
+	// starting: the adapter is being started (hello, open, prepares)
+	starting bool
+	buf      []byte
 }
 
 // openSession starts an adapter, says hello and opens the store in role.
@@ -46,6 +48,12 @@ func (s *session) startAdapter(ctx context.Context) error {
 		return fmt.Errorf("adapter backend %q: %w", s.b.name, err)
 	}
 	s.p = p
+	// An adapter that never answers its hello, open or prepares fails
+	// the session: it is not cut and started again.
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	s.starting = true
+	defer func() { s.starting = false }()
 	hello, err := s.request(ctx, protocol.Request{Op: "hello", Protocol: protocol.Version})
 	if err != nil {
 		p.kill()
@@ -93,6 +101,9 @@ func (s *session) request(ctx context.Context, req protocol.Request) (*protocol.
 // send writes one encoded request line and reads its reply.
 func (s *session) send(ctx context.Context, op string, line []byte) (*protocol.Reply, error) {
 	rep, got, cut, err := s.p.roundTrip(ctx, line)
+	if cut && s.starting {
+		return nil, s.fail(fmt.Sprintf("%s: no reply before the adapter's start was cut (%v)", op, context.Cause(ctx)), got)
+	}
 	if cut {
 		return nil, s.recover(ctx, op, rep)
 	}
@@ -136,7 +147,7 @@ func (s *session) recover(ctx context.Context, op string, rep *protocol.Reply) e
 }
 
 // startTimeout bounds an adapter's start, hello, open and prepares.
-const startTimeout = 60 * time.Second
+var startTimeout = 60 * time.Second
 
 // fail marks the session lost with what went wrong, the line the
 // adapter wrote and its last stderr lines.

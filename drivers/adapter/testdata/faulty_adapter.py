@@ -9,6 +9,7 @@ FAULT names it:
                that is not a reply
   wrong_row    every value of an answer's first row is altered
   version      says protocol 2.0 at hello
+  hang_hello   never answers hello
 """
 
 import importlib.util
@@ -36,6 +37,9 @@ class Faulty(sa.Adapter):
     calls = 0
 
     def hello(self, req):
+        if FAULT == "hang_hello":
+            print("faulty: not answering hello", file=sys.stderr, flush=True)
+            time.sleep(3600)
         rep = super().hello(req)
         if FAULT == "version":
             rep["protocol"] = "2.0"
