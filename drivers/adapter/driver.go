@@ -98,7 +98,11 @@ func (adapterDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Back
 	if err != nil {
 		return nil, fmt.Errorf("adapter backend %q: %w", cfg.Backend, err)
 	}
-	b := &backend{name: cfg.Backend, spec: sp, path: cfg.Options["path"], settings: cfg.Settings,
+	path, err := storePath(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("adapter backend %q: %w", cfg.Backend, err)
+	}
+	b := &backend{name: cfg.Backend, spec: sp, path: path, settings: cfg.Settings,
 		dialect: cfg.Options["dialect"], stats: newStats()}
 	if b.dialect == "" {
 		b.dialect = "adapter"
@@ -109,16 +113,18 @@ func (adapterDriver) Open(ctx context.Context, cfg drivers.Config) (drivers.Back
 			b.options[k] = v
 		}
 	}
+	// The admin adapter opens (or creates) the store and marks one it
+	// created as the engine's; it then ends: the engine's own sessions
+	// are adapters of their own.
 	admin, err := b.openSession(ctx, protocol.RoleAdmin)
 	if err != nil {
 		return nil, err
 	}
-	b.admin = admin
+	defer admin.Close()
 	b.created = b.firstCreated
 	if b.created {
 		for _, q := range cfg.Init {
 			if err := admin.Exec(ctx, q); err != nil {
-				admin.Close()
 				return nil, fmt.Errorf("adapter backend %q: initialising the store it created: %w", b.name, err)
 			}
 		}
@@ -133,7 +139,6 @@ type backend struct {
 	settings map[string]string
 	options  map[string]string
 	dialect  string
-	admin    *session
 
 	mu           sync.Mutex
 	hello        *protocol.Reply // the first adapter's hello
@@ -178,12 +183,8 @@ func (b *backend) ReaderSession(ctx context.Context) (drivers.Session, error) {
 	return b.openSession(ctx, protocol.RoleReader)
 }
 
-func (b *backend) Close() error {
-	if b.admin != nil {
-		b.admin.Close()
-	}
-	return nil
-}
+// Close has nothing to release: every session closes its own adapter.
+func (b *backend) Close() error { return nil }
 
 // Hello is what the backend's first adapter said at hello: name, version,
 // protocol and capabilities.
@@ -205,8 +206,7 @@ func (b *backend) EnvFacts(ctx context.Context) ([]drivers.Fact, error) {
 		{Key: "adapter.version", Value: h.Version},
 		{Key: "adapter.protocol", Value: h.Protocol},
 		{Key: "adapter.capabilities", Value: Capabilities(c)},
-		{Key: "adapter.timeouts", Value: fmt.Sprint(b.timeouts.Load())},
-		{Key: "adapter.restarts", Value: fmt.Sprint(b.restarts.Load())},
+		{Key: "adapter.path", Value: b.path},
 	}
 	keys := make([]string, 0, len(h.Info))
 	for k := range h.Info {

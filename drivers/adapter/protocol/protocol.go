@@ -29,12 +29,10 @@ const Major = 1
 
 // Roles of a session, sent with open.
 const (
-	RoleAdmin   = "admin"   // the backend's own session: setup, after-load, env
-	RoleReader  = "reader"  // a client of a point that does not write
-	RoleClient  = "client"  // a client that may write
-	RoleWriter  = "writer"  // a writing session shared by clients
-	RoleLoader  = "loader"  // one bulk-load job
-	RoleChecker = "checker" // answers checked against truth
+	RoleAdmin  = "admin"  // the backend's opening: creates the store, marks it the engine's
+	RoleReader = "reader" // a client of a point that does not write
+	RoleClient = "client" // any other session: a client, a writing session, the checker, setup
+	RoleLoader = "loader" // one bulk-load job
 )
 
 // Request is one message from the engine. Op names it; the other fields
