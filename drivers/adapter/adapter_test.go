@@ -264,3 +264,40 @@ func TestHangingStartFails(t *testing.T) {
 		t.Fatal("Open hangs on an adapter that does not answer")
 	}
 }
+
+// TestCancelKeepsSession: an adapter that declares cancel and answers
+// the interrupt keeps its process; the cut is counted, nothing restarts.
+func TestCancelKeepsSession(t *testing.T) {
+	b := open(t, faulty(t), map[string]string{"FAULT": "cancel"})
+	s, slow := prepared(t, b, "SELECT 'sleep'")
+	pid := s.(*session).p.cmd.Process.Pid
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := slow.Query(ctx, nil, nil); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err = %v", err)
+	}
+	fast, err := s.Prepare(context.Background(), "SELECT 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fast.Query(context.Background(), nil, nil); err != nil {
+		t.Fatalf("call after the interrupt: %v", err)
+	}
+	be := b.(*backend)
+	if s.(*session).p.cmd.Process.Pid != pid || be.timeouts.Load() != 1 || be.restarts.Load() != 0 {
+		t.Errorf("pid %d -> %d, timeouts %d, restarts %d; want the same process, 1 and 0", pid, s.(*session).p.cmd.Process.Pid, be.timeouts.Load(), be.restarts.Load())
+	}
+}
+
+// TestNoTransactionsRefusesBegin: a write on an adapter without
+// transactions fails with why, before anything is sent.
+func TestNoTransactionsRefusesBegin(t *testing.T) {
+	b := open(t, faulty(t), map[string]string{"FAULT": "no_tx"})
+	s, _ := prepared(t, b, "SELECT 1")
+	if err := s.Exec(context.Background(), "BEGIN"); err == nil || !strings.Contains(err.Error(), "says it has no transactions") {
+		t.Fatalf("err = %v", err)
+	}
+	if err := s.Exec(context.Background(), "CREATE TABLE t (x)"); err != nil {
+		t.Fatalf("exec after the refusal: %v", err)
+	}
+}

@@ -168,6 +168,9 @@ func (s *session) Exec(ctx context.Context, sql string) error {
 		op = "rollback"
 	}
 	if op != "exec" {
+		if !s.hello.Capabilities.Transactions {
+			return fmt.Errorf("adapter backend %q: %s: the adapter %s says it has no transactions (capabilities.transactions is false), and a write runs in one", s.b.name, op, s.hello.Name)
+		}
 		req = protocol.Request{Op: op}
 	}
 	_, err := s.request(ctx, req)

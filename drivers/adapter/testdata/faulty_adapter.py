@@ -10,10 +10,14 @@ FAULT names it:
   wrong_row    every value of an answer's first row is altered
   version      says protocol 2.0 at hello
   hang_hello   never answers hello
+  cancel       declares cancel; a call of SQL holding "sleep" sleeps until
+               interrupted and answers "interrupted"
+  no_tx        declares no transactions
 """
 
 import importlib.util
 import os
+import signal
 import sys
 import time
 
@@ -43,6 +47,10 @@ class Faulty(sa.Adapter):
         rep = super().hello(req)
         if FAULT == "version":
             rep["protocol"] = "2.0"
+        if FAULT == "cancel":
+            rep["capabilities"]["cancel"] = True
+        if FAULT == "no_tx":
+            rep["capabilities"]["transactions"] = False
         return rep
 
     def call(self, req):
@@ -61,11 +69,29 @@ class Faulty(sa.Adapter):
             sys.stdout.write("this is not a reply\n")
             sys.stdout.flush()
             return {"ok": True, "n": 0}
+        if FAULT == "cancel" and "sleep" in self.stmts.get(req["name"], ""):
+            try:
+                time.sleep(3600)
+            except Interrupted:
+                print("faulty: interrupted", file=sys.stderr, flush=True)
+                return {"ok": False, "error": {"class": "interrupted", "message": "interrupted"}}
         rep = super().call(req)
         if FAULT == "wrong_row" and rep.get("rows"):
             rep["rows"][0] = [wrong(v) for v in rep["rows"][0]]
         return rep
 
 
+class Interrupted(Exception):
+    pass
+
+
+def on_interrupt(signum, frame):
+    raise Interrupted()
+
+
 sa.Adapter = Faulty
+if FAULT == "cancel":
+    # main() sets SIGINT to end the process; this one answers instead.
+    real_signal = signal.signal
+    signal.signal = lambda sig, h: real_signal(sig, on_interrupt if sig == signal.SIGINT else h)
 sa.main()
