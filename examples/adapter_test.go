@@ -116,3 +116,31 @@ func TestAdapterExitingMidPoint(t *testing.T) {
 		}
 	}
 }
+
+// TestFullSuiteThroughAdapterAt8Clients: the release suite's
+// concurrency_sweep at 8 clients and write_mixed with 8 readers checked
+// during the writes, through the reference adapter: exit 0, every check
+// PASS.
+func TestFullSuiteThroughAdapterAt8Clients(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	spec := filepath.Join(repoRoot(t), "specs", "full.hcl")
+	r := apply(t, spec, "-var", "data_dir="+t.TempDir(), "-var", `backends=["sqlite_adapter"]`, "-var", `scales=["xs"]`, "-var", "clients=[8]",
+		"-var", `scenarios=["concurrency_sweep","write_mixed"]`, "-var", "mixed_readers=8", "-var", "mixed_s=1",
+		"-var", "precision=0", "-var", "min_s=0.2", "-var", "max_s=0.5", "-var", "min_n=10", "-var", "reps=1")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", r.code, r.output)
+	}
+	for _, l := range r.checks {
+		if !strings.HasPrefix(l, "PASS ") {
+			t.Errorf("checks.txt: %s", l)
+		}
+	}
+	if len(r.checks) < 5 {
+		t.Errorf("%d checks, want at least 5:\n%s", len(r.checks), r.output)
+	}
+}
