@@ -125,10 +125,11 @@ class Adapter:
         return {"ok": True}
 
     def prepare(self, req):
-        # sqlite3 caches compiled statements by text; checking it here
-        # reports a syntax error at prepare, as the engine expects.
+        # sqlite3 compiles a statement at its first execute and caches it
+        # by text; an unfinished one (an unclosed quote or comment) is
+        # refused here already. The newline ends a trailing comment.
         sql = req["sql"]
-        if not sqlite3.complete_statement(sql + ";"):
+        if not sqlite3.complete_statement(sql + "\n;"):
             raise Failure("syntax", "incomplete statement")
         self.stmts[req["name"]] = sql
         return {"ok": True}
