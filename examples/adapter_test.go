@@ -144,3 +144,42 @@ func TestFullSuiteThroughAdapterAt8Clients(t *testing.T) {
 		t.Errorf("%d checks, want at least 5:\n%s", len(r.checks), r.output)
 	}
 }
+
+// TestAdapterCutInWriteMixed: a reader's adapter that sleeps past
+// probe_s during write_mixed is cut and counted, a fresh adapter serves
+// that client's next calls, and the run's checks all PASS.
+func TestAdapterCutInWriteMixed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
+	shortSampling(t, spec)
+	edit(t, spec, "probe_s = 20", "probe_s = 1")
+	mark := filepath.Join(t.TempDir(), "slept")
+	over := faultyAdapter(t, spec, `{ FAULT = "sleep_once", FAULT_MARK = "`+mark+`", FAULT_SQL = "q1, point lookup" }`)
+	out := filepath.Join(t.TempDir(), "results")
+	r := applyTo(t, spec, out, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["write_mixed"]`, "-var", "mixed_s=1")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", r.code, r.output)
+	}
+	for _, l := range r.checks {
+		if !strings.HasPrefix(l, "PASS ") {
+			t.Errorf("checks.txt: %s", l)
+		}
+	}
+	if _, err := os.Stat(mark); err != nil {
+		t.Fatalf("the adapter never slept: %v", err)
+	}
+	logs, _ := filepath.Glob(filepath.Join(out, "logs", "statements-*write_mixed*.log"))
+	var all strings.Builder
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		all.Write(b)
+	}
+	if !strings.Contains(all.String(), "adapter calls cut by probe_s: 1; fresh adapters started for them: 1") {
+		t.Errorf("the statement logs do not count the cut:\n%s", all.String())
+	}
+}

@@ -2,8 +2,9 @@
 """The reference SQLite adapter with one fault, for the driver's tests.
 
 FAULT names it:
-  sleep_once   the first call of the first adapter (marker file FAULT_MARK)
-               sleeps an hour: the engine must cut it and start a fresh one
+  sleep_once   the first call (of a statement holding FAULT_SQL, when set)
+               of the first adapter (marker file FAULT_MARK) sleeps an
+               hour: the engine must cut it and start a fresh one
   exit_after   after FAULT_N calls, says so on stderr and exits 3
   garbage_after after FAULT_N calls, says so on stderr and writes a line
                that is not a reply
@@ -55,7 +56,7 @@ class Faulty(sa.Adapter):
 
     def call(self, req):
         Faulty.calls += 1
-        if FAULT == "sleep_once":
+        if FAULT == "sleep_once" and os.environ.get("FAULT_SQL", "") in self.stmts.get(req["name"], ""):
             mark = os.environ["FAULT_MARK"]
             if not os.path.exists(mark):
                 open(mark, "w").close()
