@@ -26,7 +26,7 @@ variable "scales" {
 variable "backends" {
   type        = list(string)
   default     = ["sqlite"]
-  description = "Backends to run: sqlite (embedded, no server), duckdb (embedded), postgres (needs pg_dsn)."
+  description = "Backends to run: sqlite (embedded, no server), duckdb (embedded), postgres (needs pg_dsn), sqlite_adapter (SQLite through the reference adapter program, docs/adapter-protocol.md)."
 }
 
 variable "avet" {

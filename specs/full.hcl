@@ -30,7 +30,7 @@ variable "scales" {
 variable "backends" {
   type        = list(string)
   default     = ["sqlite", "duckdb", "postgres"]
-  description = "Backends to run: sqlite (embedded, no server), duckdb (embedded), postgres (needs pg_dsn)."
+  description = "Backends to run: sqlite (embedded, no server), duckdb (embedded), postgres (needs pg_dsn); also sqlite-ext, duckdb-readers and sqlite_adapter (SQLite through the reference adapter program)."
 }
 
 variable "avet" {

@@ -186,10 +186,6 @@ func (b *backend) ReaderSession(ctx context.Context) (drivers.Session, error) {
 // Close has nothing to release: every session closes its own adapter.
 func (b *backend) Close() error { return nil }
 
-// Hello is what the backend's first adapter said at hello: name, version,
-// protocol and capabilities.
-func (b *backend) Hello() protocol.Reply { return *b.hello }
-
 // Version implements drivers.Versioner.
 func (b *backend) Version(ctx context.Context) (string, error) {
 	return fmt.Sprintf("%s %s (adapter protocol %s)", b.hello.Name, b.hello.Version, b.hello.Protocol), nil
