@@ -69,10 +69,10 @@ test: vet fmt-check browser prometheus sqlite-pcre fuzz-short
 	else echo "spec-review: this clone has no previous commit to compare with: skipped"; fi
 
 # The fuzz targets (spec loader in HCL and JSON, dataset compiler, SQL
-# statement splitter), seeded from examples/ and specs/: briefly in make
+# statement splitter, EDN reader, adapter reply reader), seeded from examples/ and specs/: briefly in make
 # test, longer with make fuzz (FUZZTIME per target: a duration, or Nx
 # executions).
-FUZZ_TARGETS := ./engine/config:FuzzLoadHCL ./engine/config:FuzzLoadJSON ./engine/config:FuzzDatasetCompile ./engine/sqltext:FuzzStatements ./engine/edn:FuzzDecode
+FUZZ_TARGETS := ./engine/config:FuzzLoadHCL ./engine/config:FuzzLoadJSON ./engine/config:FuzzDatasetCompile ./engine/sqltext:FuzzStatements ./engine/edn:FuzzDecode ./drivers/adapter/protocol:FuzzReadReply
 FUZZTIME ?= 2m
 
 # fuzz-short counts executions rather than seconds: with a duration, Go

@@ -20,6 +20,7 @@
 //	ExtensionChecker   refuses extensions that cannot be loaded, before any store is opened
 //	ErrorClassifier    the class of one of its errors (busy, serialization, deadlock, conflict, timeout, disk full)
 //	DetailedSettings   which env.txt lines list the database's whole configuration, and their name
+//	Describer          more than the options, for plan: an adapter's program and its hello
 //
 // On the Backend (never on a Session):
 //

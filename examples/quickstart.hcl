@@ -26,7 +26,7 @@ variable "scales" {
 variable "backends" {
   type        = list(string)
   default     = ["sqlite"]
-  description = "Backends to run: sqlite (embedded, no server), duckdb (embedded), postgres (needs pg_dsn)."
+  description = "Backends to run: sqlite (embedded, no server), duckdb (embedded), postgres (needs pg_dsn), sqlite_adapter (SQLite through the reference adapter program, docs/adapter-protocol.md)."
 }
 
 variable "avet" {
@@ -158,6 +158,12 @@ include "writes" {
 # <data_dir>/quickstart-<scale>.sqlite and .duckdb (local.store above).
 include "embedded" {
   path = "../specs/mentat/backends/embedded.hcl"
+}
+
+# SQLite through the reference adapter program, one process per session
+# (docs/adapter-protocol.md): -var 'backends=["sqlite_adapter"]'.
+include "adapter" {
+  path = "../specs/mentat/backends/adapter.hcl"
 }
 
 backend "postgres" {

@@ -30,7 +30,7 @@ variable "scales" {
 variable "backends" {
   type        = list(string)
   default     = ["sqlite", "duckdb", "postgres"]
-  description = "Backends to run: sqlite (embedded, no server), duckdb (embedded), postgres (needs pg_dsn)."
+  description = "Backends to run: sqlite (embedded, no server), duckdb (embedded), postgres (needs pg_dsn); also sqlite-ext, duckdb-readers and sqlite_adapter (SQLite through the reference adapter program)."
 }
 
 variable "avet" {
@@ -298,6 +298,32 @@ backend "sqlite" {
   load {
     tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
     batch_rows = 10000 # rows per transaction
+  }
+}
+
+# SQLite through the reference adapter program (examples/adapters/), one
+# process per session, speaking docs/adapter-protocol.md: the same SQL on
+# its own file. -var 'backends=["sqlite", "sqlite_adapter"]' runs both in
+# one run, so the pipe's cost per call is read side by side.
+backend "sqlite_adapter" {
+  clients        = local.client_kind # var.client_model
+  processes      = local.client_processes
+  driver         = "adapter"
+  command        = ["python3", "${spec_home()}/../examples/adapters/sqlite_adapter.py"]
+  dialect        = "sqlite"
+  skip_scenarios = concat(var.embedded_skip_scenarios, local.capacity_skip)
+  path           = "${var.data_dir}/mentat-${scale.name}-adapter.sqlite"
+  settings = {
+    journal_mode = "WAL"
+    synchronous  = "NORMAL"
+    cache_size   = -262144
+  }
+  setup      = [file("${local.sql}/sql/schema.sql")]
+  after_load = concat([file("${local.sql}/sql/post_load.sql")], var.avet ? [file("${local.sql}/sql/avet.sql")] : [])
+  analyze    = ["ANALYZE"]
+  load {
+    tables     = { attrs = "attrs", text = "log_text", int = "log_int", real = "log_real" }
+    batch_rows = 10000
   }
 }
 

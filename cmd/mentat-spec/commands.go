@@ -183,6 +183,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec plan: %v\n", err)
 		return exitUnfinished
 	}
+	describeBackends(ctx, p, stdout)
 	load, known := host.LoadAverage()
 	busyNote(stderr, load, known, runtime.NumCPU())
 	return exitOK

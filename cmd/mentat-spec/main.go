@@ -35,6 +35,7 @@ var commands = map[string]command{
 	"version":  {"Print the version", runVersion},
 	"export":   {"Write what runs the spec elsewhere: export k8s prints the workers' Kubernetes Jobs as JSON", runExport},
 	"worker":   {"Run one point's clients for a coordinator (started by apply; docs/worker-protocol.md)", runWorker},
+	"adapter":  {"Check an adapter program against the adapter protocol: adapter test -- COMMAND... (docs/adapter-protocol.md)", runAdapter},
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // CellBackend is a backend block resolved for one (scale, backend) cell:
@@ -92,12 +94,17 @@ func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*Cel
 		if !v.IsWhollyKnown() {
 			continue
 		}
-		s, err := primitiveString(v)
+		s, err := optionString(v)
 		if err != nil {
 			diags = append(diags, hcleval.AttrError(a.Expr, "Invalid driver option", fmt.Sprintf("Option %q: %s.", n, err)))
 			continue
 		}
 		bc.Options[n] = s
+	}
+	// A driver that takes a dialect option (the adapter driver) speaks
+	// the SQL its backend names.
+	if d := bc.Options["dialect"]; d != "" {
+		bc.Dialect = d
 	}
 	if e, ok := b.Attrs["settings"]; ok {
 		m, d := hcleval.StringMap(e, ctx, "settings")
@@ -234,4 +241,43 @@ func CheckSkips(s *config.Spec, b *config.BackendBlock, bc *CellBackend) hcl.Dia
 		}
 	}
 	return diags
+}
+
+// optionString is a driver option's value as the driver gets it: a
+// string, number or bool as text; a list or map of them (an adapter's
+// command argv, its env) as JSON.
+func optionString(v cty.Value) (string, error) {
+	if v.IsNull() || !v.IsWhollyKnown() {
+		return primitiveString(v)
+	}
+	t := v.Type()
+	if !(t.IsListType() || t.IsTupleType() || t.IsSetType() || t.IsMapType() || t.IsObjectType()) {
+		return primitiveString(v)
+	}
+	var out any
+	if t.IsMapType() || t.IsObjectType() {
+		m := map[string]string{}
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			s, err := primitiveString(e)
+			if err != nil {
+				return "", fmt.Errorf("%s: %v", k.AsString(), err)
+			}
+			m[k.AsString()] = s
+		}
+		out = m
+	} else {
+		l := []string{}
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			s, err := primitiveString(e)
+			if err != nil {
+				return "", fmt.Errorf("element %d: %v", len(l), err)
+			}
+			l = append(l, s)
+		}
+		out = l
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
 }

@@ -148,6 +148,9 @@ func validateCell(s *config.Spec, c config.Cell, drv Drivers, gen *datagen.Datas
 		}
 	}
 	queries := map[string]*CellQuery{}
+	if bc != nil {
+		dialect = bc.Dialect // a backend's dialect option
+	}
 	for _, q := range s.Queries {
 		rq, d := Query(q, ctx, dialect)
 		diags = append(diags, d...)

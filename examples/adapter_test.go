@@ -1,0 +1,185 @@
+package examples
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestQuickstartThroughAdapter applies the quickstart unchanged with its
+// backend switched by -var to SQLite through the reference adapter
+// program, with goroutine clients and with one worker process per
+// client: exit 0, every check PASS, the adapter's hello in env.txt.
+func TestQuickstartThroughAdapter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database per client model")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	for _, model := range []string{"goroutine", "process"} {
+		t.Run(model, func(t *testing.T) {
+			spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
+			shortSampling(t, spec)
+			out := filepath.Join(t.TempDir(), "results")
+			r := applyTo(t, spec, out, "-var", `backends=["sqlite_adapter"]`, "-var", "client_model="+model)
+			if r.code != 0 {
+				t.Fatalf("exit %d, want 0\n%s", r.code, r.output)
+			}
+			for _, l := range r.checks {
+				if !strings.HasPrefix(l, "PASS ") {
+					t.Errorf("checks.txt: %s", l)
+				}
+			}
+			if len(r.checks) < 8 {
+				t.Errorf("%d checks, want at least 8", len(r.checks))
+			}
+			env, err := os.ReadFile(filepath.Join(out, "env.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range []string{"adapter.name: sqlite-python", "adapter.protocol: 1.0", "adapter.capabilities: transactions yes, writers 1"} {
+				if !strings.Contains(string(env), w) {
+					t.Errorf("env.txt lacks %q", w)
+				}
+			}
+		})
+	}
+}
+
+// faultyAdapter writes an override file that runs the quickstart's
+// sqlite_adapter backend through the test adapter with fault env.
+func faultyAdapter(t *testing.T, spec string, env string) string {
+	t.Helper()
+	adapter := filepath.Join(repoRoot(t), "drivers", "adapter", "testdata", "faulty_adapter.py")
+	path := filepath.Join(filepath.Dir(spec), "faulty_override.hcl")
+	body := "backend \"sqlite_adapter\" {\n  command = [\"python3\", \"" + adapter + "\"]\n  env = " + env + "\n}\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Base(path)
+}
+
+// TestAdapterWrongRowFails: an adapter whose answers are off by one
+// value makes its checks FAIL and apply exit 1.
+func TestAdapterWrongRowFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
+	shortSampling(t, spec)
+	over := faultyAdapter(t, spec, `{ FAULT = "wrong_row" }`)
+	r := apply(t, spec, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["point_lookup"]`)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.output)
+	}
+	if len(r.checks) == 0 || !strings.HasPrefix(r.checks[0], "FAIL ") {
+		t.Errorf("checks.txt: %v, want a FAIL", r.checks)
+	}
+}
+
+// TestAdapterExitingMidPoint: an adapter that exits after some calls
+// loses its session, the run goes on to the next points, and the output
+// quotes the adapter's stderr.
+func TestAdapterExitingMidPoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
+	shortSampling(t, spec)
+	over := faultyAdapter(t, spec, `{ FAULT = "exit_after", FAULT_N = "20" }`)
+	out := filepath.Join(t.TempDir(), "results")
+	r := applyTo(t, spec, out, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["point_lookup", "ref_traversal"]`)
+	// The checker's own adapter exits too (after 20 calls): its checks
+	// FAIL, and apply exits 1, with nothing panicking.
+	if r.code != 1 || strings.Contains(r.output, "panic") {
+		t.Errorf("exit %d, want 1\n%s", r.code, r.output)
+	}
+	if !strings.Contains(r.output, "faulty: giving up after 20 calls") {
+		t.Errorf("the output does not quote the adapter's stderr")
+	}
+	timings, err := os.ReadFile(filepath.Join(out, "timings.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []string{"point_lookup", "ref_traversal"} {
+		if !strings.Contains(string(timings), "\n"+sc+",") {
+			t.Errorf("timings.csv has no row of %s:\n%s", sc, timings)
+		}
+	}
+}
+
+// TestFullSuiteThroughAdapterAt8Clients: the release suite's
+// concurrency_sweep at 8 clients and write_mixed with 8 readers checked
+// during the writes, through the reference adapter: exit 0, every check
+// PASS.
+func TestFullSuiteThroughAdapterAt8Clients(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	spec := filepath.Join(repoRoot(t), "specs", "full.hcl")
+	r := apply(t, spec, "-var", "data_dir="+t.TempDir(), "-var", `backends=["sqlite_adapter"]`, "-var", `scales=["xs"]`, "-var", "clients=[8]",
+		"-var", `scenarios=["concurrency_sweep","write_mixed"]`, "-var", "mixed_readers=8", "-var", "mixed_s=1",
+		"-var", "precision=0", "-var", "min_s=0.2", "-var", "max_s=0.5", "-var", "min_n=10", "-var", "reps=1")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", r.code, r.output)
+	}
+	for _, l := range r.checks {
+		if !strings.HasPrefix(l, "PASS ") {
+			t.Errorf("checks.txt: %s", l)
+		}
+	}
+	if len(r.checks) < 5 {
+		t.Errorf("%d checks, want at least 5:\n%s", len(r.checks), r.output)
+	}
+}
+
+// TestAdapterCutInWriteMixed: a reader's adapter that sleeps past
+// probe_s during write_mixed is cut and counted, a fresh adapter serves
+// that client's next calls, and the run's checks all PASS.
+func TestAdapterCutInWriteMixed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
+	shortSampling(t, spec)
+	edit(t, spec, "probe_s = 20", "probe_s = 1")
+	mark := filepath.Join(t.TempDir(), "slept")
+	over := faultyAdapter(t, spec, `{ FAULT = "sleep_once", FAULT_MARK = "`+mark+`", FAULT_SQL = "q1, point lookup" }`)
+	out := filepath.Join(t.TempDir(), "results")
+	r := applyTo(t, spec, out, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["write_mixed"]`, "-var", "mixed_s=1")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", r.code, r.output)
+	}
+	for _, l := range r.checks {
+		if !strings.HasPrefix(l, "PASS ") {
+			t.Errorf("checks.txt: %s", l)
+		}
+	}
+	if _, err := os.Stat(mark); err != nil {
+		t.Fatalf("the adapter never slept: %v", err)
+	}
+	logs, _ := filepath.Glob(filepath.Join(out, "logs", "statements-*write_mixed*.log"))
+	var all strings.Builder
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		all.Write(b)
+	}
+	if !strings.Contains(all.String(), "adapter calls cut by probe_s: 1; fresh adapters started for them: 1") {
+		t.Errorf("the statement logs do not count the cut:\n%s", all.String())
+	}
+}
