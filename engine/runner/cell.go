@@ -52,6 +52,8 @@ type cell struct {
 	doubt        string
 	statsErr     error // why the server keeps no statement statistics (serverstats.go)
 	serverLogErr error // why the server's log is not copied into logs/
+
+	ev cellEvidence // the round-trip floor and evidence notes (evidence.go)
 }
 
 // boundQuery is a query with its markers bound for the backend.
