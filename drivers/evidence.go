@@ -38,3 +38,12 @@ const (
 	EvidenceExecMs = "exec_ms" // total server execution time, ms
 	EvidencePlanMs = "plan_ms" // total planning time, ms
 )
+
+// AnalyzeExplainer is implemented by backends that can show what one
+// execution of a statement did: the plan with actual rows, buffers or
+// per-operator times (PostgreSQL's EXPLAIN (ANALYZE, BUFFERS), DuckDB's
+// profiler). It runs the statement once; a statement that writes is
+// rolled back, or refused where it cannot be.
+type AnalyzeExplainer interface {
+	ExplainAnalyze(ctx context.Context, sql string, args []any) (string, error)
+}

@@ -223,3 +223,24 @@ func (b *Backend) statementCounters(ctx context.Context) (map[int64]stmtCounters
 	})
 	return out, err
 }
+
+var _ drivers.AnalyzeExplainer = (*Backend)(nil)
+
+// ExplainAnalyze runs sql once under EXPLAIN (ANALYZE, BUFFERS, FORMAT
+// JSON) in a transaction it rolls back, so that a write leaves nothing.
+func (b *Backend) ExplainAnalyze(ctx context.Context, sql string, args []any) (string, error) {
+	var plan string
+	err := b.withMeta(ctx, "explain analyze", func(c *pgx.Conn) error {
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(context.WithoutCancel(ctx))
+		qargs := args
+		if b.protocol == ProtocolExtended {
+			qargs = append([]any{pgx.QueryExecModeDescribeExec}, args...)
+		}
+		return tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, qargs...).Scan(&plan)
+	})
+	return plan, err
+}

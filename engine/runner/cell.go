@@ -244,6 +244,9 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		var err error
 		c.withNoise(sc, i, 0, func() { err = c.runPoint(pctx, sc, i, pt, env) })
 		c.finishPoint(env)
+		if err == nil && c.broken == nil {
+			c.analyzePoint(pctx, sc, i)
+		}
 		c.run.end()
 		c.run.pointDone()
 		if err != nil {

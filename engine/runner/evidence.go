@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -120,5 +123,41 @@ func (c *cell) noteOnce(why string) {
 	if !c.ev.noted[why] {
 		c.ev.noted[why] = true
 		c.run.logf("%s: evidence unavailable: %s", c.name(), why)
+	}
+}
+
+// analyzePoint writes, after point i of sc has run its timed reps, what
+// one more execution of each of its queries did by the database's own
+// account (plans/<scale>-<backend>-<scenario>-pNN-<query>-analyze.<ext>):
+// the plan with actual rows and buffers, or per-operator times.
+func (c *cell) analyzePoint(ctx context.Context, sc *plan.Scenario, i int) {
+	ax, ok := c.be.(drivers.AnalyzeExplainer)
+	if !ok || !sc.Sampling.Evidence || ctx.Err() != nil {
+		return
+	}
+	for _, n := range sc.Queries {
+		q := c.queries[n]
+		if q == nil || q.binder == nil {
+			continue
+		}
+		args := append([]any(nil), q.binder.Client(1, 0).Next()...)
+		actx, cancel := context.WithTimeout(ctx, c.explainCap(n))
+		text, err := ax.ExplainAnalyze(actx, q.bound.SQL, args)
+		cancel()
+		if err != nil {
+			text = "EXPLAIN ANALYZE failed: " + err.Error()
+		}
+		ext := "txt"
+		if t := strings.TrimSpace(text); strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
+			ext = "json"
+		}
+		w, err := c.run.dir.Plan(results.ScenarioPlanName(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name,
+			fmt.Sprintf("p%02d-%s-analyze", i+1, n), ext))
+		if err != nil {
+			c.run.logf("%s %s: %v", c.name(), sc.Name, err)
+			return
+		}
+		io.WriteString(w, results.FormatPlan(q.bound.SQL, args, text, ext))
+		w.Close()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/engine/config"
@@ -103,6 +104,20 @@ func TestEvidenceSplitPerRep(t *testing.T) {
 				}
 			}
 
+			// One plan per point with what an execution did, after its reps.
+			if tc.backend != "sqlite" {
+				ext := map[string]string{"postgres": "json", "duckdb": "txt"}[tc.backend]
+				name := filepath.Join(dir, results.PlansDir, "xs-"+tc.backend+"-point_lookup-p01-q1-analyze."+ext)
+				b, err := os.ReadFile(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[string]string{"postgres": `"Actual Rows"`, "duckdb": "Total Time"}[tc.backend]
+				if !strings.Contains(string(b), want) || strings.Contains(string(b), "failed") {
+					t.Errorf("%s lacks %s:\n%s", name, want, b)
+				}
+			}
+
 			// Switched off: neither file.
 			spec2, data2 := tinyQuickstart(t, append(edits, "reps    = 2\n", "reps    = 2\n    evidence = false\n")...)
 			vars[len(vars)-1] = config.VarArg{Name: "data_dir", Value: data2}
@@ -114,6 +129,9 @@ func TestEvidenceSplitPerRep(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 					t.Errorf("%s written with evidence = false", f)
 				}
+			}
+			if m, _ := filepath.Glob(filepath.Join(dir, results.PlansDir, "*-analyze.*")); len(m) > 0 {
+				t.Errorf("analyzed plans written with evidence = false: %v", m)
 			}
 		})
 	}

@@ -209,6 +209,9 @@ func (c *cell) finishRep(p *repPoint, n int, record bool) {
 	if err := p.reps.Finish(); err != nil {
 		c.run.fail("%s %s: %s: %v", c.name(), p.sc.Name, p.pt.Describe(), err)
 	}
+	if record && n > 0 && c.broken == nil {
+		c.analyzePoint(context.Background(), p.sc, p.index)
+	}
 	if record {
 		c.run.recorded(c.run.journal.Point(c.pc.Scale.Name, c.pc.Backend.Name, p.sc.Name, p.index))
 	}
