@@ -39,7 +39,7 @@ func (b *Backend) StartEvidence(ctx context.Context) (drivers.EvidenceProbe, err
 	if err != nil {
 		return nil, err
 	}
-	p := &pgProbe{b: b, before: before, waits: map[string]int{}, done: make(chan struct{})}
+	p := &pgProbe{b: b, before: before, waits: map[string]int{}, done: make(chan struct{}), start: time.Now()}
 	conn, err := b.connect(ctx)
 	if err != nil {
 		p.waitErr = fmt.Errorf("wait sampler: %w", err)
@@ -59,8 +59,10 @@ type pgProbe struct {
 	done   chan struct{}
 
 	mu       sync.Mutex
-	samples  int // sampler queries made
-	sessions int // active session observations
+	start    time.Time
+	busy     time.Duration // the sampler's queries' time: its cost on the server
+	samples  int           // sampler queries made
+	sessions int           // active session observations
 	waits    map[string]int
 	waitErr  error
 }
@@ -73,6 +75,7 @@ func (p *pgProbe) sample(ctx context.Context, conn *pgx.Conn) {
 	t := time.NewTicker(WaitSampleInterval)
 	defer t.Stop()
 	for {
+		t0 := time.Now()
 		rows, err := conn.Query(ctx, `SELECT coalesce(wait_event_type, 'CPU'), coalesce(wait_event, 'running')
 			FROM pg_stat_activity
 			WHERE datname = current_database() AND backend_type = 'client backend'
@@ -91,6 +94,7 @@ func (p *pgProbe) sample(ctx context.Context, conn *pgx.Conn) {
 				err = rows.Err()
 			}
 			p.mu.Lock()
+			p.busy += time.Since(t0)
 			p.samples++
 			for _, g := range got {
 				p.waits[g]++
@@ -156,7 +160,10 @@ func (p *pgProbe) Stop(ctx context.Context) ([]drivers.Evidence, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	act := drivers.Evidence{Source: "pg_stat_activity", Name: "samples", Value: float64(p.samples), Unit: "samples"}
-	out = append(out, act,
+	// The sampler's own cost: the share of the stretch one of the
+	// server's processes spent answering it.
+	busy := drivers.Evidence{Source: "pg_stat_activity", Name: "sampler_busy_share", Value: float64(p.busy) / float64(time.Since(p.start)), Unit: "share"}
+	out = append(out, act, busy,
 		drivers.Evidence{Source: "pg_stat_activity", Name: "sample_interval_ms", Value: float64(WaitSampleInterval.Milliseconds()), Unit: "ms"})
 	keys := make([]string, 0, len(p.waits))
 	for k := range p.waits {

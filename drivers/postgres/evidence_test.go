@@ -82,6 +82,9 @@ func TestEvidenceStatementDeltas(t *testing.T) {
 	if n, ok := find(ev, "", "samples"); !ok || n < 1 {
 		t.Errorf("wait samples = %v, %v; want at least 1", n, ok)
 	}
+	if v, ok := find(ev, "", "sampler_busy_share"); !ok || v <= 0 || v >= 1 {
+		t.Errorf("sampler_busy_share = %v, %v; want in (0, 1)", v, ok)
+	}
 }
 
 // Without track_planning the planning time is not reported (unknown),
