@@ -172,3 +172,44 @@ func TestEvidenceSamplesLockWaits(t *testing.T) {
 		t.Errorf("share of samples waiting on a lock = %v, want most of them:\n%v", lock, ev)
 	}
 }
+
+// The analyzed plan has actual rows and buffers, and a write it runs is
+// rolled back.
+func TestExplainAnalyzeRollsBack(t *testing.T) {
+	ctx := testCtx(t)
+	b := openTest(t, variants[0], nil)
+	s, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, q := range []string{"CREATE TABLE ev_x (k int PRIMARY KEY, v int)", "INSERT INTO ev_x VALUES (1, 10)"} {
+		if err := s.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan, err := b.ExplainAnalyze(ctx, "SELECT v FROM ev_x WHERE k = $1", []any{int64(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"Actual Rows": 1`, `"Shared Hit Blocks"`} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan lacks %s:\n%s", want, plan)
+		}
+	}
+	if _, err := b.ExplainAnalyze(ctx, "UPDATE ev_x SET v = 99 WHERE k = $1", []any{int64(1)}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Prepare(ctx, "SELECT v FROM ev_x WHERE k = 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var rows [][]any
+	if _, err := st.Query(ctx, nil, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0][0] != int64(10) {
+		t.Errorf("after an analyzed UPDATE the row holds %v, want 10", rows)
+	}
+}
