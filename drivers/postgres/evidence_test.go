@@ -151,7 +151,7 @@ func TestEvidenceSamplesLockWaits(t *testing.T) {
 	go func() { done <- waiter.Exec(ctx, "UPDATE ev_l SET v = 2 WHERE k = 1") }()
 	// Blocked until the holder commits: long enough for several samples
 	// on a busy machine.
-	time.Sleep(20 * WaitSampleInterval)
+	time.Sleep(10 * WaitSampleInterval)
 	if err := holder.Exec(ctx, "COMMIT"); err != nil {
 		t.Fatal(err)
 	}
