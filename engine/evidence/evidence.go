@@ -67,7 +67,11 @@ func Split(rows []results.Row, ev []drivers.Evidence, floor time.Duration, cpu t
 	s := results.SplitRow{ObservedMs: math.NaN(), ServerExecMs: math.NaN(), PlanningMs: math.NaN(),
 		RoundTripMs: math.NaN(), RestMs: math.NaN(), EngineCPUMs: math.NaN()}
 	thr := map[int]float64{} // calls per second of all ops, per rep
+	open := false
 	for _, r := range rows {
+		// An op at an offered rate (open loop, a capacity probe): its
+		// calls per second are the rate's, not the clients' pace.
+		open = open || strings.Contains(r.Op, "@")
 		s.Calls += r.Count
 		thr[r.Rep] += r.Throughput
 		if r.Clients > s.Clients {
@@ -84,7 +88,7 @@ func Split(rows []results.Row, ev []drivers.Evidence, floor time.Duration, cpu t
 		}
 		sum += float64(s.Clients) / t
 	}
-	if len(thr) > 0 && s.Clients > 0 && !math.IsNaN(sum) {
+	if len(thr) > 0 && s.Clients > 0 && !math.IsNaN(sum) && !open {
 		s.ObservedMs = 1000 * sum / float64(len(thr))
 	}
 	if s.Calls > 0 && cpu > 0 {

@@ -45,6 +45,10 @@ func TestSplit(t *testing.T) {
 		{"two ops, two reps", []results.Row{{Clients: 1, Count: 300, Throughput: 600, Rep: 1, Op: "a"}, {Clients: 1, Count: 200, Throughput: 400, Rep: 1, Op: "b"},
 			{Clients: 1, Count: 500, Throughput: 500, Rep: 2, Op: "a"}}, nil, -1,
 			1.5, nan, nan, nan, 1.5, 0.01, "server_exec+planning+round_trip"},
+		// Open loop: throughput is the offered rate, so the mean per call
+		// is not known from it.
+		{"open loop", []results.Row{{Clients: 4, Count: 1000, Throughput: 1000, Rep: 1, Op: results.RateOp("read", 1000)}}, pg, 100 * time.Microsecond,
+			nan, 0.055, 0.02, 0.1, nan, 0.01, ""},
 		{"no calls measured", []results.Row{{Clients: 1, Count: 0, Throughput: 0, Rep: 1}}, nil, -1,
 			nan, nan, nan, nan, nan, nan, ""},
 	}

@@ -26,6 +26,7 @@ type cellEvidence struct {
 type rawTap struct {
 	mu   sync.Mutex
 	on   bool
+	key  results.Row // the point's scenario, backend and scale
 	rows []results.Row
 }
 
@@ -35,7 +36,7 @@ func (r *run) tapRaw(rec results.Record) {
 		return
 	}
 	r.tap.mu.Lock()
-	if r.tap.on {
+	if r.tap.on && raw.Scenario == r.tap.key.Scenario && raw.Backend == r.tap.key.Backend && raw.Scale == r.tap.key.Scale {
 		r.tap.rows = append(r.tap.rows, results.Row(raw))
 	}
 	r.tap.mu.Unlock()
@@ -79,6 +80,7 @@ func (c *cell) withEvidence(ctx context.Context, sc *plan.Scenario, i, rep int, 
 		}
 		c.run.tap.mu.Lock()
 		c.run.tap.on, c.run.tap.rows = true, nil
+		c.run.tap.key = results.Row{Scenario: sc.Name, Backend: c.pc.Backend.Name, Scale: c.pc.Scale.Name}
 		c.run.tap.mu.Unlock()
 		cpu0 := evidence.CPU()
 
