@@ -166,7 +166,9 @@ func (p *pgProbe) Stop(ctx context.Context) ([]drivers.Evidence, error) {
 	// The sampler's own cost: the share of the stretch one of the
 	// server's processes spent answering it.
 	busy := drivers.Evidence{Source: "pg_stat_activity", Name: "sampler_busy_share", Value: float64(p.busy) / float64(time.Since(p.start)), Unit: "share"}
-	out = append(out, act, busy,
+	// The shares below are of these: a point of short calls sees few.
+	seen := drivers.Evidence{Source: "pg_stat_activity", Name: "active_observations", Value: float64(p.sessions), Unit: "sessions"}
+	out = append(out, act, seen, busy,
 		drivers.Evidence{Source: "pg_stat_activity", Name: "sample_interval_ms", Value: float64(WaitSampleInterval.Milliseconds()), Unit: "ms"})
 	keys := make([]string, 0, len(p.waits))
 	for k := range p.waits {

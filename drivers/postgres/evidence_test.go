@@ -168,6 +168,9 @@ func TestEvidenceSamplesLockWaits(t *testing.T) {
 			lock += e.Value
 		}
 	}
+	if n, _ := find(ev, "", "active_observations"); n < 1 {
+		t.Errorf("active_observations = %v, want the blocked session seen", n)
+	}
 	if lock < 0.5 {
 		t.Errorf("share of samples waiting on a lock = %v, want most of them:\n%v", lock, ev)
 	}
