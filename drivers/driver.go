@@ -37,6 +37,9 @@
 //	OneWritingProcess  one process at a time may open the store for writing
 //	ColdStarter        how to make the next opening cold: the server to restart, the files to evict
 //	StatementStats     the server's per-statement statistics for a point
+//	EvidenceCollector  what the database's own instruments say it did during a point (evidence.csv)
+//	EvidenceProbe      one point's collection under way, returned by EvidenceCollector
+//	AnalyzeExplainer   the plan with what one execution did (actual rows, buffers, per-operator times)
 //	ServerLog          the server's log file, copied per cell
 //	ExtensionReporter  the identity of the extensions in force, for env.txt
 //

@@ -75,6 +75,7 @@ func (s *session) Close() error {
 		s.mu.Unlock()
 		return nil
 	}
+	s.b.ev.foldSession(s)
 	var errs []error
 	for st := range s.stmts {
 		if err := st.finalize(); err != nil {
@@ -283,6 +284,7 @@ func (s *stmt) Close() error {
 		return nil
 	}
 	delete(sess.stmts, s)
+	sess.b.ev.foldStmt(s)
 	err := s.finalize()
 	if err != nil {
 		return sess.b.wrap("close statement", s.sql, err)

@@ -316,6 +316,8 @@ type backend struct {
 	admin   *sqlite3.SQLiteConn
 
 	open tracker.Set[closer]
+
+	ev evidenceState // the sessions' SQLite counters (evidence.go)
 }
 
 func (b *backend) Dialect() string        { return "sqlite" }
@@ -427,6 +429,7 @@ func (b *backend) newSession(c *sqlite3.SQLiteConn) (drivers.Session, error) {
 	if err := b.open.Track(s, b.what(), func() { c.Close() }); err != nil {
 		return nil, err
 	}
+	b.ev.add(s)
 	return s, nil
 }
 

@@ -117,6 +117,10 @@ type SamplingValues struct {
 	// one run see the same drift) or OrderSequential (each point's reps
 	// back to back, the seed's order).
 	Order string
+	// Evidence collects, around each point, what the database's own
+	// instruments say it did and where the latency went (evidence.csv,
+	// latency-split.csv); false measures without it.
+	Evidence bool
 }
 
 // Orders of the reps (SamplingValues.Order).
@@ -128,11 +132,12 @@ const (
 
 // DefaultSampling is the seed suite's methodology, with reps interleaved
 // so that they sample the run's drift.
-var DefaultSampling = SamplingValues{Warmup: 3, MinS: 10, MinN: 30, MaxS: 60, Reps: 3, ProbeS: 20, CheckS: 120, LoadMax: 5400, Order: OrderInterleaved}
+var DefaultSampling = SamplingValues{Warmup: 3, MinS: 10, MinN: 30, MaxS: 60, Reps: 3, ProbeS: 20, CheckS: 120, LoadMax: 5400, Order: OrderInterleaved, Evidence: true}
 
 var samplingSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "warmup"}, {Name: "min_s"}, {Name: "min_n"}, {Name: "max_s"}, {Name: "reps"},
 	{Name: "probe_s"}, {Name: "check_s"}, {Name: "load_max_s"}, {Name: "precision"}, {Name: "precision_p99"}, {Name: "order"},
+	{Name: "evidence"},
 }}
 
 // decodeSampling applies a sampling body over base.
@@ -148,6 +153,14 @@ func decodeSampling(body hcl.Body, ctx *hcl.EvalContext, base SamplingValues) (S
 			diags = append(diags, d...)
 			if !d.HasErrors() {
 				out.Order = o
+			}
+			continue
+		}
+		if name == "evidence" {
+			v, d := hcleval.Bool(a.Expr, ctx, name)
+			diags = append(diags, d...)
+			if !d.HasErrors() {
+				out.Evidence = v
 			}
 			continue
 		}

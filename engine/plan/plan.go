@@ -70,6 +70,10 @@ type SamplingPlan struct {
 	Paired  bool
 	Check   time.Duration // per-call cap of a check; past it the check is a SKIP
 	LoadMax time.Duration // bulk-load cap per cell
+
+	// Evidence: the database's evidence and the latency split are
+	// collected around each point (sampling evidence).
+	Evidence bool
 }
 
 // ScalePlan is one scale: its generated dataset and the cells it runs on.
@@ -368,6 +372,7 @@ func toSampling(v config.SamplingValues) SamplingPlan {
 			MaxDuration: secs(v.MaxS), Reps: v.Reps, Probe: secs(v.ProbeS),
 			Precision: v.Precision, PrecisionP99: v.PrecisionP99},
 		Check: secs(v.CheckS), LoadMax: secs(v.LoadMax), Interleaved: v.Order != config.OrderSequential, Paired: v.Order == config.OrderPaired,
+		Evidence: v.Evidence,
 	}
 }
 

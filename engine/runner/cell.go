@@ -52,6 +52,8 @@ type cell struct {
 	doubt        string
 	statsErr     error // why the server keeps no statement statistics (serverstats.go)
 	serverLogErr error // why the server's log is not copied into logs/
+
+	ev cellEvidence // the round-trip floor and evidence notes (evidence.go)
 }
 
 // boundQuery is a query with its markers bound for the backend.
@@ -245,6 +247,9 @@ func (c *cell) runScenario(ctx context.Context, sc *plan.Scenario) {
 		var err error
 		c.withNoise(sc, i, 0, func() { err = c.runPoint(pctx, sc, i, pt, env) })
 		c.finishPoint(env)
+		if err == nil && c.broken == nil {
+			c.analyzePoint(pctx, sc, i)
+		}
 		c.run.end()
 		c.run.pointDone()
 		if err != nil {

@@ -192,7 +192,7 @@ func (c *cell) runRep(ctx context.Context, p *repPoint, n int) (done bool, err e
 	defer c.run.end()
 	ctx = c.run.watch(ctx)
 	c.withNoise(p.sc, p.index, n, func() {
-		err = c.withStatementStats(ctx, p.sc, p.index, p.pt, fmt.Sprintf(" rep %d", n), func() error {
+		err = c.withStatementStats(ctx, p.sc, p.index, n, p.pt, func() error {
 			var err error
 			done, err = p.reps.Rep(ctx, n)
 			return err
@@ -208,6 +208,9 @@ func (c *cell) finishRep(p *repPoint, n int, record bool) {
 	p.open = false
 	if err := p.reps.Finish(); err != nil {
 		c.run.fail("%s %s: %s: %v", c.name(), p.sc.Name, p.pt.Describe(), err)
+	}
+	if record && n > 0 && c.broken == nil {
+		c.analyzePoint(context.Background(), p.sc, p.index)
 	}
 	if record {
 		c.run.recorded(c.run.journal.Point(c.pc.Scale.Name, c.pc.Backend.Name, p.sc.Name, p.index))

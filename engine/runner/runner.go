@@ -116,6 +116,7 @@ func (o *Outcome) Failed() bool { return o.Checks.Fail > 0 || len(o.Failures) > 
 
 type run struct {
 	opts Options
+	tap  rawTap // a point's raw rows, for its latency split (evidence.go)
 	plan *plan.Plan
 	dir  *results.Dir
 	sink results.Sink
@@ -504,6 +505,7 @@ func (r *run) emit(rec results.Record) {
 	if t, ok := rec.(results.Timing); ok {
 		r.out.Rows = append(r.out.Rows, results.Row(t))
 	}
+	r.tapRaw(rec)
 	for _, l := range r.gates.Observe(rec) {
 		r.emit(l)
 	}

@@ -65,7 +65,7 @@ func (c *cell) probeStats(ctx context.Context) {
 // statistics and a snapshot of them into logs/, so a slow point can be
 // explained from the server's side.
 func (c *cell) runPoint(ctx context.Context, sc *plan.Scenario, i int, pt kind.Point, env kind.Env) error {
-	return c.withStatementStats(ctx, sc, i, pt, "", func() error {
+	return c.withStatementStats(ctx, sc, i, 0, pt, func() error {
 		if rp, ok := pt.(kind.Repeatable); ok {
 			// Between reps, a threshold with abort may end the scenario.
 			return kind.RunRepsWhile(ctx, rp.Reps(env), func() bool { return !c.aborted(sc) })
@@ -74,10 +74,16 @@ func (c *cell) runPoint(ctx context.Context, sc *plan.Scenario, i int, pt kind.P
 	})
 }
 
-// withStatementStats runs fn, point number i of sc (or one of its reps,
-// named by what), between a reset of the server's statement statistics
-// and a snapshot of them appended to the point's file in logs/.
-func (c *cell) withStatementStats(ctx context.Context, sc *plan.Scenario, i int, pt kind.Point, what string, fn func() error) error {
+// withStatementStats runs fn, point number i of sc (or its rep, 0 for
+// all), between a reset of the server's statement statistics and a
+// snapshot of them appended to the point's file in logs/, with the
+// point's evidence collected around it.
+func (c *cell) withStatementStats(ctx context.Context, sc *plan.Scenario, i, rep int, pt kind.Point, fn func() error) error {
+	fn = c.withEvidence(ctx, sc, i, rep, fn)
+	what := ""
+	if rep > 0 {
+		what = fmt.Sprintf(" rep %d", rep)
+	}
 	ss, ok := c.be.(drivers.StatementStats)
 	if !ok || c.statsErr != nil {
 		return fn()

@@ -1,0 +1,218 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+)
+
+// find returns the value of the evidence named name whose query contains
+// q ("" for session-wide facts), and whether there is one.
+func find(ev []drivers.Evidence, q, name string) (float64, bool) {
+	for _, e := range ev {
+		if e.Name == name && (q == "" && e.Query == "" || q != "" && strings.Contains(e.Query, q)) {
+			return e.Value, true
+		}
+	}
+	return 0, false
+}
+
+// A stretch's statement counters are deltas over it: the calls made
+// before the probe started are not counted, those during it are, each
+// with its execution time, blocks and WAL.
+func TestEvidenceStatementDeltas(t *testing.T) {
+	ctx := testCtx(t)
+	b := openTest(t, variants[0], map[string]string{"pg_stat_statements.track_planning": "on"})
+	s, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, q := range []string{"CREATE TABLE ev_t (k int PRIMARY KEY, v text)", "INSERT INTO ev_t SELECT g, 'x' FROM generate_series(1, 1000) g"} {
+		if err := s.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := s.Prepare(ctx, "SELECT v FROM ev_t WHERE k = $1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	call := func(n int) {
+		for i := 0; i < n; i++ {
+			if _, err := st.Query(ctx, []any{int64(i%1000 + 1)}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := b.ResetStatementStats(ctx); err != nil {
+		t.Skipf("pg_stat_statements is not available on this server: %v", err)
+	}
+	call(7) // before the probe: not the stretch's
+	p, err := b.StartEvidence(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call(50)
+	if err := s.Exec(ctx, "UPDATE ev_t SET v = 'y' WHERE k <= 100"); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := p.Stop(ctx)
+	if err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if n, _ := find(ev, "FROM ev_t WHERE k", drivers.EvidenceCalls); n != 50 {
+		t.Errorf("calls of the lookup = %v, want 50 (the 7 before the probe left out)\n%v", n, ev)
+	}
+	if ms, ok := find(ev, "FROM ev_t WHERE k", drivers.EvidenceExecMs); !ok || ms <= 0 {
+		t.Errorf("exec_ms of the lookup = %v, %v; want > 0", ms, ok)
+	}
+	if _, ok := find(ev, "FROM ev_t WHERE k", drivers.EvidencePlanMs); !ok {
+		t.Errorf("no plan_ms with track_planning on:\n%v", ev)
+	}
+	if hit, _ := find(ev, "FROM ev_t WHERE k", "shared_blks_hit"); hit < 50 {
+		t.Errorf("shared_blks_hit of 50 index lookups = %v, want at least 50", hit)
+	}
+	if wal, _ := find(ev, "UPDATE ev_t", "wal_bytes"); wal <= 0 {
+		t.Errorf("wal_bytes of an UPDATE of 100 rows = %v, want > 0", wal)
+	}
+	if n, ok := find(ev, "", "samples"); !ok || n < 1 {
+		t.Errorf("wait samples = %v, %v; want at least 1", n, ok)
+	}
+	if v, ok := find(ev, "", "sampler_busy_share"); !ok || v <= 0 || v >= 1 {
+		t.Errorf("sampler_busy_share = %v, %v; want in (0, 1)", v, ok)
+	}
+}
+
+// Without track_planning the planning time is not reported (unknown),
+// never as zero.
+func TestEvidenceNoPlanningWithoutTrackPlanning(t *testing.T) {
+	ctx := testCtx(t)
+	b := openTest(t, variants[0], map[string]string{"pg_stat_statements.track_planning": "off"})
+	s, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := b.ResetStatementStats(ctx); err != nil {
+		t.Skipf("pg_stat_statements is not available on this server: %v", err)
+	}
+	p, err := b.StartEvidence(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Exec(ctx, "SELECT count(*) FROM pg_class"); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := p.Stop(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := find(ev, "pg_class", drivers.EvidenceExecMs); !ok {
+		t.Fatalf("no exec_ms for the statement:\n%v", ev)
+	}
+	if v, ok := find(ev, "pg_class", drivers.EvidencePlanMs); ok {
+		t.Errorf("plan_ms = %v reported with track_planning off", v)
+	}
+}
+
+// A session blocked on a row lock another transaction holds is sampled
+// under its wait event: the waits name the lock.
+func TestEvidenceSamplesLockWaits(t *testing.T) {
+	ctx := testCtx(t)
+	b := openTest(t, variants[0], nil)
+	holder, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	waiter, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiter.Close()
+	for _, q := range []string{"CREATE TABLE ev_l (k int PRIMARY KEY, v int)", "INSERT INTO ev_l VALUES (1, 0)",
+		"BEGIN", "UPDATE ev_l SET v = 1 WHERE k = 1"} {
+		if err := holder.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.ResetStatementStats(ctx); err != nil {
+		t.Skipf("pg_stat_statements is not available on this server: %v", err)
+	}
+	p, err := b.StartEvidence(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- waiter.Exec(ctx, "UPDATE ev_l SET v = 2 WHERE k = 1") }()
+	// Blocked until the holder commits: long enough for several samples
+	// on a busy machine.
+	time.Sleep(10 * WaitSampleInterval)
+	if err := holder.Exec(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ev, err := p.Stop(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lock float64
+	for _, e := range ev {
+		if strings.HasPrefix(e.Name, "wait:Lock:") {
+			lock += e.Value
+		}
+	}
+	if n, _ := find(ev, "", "active_observations"); n < 1 {
+		t.Errorf("active_observations = %v, want the blocked session seen", n)
+	}
+	if lock < 0.5 {
+		t.Errorf("share of samples waiting on a lock = %v, want most of them:\n%v", lock, ev)
+	}
+}
+
+// The analyzed plan has actual rows and buffers, and a write it runs is
+// rolled back.
+func TestExplainAnalyzeRollsBack(t *testing.T) {
+	ctx := testCtx(t)
+	b := openTest(t, variants[0], nil)
+	s, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, q := range []string{"CREATE TABLE ev_x (k int PRIMARY KEY, v int)", "INSERT INTO ev_x VALUES (1, 10)"} {
+		if err := s.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan, err := b.ExplainAnalyze(ctx, "SELECT v FROM ev_x WHERE k = $1", []any{int64(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"Actual Rows": 1`, `"Shared Hit Blocks"`} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan lacks %s:\n%s", want, plan)
+		}
+	}
+	if _, err := b.ExplainAnalyze(ctx, "UPDATE ev_x SET v = 99 WHERE k = $1", []any{int64(1)}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Prepare(ctx, "SELECT v FROM ev_x WHERE k = 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var rows [][]any
+	if _, err := st.Query(ctx, nil, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0][0] != int64(10) {
+		t.Errorf("after an analyzed UPDATE the row holds %v, want 10", rows)
+	}
+}
