@@ -44,7 +44,7 @@ fmt-check:
 
 # unit runs the tests against whatever MENTAT_SPEC_PG_DSN points at.
 unit:
-	$(GO) test -count=1 -timeout 15m $(PKGS)
+	$(GO) test -count=1 -timeout 30m $(PKGS)
 
 # browser makes sure the report's browser test can run (installs chromium
 # in CI when it is missing).
