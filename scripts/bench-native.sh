@@ -23,7 +23,17 @@
 #      (examples/ycsb/postgres/update.sql, on examples/ycsb's dataset) and
 #      write_mixed's transaction (specs/mentat/sql/write_state.sql, on the
 #      quickstart's);
-#   6. prints a table of medians over the rounds, and the engine's client
+#   6. runs pgbench's built-in tpcb-like (pgbench -b tpcb-like) and the
+#      engine's tpcb_like on pgbench's own tables (examples/tpcb loaded
+#      through a statement into pgbench_accounts, _tellers, _branches as
+#      pgbench -i -s 1 creates them: examples/tpcb/pgbench), in the same
+#      turns at the same writer counts, each run from the loaded state
+#      (zero balances, empty history); the engine's run passes its checks,
+#      and after each pgbench run the engine's conservation query
+#      (examples/tpcb/pgbench/conservation.sql) must find the TPC-B
+#      invariant on what pgbench left: sum(abalance) = sum(tbalance) =
+#      sum(bbalance) = sum(delta) of the history;
+#   7. prints a table of medians over the rounds, and the engine's client
 #      CPU per query over pgbench's as a median of per-round ratios.
 #
 # Environment (defaults in brackets):
@@ -33,7 +43,7 @@
 #   BENCH_TIMEOUT  bound on the whole script, seconds [3600]
 #   BENCH_PARTS    all; q1: only the q1 table (one engine load of the
 #                  database, no load comparisons); writes: only the writes
-#                  table; loads: only the load comparisons, the engine's
+#                  table (tpcb-like included); tpcb: only its rows; loads: only the load comparisons, the engine's
 #                  without its after-load SQL as the native ones have
 #                  none (scripts/bench-native/load_only_override.hcl;
 #                  for a large BENCH_SCALE, where the loads take minutes
@@ -112,13 +122,15 @@ full=1 # the load comparisons too
 do_q1=1 do_writes=1
 [[ $parts == writes || $parts == loads ]] && do_q1=0
 [[ $parts == q1 || $parts == loads ]] && do_writes=0
+do_tpcb=$do_writes
+[[ $parts == tpcb ]] && do_q1=0 do_writes=0 do_tpcb=1
 pgbench=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
 spec=engine/runner/testdata/bench-native.hcl
 yspec=engine/runner/testdata/bench-native-ycsb.hcl
 bin=bin/mentat-spec
 [[ $scale =~ ^[a-z0-9]+$ ]] || die "BENCH_SCALE=$scale: not a scale name"
 [[ $rounds =~ ^[1-9][0-9]*$ && $secs =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS and BENCH_SECONDS must be positive integers"
-[[ $parts == all || $parts == q1 || $parts == writes || $parts == loads ]] || die "BENCH_PARTS=$parts: all, q1, writes or loads"
+[[ $parts == all || $parts == q1 || $parts == writes || $parts == tpcb || $parts == loads ]] || die "BENCH_PARTS=$parts: all, q1, writes, tpcb or loads"
 [[ $clients =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] || die "BENCH_CLIENTS=$clients: client counts separated by spaces"
 [[ $writers =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] || die "BENCH_WRITERS=$writers: writer counts separated by spaces"
 [[ $yscale =~ ^[a-z0-9]+$ ]] || die "BENCH_YCSB_SCALE=$yscale: not a scale name"
@@ -139,9 +151,11 @@ engine_var=mentat_bench_engine_$$ # the spec appends _<scale>
 engine_db=${engine_var}_$scale
 ycsb_var=mentat_bench_ycsb_$$
 ycsb_db=${ycsb_var}_$yscale
+tpcb_var=mentat_bench_tpcb_$$
+tpcb_db=${tpcb_var}_s1
 cleanup() {
 	local db
-	for db in "$copy_db" "$engine_db" "$ycsb_db"; do
+	for db in "$copy_db" "$engine_db" "$ycsb_db" "$tpcb_db"; do
 		psqlq -d "$dsn" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
 	done
 	rm -rf "$tmp"
@@ -173,10 +187,13 @@ log "building $bin"
 make --no-print-directory -s build
 
 gen=$tmp/gen
-log "mentat-spec gen, scale $scale"
-$bin gen "$spec" -scale "$scale" -o "$gen" >&2
-datoms=$(cat "$gen"/datoms-*.csv | wc -l)
-log "$datoms datoms"
+datoms=0
+if [[ $parts != tpcb ]]; then
+	log "mentat-spec gen, scale $scale"
+	$bin gen "$spec" -scale "$scale" -o "$gen" >&2
+	datoms=$(cat "$gen"/datoms-*.csv | wc -l)
+	log "$datoms datoms"
+fi
 
 # --- PostgreSQL load: psql \copy and the engine, in turns -------------------
 # Loads alone: a store without its after-load SQL has no current-state
@@ -207,7 +224,7 @@ copy_load() { # psql \copy of the gen files into a fresh database; prints datoms
 # with one transaction per job as \copy has one per file; the last load
 # (quickstart settings) is the database q1 runs on.
 : >"$tmp/pg-copy" && : >"$tmp/pg-engine" && : >"$tmp/pg-engine-1tx"
-if ((!full)); then
+if ((!full && (do_q1 || do_writes))); then
 	log "PostgreSQL load (for $parts only)"
 	apply_load postgres "$tmp/results/pg-load-1" >>"$tmp/pg-engine"
 fi
@@ -279,7 +296,9 @@ cpu_s() { awk '{print $1 + $2}' "$tmp/time"; }
 pgbench_run() { # MODE CLIENTS [SCRIPT URL [ARG...]]: "tps cpu-µs/query"
 	local mode=$1 c=$2 script=${3:-$tmp/q1.pgbench} db=${4:-$url}
 	shift $(($# < 4 ? $# : 4))
-	timed "$pgbench" -n -M "$mode" -c "$c" -j "$c" -T "$secs" "$@" -f "$script" "$db" >"$tmp/pgbench.out" 2>"$tmp/pgbench.err" ||
+	local sel=(-f "$script")
+	[[ $script == builtin:* ]] && sel=(-b "${script#builtin:}")
+	timed "$pgbench" -n -M "$mode" -c "$c" -j "$c" -T "$secs" "$@" "${sel[@]}" "$db" >"$tmp/pgbench.out" 2>"$tmp/pgbench.err" ||
 		die "pgbench -M $mode -c $c -f ${script##*/} failed: $(tail -3 "$tmp/pgbench.err")"
 	awk -v cpu="$(cpu_s)" '/^number of transactions actually processed: / {n = $6} /^tps = / {tps = $3}
 		END {if (n > 0) printf "%s %.1f\n", tps, cpu * 1e6 / n}' "$tmp/pgbench.out"
@@ -447,6 +466,71 @@ for ((r = 1; r <= rounds && do_writes; r++)); do
 	done
 done
 
+# --- tpcb-like on pgbench's tables: pgbench -b tpcb-like and the engine ------
+# One load of examples/tpcb into pgbench's layout at pgbench's scale 1
+# (100,000 accounts, 10 tellers, 1 branch), then runs in turns as the
+# writes above, each from the loaded state (tsetup).
+tspec=(examples/tpcb examples/tpcb/pgbench)
+turl=$(dburl "$tpcb_db")
+for c in $writers; do for v in $wvariants; do
+	: >"$tmp/t-$v-$c" && : >"$tmp/t-$v-cpu-$c" && : >"$tmp/t-$v-err-$c"
+done; done
+: >"$tmp/t-conservation"
+if ((do_tpcb)); then
+	log "tpcb load into pgbench's tables (examples/tpcb/pgbench)"
+	$bin apply "${tspec[@]}" -var "pgbench_database=$tpcb_var" -data "$tmp/data" -phase load -reload -q \
+		-o "$tmp/results/tpcb-load" >&2 || die "apply -phase load of examples/tpcb/pgbench failed (see $tmp/results/tpcb-load)"
+	tn=$(sqlv "$turl" "SELECT (SELECT count(*) FROM pgbench_accounts) || ' ' || (SELECT count(*) FROM pgbench_tellers) || ' ' || (SELECT count(*) FROM pgbench_branches)")
+	[[ $tn == "100000 10 1" ]] || die "$tpcb_db: accounts, tellers, branches $tn, want pgbench -s 1's 100000 10 1"
+	sqlv "$dsn" "ALTER DATABASE $tpcb_db SET synchronous_commit = $sync_commit" >/dev/null
+fi
+# tsetup: the tables back at the loaded state (as pgbench -i leaves them:
+# every balance 0, no history), the engine's mark of a written store
+# cleared (its checks compare with the truth from that state), vacuumed
+# and checkpointed as wsetup does.
+tsetup() {
+	sqlv "$turl" "UPDATE pgbench_accounts SET abalance = 0 WHERE abalance <> 0" >/dev/null
+	sqlv "$turl" "UPDATE pgbench_tellers SET tbalance = 0 WHERE tbalance <> 0" >/dev/null
+	sqlv "$turl" "UPDATE pgbench_branches SET bbalance = 0 WHERE bbalance <> 0" >/dev/null
+	sqlv "$turl" "TRUNCATE pgbench_history" >/dev/null
+	sqlv "$turl" "DELETE FROM mentat_spec_meta WHERE k = 'written'" >/dev/null
+	sqlv "$turl" "VACUUM (ANALYZE) pgbench_accounts, pgbench_tellers, pgbench_branches, pgbench_history" >/dev/null
+	sqlv "$turl" CHECKPOINT >/dev/null
+}
+# The engine's tpcb_like: its checks run after the point (not during it,
+# as pgbench has no such reader) and must PASS, or apply exits 1.
+engine_trun() { # PROTOCOL WRITERS OUTDIR: "tx/s cpu-µs/tx errors"
+	$bin apply "${tspec[@]}" -var "pgbench_database=$tpcb_var" -var "protocol=$1" -var "clients=[$2]" \
+		-var "min_s=$secs" -var calls=1 -var conservation_during_ms=0 -data "$tmp/data" -phase bench -q -o "$3" >&2 ||
+		die "apply -phase bench of examples/tpcb/pgbench ($1, $2 writers) failed or a check failed (see $3)"
+	paste -d' ' <(csvcol "$3/timings.csv" throughput_ops_s op tpcb) <(csvcol "$3/precision.csv" client_cpu_us op tpcb) \
+		<(csvcol "$3/timings.csv" errors op tpcb)
+}
+for ((r = 1; r <= rounds && do_tpcb; r++)); do
+	log "tpcb-like on pgbench's tables, round $r of $rounds (${secs}s per run)"
+	for mode in prepared simple; do
+		[[ $mode == prepared ]] && name=extended || name=simple
+		for c in $writers; do
+			for who in $( ((r % 2)) && echo pgbench engine || echo engine pgbench); do
+				tsetup
+				if [[ $who == pgbench ]]; then
+					read -r ops cpu < <(pgbench_run "$mode" "$c" builtin:tpcb-like "$turl")
+					echo "$ops" >>"$tmp/t-pgbench-$mode-$c" && echo "$cpu" >>"$tmp/t-pgbench-$mode-cpu-$c"
+					# The engine's conservation query on what pgbench left.
+					got=$(psql -X -At -F' ' -v ON_ERROR_STOP=1 -d "$turl" -f examples/tpcb/pgbench/conservation.sql)
+					echo "$got" >>"$tmp/t-conservation"
+					[[ $got == "0 0 0" ]] || die "conservation after pgbench -b tpcb-like -M $mode -c $c: $got, want 0 0 0"
+				else
+					read -r ops cpu errs < <(engine_trun "$name" "$c" "$tmp/results/tpcb-$name-$c-$r")
+					echo "$ops" >>"$tmp/t-engine-$name-$c"
+					echo "${cpu:--}" >>"$tmp/t-engine-$name-cpu-$c"
+					echo "${errs:--}" >>"$tmp/t-engine-$name-err-$c"
+				fi
+			done
+		done
+	done
+done
+
 # --- the table ---------------------------------------------------------------
 m() { median <"$tmp/$1"; }
 pg_engine=$(m pg-engine) pg_engine1=$(m pg-engine-1tx) pg_copy=$(m pg-copy)
@@ -526,6 +610,29 @@ for w in $wnames; do
 		echo "$row | $errs |"
 	done
 done
+((do_tpcb)) && cat <<EOF
+
+tpcb-like on pgbench's tables (examples/tpcb/pgbench: pgbench_accounts, _tellers, _branches, _history as pgbench -i -s 1
+creates them, loaded by the engine through a statement), transactions/s, medians as above (engine: tpcb_like, BEGIN,
+pgbench's five statements, COMMIT per call, its checks PASS after each point; pgbench -b tpcb-like, -j = -c). Each run
+starts from zero balances and an empty history. Conservation after pgbench: the engine's conservation query on the
+tables each pgbench run left, $(grep -c '^0 0 0$' "$tmp/t-conservation") of $(wc -l <"$tmp/t-conservation") runs held.
+synchronous_commit $sync_commit
+| clients | engine, extended | CPU | pgbench -b tpcb-like -M prepared | CPU | ratio | paired CPU | engine, simple | CPU | pgbench -M simple | CPU | ratio | paired CPU | engine errors |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+EOF
+for c in $writers; do
+	((do_tpcb)) || break
+	row="| $c"
+	for mode in prepared simple; do
+		[[ $mode == prepared ]] && name=extended || name=simple
+		e=t-engine-$name p=t-pgbench-$mode
+		row+=" | $(fmt "$(m "$e-$c")") | $(c1 "$(m "$e-cpu-$c")") | $(fmt "$(m "$p-$c")") | $(c1 "$(m "$p-cpu-$c")")"
+		row+=" | $(pratio "$e-$c" "$p-$c") | $(pratio "$e-cpu-$c" "$p-cpu-$c")"
+	done
+	errs=$(cat "$tmp/t-engine-extended-err-$c" "$tmp/t-engine-simple-err-$c" | awk '{n += $1} END {print n + 0}')
+	echo "$row | $errs |"
+done
 echo
 echo "Per round: $(for f in pg-engine pg-engine-1tx pg-copy sqlite-engine duckdb-engine; do printf '%s=%s ' "$f" "$(paste -sd/ "$tmp/$f")"; done)"
 for c in $clients; do
@@ -537,4 +644,8 @@ for w in $wnames; do
 	for c in $writers; do
 		echo "  $w, $c writers: $(for v in $wvariants; do printf '%s=%s cpu=%s ' "$v" "$(paste -sd/ "$tmp/w-$w-$v-$c")" "$(paste -sd/ "$tmp/w-$w-$v-cpu-$c")"; done)"
 	done
+done
+for c in $writers; do
+	((do_tpcb)) || break
+	echo "  tpcb-like, $c writers: $(for v in $wvariants; do printf '%s=%s cpu=%s ' "$v" "$(paste -sd/ "$tmp/t-$v-$c")" "$(paste -sd/ "$tmp/t-$v-cpu-$c")"; done)"
 done

@@ -43,12 +43,12 @@ scenario "tpcb_like" {
     expect_map = { key = "bid", value = "total", want = truth.accounts_by_branch }
   }
   # Conservation: a query whose answer is the invariant, not the truth,
-  # checked after the scenario and every 100 ms while it runs (each read
+  # checked after the scenario and every 100 ms while it runs (by default) (each read
   # one statement, one snapshot: a committed transaction is all there).
   check "conservation" {
     query         = query.conservation
     expect_values = { accounts_minus_branches = 0, tellers_minus_branches = 0, history_minus_branches = 0 }
-    during_ms     = 100
+    during_ms     = var.conservation_during_ms
   }
 }
 

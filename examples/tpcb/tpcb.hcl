@@ -69,6 +69,12 @@ variable "max_tries" {
   description = "Tries of a transaction failing on contention (serialization, deadlock, busy, conflict)."
 }
 
+variable "conservation_during_ms" {
+  type        = number
+  default     = 100
+  description = "tpcb_like's conservation check also runs every this many ms during the scenario; 0: after it only (scripts/bench-native.sh, whose pgbench runs have no such reader)."
+}
+
 variable "calls" {
   type        = number
   default     = 2000
