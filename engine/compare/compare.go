@@ -43,7 +43,7 @@ type Finding struct {
 // Comparison methods.
 const (
 	MethodStats     = "stats"     // per-rep values, Mann-Whitney U test and Hodges-Lehmann interval
-	MethodThreshold = "threshold" // the seed's rule: medians beyond a threshold
+	MethodThreshold = "threshold" // the seed suite's rule: medians beyond a threshold
 )
 
 // Options says how Dirs decides.
@@ -214,7 +214,7 @@ func (r Verdict) String() string {
 // comparable (see Differences): when they are not and opt.Force is false
 // the verdict is Refused and nothing else is compared. Then rows are
 // matched on (scenario, backend, scale, clients, op). Under
-// MethodThreshold it is the seed's compare.py: p50/p99 increases and
+// MethodThreshold it is the seed suite's compare.py: p50/p99 increases and
 // throughput drops beyond the threshold, new errors, a scenario that
 // became a ceiling and rows missing from NEW are regressions. Under
 // MethodStats the p50, p99 and throughput of each point are decided from

@@ -32,13 +32,13 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// seedRule compares as the seed's compare.py did: the threshold method.
+// seedRule compares as the seed suite's compare.py did: the threshold method.
 func seedRule(oldDir, newDir string, thresholdPct float64) (Verdict, error) {
 	return Dirs(oldDir, newDir, Options{Method: MethodThreshold, ThresholdPct: thresholdPct})
 }
 
 // withoutEnvNotes drops the notes that no env.txt was there to check
-// (the fixtures of the seed's rule have none).
+// (the fixtures of the seed suite's rule have none).
 func withoutEnvNotes(s string) string {
 	for _, side := range []string{"OLD", "NEW"} {
 		s = strings.Replace(s, "note: "+side+" has no env.txt: cannot check that the runs are comparable\n", "", 1)
