@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 )
 
 // A built-in extension named in extensions is loaded on every session,
@@ -20,8 +21,8 @@ func TestExtensionsBuiltIn(t *testing.T) {
 	}
 	b := openT(t, cfg)
 	for i := 0; i < 2; i++ {
-		s := sessionT(t, b)
-		if got := rowsT(t, s, "SELECT json_extract('{\"a\": 7}', '$.a')::INTEGER, current_setting('threads')"); got[0][0] != int32(7) && got[0][0] != int64(7) || got[0][1] != int64(1) {
+		s := drivertest.Session(t, b)
+		if got := drivertest.Rows(t, s, "SELECT json_extract('{\"a\": 7}', '$.a')::INTEGER, current_setting('threads')"); got[0][0] != int32(7) && got[0][0] != int64(7) || got[0][1] != int64(1) {
 			t.Fatalf("session %d: %v: json or the session setup missing", i, got)
 		}
 	}
@@ -80,7 +81,7 @@ func TestExtensionsRefused(t *testing.T) {
 func TestAllowUnsignedExtensions(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		b := openT(t, drivers.Config{AllowUnsignedExtensions: allow})
-		got := rowsT(t, sessionT(t, b), "SELECT current_setting('allow_unsigned_extensions')")
+		got := drivertest.Rows(t, drivertest.Session(t, b), "SELECT current_setting('allow_unsigned_extensions')")
 		if got[0][0] != allow {
 			t.Errorf("allow_unsigned_extensions = %v with the option %v", got[0][0], allow)
 		}

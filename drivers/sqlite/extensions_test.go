@@ -17,13 +17,13 @@ func TestExtensionsEverySession(t *testing.T) {
 	pcre := drivertest.NeedSQLitePCRE(t)
 	b := openT(t, drivers.Config{Extensions: []drivers.Extension{{Path: pcre}},
 		SessionSetup: []string{"PRAGMA cache_size = -4242"}})
-	execT(t, sessionT(t, b), "CREATE TABLE t (s TEXT); INSERT INTO t VALUES ('abc'), ('xyz'), ('abd')")
+	drivertest.Exec(t, drivertest.Session(t, b), "CREATE TABLE t (s TEXT); INSERT INTO t VALUES ('abc'), ('xyz'), ('abd')")
 	for i := 0; i < 3; i++ {
-		s := sessionT(t, b)
-		if got := rowsT(t, s, "SELECT count(*) FROM t WHERE s REGEXP ?", "^ab[cd]$"); got[0][0] != int64(2) {
+		s := drivertest.Session(t, b)
+		if got := drivertest.Rows(t, s, "SELECT count(*) FROM t WHERE s REGEXP ?", "^ab[cd]$"); got[0][0] != int64(2) {
 			t.Fatalf("session %d: REGEXP matched %v rows, want 2", i, got[0][0])
 		}
-		if got := rowsT(t, s, "PRAGMA cache_size"); got[0][0] != int64(-4242) {
+		if got := drivertest.Rows(t, s, "PRAGMA cache_size"); got[0][0] != int64(-4242) {
 			t.Fatalf("session %d: cache_size %v: the session setup did not run", i, got[0][0])
 		}
 	}
@@ -32,7 +32,7 @@ func TestExtensionsEverySession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if got := rowsT(t, r, "SELECT count(*) FROM t WHERE s REGEXP 'y'"); got[0][0] != int64(1) {
+	if got := drivertest.Rows(t, r, "SELECT count(*) FROM t WHERE s REGEXP 'y'"); got[0][0] != int64(1) {
 		t.Fatalf("reader: REGEXP matched %v rows, want 1", got[0][0])
 	}
 	facts, err := b.ExtensionFacts(context.Background())
