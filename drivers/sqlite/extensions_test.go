@@ -2,9 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
@@ -70,20 +67,8 @@ func TestExtensionsRefused(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			cfg := drivers.Config{Backend: "test", DataDir: dir, Extensions: []drivers.Extension{tc.ext}}
-			err := New().(drivers.ExtensionChecker).CheckExtensions(context.Background(), cfg)
-			for _, w := range tc.want {
-				if err == nil || !strings.Contains(err.Error(), w) {
-					t.Fatalf("CheckExtensions: %v, want it to say %q", err, w)
-				}
-			}
-			if _, err := New().Open(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), tc.want[1]) {
-				t.Fatalf("Open: %v, want it to name %q", err, tc.want[1])
-			}
-			if _, err := os.Stat(filepath.Join(dir, "test.sqlite")); !os.IsNotExist(err) {
-				t.Fatalf("Open left a store behind: %v", err)
-			}
+			cfg := drivers.Config{Backend: "test", DataDir: t.TempDir(), Extensions: []drivers.Extension{tc.ext}}
+			drivertest.ExtensionRefused(t, New(), cfg, tc.want, "test.sqlite")
 		})
 	}
 }
