@@ -4,7 +4,7 @@
 # inputs go to the store's own query function, edn_q(query, inputs[,
 # options]), both BOUND as parameters; nothing is spliced into a literal,
 # so no protocol can rewrite the `:keywords` inside the Datalog (the
-# seed's reason for pgbench -M simple). The inputs are an EDN vector of
+# seed suite's reason for pgbench -M simple). The inputs are an EDN vector of
 # the values of the query's `:in` after `$`, made by the database from the
 # bound values (a JSON array of strings and numbers is also EDN: commas are
 # whitespace); as_of and since pass the seed suite's options ({"asOf": t},
