@@ -241,7 +241,7 @@ func (z *zipfSampler) sampleFrom(d *Draws) int64 {
 }
 
 // scrambleKey keys the permutation of scrambled_zipf over a kind: it
-// depends on the seed and the kind only, so every chooser over the kind
+// depends on the random seed and the kind only, so every chooser over the kind
 // (a ref attribute, a query parameter, a write target) has the same hot
 // entities.
 func scrambleKey(seed uint64, kind string) uint64 {

@@ -43,7 +43,7 @@ variable "pg_dsn" {
 }
 
 # How clients run: goroutines of this process, one worker
-# process per client as the seed's sqlite-ext and DuckDB readers did, or
+# process per client as the seed suite's sqlite-ext and DuckDB readers did, or
 # N worker processes sharing the clients (a number: -var client_model=2).
 variable "client_model" {
   type        = any # so that both -var client_model=process and -var 'client_model="process"' work

@@ -11,7 +11,7 @@
 #       of no run-level effect fails here (not a gate). Then one pair with reps = 1
 #       (scripts/aa/reps1_override.hcl): compare must say it cannot decide and
 #       exit 0. Prints each pair's load average and the false-alarm rate
-#       (metrics flagged / metrics compared), and the seed's threshold rule
+#       (metrics flagged / metrics compared), and the seed suite's threshold rule
 #       on the same pairs for comparison.
 #   spread [PAIRS]
 #       the same A/A, but each side's 5 reps come from 5 runs with reps = 1
@@ -40,7 +40,7 @@
 # by their pids when the script ends: compare must then be quiet or say it
 # cannot decide, with the machine's noise as its reason.
 # AA_OVERRIDE names one more override file for every run (e.g.
-# scripts/aa/sequential_override.hcl: the seed's order of reps). Everything goes to a fresh temporary
+# scripts/aa/sequential_override.hcl: the seed suite's order of reps). Everything goes to a fresh temporary
 # directory (AA_DIR to choose it), kept for reading afterwards. Exits 1
 # when an expectation is not met.
 set -euo pipefail
@@ -167,7 +167,7 @@ aa)
 		improvements=$((improvements + im))
 		[[ $rc == 0 ]] || alarms=$((alarms + 1))
 		summary="exit $rc, $n of $m metrics flagged as regressions and $im as improvements ($(grep -c 'no significant change$' "$last" || true) no significant change, $(grep -c 'within threshold$' "$last" || true) within threshold, $(grep -c 'cannot decide (noise):' "$last" || true) cannot decide for noise); noise: $(sed -n 's/^machine noise OLD: other processes \([0-9.]*%\).*/OLD \1/p' "$last") $(sed -n 's/^machine noise NEW: other processes \([0-9.]*%\).*/NEW \1/p' "$last")"
-		# The seed's rule on the same pair, for comparison.
+		# The seed suite's rule on the same pair, for comparison.
 		cmp "a$i" "b$i" -method threshold
 		tn=$(grep -c 'REGRESSION' "$last" || true)
 		[[ $rc == 0 ]] || talarms=$((talarms + 1))

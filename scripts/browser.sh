@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# browser.sh makes sure a Chromium is on PATH for the report's browser
-# test (engine/report TestHTMLInBrowser). In CI (CI set) a missing
+# browser.sh makes sure a Chromium is on PATH for the browser tests
+# (engine/browsertest, which report.html's TestHTMLInBrowser and
+# trends.html's TestTrendsInBrowser use). In CI (CI set) a missing
 # browser is installed from Debian's packages as root, so that test never
 # skips there; elsewhere a missing browser only skips it.
 set -euo pipefail

@@ -16,7 +16,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// The seed's deployments, one spec each, and the answer format its
+// The seed suite's deployments, one spec each, and the answer format its
 // store's edn_q gives.
 var deployments = []struct {
 	file, backend, driver, answer string

@@ -1,5 +1,5 @@
-# The release suite: the seed workload (an issue tracker stored as datoms) at
-# every scale on every deployment, measured with the seed's methodology and
+# The release suite: the seed suite's workload (an issue tracker stored as datoms) at
+# every scale on every deployment, measured with the seed suite's methodology and
 # checked against the generator's truth. A run of the whole matrix takes
 # hours; pick cells with variables:
 #
@@ -55,39 +55,39 @@ variable "clients" {
 # Sampling: adaptive by default. A rep runs at least min_s seconds and
 # min_n calls, then stops as soon as its p50 is known within precision
 # (0.05: +-5% at 95% confidence), and at most max_s seconds, so a slow
-# query's rep still gets the seed's 10 s of calls. Five reps, interleaved
+# query's rep still gets the seed suite's 10 s of calls. Five reps, interleaved
 # across the cell's points, give compare enough to decide (it needs 4 and
-# 4). The seed's fixed method: -var precision=0 -var min_s=10 -var max_s=60
+# 4). The seed suite's fixed method: -var precision=0 -var min_s=10 -var max_s=60
 # -var reps=3 (and -var order=sequential for its order of reps).
 
 variable "min_s" {
   type        = number
   default     = 0.5
-  description = "Each point runs at least this many seconds (the seed: 10) ..."
+  description = "Each point runs at least this many seconds (the seed suite: 10) ..."
 }
 
 variable "max_s" {
   type        = number
   default     = 10
-  description = "... and at most this many (the seed: 60)."
+  description = "... and at most this many (the seed suite: 60)."
 }
 
 variable "precision" {
   type        = number
   default     = 0.05
-  description = "A rep stops once its p50 is known within this fraction at 95% confidence; 0 is the seed's fixed method (stop at min_s and min_n)."
+  description = "A rep stops once its p50 is known within this fraction at 95% confidence; 0 is the seed suite's fixed method (stop at min_s and min_n)."
 }
 
 variable "reps" {
   type        = number
   default     = 5
-  description = "Repetitions of each point; timings.csv keeps the median (the seed: 3; compare needs 4 on each side to decide)."
+  description = "Repetitions of each point; timings.csv keeps the median (the seed suite: 3; compare needs 4 on each side to decide)."
 }
 
 variable "order" {
   type        = string
   default     = "interleaved"
-  description = "interleaved: rep 1 of every read point of a cell, then rep 2, ... so reps sample the run's drift; sequential: each point's reps back to back (the seed's order)."
+  description = "interleaved: rep 1 of every read point of a cell, then rep 2, ... so reps sample the run's drift; sequential: each point's reps back to back (the seed suite's order)."
 }
 
 variable "probe_s" {
@@ -115,7 +115,7 @@ variable "drop_caches" {
 }
 
 # How clients run: goroutines of this process, one worker
-# process per client as the seed's sqlite-ext and DuckDB readers did, or
+# process per client as the seed suite's sqlite-ext and DuckDB readers did, or
 # N worker processes sharing the clients (a number: -var client_model=2).
 variable "client_model" {
   type        = any # so that both -var client_model=process and -var 'client_model="process"' work
@@ -187,14 +187,14 @@ variable "mixed_readers" {
 
 # ---------------------------------------------------------------------------
 # The seed suite's remaining knobs (MIN_N, LOAD_MAX_S, CHECK_TIMEOUT_S,
-# PG_LOAD_JOBS, EXT_SCENARIO_FILTER), with the seed's defaults; the table in
+# PG_LOAD_JOBS, EXT_SCENARIO_FILTER), with the seed suite's defaults; the table in
 # README.md maps every seed knob to its variable here.
 # ---------------------------------------------------------------------------
 
 variable "min_n" {
   type        = number
   default     = 30
-  description = "Each point also runs at least this many calls (the seed's MIN_N)."
+  description = "Each point also runs at least this many calls (the seed suite's MIN_N)."
 }
 
 variable "load_max_s" {
@@ -234,7 +234,7 @@ locals {
   # or "process", or processes = N for a number (null counts as not set).
   client_kind      = can(tonumber(var.client_model)) ? null : var.client_model
   client_processes = can(tonumber(var.client_model)) ? tonumber(var.client_model) : null
-  # write_mixed runs mixed_s once per cell (the seed's suite); var.reps
+  # write_mixed runs mixed_s once per cell (as the seed suite did); var.reps
   # here would give compare samples of the writes, at reps times the time.
   mixed_reps = 1
 }
@@ -373,11 +373,11 @@ backend "postgres" {
   skip_scenarios = local.capacity_skip # capacity runs only when selected
 }
 
-# --- the seed's deployments by client model: the same stores as
+# --- the seed suite's deployments by client model: the same stores as
 # sqlite and duckdb (same files, so one load serves both), clients in
 # worker processes. Select them with -var 'backends=["sqlite-ext"]'.
 backend "sqlite-ext" {
-  clients     = "process" # one process per client, as the seed's load_extension deployment
+  clients     = "process" # one process per client, as the seed suite's load_extension deployment
   restart     = lookup(var.restart, "sqlite", [])
   drop_caches = var.drop_caches
   driver      = "sqlite"
@@ -412,7 +412,7 @@ backend "duckdb-readers" {
   }
   skip_scenarios = local.capacity_skip # capacity runs only when selected
 }
-# --- end of the seed's deployments ---
+# --- end of the seed suite's deployments ---
 
 # ---------------------------------------------------------------------------
 # The suite's own scenarios, after the shared ones.
@@ -424,7 +424,7 @@ scenario "concurrency_sweep" {
   # With adaptive sampling a rep of the mix stops by precision or at 3 s:
   # the p50 of three queries' calls narrows slowly (it may sit between two
   # of them), and the sweep is read for throughput at each client count.
-  # With precision = 0 it keeps the seed's fixed method.
+  # With precision = 0 it keeps the seed suite's fixed method.
   sampling {
     max_s = var.precision > 0 ? min(var.max_s, max(var.min_s, 3)) : var.max_s
   }
@@ -443,7 +443,7 @@ scenario "cold_vs_warm" {
 }
 
 # --- sustained ---
-# The seed's long run: the read mix for sustained_s seconds on the largest
+# The seed suite's long run: the read mix for sustained_s seconds on the largest
 # selected scale, a row per 10-second window in windows.csv so drift
 # shows, with the samplers below recording the server alongside.
 locals {

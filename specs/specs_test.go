@@ -158,7 +158,7 @@ func names(sc *config.ScenarioBlock) string {
 	return out
 }
 
-// TestSustainedKnobs: full.hcl's sustained scenario keeps the seed's
+// TestSustainedKnobs: full.hcl's sustained scenario keeps the seed suite's
 // meaning: no point while sustained_s is 0, and with it set, one point
 // on the largest selected scale only, with its samplers per backend.
 func TestSustainedKnobs(t *testing.T) {

@@ -3,7 +3,7 @@
 // the adapter protocol (drivers/adapter/protocol, docs/adapter-protocol.md)
 // on its standard input and output. Every engine session (each client,
 // writing session, loader and checker) runs its own adapter process, as
-// the seed ran one Store per thread: a call cut by probe_s kills only that
+// the seed suite ran one Store per thread: a call cut by probe_s kills only that
 // process and a fresh one takes its place; an adapter that exits or
 // writes garbage loses only its session, with its last stderr lines in
 // the error.

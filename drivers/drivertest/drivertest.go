@@ -101,13 +101,34 @@ func Normalize(v any) any {
 // Equal compares two values after Normalize.
 func Equal(a, b any) bool { return reflect.DeepEqual(Normalize(a), Normalize(b)) }
 
-func ctxT(t *testing.T) context.Context {
+// Open opens a backend of d for a test, in a fresh directory unless cfg
+// names one or a path, as backend "test" unless cfg names it, closed
+// when the test ends: the embedded drivers' tests open their stores so.
+func Open(t testing.TB, d drivers.Driver, cfg drivers.Config) drivers.Backend {
+	t.Helper()
+	if cfg.DataDir == "" && cfg.Options["path"] == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	if cfg.Backend == "" {
+		cfg.Backend = "test"
+	}
+	b, err := d.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-func session(t *testing.T, b drivers.Backend) drivers.Session {
+// Session opens a session on b, closed (and its Close checked) when the
+// test ends.
+func Session(t testing.TB, b drivers.Backend) drivers.Session {
 	t.Helper()
 	s, err := b.Session(ctxT(t))
 	if err != nil {
@@ -121,7 +142,8 @@ func session(t *testing.T, b drivers.Backend) drivers.Session {
 	return s
 }
 
-func exec(t *testing.T, s drivers.Session, sql string) {
+// Exec runs sql on s, failing the test on an error.
+func Exec(t testing.TB, s drivers.Session, sql string) {
 	t.Helper()
 	if err := s.Exec(ctxT(t), sql); err != nil {
 		t.Fatalf("Exec %q: %v", sql, err)
@@ -130,14 +152,15 @@ func exec(t *testing.T, s drivers.Session, sql string) {
 
 // createTable drops any table of that name first: a backend may be a
 // shared server database rather than a fresh file.
-func createTable(t *testing.T, s drivers.Session, name, cols string) {
+func createTable(t testing.TB, s drivers.Session, name, cols string) {
 	t.Helper()
-	exec(t, s, "DROP TABLE IF EXISTS "+name)
-	exec(t, s, "CREATE TABLE "+name+" ("+cols+")")
+	Exec(t, s, "DROP TABLE IF EXISTS "+name)
+	Exec(t, s, "CREATE TABLE "+name+" ("+cols+")")
 }
 
-// query prepares, runs collecting rows, and closes.
-func query(t *testing.T, s drivers.Session, sql string, args ...any) [][]any {
+// Rows prepares sql, runs it collecting its rows, and closes it; the
+// count the driver returns must match the rows collected.
+func Rows(t testing.TB, s drivers.Session, sql string, args ...any) [][]any {
 	t.Helper()
 	st, err := s.Prepare(ctxT(t), sql)
 	if err != nil {
@@ -155,20 +178,20 @@ func query(t *testing.T, s drivers.Session, sql string, args ...any) [][]any {
 	return rows
 }
 
-// scalar runs a query expected to return one row of one value.
-func scalar(t *testing.T, s drivers.Session, sql string, args ...any) any {
+// Scalar runs a query expected to return one row of one value.
+func Scalar(t testing.TB, s drivers.Session, sql string, args ...any) any {
 	t.Helper()
-	rows := query(t, s, sql, args...)
+	rows := Rows(t, s, sql, args...)
 	if len(rows) != 1 || len(rows[0]) != 1 {
 		t.Fatalf("Query %q: got %v, want one row of one value", sql, rows)
 	}
 	return rows[0][0]
 }
 
-// countOf returns a count(*) result as int64.
-func countOf(t *testing.T, s drivers.Session, table string) int64 {
+// Count returns a table's count(*) as int64.
+func Count(t testing.TB, s drivers.Session, table string) int64 {
 	t.Helper()
-	v := Normalize(scalar(t, s, "SELECT count(*) FROM "+table))
+	v := Normalize(Scalar(t, s, "SELECT count(*) FROM "+table))
 	n, ok := v.(int64)
 	if !ok {
 		t.Fatalf("count(*) from %s returned %T %v", table, v, v)
@@ -177,11 +200,11 @@ func countOf(t *testing.T, s drivers.Session, table string) int64 {
 }
 
 func testExecDDL(t *testing.T, b drivers.Backend) {
-	s := session(t, b)
+	s := Session(t, b)
 	createTable(t, s, "dt_ddl", "id BIGINT, name TEXT")
-	exec(t, s, "INSERT INTO dt_ddl (id, name) VALUES (1, 'a'), (2, 'b')")
-	exec(t, s, "CREATE INDEX dt_ddl_name ON dt_ddl (name)")
-	if n := countOf(t, s, "dt_ddl"); n != 2 {
+	Exec(t, s, "INSERT INTO dt_ddl (id, name) VALUES (1, 'a'), (2, 'b')")
+	Exec(t, s, "CREATE INDEX dt_ddl_name ON dt_ddl (name)")
+	if n := Count(t, s, "dt_ddl"); n != 2 {
 		t.Fatalf("count = %d, want 2", n)
 	}
 }
@@ -191,7 +214,7 @@ func testBulkLoad(t *testing.T, b drivers.Backend) {
 	if !ok {
 		t.Skip("backend has no BulkLoader")
 	}
-	s := session(t, b)
+	s := Session(t, b)
 	createTable(t, s, "dt_load_a", "e BIGINT, a INTEGER, v TEXT, tx BIGINT, added BOOLEAN")
 	createTable(t, s, "dt_load_b", "id BIGINT, score DOUBLE PRECISION, name TEXT")
 	ctx := ctxT(t)
@@ -230,16 +253,16 @@ func testBulkLoad(t *testing.T, b drivers.Backend) {
 	if err := l.Flush(ctx); err != nil {
 		t.Fatalf("final Flush: %v", err)
 	}
-	if n := countOf(t, s, "dt_load_a"); n != na {
+	if n := Count(t, s, "dt_load_a"); n != na {
 		t.Errorf("dt_load_a count = %d, want %d", n, na)
 	}
-	if n := countOf(t, s, "dt_load_b"); n != nb {
+	if n := Count(t, s, "dt_load_b"); n != nb {
 		t.Errorf("dt_load_b count = %d, want %d", n, nb)
 	}
-	if got := scalar(t, s, "SELECT sum(a) FROM dt_load_a"); !Equal(toInt64(got), wantSum) {
+	if got := Scalar(t, s, "SELECT sum(a) FROM dt_load_a"); !Equal(toInt64(got), wantSum) {
 		t.Errorf("sum(a) = %v, want %d", got, wantSum)
 	}
-	got := query(t, s, "SELECT e, a, v, tx, added FROM dt_load_a WHERE e = "+b.Placeholder(1), int64(2999)<<33)
+	got := Rows(t, s, "SELECT e, a, v, tx, added FROM dt_load_a WHERE e = "+b.Placeholder(1), int64(2999)<<33)
 	want := []any{int64(2999) << 33, int64(2999 % 7), "v2999'é", int64(299), false}
 	if len(got) != 1 || !rowEqual(got[0], want) {
 		t.Errorf("row e=2999<<33: got %v, want %v", got, want)
@@ -276,7 +299,7 @@ func rowEqual(got, want []any) bool {
 }
 
 func testParamRoundTrip(t *testing.T, b drivers.Backend) {
-	s := session(t, b)
+	s := Session(t, b)
 	p1, p2 := b.Placeholder(1), b.Placeholder(2)
 	cases := []struct {
 		typ  string
@@ -323,7 +346,7 @@ func testParamRoundTrip(t *testing.T, b drivers.Backend) {
 }
 
 func testNull(t *testing.T, b drivers.Backend) {
-	s := session(t, b)
+	s := Session(t, b)
 	ph := make([]string, 5)
 	for i := range ph {
 		ph[i] = b.Placeholder(i + 1)
@@ -337,7 +360,7 @@ func testNull(t *testing.T, b drivers.Backend) {
 	if _, err := ins.Query(ctxT(t), []any{int64(1), nil, nil, nil, nil}, nil); err != nil {
 		t.Fatalf("insert NULLs: %v", err)
 	}
-	rows := query(t, s, "SELECT i, f, s, b FROM dt_null WHERE id = "+ph[0], int64(1))
+	rows := Rows(t, s, "SELECT i, f, s, b FROM dt_null WHERE id = "+ph[0], int64(1))
 	if len(rows) != 1 {
 		t.Fatalf("got %d rows, want 1", len(rows))
 	}
@@ -346,13 +369,13 @@ func testNull(t *testing.T, b drivers.Backend) {
 			t.Errorf("column %d: got %#v, want nil", i, v)
 		}
 	}
-	if n := scalar(t, s, "SELECT count(*) FROM dt_null WHERE s IS NULL AND i IS NULL"); !Equal(n, int64(1)) {
+	if n := Scalar(t, s, "SELECT count(*) FROM dt_null WHERE s IS NULL AND i IS NULL"); !Equal(n, int64(1)) {
 		t.Errorf("IS NULL count = %v, want 1", n)
 	}
 }
 
 func testCollectVsCount(t *testing.T, b drivers.Backend) {
-	s := session(t, b)
+	s := Session(t, b)
 	createTable(t, s, "dt_rows", "id BIGINT, name TEXT")
 	const n = 257
 	var sb strings.Builder
@@ -363,7 +386,7 @@ func testCollectVsCount(t *testing.T, b drivers.Backend) {
 		}
 		fmt.Fprintf(&sb, "(%d, 'name%d')", i, i)
 	}
-	exec(t, s, sb.String())
+	Exec(t, s, sb.String())
 	st, err := s.Prepare(ctxT(t), "SELECT id, name FROM dt_rows WHERE id >= "+b.Placeholder(1)+" ORDER BY id")
 	if err != nil {
 		t.Fatalf("Prepare: %v", err)
@@ -400,7 +423,7 @@ func mentionsContext(err error, sql, dialect string) bool {
 }
 
 func testError(t *testing.T, b drivers.Backend) {
-	s := session(t, b)
+	s := Session(t, b)
 	const bad = "SELECT no_such_column FROM no_such_table_dt"
 	err := s.Exec(ctxT(t), bad)
 	if err == nil {
@@ -421,13 +444,13 @@ func testError(t *testing.T, b drivers.Backend) {
 	if !mentionsContext(err, bad, b.Dialect()) {
 		t.Errorf("Prepare/Query error %q names neither the statement nor the backend", err)
 	}
-	if v := scalar(t, s, "SELECT 1"); !Equal(v, int64(1)) {
+	if v := Scalar(t, s, "SELECT 1"); !Equal(v, int64(1)) {
 		t.Errorf("after errors: SELECT 1 = %#v", v)
 	}
 }
 
 func testCancel(t *testing.T, b drivers.Backend, slow string) {
-	s := session(t, b)
+	s := Session(t, b)
 	st, err := s.Prepare(ctxT(t), slow)
 	if err != nil {
 		t.Fatalf("Prepare slow query: %v", err)
@@ -447,24 +470,24 @@ func testCancel(t *testing.T, b drivers.Backend, slow string) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Logf("note: cancel error does not wrap context.DeadlineExceeded: %v", err)
 	}
-	if v := scalar(t, s, "SELECT 1"); !Equal(v, int64(1)) {
+	if v := Scalar(t, s, "SELECT 1"); !Equal(v, int64(1)) {
 		t.Errorf("after cancel: SELECT 1 = %#v", v)
 	}
 }
 
 func testConcurrentSessions(t *testing.T, b drivers.Backend) {
-	s := session(t, b)
+	s := Session(t, b)
 	createTable(t, s, "dt_conc", "id BIGINT")
 	var sb strings.Builder
 	sb.WriteString("INSERT INTO dt_conc (id) VALUES (0)")
 	for i := 1; i < 100; i++ {
 		fmt.Fprintf(&sb, ", (%d)", i)
 	}
-	exec(t, s, sb.String())
+	Exec(t, s, sb.String())
 	const clients, queries = 4, 50
 	sessions := make([]drivers.Session, clients)
 	for i := range sessions {
-		sessions[i] = session(t, b)
+		sessions[i] = Session(t, b)
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, clients)
@@ -504,10 +527,10 @@ func testConcurrentSessions(t *testing.T, b drivers.Backend) {
 }
 
 func testCapabilities(t *testing.T, b drivers.Backend, setting string) {
-	s := session(t, b)
+	s := Session(t, b)
 	createTable(t, s, "dt_caps", "id BIGINT, name TEXT")
-	exec(t, s, "INSERT INTO dt_caps (id, name) VALUES (1, 'a'), (2, 'b'), (3, 'c')")
-	exec(t, s, "CREATE INDEX dt_caps_id ON dt_caps (id)")
+	Exec(t, s, "INSERT INTO dt_caps (id, name) VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+	Exec(t, s, "CREATE INDEX dt_caps_id ON dt_caps (id)")
 	ctx := ctxT(t)
 	tested := 0
 	if x, ok := b.(drivers.Sizer); ok {
@@ -564,5 +587,5 @@ func QueryStore(t *testing.T, driver string, cfg drivers.Config, sql string, arg
 		t.Fatalf("Session: %v", err)
 	}
 	defer s.Close()
-	return query(t, s, sql, args...)
+	return Rows(t, s, sql, args...)
 }

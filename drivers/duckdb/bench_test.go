@@ -31,6 +31,7 @@ import (
 	ddb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 )
 
 const (
@@ -110,7 +111,7 @@ func loadCols(i int) (e, a, tx int64, added bool) {
 func BenchmarkLoad(b *testing.B) {
 	in := loadInput(b)
 	be := openT(b, drivers.Config{Backend: "bench-load"})
-	s := sessionT(b, be)
+	s := drivertest.Session(b, be)
 	ctx := context.Background()
 
 	// The raw loop goes through duckdb-go's database/sql driver on the
@@ -189,7 +190,7 @@ func BenchmarkLoad(b *testing.B) {
 			for j := range methods {
 				m := (i + j) % len(methods)
 				b.StopTimer()
-				execT(b, s, "DROP TABLE IF EXISTS t; "+datomDDL+"; CHECKPOINT")
+				drivertest.Exec(b, s, "DROP TABLE IF EXISTS t; "+datomDDL+"; CHECKPOINT")
 				b.StartTimer()
 				cpu0 := cpuTime()
 				start := time.Now()
@@ -197,10 +198,10 @@ func BenchmarkLoad(b *testing.B) {
 					b.Fatalf("%s: %v", methods[m].name, err)
 				}
 				commit := time.Since(start)
-				execT(b, s, "CHECKPOINT")
+				drivertest.Exec(b, s, "CHECKPOINT")
 				samples[m] = append(samples[m], sample{commit, time.Since(start), cpuTime() - cpu0})
 				b.StopTimer()
-				if got := scalarT(b, s, "SELECT count(*) FROM t"); got != int64(loadRows) {
+				if got := drivertest.Scalar(b, s, "SELECT count(*) FROM t"); got != int64(loadRows) {
 					b.Fatalf("%s loaded %v rows, want %d", methods[m].name, got, loadRows)
 				}
 				b.StartTimer()
@@ -246,8 +247,8 @@ func cpuTime() time.Duration {
 // The table is built once for the sub-benchmarks.
 func BenchmarkLookup(b *testing.B) {
 	be := openT(b, drivers.Config{Backend: "bench-lookup"})
-	s := sessionT(b, be)
-	execT(b, s, fmt.Sprintf(`CREATE TABLE t (e BIGINT, a INTEGER, v VARCHAR, tx BIGINT);
+	s := drivertest.Session(b, be)
+	drivertest.Exec(b, s, fmt.Sprintf(`CREATE TABLE t (e BIGINT, a INTEGER, v VARCHAR, tx BIGINT);
 		INSERT INTO t SELECT i // 8, (i %% 40 + 1)::INTEGER, 'user' || (i * 7919 %% 1000003) || '@example.com', i // 1000 FROM range(%d) r(i);
 		CREATE INDEX t_v ON t (v);
 		CHECKPOINT`, lookupRows))

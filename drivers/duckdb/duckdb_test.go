@@ -17,62 +17,7 @@ import (
 
 func openT(t testing.TB, cfg drivers.Config) *backend {
 	t.Helper()
-	if cfg.DataDir == "" && cfg.Options["path"] == "" {
-		cfg.DataDir = t.TempDir()
-	}
-	if cfg.Backend == "" {
-		cfg.Backend = "test"
-	}
-	b, err := New().Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b.(*backend)
-}
-
-func sessionT(t testing.TB, b drivers.Backend) drivers.Session {
-	t.Helper()
-	s, err := b.Session(context.Background())
-	if err != nil {
-		t.Fatalf("Session: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-func execT(t testing.TB, s drivers.Session, sql string) {
-	t.Helper()
-	if err := s.Exec(context.Background(), sql); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func rowsT(t testing.TB, s drivers.Session, sql string, args ...any) [][]any {
-	t.Helper()
-	st, err := s.Prepare(context.Background(), sql)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var rows [][]any
-	n, err := st.Query(context.Background(), args, &rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != int64(len(rows)) {
-		t.Fatalf("%s: count %d, collected %d", sql, n, len(rows))
-	}
-	return rows
-}
-
-func scalarT(t testing.TB, s drivers.Session, sql string, args ...any) any {
-	t.Helper()
-	rows := rowsT(t, s, sql, args...)
-	if len(rows) != 1 || len(rows[0]) != 1 {
-		t.Fatalf("%s: got %v, want one value", sql, rows)
-	}
-	return rows[0][0]
+	return drivertest.Open(t, New(), cfg).(*backend)
 }
 
 func TestConformance(t *testing.T) {
@@ -151,9 +96,9 @@ func TestSettings(t *testing.T) {
 		"memory_limit":             "512MiB",
 		"preserve_insertion_order": "false",
 	}})
-	s := sessionT(t, b)
+	s := drivertest.Session(t, b)
 	// Every session applies the settings, not only the first connection.
-	if v := scalarT(t, s, "SELECT current_setting('preserve_insertion_order')"); v != false {
+	if v := drivertest.Scalar(t, s, "SELECT current_setting('preserve_insertion_order')"); v != false {
 		t.Errorf("preserve_insertion_order in session = %#v", v)
 	}
 	got, err := b.ReadSettings(context.Background(), []string{"threads", "memory_limit", "preserve_insertion_order"})
@@ -188,7 +133,7 @@ func TestSettings(t *testing.T) {
 // the session stays usable, also for the statement that was cancelled.
 func TestCancel(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
+	s := drivertest.Session(t, b)
 	st, err := s.Prepare(context.Background(), "SELECT count(*) FROM range(100000000) a, range(1000) b")
 	if err != nil {
 		t.Fatal(err)
@@ -206,13 +151,13 @@ func TestCancel(t *testing.T) {
 		if el > time.Second {
 			t.Errorf("round %d: interrupt took %v", round, el)
 		}
-		if v := scalarT(t, s, "SELECT 42"); v != int64(42) {
+		if v := drivertest.Scalar(t, s, "SELECT 42"); v != int64(42) {
 			t.Fatalf("after cancel: %#v", v)
 		}
 	}
 	// A context that ends after the call must not touch the next call.
 	ctx, cancel := context.WithCancel(context.Background())
-	if v := scalarT(t, s, "SELECT 1"); v != int64(1) {
+	if v := drivertest.Scalar(t, s, "SELECT 1"); v != int64(1) {
 		t.Fatal(v)
 	}
 	cancel()
@@ -224,13 +169,13 @@ func TestCancel(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Exec: err = %v, want DeadlineExceeded", err)
 	}
-	execT(t, s, "CREATE TABLE fine AS SELECT 1 AS x")
+	drivertest.Exec(t, s, "CREATE TABLE fine AS SELECT 1 AS x")
 }
 
 // TestBackendCloseInterrupts: Close does not wait for a long query to end.
 func TestBackendCloseInterrupts(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
+	s := drivertest.Session(t, b)
 	st, err := s.Prepare(context.Background(), "SELECT count(*) FROM range(100000000) a, range(1000) b")
 	if err != nil {
 		t.Fatal(err)
@@ -280,9 +225,9 @@ func TestBackendCloseInterrupts(t *testing.T) {
 
 func TestValueTypes(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
+	s := drivertest.Session(t, b)
 	ts := time.Date(2024, 2, 29, 13, 14, 15, 123456000, time.UTC)
-	rows := rowsT(t, s, `SELECT 1::TINYINT, 2::SMALLINT, 3::INTEGER, 4::BIGINT, 5::UTINYINT, 6::USMALLINT,
+	rows := drivertest.Rows(t, s, `SELECT 1::TINYINT, 2::SMALLINT, 3::INTEGER, 4::BIGINT, 5::UTINYINT, 6::USMALLINT,
 		7::UINTEGER, 8::UBIGINT, 18446744073709551615::UBIGINT, 9::HUGEINT, (2::HUGEINT ** 100)::HUGEINT,
 		-3::HUGEINT, 1.5::FLOAT, 2.25::DOUBLE, 12.345::DECIMAL(10,3), 123456789012345678901.5::DECIMAL(30,1),
 		'abc', 'a string longer than twelve', 'xyz'::BLOB, true, NULL,
@@ -330,7 +275,7 @@ func TestValueTypes(t *testing.T) {
 	}
 
 	// Parameters are bound as the type DuckDB inferred for them.
-	execT(t, s, "CREATE TABLE p (i INTEGER, s SMALLINT, f FLOAT, d DATE, ts TIMESTAMP)")
+	drivertest.Exec(t, s, "CREATE TABLE p (i INTEGER, s SMALLINT, f FLOAT, d DATE, ts TIMESTAMP)")
 	ins, err := s.Prepare(context.Background(), "INSERT INTO p VALUES (?, ?, ?, ?, ?)")
 	if err != nil {
 		t.Fatal(err)
@@ -340,7 +285,7 @@ func TestValueTypes(t *testing.T) {
 	if _, err := ins.Query(context.Background(), []any{int64(7), 3, float64(0.5), day, ts}, nil); err != nil {
 		t.Fatal(err)
 	}
-	got := rowsT(t, s, "SELECT i, s, f, d, ts FROM p")
+	got := drivertest.Rows(t, s, "SELECT i, s, f, d, ts FROM p")
 	if len(got) != 1 || got[0][0] != int64(7) || got[0][1] != int64(3) || got[0][2] != 0.5 ||
 		!got[0][3].(time.Time).Equal(day) || !got[0][4].(time.Time).Equal(ts) {
 		t.Errorf("typed binds: %v", got)
@@ -358,9 +303,9 @@ func TestValueTypes(t *testing.T) {
 // flushed, and errors that name the column.
 func TestLoader(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
-	execT(t, s, "CREATE TABLE d (e BIGINT, a INTEGER, v VARCHAR, tx BIGINT, added BOOLEAN)")
-	execT(t, s, "CREATE TABLE r (id BIGINT, note VARCHAR DEFAULT 'none', x DOUBLE, small SMALLINT)")
+	s := drivertest.Session(t, b)
+	drivertest.Exec(t, s, "CREATE TABLE d (e BIGINT, a INTEGER, v VARCHAR, tx BIGINT, added BOOLEAN)")
+	drivertest.Exec(t, s, "CREATE TABLE r (id BIGINT, note VARCHAR DEFAULT 'none', x DOUBLE, small SMALLINT)")
 	ctx := context.Background()
 	l, err := b.NewLoader(ctx, []drivers.TableSpec{
 		{Name: "d", Columns: []string{"e", "a", "v", "tx", "added"}},
@@ -419,30 +364,30 @@ func TestLoader(t *testing.T) {
 	if flushes < 3 {
 		t.Fatalf("only %d flushes", flushes)
 	}
-	if got := scalarT(t, s, "SELECT count(*) FROM d"); got != int64(n) {
+	if got := drivertest.Scalar(t, s, "SELECT count(*) FROM d"); got != int64(n) {
 		t.Errorf("d count = %v, want %d", got, n)
 	}
-	if got := scalarT(t, s, "SELECT count(*) FROM d WHERE v IS NULL"); got != int64(n/1000) {
+	if got := drivertest.Scalar(t, s, "SELECT count(*) FROM d WHERE v IS NULL"); got != int64(n/1000) {
 		t.Errorf("NULL v count = %v, want %d", got, n/1000)
 	}
-	if got := rowsT(t, s, "SELECT e, a, v, tx, added FROM d WHERE e = 9999"); len(got) != 1 ||
+	if got := drivertest.Rows(t, s, "SELECT e, a, v, tx, added FROM d WHERE e = 9999"); len(got) != 1 ||
 		!drivertest.Equal(got[0][1], int64(49)) || got[0][2] != "a value longer than twelve bytes #p" || got[0][4] != false {
 		t.Errorf("row 9999: %v", got)
 	}
-	if got := rowsT(t, s, "SELECT e, v FROM d WHERE e = 10"); len(got) != 1 || got[0][1] != "shortk" {
+	if got := drivertest.Rows(t, s, "SELECT e, v FROM d WHERE e = 10"); len(got) != 1 || got[0][1] != "shortk" {
 		t.Errorf("row 10: %v", got)
 	}
-	if got := scalarT(t, s, "SELECT count(*) FROM r"); got != int64(n/2) {
+	if got := drivertest.Scalar(t, s, "SELECT count(*) FROM r"); got != int64(n/2) {
 		t.Errorf("r count = %v, want %d", got, n/2)
 	}
-	if got := rowsT(t, s, "SELECT id, note, x, small FROM r WHERE id = 9998"); len(got) != 1 ||
+	if got := drivertest.Rows(t, s, "SELECT id, note, x, small FROM r WHERE id = 9998"); len(got) != 1 ||
 		got[0][1] != "none" || got[0][2] != 4999.0 || got[0][3] != int64(9998%300) {
 		t.Errorf("r row: %v", got)
 	}
 
 	// A failed flush (duplicate key) reports the error and nothing of it is
 	// committed.
-	execT(t, s, "CREATE TABLE u (id BIGINT PRIMARY KEY)")
+	drivertest.Exec(t, s, "CREATE TABLE u (id BIGINT PRIMARY KEY)")
 	l2, err := b.NewLoader(ctx, []drivers.TableSpec{{Name: "u", Columns: []string{"id"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -456,7 +401,7 @@ func TestLoader(t *testing.T) {
 	if err := l2.Flush(ctx); err == nil {
 		t.Error("duplicate key flush succeeded")
 	}
-	if got := scalarT(t, s, "SELECT count(*) FROM u"); got != int64(0) {
+	if got := drivertest.Scalar(t, s, "SELECT count(*) FROM u"); got != int64(0) {
 		t.Errorf("u count after failed flush = %v", got)
 	}
 	if _, err := b.NewLoader(ctx, []drivers.TableSpec{{Name: "nosuch"}}); err == nil || !strings.Contains(err.Error(), "nosuch") {
@@ -470,8 +415,8 @@ func TestLoader(t *testing.T) {
 // TestParallelLoaders: two loaders on disjoint rows of one table.
 func TestParallelLoaders(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
-	execT(t, s, "CREATE TABLE d (e BIGINT, v VARCHAR)")
+	s := drivertest.Session(t, b)
+	drivertest.Exec(t, s, "CREATE TABLE d (e BIGINT, v VARCHAR)")
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	for w := 0; w < 2; w++ {
@@ -506,7 +451,7 @@ func TestParallelLoaders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := scalarT(t, s, "SELECT count(DISTINCT e) FROM d"); got != int64(100000) {
+	if got := drivertest.Scalar(t, s, "SELECT count(DISTINCT e) FROM d"); got != int64(100000) {
 		t.Errorf("distinct e = %v", got)
 	}
 }
@@ -519,8 +464,8 @@ func TestParallelLoaders(t *testing.T) {
 // the scan (a materialised CTE) brings the index scan back.
 func TestIndexLookupPlan(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
-	execT(t, s, `CREATE TABLE t (e BIGINT, a INTEGER, v VARCHAR, tx BIGINT);
+	s := drivertest.Session(t, b)
+	drivertest.Exec(t, s, `CREATE TABLE t (e BIGINT, a INTEGER, v VARCHAR, tx BIGINT);
 		INSERT INTO t SELECT i, (i % 20)::INTEGER, 'value-' || i, i // 100 FROM range(300000) r(i);
 		CREATE INDEX t_v ON t (v);
 		CHECKPOINT`)
@@ -544,7 +489,7 @@ func TestIndexLookupPlan(t *testing.T) {
 		if index != c.index || seq == c.index {
 			t.Errorf("%s: index scan %v, sequential scan %v, want index scan %v; plan:\n%s", c.sql, index, seq, c.index, plan)
 		}
-		if got := rowsT(t, s, c.sql, c.args...); len(got) != 1 || got[0][0] != int64(4242) {
+		if got := drivertest.Rows(t, s, c.sql, c.args...); len(got) != 1 || got[0][0] != int64(4242) {
 			t.Errorf("%s: rows %v", c.sql, got)
 		}
 	}
@@ -557,7 +502,7 @@ func TestIndexLookupPlan(t *testing.T) {
 	if !strings.Contains(plan, "DELETE") {
 		t.Errorf("DELETE plan:\n%s", plan)
 	}
-	if got := scalarT(t, s, "SELECT count(*) FROM t"); got != int64(300000) {
+	if got := drivertest.Scalar(t, s, "SELECT count(*) FROM t"); got != int64(300000) {
 		t.Errorf("Explain of DELETE deleted rows: count %v", got)
 	}
 }
@@ -565,8 +510,8 @@ func TestIndexLookupPlan(t *testing.T) {
 func TestSizeVersionDrop(t *testing.T) {
 	dir := t.TempDir()
 	b := openT(t, drivers.Config{DataDir: dir, Backend: "drop"})
-	s := sessionT(t, b)
-	execT(t, s, "CREATE TABLE x AS SELECT range AS i FROM range(100000)")
+	s := drivertest.Session(t, b)
+	drivertest.Exec(t, s, "CREATE TABLE x AS SELECT range AS i FROM range(100000)")
 	size, err := b.Size(context.Background())
 	if err != nil || size <= 0 {
 		t.Fatalf("Size = %d, %v", size, err)
@@ -599,8 +544,8 @@ func TestSizeVersionDrop(t *testing.T) {
 // TestRowsChanged: DML reports the rows it changed, RETURNING its rows.
 func TestRowsChanged(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
-	execT(t, s, "CREATE TABLE c (i BIGINT)")
+	s := drivertest.Session(t, b)
+	drivertest.Exec(t, s, "CREATE TABLE c (i BIGINT)")
 	run := func(sql string, dst *[][]any) int64 {
 		t.Helper()
 		st, err := s.Prepare(context.Background(), sql)
@@ -647,7 +592,7 @@ func TestAccessModeReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	w := openT(t, drivers.Config{Backend: "rw", DataDir: dir, Options: map[string]string{"path": "ro.duckdb"}})
-	s := sessionT(t, w)
+	s := drivertest.Session(t, w)
 	if err := s.Exec(ctx, "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2)"); err != nil {
 		t.Fatal(err)
 	}
@@ -657,7 +602,7 @@ func TestAccessModeReadOnly(t *testing.T) {
 	if !r.SingleWriter() || r.Created() {
 		t.Errorf("SingleWriter %v, Created %v", r.SingleWriter(), r.Created())
 	}
-	rs := sessionT(t, r)
+	rs := drivertest.Session(t, r)
 	st, err := rs.Prepare(ctx, "SELECT count(*) FROM t")
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 )
 
 // Two transactions update one row: the second meets DuckDB's real
@@ -14,17 +15,17 @@ import (
 func TestClassifyErrorConflict(t *testing.T) {
 	ctx := context.Background()
 	b := openT(t, drivers.Config{})
-	s1, s2 := sessionT(t, b), sessionT(t, b)
-	execT(t, s1, "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER)")
-	execT(t, s1, "INSERT INTO t VALUES (1, 0)")
-	execT(t, s1, "BEGIN")
-	execT(t, s2, "BEGIN")
-	execT(t, s1, "UPDATE t SET v = 1 WHERE id = 1")
+	s1, s2 := drivertest.Session(t, b), drivertest.Session(t, b)
+	drivertest.Exec(t, s1, "CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER)")
+	drivertest.Exec(t, s1, "INSERT INTO t VALUES (1, 0)")
+	drivertest.Exec(t, s1, "BEGIN")
+	drivertest.Exec(t, s2, "BEGIN")
+	drivertest.Exec(t, s1, "UPDATE t SET v = 1 WHERE id = 1")
 	err := s2.Exec(ctx, "UPDATE t SET v = 2 WHERE id = 1")
 	if err == nil {
 		err = s2.Exec(ctx, "COMMIT")
 	}
-	execT(t, s1, "COMMIT")
+	drivertest.Exec(t, s1, "COMMIT")
 	_ = s2.Exec(ctx, "ROLLBACK")
 	if err == nil {
 		t.Fatal("two transactions updated one row without a conflict")
@@ -35,7 +36,7 @@ func TestClassifyErrorConflict(t *testing.T) {
 		}
 	}
 	// A misuse is a TransactionContext error too, and no conflict.
-	execT(t, s1, "BEGIN")
+	drivertest.Exec(t, s1, "BEGIN")
 	err = s1.Exec(ctx, "BEGIN")
 	_ = s1.Exec(ctx, "ROLLBACK")
 	if err == nil {

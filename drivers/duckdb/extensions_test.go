@@ -2,12 +2,10 @@ package duckdb
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 )
 
 // A built-in extension named in extensions is loaded on every session,
@@ -20,8 +18,8 @@ func TestExtensionsBuiltIn(t *testing.T) {
 	}
 	b := openT(t, cfg)
 	for i := 0; i < 2; i++ {
-		s := sessionT(t, b)
-		if got := rowsT(t, s, "SELECT json_extract('{\"a\": 7}', '$.a')::INTEGER, current_setting('threads')"); got[0][0] != int32(7) && got[0][0] != int64(7) || got[0][1] != int64(1) {
+		s := drivertest.Session(t, b)
+		if got := drivertest.Rows(t, s, "SELECT json_extract('{\"a\": 7}', '$.a')::INTEGER, current_setting('threads')"); got[0][0] != int32(7) && got[0][0] != int64(7) || got[0][1] != int64(1) {
 			t.Fatalf("session %d: %v: json or the session setup missing", i, got)
 		}
 	}
@@ -57,20 +55,8 @@ func TestExtensionsRefused(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			cfg := drivers.Config{Backend: "test", DataDir: dir, Extensions: []drivers.Extension{tc.ext}, AllowUnsignedExtensions: true}
-			err := New().(drivers.ExtensionChecker).CheckExtensions(context.Background(), cfg)
-			for _, w := range tc.want {
-				if err == nil || !strings.Contains(err.Error(), w) {
-					t.Fatalf("CheckExtensions: %v, want it to say %q", err, w)
-				}
-			}
-			if _, err := New().Open(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), tc.want[1]) {
-				t.Fatalf("Open: %v, want it to name %q", err, tc.want[1])
-			}
-			if _, err := os.Stat(filepath.Join(dir, "test.duckdb")); !os.IsNotExist(err) {
-				t.Fatalf("Open left a store behind: %v", err)
-			}
+			cfg := drivers.Config{Backend: "test", DataDir: t.TempDir(), Extensions: []drivers.Extension{tc.ext}, AllowUnsignedExtensions: true}
+			drivertest.ExtensionRefused(t, New(), cfg, tc.want, "test.duckdb")
 		})
 	}
 }
@@ -80,7 +66,7 @@ func TestExtensionsRefused(t *testing.T) {
 func TestAllowUnsignedExtensions(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		b := openT(t, drivers.Config{AllowUnsignedExtensions: allow})
-		got := rowsT(t, sessionT(t, b), "SELECT current_setting('allow_unsigned_extensions')")
+		got := drivertest.Rows(t, drivertest.Session(t, b), "SELECT current_setting('allow_unsigned_extensions')")
 		if got[0][0] != allow {
 			t.Errorf("allow_unsigned_extensions = %v with the option %v", got[0][0], allow)
 		}

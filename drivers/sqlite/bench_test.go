@@ -16,6 +16,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 )
 
 // The benchmarks compare the driver with what a hand-written program does
@@ -61,8 +62,8 @@ func BenchmarkLoad(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
 			be := openT(b, drivers.Config{DataDir: b.TempDir()})
-			s := sessionT(b, be)
-			execT(b, s, datomDDL)
+			s := drivertest.Session(b, be)
+			drivertest.Exec(b, s, datomDDL)
 			b.StartTimer()
 			l, err := be.NewLoader(ctx, []drivers.TableSpec{{Name: "datoms", Columns: []string{"e", "a", "v", "tx", "added"}}})
 			if err != nil {
@@ -85,7 +86,7 @@ func BenchmarkLoad(b *testing.B) {
 			}
 			l.Close()
 			b.StopTimer()
-			if n := countT(b, s, "datoms"); n != loadRows {
+			if n := drivertest.Count(b, s, "datoms"); n != loadRows {
 				b.Fatalf("loaded %d rows", n)
 			}
 			be.Close()
@@ -186,8 +187,8 @@ func lookupFixture(b *testing.B) (*backend, string, [][2]any) {
 	const n = 200_000
 	rows := datomRows()
 	be := openT(b, drivers.Config{DataDir: b.TempDir()})
-	s := sessionT(b, be)
-	execT(b, s, datomDDL)
+	s := drivertest.Session(b, be)
+	drivertest.Exec(b, s, datomDDL)
 	ctx := context.Background()
 	l, err := be.NewLoader(ctx, []drivers.TableSpec{{Name: "datoms", Columns: []string{"e", "a", "v", "tx", "added"}}})
 	if err != nil {
@@ -202,8 +203,8 @@ func lookupFixture(b *testing.B) (*backend, string, [][2]any) {
 		b.Fatal(err)
 	}
 	l.Close()
-	execT(b, s, "CREATE INDEX datoms_av ON datoms (a, v)")
-	execT(b, s, "ANALYZE")
+	drivertest.Exec(b, s, "CREATE INDEX datoms_av ON datoms (a, v)")
+	drivertest.Exec(b, s, "ANALYZE")
 	keys := make([][2]any, 8192)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range keys {
@@ -225,7 +226,7 @@ func BenchmarkPointLookup(b *testing.B) {
 
 	driverCase := func(collect bool) func(b *testing.B) {
 		return func(b *testing.B) {
-			s := sessionT(b, be)
+			s := drivertest.Session(b, be)
 			st, err := s.Prepare(ctx, lookupSQL)
 			if err != nil {
 				b.Fatal(err)
@@ -352,8 +353,8 @@ func BenchmarkLoadInterleaved(b *testing.B) {
 	}
 	loaderSetup := func(dir string) (func(int, int) error, func()) {
 		be := openT(b, drivers.Config{DataDir: dir})
-		s := sessionT(b, be)
-		execT(b, s, datomDDL)
+		s := drivertest.Session(b, be)
+		drivertest.Exec(b, s, datomDDL)
 		l, err := be.NewLoader(ctx, []drivers.TableSpec{{Name: "datoms", Columns: []string{"e", "a", "v", "tx", "added"}}})
 		if err != nil {
 			b.Fatal(err)
@@ -460,7 +461,7 @@ func BenchmarkPointLookupInterleaved(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	driverStmt := func() drivers.Stmt {
-		st, err := sessionT(b, be).Prepare(ctx, lookupSQL)
+		st, err := drivertest.Session(b, be).Prepare(ctx, lookupSQL)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -549,7 +550,7 @@ func BenchmarkStablePlans(b *testing.B) {
 	be, _, keys := lookupFixture(b)
 	ctx := context.Background()
 	stmtOn := func(stable bool) (drivers.Stmt, *atomic.Int64) {
-		s := sessionT(b, be).(*session)
+		s := drivertest.Session(b, be).(*session)
 		if err := setStablePlans(dbHandle(s.conn), stable); err != nil {
 			b.Fatal(err)
 		}

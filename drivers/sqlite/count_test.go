@@ -11,6 +11,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 )
 
 // A counted query (no destination) goes through the counter in one cgo
@@ -19,9 +20,9 @@ import (
 // bind itself.
 func TestCountedQueryMatchesCollected(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
-	execT(t, s, "CREATE TABLE v (i INTEGER, f REAL, s TEXT, bl BLOB, n TEXT)")
-	execT(t, s, "INSERT INTO v VALUES (1, 1.5, 'héllo', x'00ff', NULL), (2, 2.5, '', x'', NULL), (1, 0.5, 'a', x'61', 'x')")
+	s := drivertest.Session(t, b)
+	drivertest.Exec(t, s, "CREATE TABLE v (i INTEGER, f REAL, s TEXT, bl BLOB, n TEXT)")
+	drivertest.Exec(t, s, "INSERT INTO v VALUES (1, 1.5, 'héllo', x'00ff', NULL), (2, 2.5, '', x'', NULL), (1, 0.5, 'a', x'61', 'x')")
 	for _, tc := range []struct {
 		name, sql string
 		args      []any
@@ -79,7 +80,7 @@ func TestCountedQueryMatchesCollected(t *testing.T) {
 // the context.
 func TestCountedQueryErrors(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
+	s := drivertest.Session(t, b)
 	st, err := s.Prepare(context.Background(), "SELECT abs(?)")
 	if err != nil {
 		t.Fatal(err)

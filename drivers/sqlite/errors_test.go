@@ -7,17 +7,18 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 )
 
 // A second writer meets SQLite's lock: the real error is busy, typed and
 // as the text a worker process reports.
 func TestClassifyErrorBusy(t *testing.T) {
 	b := openT(t, drivers.Config{Settings: map[string]string{"busy_timeout": "0"}})
-	s1, s2 := sessionT(t, b), sessionT(t, b)
-	execT(t, s1, "CREATE TABLE t (x INTEGER)")
-	execT(t, s1, "BEGIN IMMEDIATE")
+	s1, s2 := drivertest.Session(t, b), drivertest.Session(t, b)
+	drivertest.Exec(t, s1, "CREATE TABLE t (x INTEGER)")
+	drivertest.Exec(t, s1, "BEGIN IMMEDIATE")
 	err := s2.Exec(context.Background(), "BEGIN IMMEDIATE")
-	execT(t, s1, "ROLLBACK")
+	drivertest.Exec(t, s1, "ROLLBACK")
 	if err == nil {
 		t.Fatal("a second writer began while the first held the lock")
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 )
 
 func evValue(ev []drivers.Evidence, q, name string) float64 {
@@ -23,11 +24,11 @@ func evValue(ev []drivers.Evidence, q, name string) float64 {
 func TestEvidenceStatementCounters(t *testing.T) {
 	ctx := context.Background()
 	b := openT(t, drivers.Config{})
-	admin := sessionT(t, b)
-	execT(t, admin, "CREATE TABLE a (k INTEGER PRIMARY KEY, v INTEGER)")
-	execT(t, admin, "CREATE TABLE c (v INTEGER)")
-	execT(t, admin, "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM g WHERE n < 500) INSERT INTO a SELECT n, n % 50 FROM g")
-	execT(t, admin, "INSERT INTO c SELECT v FROM a")
+	admin := drivertest.Session(t, b)
+	drivertest.Exec(t, admin, "CREATE TABLE a (k INTEGER PRIMARY KEY, v INTEGER)")
+	drivertest.Exec(t, admin, "CREATE TABLE c (v INTEGER)")
+	drivertest.Exec(t, admin, "WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM g WHERE n < 500) INSERT INTO a SELECT n, n % 50 FROM g")
+	drivertest.Exec(t, admin, "INSERT INTO c SELECT v FROM a")
 
 	s, err := b.Session(ctx)
 	if err != nil {

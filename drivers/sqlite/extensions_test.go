@@ -2,9 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
@@ -17,13 +14,13 @@ func TestExtensionsEverySession(t *testing.T) {
 	pcre := drivertest.NeedSQLitePCRE(t)
 	b := openT(t, drivers.Config{Extensions: []drivers.Extension{{Path: pcre}},
 		SessionSetup: []string{"PRAGMA cache_size = -4242"}})
-	execT(t, sessionT(t, b), "CREATE TABLE t (s TEXT); INSERT INTO t VALUES ('abc'), ('xyz'), ('abd')")
+	drivertest.Exec(t, drivertest.Session(t, b), "CREATE TABLE t (s TEXT); INSERT INTO t VALUES ('abc'), ('xyz'), ('abd')")
 	for i := 0; i < 3; i++ {
-		s := sessionT(t, b)
-		if got := rowsT(t, s, "SELECT count(*) FROM t WHERE s REGEXP ?", "^ab[cd]$"); got[0][0] != int64(2) {
+		s := drivertest.Session(t, b)
+		if got := drivertest.Rows(t, s, "SELECT count(*) FROM t WHERE s REGEXP ?", "^ab[cd]$"); got[0][0] != int64(2) {
 			t.Fatalf("session %d: REGEXP matched %v rows, want 2", i, got[0][0])
 		}
-		if got := rowsT(t, s, "PRAGMA cache_size"); got[0][0] != int64(-4242) {
+		if got := drivertest.Rows(t, s, "PRAGMA cache_size"); got[0][0] != int64(-4242) {
 			t.Fatalf("session %d: cache_size %v: the session setup did not run", i, got[0][0])
 		}
 	}
@@ -32,7 +29,7 @@ func TestExtensionsEverySession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if got := rowsT(t, r, "SELECT count(*) FROM t WHERE s REGEXP 'y'"); got[0][0] != int64(1) {
+	if got := drivertest.Rows(t, r, "SELECT count(*) FROM t WHERE s REGEXP 'y'"); got[0][0] != int64(1) {
 		t.Fatalf("reader: REGEXP matched %v rows, want 1", got[0][0])
 	}
 	facts, err := b.ExtensionFacts(context.Background())
@@ -70,20 +67,8 @@ func TestExtensionsRefused(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			cfg := drivers.Config{Backend: "test", DataDir: dir, Extensions: []drivers.Extension{tc.ext}}
-			err := New().(drivers.ExtensionChecker).CheckExtensions(context.Background(), cfg)
-			for _, w := range tc.want {
-				if err == nil || !strings.Contains(err.Error(), w) {
-					t.Fatalf("CheckExtensions: %v, want it to say %q", err, w)
-				}
-			}
-			if _, err := New().Open(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), tc.want[1]) {
-				t.Fatalf("Open: %v, want it to name %q", err, tc.want[1])
-			}
-			if _, err := os.Stat(filepath.Join(dir, "test.sqlite")); !os.IsNotExist(err) {
-				t.Fatalf("Open left a store behind: %v", err)
-			}
+			cfg := drivers.Config{Backend: "test", DataDir: t.TempDir(), Extensions: []drivers.Extension{tc.ext}}
+			drivertest.ExtensionRefused(t, New(), cfg, tc.want, "test.sqlite")
 		})
 	}
 }

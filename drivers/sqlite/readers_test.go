@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 )
 
 // TestReadersOption: with readers = "immutable" a reader session reads
@@ -53,9 +54,9 @@ func TestReadersOption(t *testing.T) {
 			if _, refuse := (sqliteDriver{}).ReadersRefuseWrites(opts); refuse != tc.immutable {
 				t.Errorf("ReadersRefuseWrites = %v, want %v", refuse, tc.immutable)
 			}
-			w := sessionT(t, b)
-			execT(t, w, `CREATE TABLE t (x INTEGER)`)
-			execT(t, w, `INSERT INTO t VALUES (1), (2), (3)`)
+			w := drivertest.Session(t, b)
+			drivertest.Exec(t, w, `CREATE TABLE t (x INTEGER)`)
+			drivertest.Exec(t, w, `INSERT INTO t VALUES (1), (2), (3)`)
 
 			r, err := b.ReaderSession(ctx)
 			if err != nil {
@@ -67,7 +68,7 @@ func TestReadersOption(t *testing.T) {
 			if got := count(t, r); got != 3 {
 				t.Fatalf("reader sees %d rows before the write, want 3", got)
 			}
-			execT(t, w, `INSERT INTO t VALUES (4)`)
+			drivertest.Exec(t, w, `INSERT INTO t VALUES (4)`)
 			if got := count(t, w); got != 4 {
 				t.Fatalf("writer sees %d rows, want 4", got)
 			}
@@ -91,7 +92,7 @@ func TestReadersOption(t *testing.T) {
 
 func count(t *testing.T, s drivers.Session) int64 {
 	t.Helper()
-	rows := rowsT(t, s, `SELECT count(*) FROM t`)
+	rows := drivertest.Rows(t, s, `SELECT count(*) FROM t`)
 	if len(rows) != 1 || len(rows[0]) != 1 {
 		t.Fatalf("count: %v", rows)
 	}
@@ -107,10 +108,10 @@ func TestImmutableReadersOpenTogether(t *testing.T) {
 	dir := t.TempDir()
 	opts := map[string]string{"readers": "immutable"}
 	first := openT(t, drivers.Config{DataDir: dir, Options: opts})
-	w := sessionT(t, first)
-	execT(t, w, `CREATE TABLE t (x INTEGER)`)
+	w := drivertest.Session(t, first)
+	drivertest.Exec(t, w, `CREATE TABLE t (x INTEGER)`)
 	for i := 0; i < 50; i++ {
-		execT(t, w, `INSERT INTO t VALUES (1), (2), (3)`) // frames in the WAL
+		drivertest.Exec(t, w, `INSERT INTO t VALUES (1), (2), (3)`) // frames in the WAL
 	}
 	const workers = 16
 	type opened struct {

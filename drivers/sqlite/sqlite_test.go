@@ -16,49 +16,7 @@ import (
 
 func openT(t testing.TB, cfg drivers.Config) *backend {
 	t.Helper()
-	if cfg.DataDir == "" && cfg.Options["path"] == "" {
-		cfg.DataDir = t.TempDir()
-	}
-	if cfg.Backend == "" {
-		cfg.Backend = "test"
-	}
-	b, err := New().Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b.(*backend)
-}
-
-func sessionT(t testing.TB, b drivers.Backend) drivers.Session {
-	t.Helper()
-	s, err := b.Session(context.Background())
-	if err != nil {
-		t.Fatalf("Session: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-func execT(t testing.TB, s drivers.Session, sql string) {
-	t.Helper()
-	if err := s.Exec(context.Background(), sql); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func rowsT(t testing.TB, s drivers.Session, sql string, args ...any) [][]any {
-	t.Helper()
-	st, err := s.Prepare(context.Background(), sql)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	var rows [][]any
-	if _, err := st.Query(context.Background(), args, &rows); err != nil {
-		t.Fatal(err)
-	}
-	return rows
+	return drivertest.Open(t, New(), cfg).(*backend)
 }
 
 func TestConformance(t *testing.T) {
@@ -160,8 +118,8 @@ func TestSettingsApplied(t *testing.T) {
 		}
 	}
 	// Every session gets the pragmas too.
-	s := sessionT(t, b)
-	if rows := rowsT(t, s, "PRAGMA cache_size"); len(rows) != 1 || rows[0][0] != int64(-4000) {
+	s := drivertest.Session(t, b)
+	if rows := drivertest.Rows(t, s, "PRAGMA cache_size"); len(rows) != 1 || rows[0][0] != int64(-4000) {
 		t.Errorf("session cache_size = %v", rows)
 	}
 	if _, err := b.ReadSettings(context.Background(), []string{"x; DROP"}); err == nil {
@@ -173,7 +131,7 @@ func TestSettingsApplied(t *testing.T) {
 // session and the same statement afterwards.
 func TestCancel(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
+	s := drivertest.Session(t, b)
 	st, err := s.Prepare(context.Background(), "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?) SELECT count(*) FROM c")
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +155,7 @@ func TestCancel(t *testing.T) {
 		if _, err := st.Query(context.Background(), []any{int64(1000)}, &rows); err != nil || rows[0][0] != int64(1000) {
 			t.Fatalf("same statement after cancel: %v, %v", rows, err)
 		}
-		if r := rowsT(t, s, "SELECT 42"); r[0][0] != int64(42) {
+		if r := drivertest.Rows(t, s, "SELECT 42"); r[0][0] != int64(42) {
 			t.Fatalf("session after cancel: %v", r)
 		}
 	}
@@ -208,12 +166,12 @@ func TestCancel(t *testing.T) {
 	if err == nil {
 		t.Fatal("slow Exec was not interrupted")
 	}
-	execT(t, s, "CREATE TABLE after_cancel (x INTEGER)")
+	drivertest.Exec(t, s, "CREATE TABLE after_cancel (x INTEGER)")
 }
 
 func TestQueryArgErrors(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
+	s := drivertest.Session(t, b)
 	st, err := s.Prepare(context.Background(), "SELECT ? + 0")
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +206,7 @@ func TestQueryArgErrors(t *testing.T) {
 		}
 	}
 	for _, sql := range []string{";SELECT 1", "-- c\nSELECT 1", "/* c */SELECT 1; SELECT 2"} {
-		if r := rowsT(t, s, sql); len(r) != 1 || r[0][0] != int64(1) {
+		if r := drivertest.Rows(t, s, sql); len(r) != 1 || r[0][0] != int64(1) {
 			t.Errorf("%q: %v", sql, r)
 		}
 	}
@@ -265,10 +223,10 @@ func TestQueryArgErrors(t *testing.T) {
 // column returns int64 0/1 (only BOOLEAN maps to Go bool in go-sqlite3).
 func TestValueTypes(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
-	execT(t, s, "CREATE TABLE v (i BIGINT, f REAL, s TEXT, bl BLOB, b1 BOOL, b2 BOOLEAN, n TEXT)")
-	execT(t, s, "INSERT INTO v VALUES (9007199254740993, 1.5, 'héllo', x'00ff', 1, 1, NULL)")
-	got := rowsT(t, s, "SELECT * FROM v")[0]
+	s := drivertest.Session(t, b)
+	drivertest.Exec(t, s, "CREATE TABLE v (i BIGINT, f REAL, s TEXT, bl BLOB, b1 BOOL, b2 BOOLEAN, n TEXT)")
+	drivertest.Exec(t, s, "INSERT INTO v VALUES (9007199254740993, 1.5, 'héllo', x'00ff', 1, 1, NULL)")
+	got := drivertest.Rows(t, s, "SELECT * FROM v")[0]
 	want := []any{int64(9007199254740993), 1.5, "héllo", []byte{0, 0xff}, int64(1), true, nil}
 	for i := range want {
 		if !drivertest.Equal(got[i], want[i]) || (want[i] != nil && got[i] == nil) {
@@ -280,15 +238,10 @@ func TestValueTypes(t *testing.T) {
 	}
 }
 
-func countT(t testing.TB, s drivers.Session, table string) int64 {
-	t.Helper()
-	return rowsT(t, s, "SELECT count(*) FROM "+table)[0][0].(int64)
-}
-
 func TestLoader(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
-	execT(t, s, "CREATE TABLE t (a INTEGER, b TEXT)")
+	s := drivertest.Session(t, b)
+	drivertest.Exec(t, s, "CREATE TABLE t (a INTEGER, b TEXT)")
 	ctx := context.Background()
 	if _, err := b.NewLoader(ctx, []drivers.TableSpec{{Name: "t; DROP", Columns: []string{"a"}}}); err == nil {
 		t.Error("NewLoader accepted a bad table name")
@@ -321,11 +274,11 @@ func TestLoader(t *testing.T) {
 		if err := l.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if got := countT(t, s, "t"); got != int64(total) {
+		if got := drivertest.Count(t, s, "t"); got != int64(total) {
 			t.Fatalf("after %d rows: count %d", total, got)
 		}
 	}
-	if got := rowsT(t, s, "SELECT sum(a) FROM t")[0][0]; got != int64(total*(total-1)/2) {
+	if got := drivertest.Rows(t, s, "SELECT sum(a) FROM t")[0][0]; got != int64(total*(total-1)/2) {
 		t.Errorf("sum = %v, want %d", got, total*(total-1)/2)
 	}
 	// Close without Flush discards the open transaction.
@@ -337,7 +290,7 @@ func TestLoader(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := countT(t, s, "t"); got != int64(total) {
+	if got := drivertest.Count(t, s, "t"); got != int64(total) {
 		t.Errorf("after Close without Flush: count %d, want %d", got, total)
 	}
 	if err := l.Append(0, []any{int64(1), "x"}); err == nil {
@@ -347,8 +300,8 @@ func TestLoader(t *testing.T) {
 
 func TestConcurrentLoaders(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
-	execT(t, s, "CREATE TABLE t (a INTEGER)")
+	s := drivertest.Session(t, b)
+	drivertest.Exec(t, s, "CREATE TABLE t (a INTEGER)")
 	const loaders, rows = 3, 20000
 	var wg sync.WaitGroup
 	errs := make(chan error, loaders)
@@ -387,17 +340,17 @@ func TestConcurrentLoaders(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if got := rowsT(t, s, "SELECT count(DISTINCT a) FROM t")[0][0]; got != int64(loaders*rows) {
+	if got := drivertest.Rows(t, s, "SELECT count(DISTINCT a) FROM t")[0][0]; got != int64(loaders*rows) {
 		t.Errorf("distinct rows = %v, want %d", got, loaders*rows)
 	}
 }
 
 func TestExplainSizeVersion(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
+	s := drivertest.Session(t, b)
 	ctx := context.Background()
-	execT(t, s, "CREATE TABLE t (a INTEGER, v TEXT)")
-	execT(t, s, "CREATE INDEX t_a ON t (a)")
+	drivertest.Exec(t, s, "CREATE TABLE t (a INTEGER, v TEXT)")
+	drivertest.Exec(t, s, "CREATE INDEX t_a ON t (a)")
 	size0, err := b.Size(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -445,9 +398,9 @@ func TestDrop(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := openT(t, drivers.Config{DataDir: dir, Backend: "drop"})
-	s := sessionT(t, b)
-	execT(t, s, "CREATE TABLE t (a INTEGER)")
-	execT(t, s, "INSERT INTO t VALUES (1)")
+	s := drivertest.Session(t, b)
+	drivertest.Exec(t, s, "CREATE TABLE t (a INTEGER)")
+	drivertest.Exec(t, s, "INSERT INTO t VALUES (1)")
 	if _, err := os.Stat(b.path + "-wal"); err != nil {
 		t.Fatalf("no WAL file before Drop: %v", err)
 	}
@@ -474,9 +427,9 @@ func TestDrop(t *testing.T) {
 // and little else.
 func TestCountAllocs(t *testing.T) {
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
-	execT(t, s, "CREATE TABLE t (a INTEGER PRIMARY KEY, v TEXT)")
-	execT(t, s, "INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+	s := drivertest.Session(t, b)
+	drivertest.Exec(t, s, "CREATE TABLE t (a INTEGER PRIMARY KEY, v TEXT)")
+	drivertest.Exec(t, s, "INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')")
 	st, err := s.Prepare(context.Background(), "SELECT a, v FROM t WHERE a >= ?")
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 )
 
 // compilations counts the SELECT statements SQLite compiles on s's
@@ -52,13 +53,13 @@ func TestStatementsKeepTheirPlan(t *testing.T) {
 		t.Errorf("allocation statistics still on: %v", memStatus)
 	}
 	b := openT(t, drivers.Config{})
-	s := sessionT(t, b)
-	execT(t, s, `CREATE TABLE t1 (e INTEGER, a INTEGER, v TEXT)`)
-	execT(t, s, `CREATE TABLE t2 (e INTEGER, a INTEGER, v INTEGER)`)
-	execT(t, s, `CREATE INDEX t1_e ON t1 (e, a)`)
-	execT(t, s, `CREATE INDEX t2_e ON t2 (e, a)`)
-	execT(t, s, `INSERT INTO t1 VALUES (1, 1, 'x'), (2, 1, 'y')`)
-	execT(t, s, `INSERT INTO t2 VALUES (1, 2, 7), (2, 2, 8)`)
+	s := drivertest.Session(t, b)
+	drivertest.Exec(t, s, `CREATE TABLE t1 (e INTEGER, a INTEGER, v TEXT)`)
+	drivertest.Exec(t, s, `CREATE TABLE t2 (e INTEGER, a INTEGER, v INTEGER)`)
+	drivertest.Exec(t, s, `CREATE INDEX t1_e ON t1 (e, a)`)
+	drivertest.Exec(t, s, `CREATE INDEX t2_e ON t2 (e, a)`)
+	drivertest.Exec(t, s, `INSERT INTO t1 VALUES (1, 1, 'x'), (2, 1, 'y')`)
+	drivertest.Exec(t, s, `INSERT INTO t2 VALUES (1, 2, 7), (2, 2, 8)`)
 	for _, tc := range []struct{ name, sql string }{
 		{"union all filtered by a parameter", `SELECT d.a, d.v FROM (SELECT e, a, v FROM t1 UNION ALL SELECT e, a, CAST(v AS TEXT) FROM t2) d WHERE d.e = ? ORDER BY 1, 2`},
 		{"like with a parameter", `SELECT e FROM t1 WHERE v LIKE ?`},
@@ -109,11 +110,11 @@ func TestStablePlansOption(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer b.Close()
-			s := sessionT(t, b)
-			execT(t, s, `CREATE TABLE t1 (e INTEGER, a INTEGER, v TEXT)`)
-			execT(t, s, `CREATE TABLE t2 (e INTEGER, a INTEGER, v INTEGER)`)
-			execT(t, s, `CREATE INDEX t1_e ON t1 (e, a)`)
-			execT(t, s, `CREATE INDEX t2_e ON t2 (e, a)`)
+			s := drivertest.Session(t, b)
+			drivertest.Exec(t, s, `CREATE TABLE t1 (e INTEGER, a INTEGER, v TEXT)`)
+			drivertest.Exec(t, s, `CREATE TABLE t2 (e INTEGER, a INTEGER, v INTEGER)`)
+			drivertest.Exec(t, s, `CREATE INDEX t1_e ON t1 (e, a)`)
+			drivertest.Exec(t, s, `CREATE INDEX t2_e ON t2 (e, a)`)
 			compiled := compilations(t, s)
 			st, err := s.Prepare(context.Background(), `SELECT d.a, d.v FROM (SELECT e, a, v FROM t1 UNION ALL SELECT e, a, CAST(v AS TEXT) FROM t2) d WHERE d.e = ? ORDER BY 1, 2`)
 			if err != nil {

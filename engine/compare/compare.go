@@ -43,7 +43,7 @@ type Finding struct {
 // Comparison methods.
 const (
 	MethodStats     = "stats"     // per-rep values, Mann-Whitney U test and Hodges-Lehmann interval
-	MethodThreshold = "threshold" // the seed's rule: medians beyond a threshold
+	MethodThreshold = "threshold" // the seed suite's rule: medians beyond a threshold
 )
 
 // Options says how Dirs decides.
@@ -214,7 +214,7 @@ func (r Verdict) String() string {
 // comparable (see Differences): when they are not and opt.Force is false
 // the verdict is Refused and nothing else is compared. Then rows are
 // matched on (scenario, backend, scale, clients, op). Under
-// MethodThreshold it is the seed's compare.py: p50/p99 increases and
+// MethodThreshold it is the seed suite's compare.py: p50/p99 increases and
 // throughput drops beyond the threshold, new errors, a scenario that
 // became a ceiling and rows missing from NEW are regressions. Under
 // MethodStats the p50, p99 and throughput of each point are decided from
@@ -258,16 +258,16 @@ func Runs(oldRun, newRun *results.Run, opt Options) (Verdict, error) {
 	case math.IsNaN(opt.NoiseBoundPct) || opt.NoiseBoundPct < 0:
 		return Verdict{}, fmt.Errorf("results: compare: noise bound %v must be >= 0", opt.NoiseBoundPct)
 	}
-	rep := Verdict{Old: oldDir, New: newDir, Method: opt.Method, ThresholdPct: opt.ThresholdPct,
+	verdict := Verdict{Old: oldDir, New: newDir, Method: opt.Method, ThresholdPct: opt.ThresholdPct,
 		NotCompared: opt.NotCompared, comparable: opt.Comparable, loadComparable: opt.LoadComparable,
 		NoiseBoundPct: opt.NoiseBoundPct, force: opt.Force, RunVariation: opt.RunVariation}
 	if opt.Method == MethodStats {
-		rep.Alpha = opt.Alpha
+		verdict.Alpha = opt.Alpha
 	}
-	rep.oldRun, rep.newRun = oldRun, newRun
+	verdict.oldRun, verdict.newRun = oldRun, newRun
 	diffs, notes, err := Differences(oldRun, newRun)
 	if err != nil {
-		return rep, err
+		return verdict, err
 	}
 	if opt.Comparable != nil {
 		// Fingerprints decide per point: the whole spec's hash does not.
@@ -279,25 +279,25 @@ func Runs(oldRun, newRun *results.Run, opt Options) (Verdict, error) {
 		}
 		diffs = kept
 	}
-	rep.Differences, rep.Notes = diffs, notes
+	verdict.Differences, verdict.Notes = diffs, notes
 	if len(diffs) > 0 && !opt.Force && !opt.variants {
-		rep.Refused = true
-		return rep, nil
+		verdict.Refused = true
+		return verdict, nil
 	}
-	if err := compareRows(&rep, oldRun, newRun); err != nil {
-		return rep, err
+	if err := compareRows(&verdict, oldRun, newRun); err != nil {
+		return verdict, err
 	}
 	if opt.Method == MethodStats {
-		return rep, compareReps(&rep, oldRun, newRun)
+		return verdict, compareReps(&verdict, oldRun, newRun)
 	}
-	return rep, nil
+	return verdict, nil
 }
 
 // compareRows finds the regressions of timings.csv and loads.csv; under
 // the statistical method only those that are not metric changes.
-func compareRows(rep *Verdict, oldRun, newRun *results.Run) error {
-	metrics := rep.Method != MethodStats
-	thresholdPct := rep.ThresholdPct
+func compareRows(verdict *Verdict, oldRun, newRun *results.Run) error {
+	metrics := verdict.Method != MethodStats
+	thresholdPct := verdict.ThresholdPct
 	for _, x := range []struct {
 		side string
 		run  *results.Run
@@ -324,42 +324,42 @@ func compareRows(rep *Verdict, oldRun, newRun *results.Run) error {
 	up := 1 + thresholdPct/100
 	down := 1 - thresholdPct/100
 	for _, n := range newRows {
-		if !rep.keep(n.Key()) {
+		if !verdict.keep(n.Key()) {
 			continue
 		}
 		newKeys[n.Key()] = true
 		if n.Op == "ceiling" {
 			newCeiling[sk(n)] = true
 			if !oldCeiling[sk(n)] {
-				rep.Findings = append(rep.Findings, Finding{Kind: KindCeiling, What: n.Scenario + " " + n.Backend + " " + n.Scale, New: n.P50Ms})
+				verdict.Findings = append(verdict.Findings, Finding{Kind: KindCeiling, What: n.Scenario + " " + n.Backend + " " + n.Scale, New: n.P50Ms})
 			}
 		}
 		o, ok := oldByKey[n.Key()]
 		if !ok {
-			rep.OnlyNew++
+			verdict.OnlyNew++
 			continue
 		}
-		rep.Compared++
+		verdict.Compared++
 		what := n.Key().String()
 		if n.Op != "ceiling" && metrics {
 			if o.P50Ms > 0 && n.P50Ms > o.P50Ms*up {
-				rep.Findings = append(rep.Findings, Finding{Kind: KindP50, What: what, Old: o.P50Ms, New: n.P50Ms, Pct: pct(o.P50Ms, n.P50Ms)})
+				verdict.Findings = append(verdict.Findings, Finding{Kind: KindP50, What: what, Old: o.P50Ms, New: n.P50Ms, Pct: pct(o.P50Ms, n.P50Ms)})
 			}
 			if o.P99Ms > 0 && n.P99Ms > o.P99Ms*up {
-				rep.Findings = append(rep.Findings, Finding{Kind: KindP99, What: what, Old: o.P99Ms, New: n.P99Ms, Pct: pct(o.P99Ms, n.P99Ms)})
+				verdict.Findings = append(verdict.Findings, Finding{Kind: KindP99, What: what, Old: o.P99Ms, New: n.P99Ms, Pct: pct(o.P99Ms, n.P99Ms)})
 			}
 			if o.Throughput > 0 && n.Throughput < o.Throughput*down {
-				rep.Findings = append(rep.Findings, Finding{Kind: KindThroughput, What: what, Old: o.Throughput, New: n.Throughput, Pct: pct(o.Throughput, n.Throughput)})
+				verdict.Findings = append(verdict.Findings, Finding{Kind: KindThroughput, What: what, Old: o.Throughput, New: n.Throughput, Pct: pct(o.Throughput, n.Throughput)})
 			}
 		}
 		if n.Errors > o.Errors {
-			rep.Findings = append(rep.Findings, Finding{Kind: KindErrors, What: what, Old: float64(o.Errors), New: float64(n.Errors)})
+			verdict.Findings = append(verdict.Findings, Finding{Kind: KindErrors, What: what, Old: float64(o.Errors), New: float64(n.Errors)})
 		}
 	}
 	for _, o := range oldRows {
 		// A scenario that became a ceiling lost its rows: reported once above.
-		if !newKeys[o.Key()] && !newCeiling[sk(o)] && rep.keep(o.Key()) {
-			rep.Findings = append(rep.Findings, Finding{Kind: KindMissing, What: o.Key().String()})
+		if !newKeys[o.Key()] && !newCeiling[sk(o)] && verdict.keep(o.Key()) {
+			verdict.Findings = append(verdict.Findings, Finding{Kind: KindMissing, What: o.Key().String()})
 		}
 	}
 
@@ -372,23 +372,23 @@ func compareRows(rep *Verdict, oldRun, newRun *results.Run) error {
 	}
 	for _, n := range results.LastPerKey(newLoads, lk) {
 		o, ok := oldL[lk(n)]
-		if !ok || !rep.keepLoad(n.Backend, n.Scale) {
+		if !ok || !verdict.keepLoad(n.Backend, n.Scale) {
 			continue
 		}
 		what := "bulk_load " + n.Backend + " " + n.Scale
 		switch {
 		case n.Ceiling && !o.Ceiling:
-			rep.Findings = append(rep.Findings, Finding{Kind: KindLoadCeiling, What: what, Old: o.DatomsPerS, New: n.DatomsPerS})
+			verdict.Findings = append(verdict.Findings, Finding{Kind: KindLoadCeiling, What: what, Old: o.DatomsPerS, New: n.DatomsPerS})
 		case !n.Ceiling && !o.Ceiling && o.DatomsPerS > 0 && n.DatomsPerS < o.DatomsPerS*down:
 			if metrics {
-				rep.Findings = append(rep.Findings, Finding{Kind: KindLoadRate, What: what, Old: o.DatomsPerS, New: n.DatomsPerS, Pct: pct(o.DatomsPerS, n.DatomsPerS)})
+				verdict.Findings = append(verdict.Findings, Finding{Kind: KindLoadRate, What: what, Old: o.DatomsPerS, New: n.DatomsPerS, Pct: pct(o.DatomsPerS, n.DatomsPerS)})
 			} else {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: datoms/s %s -> %s (%+.1f%%), one load per run: too few to decide",
+				verdict.Notes = append(verdict.Notes, fmt.Sprintf("%s: datoms/s %s -> %s (%+.1f%%), one load per run: too few to decide",
 					what, results.Thousands(int64(math.Round(o.DatomsPerS))), results.Thousands(int64(math.Round(n.DatomsPerS))), pct(o.DatomsPerS, n.DatomsPerS)))
 			}
 		}
 	}
-	return applyRules(rep, oldRun, newRun)
+	return applyRules(verdict, oldRun, newRun)
 }
 
 func pct(old, new float64) float64 { return 100 * (new - old) / old }

@@ -69,7 +69,7 @@ type pointRow struct {
 // point and metric with regressions and improvements marked, the points
 // left out because their definitions changed, and every point's timings of
 // both runs side by side with the change.
-func HTML(rep Verdict, w io.Writer) error {
+func HTML(verdict Verdict, w io.Writer) error {
 	var secs []report.Section
 	add := func(id, title, tmpl string, data any) error {
 		body, err := report.Render(sections, tmpl, data)
@@ -87,30 +87,30 @@ func HTML(rep Verdict, w io.Writer) error {
 		secs = append(secs, report.Section{ID: id, Title: title, Body: body})
 		return nil
 	}
-	if err := add("verdict", "Verdict", "verdict", verdictOf(rep)); err != nil {
+	if err := add("verdict", "Verdict", "verdict", verdictOf(verdict)); err != nil {
 		return err
 	}
-	if len(rep.Differences) > 0 {
+	if len(verdict.Differences) > 0 {
 		t := report.Table{Head: []string{"key", "OLD", "NEW"}}
-		for _, d := range rep.Differences {
+		for _, d := range verdict.Differences {
 			t.Rows = append(t.Rows, []string{d.Key, d.Old, d.New})
 		}
 		if err := addTable("differences", "What differs between the runs", t); err != nil {
 			return err
 		}
 	}
-	if len(rep.NotCompared) > 0 {
-		if err := add("notcompared", "Changed definitions, not compared", "list", rep.NotCompared); err != nil {
+	if len(verdict.NotCompared) > 0 {
+		if err := add("notcompared", "Changed definitions, not compared", "list", verdict.NotCompared); err != nil {
 			return err
 		}
 	}
-	if len(rep.Verdicts) > 0 {
-		if err := add("verdicts", "Per point and metric", "verdicts", metricRows(rep.Verdicts)); err != nil {
+	if len(verdict.Verdicts) > 0 {
+		if err := add("verdicts", "Per point and metric", "verdicts", metricRows(verdict.Verdicts)); err != nil {
 			return err
 		}
 	}
 	t := report.Table{Head: []string{"kind", "what", "OLD", "NEW", "change"}, Right: []bool{false, false, true, true, true}}
-	for _, f := range rep.Findings {
+	for _, f := range verdict.Findings {
 		if f.Stat == nil {
 			t.Rows = append(t.Rows, []string{f.Kind, f.What, strconv.FormatFloat(f.Old, 'f', -1, 64), strconv.FormatFloat(f.New, 'f', -1, 64), fmt.Sprintf("%+.1f%%", f.Pct)})
 		}
@@ -122,17 +122,17 @@ func HTML(rep Verdict, w io.Writer) error {
 	}
 	// Two backends of one run (Variants) have no table of their own here:
 	// their verdicts above are per point already.
-	if !rep.Refused && !rep.Variants && rep.oldRun != nil && rep.newRun != nil {
-		if err := add("sidebyside", "Timings side by side", "sidebyside", pointRows(rep, rep.oldRun.Timings, rep.newRun.Timings)); err != nil {
+	if !verdict.Refused && !verdict.Variants && verdict.oldRun != nil && verdict.newRun != nil {
+		if err := add("sidebyside", "Timings side by side", "sidebyside", pointRows(verdict, verdict.oldRun.Timings, verdict.newRun.Timings)); err != nil {
 			return err
 		}
 	}
-	if len(rep.Notes) > 0 {
-		if err := add("notes", "Notes", "list", rep.Notes); err != nil {
+	if len(verdict.Notes) > 0 {
+		if err := add("notes", "Notes", "list", verdict.Notes); err != nil {
 			return err
 		}
 	}
-	meta, err := report.Render(sections, "meta", rep)
+	meta, err := report.Render(sections, "meta", verdict)
 	if err != nil {
 		return err
 	}
@@ -141,28 +141,28 @@ func HTML(rep Verdict, w io.Writer) error {
 
 func fmtPct(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-func verdictOf(rep Verdict) verdictView {
-	v := verdictView{Old: rep.Old, New: rep.New, Compared: rep.Compared, OnlyNew: rep.OnlyNew, NoiseReason: rep.NoiseReason}
+func verdictOf(verdict Verdict) verdictView {
+	v := verdictView{Old: verdict.Old, New: verdict.New, Compared: verdict.Compared, OnlyNew: verdict.OnlyNew, NoiseReason: verdict.NoiseReason}
 	switch {
-	case rep.Refused:
+	case verdict.Refused:
 		v.Head.Class, v.Head.Text = "fail", "Refused: the runs differ in what they measured (below); rerun compare with -force to compare them anyway."
-	case rep.Regressed():
-		v.Head.Class, v.Head.Text = "fail", fmt.Sprintf("%d regression(s).", len(rep.Findings))
-	case rep.Undecided() > 0:
+	case verdict.Regressed():
+		v.Head.Class, v.Head.Text = "fail", fmt.Sprintf("%d regression(s).", len(verdict.Findings))
+	case verdict.Undecided() > 0:
 		// No verdict is not a pass: never shown in green.
 		v.Head.Class, v.Head.Text = "undecided", fmt.Sprintf("Cannot decide %d of %d metrics (%s): no regression was found, which is not a pass.",
-			rep.Undecided(), len(rep.Verdicts), undecidedWhy(rep))
+			verdict.Undecided(), len(verdict.Verdicts), undecidedWhy(verdict))
 	default:
 		v.Head.Class, v.Head.Text = "pass", "No regression."
 	}
-	if rep.NoiseOld.Rows > 0 || rep.NoiseNew.Rows > 0 {
-		v.Noise, v.NoiseOld, v.NoiseNew = true, rep.NoiseOld.String(), rep.NoiseNew.String()
+	if verdict.NoiseOld.Rows > 0 || verdict.NoiseNew.Rows > 0 {
+		v.Noise, v.NoiseOld, v.NoiseNew = true, verdict.NoiseOld.String(), verdict.NoiseNew.String()
 	}
-	v.Method = fmt.Sprintf("threshold %s%%", fmtPct(rep.ThresholdPct))
-	if rep.Method == MethodStats {
-		v.Method = fmt.Sprintf("statistics over reps (Mann-Whitney U at alpha %s), threshold %s%%", strconv.FormatFloat(rep.Alpha, 'f', -1, 64), fmtPct(rep.ThresholdPct))
+	v.Method = fmt.Sprintf("threshold %s%%", fmtPct(verdict.ThresholdPct))
+	if verdict.Method == MethodStats {
+		v.Method = fmt.Sprintf("statistics over reps (Mann-Whitney U at alpha %s), threshold %s%%", strconv.FormatFloat(verdict.Alpha, 'f', -1, 64), fmtPct(verdict.ThresholdPct))
 		var b strings.Builder
-		writeRunVariation(&b, rep)
+		writeRunVariation(&b, verdict)
 		v.RunVariation = strings.TrimSpace(b.String())
 	}
 	return v
@@ -206,15 +206,15 @@ func outcomeClass(outcome string) string {
 }
 
 // undecidedWhy names what kept the undecided metrics from a verdict.
-func undecidedWhy(rep Verdict) string {
+func undecidedWhy(verdict Verdict) string {
 	var few, noisy bool
-	for _, v := range rep.Verdicts {
+	for _, v := range verdict.Verdicts {
 		few = few || v.Outcome == OutUndecided
 		noisy = noisy || v.Outcome == OutNoisy
 	}
 	switch {
-	case rep.undecidedRows() > 0 && !few && !noisy:
-		return ruleUndecidedWhy(rep)
+	case verdict.undecidedRows() > 0 && !few && !noisy:
+		return ruleUndecidedWhy(verdict)
 	case few && noisy:
 		return "too few reps, and the machine's noise differed"
 	case noisy:
@@ -225,14 +225,14 @@ func undecidedWhy(rep Verdict) string {
 
 // pointRows is every point of either run with OLD's and NEW's p50, p99
 // and throughput; a point judged a regression or improvement is marked.
-func pointRows(rep Verdict, oldRows, newRows []results.Row) []pointRow {
+func pointRows(verdict Verdict, oldRows, newRows []results.Row) []pointRow {
 	marks := map[string]string{}
-	for _, v := range rep.Verdicts {
+	for _, v := range verdict.Verdicts {
 		if v.Outcome == OutRegression || (v.Outcome == OutImprovement && marks[v.What] != OutRegression) {
 			marks[v.What] = v.Outcome
 		}
 	}
-	for _, f := range rep.Findings {
+	for _, f := range verdict.Findings {
 		marks[f.What] = OutRegression
 	}
 	oldBy := map[results.Key]results.Row{}
@@ -252,7 +252,7 @@ func pointRows(rep Verdict, oldRows, newRows []results.Row) []pointRow {
 		ops := func(r results.Row) string { return report.FormatRate(r.Throughput) }
 		mark := marks[k.String()]
 		switch {
-		case rep.comparable != nil && !rep.comparable(k):
+		case verdict.comparable != nil && !verdict.comparable(k):
 			mark = "changed definition"
 		case o == nil:
 			mark = "only in NEW"

@@ -99,9 +99,9 @@ func logs(v []float64) []float64 {
 // compareReps judges p50, p99 and throughput of every point of OLD's
 // raw.csv that NEW's raw.csv has too. A rep measured twice (a resumed
 // run) counts once, its last measurement.
-func compareReps(rep *Verdict, oldRun, newRun *results.Run) error {
+func compareReps(verdict *Verdict, oldRun, newRun *results.Run) error {
 	if !oldRun.Has(results.RawFile) || !newRun.Has(results.RawFile) {
-		rep.Notes = append(rep.Notes, "no raw.csv on both sides: without per-rep values no change can be decided")
+		verdict.Notes = append(verdict.Notes, "no raw.csv on both sides: without per-rep values no change can be decided")
 		return nil
 	}
 	oldRaw, newRaw := oldRun.Raw, newRun.Raw
@@ -113,7 +113,7 @@ func compareReps(rep *Verdict, oldRun, newRun *results.Run) error {
 		by := map[results.Key][]results.Row{}
 		var order []results.Key
 		for _, r := range results.LastPerKey(rows, func(r results.Row) repKey { return repKey{r.Key(), r.Rep} }) {
-			if r.Op == results.OpCeiling || !rep.keep(r.Key()) {
+			if r.Op == results.OpCeiling || !verdict.keep(r.Key()) {
 				continue
 			}
 			k := r.Key()
@@ -134,21 +134,21 @@ func compareReps(rep *Verdict, oldRun, newRun *results.Run) error {
 		or := oldBy[k]
 		for _, m := range repMetrics {
 			v := MetricVerdict{What: k.String(), Metric: m.kind, key: k, Old: values(or, m.of), New: values(nr, m.of)}
-			if rv := rep.RunVariation; rv != nil && rv.Estimates[m.kind] > 0 {
+			if rv := verdict.RunVariation; rv != nil && rv.Estimates[m.kind] > 0 {
 				sd, df := rv.sdFor(k, m.kind)
-				judgeRuns(&v, rep.Alpha, rep.ThresholdPct, sd, df)
+				judgeRuns(&v, verdict.Alpha, verdict.ThresholdPct, sd, df)
 			} else {
-				judge(&v, rep.Alpha, rep.ThresholdPct)
+				judge(&v, verdict.Alpha, verdict.ThresholdPct)
 			}
-			rep.Verdicts = append(rep.Verdicts, v)
+			verdict.Verdicts = append(verdict.Verdicts, v)
 		}
 	}
-	if err := judgeNoise(rep, oldRun, newRun); err != nil {
+	if err := judgeNoise(verdict, oldRun, newRun); err != nil {
 		return err
 	}
-	for i := range rep.Verdicts {
-		if v := &rep.Verdicts[i]; v.Outcome == OutRegression {
-			rep.Findings = append(rep.Findings, Finding{Kind: v.Metric, What: v.What, Old: v.OldMedian, New: v.NewMedian, Pct: v.Pct(), Stat: v})
+	for i := range verdict.Verdicts {
+		if v := &verdict.Verdicts[i]; v.Outcome == OutRegression {
+			verdict.Findings = append(verdict.Findings, Finding{Kind: v.Metric, What: v.What, Old: v.OldMedian, New: v.NewMedian, Pct: v.Pct(), Stat: v})
 		}
 	}
 	return nil
@@ -158,23 +158,23 @@ func compareReps(rep *Verdict, oldRun, newRun *results.Run) error {
 // that moved inconclusive where the machine's noise during its scenario
 // (or, without rows for it, the whole run) differed beyond the bound,
 // unless forced.
-func judgeNoise(rep *Verdict, oldRun, newRun *results.Run) error {
+func judgeNoise(verdict *Verdict, oldRun, newRun *results.Run) error {
 	oldRows, newRows := oldRun.Noise, newRun.Noise
 	if !oldRun.Has(results.NoiseFile) || !newRun.Has(results.NoiseFile) {
-		rep.Notes = append(rep.Notes, "no noise.csv on both sides: the machine's noise during the runs is unknown, and not weighed")
+		verdict.Notes = append(verdict.Notes, "no noise.csv on both sides: the machine's noise during the runs is unknown, and not weighed")
 		if oldRun.Has(results.NoiseFile) {
-			rep.NoiseOld = results.SummarizeNoise(oldRows, nil)
+			verdict.NoiseOld = results.SummarizeNoise(oldRows, nil)
 		}
 		if newRun.Has(results.NoiseFile) {
-			rep.NoiseNew = results.SummarizeNoise(newRows, nil)
+			verdict.NoiseNew = results.SummarizeNoise(newRows, nil)
 		}
 		return nil
 	}
-	rep.NoiseOld, rep.NoiseNew = results.SummarizeNoise(oldRows, nil), results.SummarizeNoise(newRows, nil)
-	rep.NoiseReason = noiseDiffers(rep.NoiseOld, rep.NoiseNew, rep.NoiseBoundPct)
+	verdict.NoiseOld, verdict.NoiseNew = results.SummarizeNoise(oldRows, nil), results.SummarizeNoise(newRows, nil)
+	verdict.NoiseReason = noiseDiffers(verdict.NoiseOld, verdict.NoiseNew, verdict.NoiseBoundPct)
 	forced := map[string]bool{}
-	for i := range rep.Verdicts {
-		v := &rep.Verdicts[i]
+	for i := range verdict.Verdicts {
+		v := &verdict.Verdicts[i]
 		if v.Outcome != OutRegression && v.Outcome != OutImprovement {
 			continue
 		}
@@ -183,15 +183,15 @@ func judgeNoise(rep *Verdict, oldRun, newRun *results.Run) error {
 		}
 		o, n := results.SummarizeNoise(oldRows, of), results.SummarizeNoise(newRows, of)
 		if o.Rows == 0 || n.Rows == 0 {
-			o, n = rep.NoiseOld, rep.NoiseNew
+			o, n = verdict.NoiseOld, verdict.NoiseNew
 		}
-		why := noiseDiffers(o, n, rep.NoiseBoundPct)
+		why := noiseDiffers(o, n, verdict.NoiseBoundPct)
 		switch {
 		case why == "":
-		case rep.force:
+		case verdict.force:
 			if !forced[v.key.Scenario] {
 				forced[v.key.Scenario] = true
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s; judged anyway (-force)", v.key.Scenario, why))
+				verdict.Notes = append(verdict.Notes, fmt.Sprintf("%s: %s; judged anyway (-force)", v.key.Scenario, why))
 			}
 		default:
 			v.Outcome, v.Reason = OutNoisy, why
@@ -201,13 +201,13 @@ func judgeNoise(rep *Verdict, oldRun, newRun *results.Run) error {
 }
 
 // writeNoise prints both runs' noise, and why it differs when it does.
-func writeNoise(b *strings.Builder, rep Verdict) {
-	if rep.NoiseOld.Rows == 0 && rep.NoiseNew.Rows == 0 {
+func writeNoise(b *strings.Builder, verdict Verdict) {
+	if verdict.NoiseOld.Rows == 0 && verdict.NoiseNew.Rows == 0 {
 		return
 	}
-	fmt.Fprintf(b, "machine noise OLD: %s\nmachine noise NEW: %s\n", rep.NoiseOld, rep.NoiseNew)
-	if rep.NoiseReason != "" {
-		fmt.Fprintf(b, "the machine's noise differs: %s (bound %s points)\n", rep.NoiseReason, strconv.FormatFloat(rep.NoiseBoundPct, 'f', -1, 64))
+	fmt.Fprintf(b, "machine noise OLD: %s\nmachine noise NEW: %s\n", verdict.NoiseOld, verdict.NoiseNew)
+	if verdict.NoiseReason != "" {
+		fmt.Fprintf(b, "the machine's noise differs: %s (bound %s points)\n", verdict.NoiseReason, strconv.FormatFloat(verdict.NoiseBoundPct, 'f', -1, 64))
 	}
 }
 

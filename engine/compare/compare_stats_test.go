@@ -90,21 +90,21 @@ func TestCompareStats(t *testing.T) {
 			if opt.ThresholdPct == 0 {
 				opt.ThresholdPct = 10
 			}
-			rep, err := Dirs(statsDir(tc.old), statsDir(tc.new), opt)
+			verdict, err := Dirs(statsDir(tc.old), statsDir(tc.new), opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			text := rep.String()
-			if rep.Refused != tc.refused || rep.Regressed() != tc.regressed {
-				t.Fatalf("refused %v regressed %v, want %v %v:\n%s", rep.Refused, rep.Regressed(), tc.refused, tc.regressed, text)
+			text := verdict.String()
+			if verdict.Refused != tc.refused || verdict.Regressed() != tc.regressed {
+				t.Fatalf("refused %v regressed %v, want %v %v:\n%s", verdict.Refused, verdict.Regressed(), tc.refused, tc.regressed, text)
 			}
-			if tc.refused && len(rep.Verdicts) != 0 {
-				t.Errorf("a refused comparison judged %d metrics", len(rep.Verdicts))
+			if tc.refused && len(verdict.Verdicts) != 0 {
+				t.Errorf("a refused comparison judged %d metrics", len(verdict.Verdicts))
 			}
-			if !tc.refused && len(rep.Verdicts) != 6 {
-				t.Errorf("%d verdicts, want 6 (2 points x 3 metrics)", len(rep.Verdicts))
+			if !tc.refused && len(verdict.Verdicts) != 6 {
+				t.Errorf("%d verdicts, want 6 (2 points x 3 metrics)", len(verdict.Verdicts))
 			}
-			got := outcomes(rep)
+			got := outcomes(verdict)
 			for _, w := range tc.want {
 				if !slices.Contains(got, w) {
 					t.Errorf("no %v in %v", w, got)
@@ -125,7 +125,7 @@ func TestCompareStats(t *testing.T) {
 }
 
 func TestCompareRefusalDifferences(t *testing.T) {
-	rep, err := Dirs(statsDir("base"), statsDir("settings"), Options{ThresholdPct: 10})
+	verdict, err := Dirs(statsDir("base"), statsDir("settings"), Options{ThresholdPct: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,18 +134,18 @@ func TestCompareRefusalDifferences(t *testing.T) {
 		{"var.avet", "true", "false"},
 		{"backend.sqlite.xs.setting.synchronous", "1", "2"},
 	}
-	if !slices.Equal(rep.Differences, want) {
-		t.Errorf("differences %v, want %v", rep.Differences, want)
+	if !slices.Equal(verdict.Differences, want) {
+		t.Errorf("differences %v, want %v", verdict.Differences, want)
 	}
 	// Refusal comes before anything is read: the same under -method threshold.
-	rep, err = Dirs(statsDir("base"), statsDir("settings"), Options{Method: MethodThreshold, ThresholdPct: 10})
-	if err != nil || !rep.Refused || rep.Regressed() {
-		t.Errorf("threshold method: refused %v regressed %v err %v, want refused", rep.Refused, rep.Regressed(), err)
+	verdict, err = Dirs(statsDir("base"), statsDir("settings"), Options{Method: MethodThreshold, ThresholdPct: 10})
+	if err != nil || !verdict.Refused || verdict.Regressed() {
+		t.Errorf("threshold method: refused %v regressed %v err %v, want refused", verdict.Refused, verdict.Regressed(), err)
 	}
 	// Without env.txt nothing can be checked: said, not refused.
-	rep, err = Dirs(filepath.Join("testdata", "compare", "old"), filepath.Join("testdata", "compare", "old"), Options{ThresholdPct: 10})
-	if err != nil || rep.Refused || !strings.Contains(rep.String(), "note: OLD has no env.txt") {
-		t.Errorf("no env.txt: refused %v err %v:\n%s", rep.Refused, err, rep)
+	verdict, err = Dirs(filepath.Join("testdata", "compare", "old"), filepath.Join("testdata", "compare", "old"), Options{ThresholdPct: 10})
+	if err != nil || verdict.Refused || !strings.Contains(verdict.String(), "note: OLD has no env.txt") {
+		t.Errorf("no env.txt: refused %v err %v:\n%s", verdict.Refused, err, verdict)
 	}
 }
 
@@ -243,37 +243,37 @@ func TestJudgeEdges(t *testing.T) {
 // listed, the rest are judged as usual.
 func TestCompareLeavesOutChangedDefinitions(t *testing.T) {
 	changed := func(k results.Key) bool { return k.Scenario != "point_lookup" }
-	rep, err := Dirs(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10,
+	verdict, err := Dirs(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10,
 		Comparable: changed, NotCompared: []string{"point_lookup sqlite xs: changed definition (query q1), not compared"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Regressed() {
-		t.Errorf("the changed scenario was judged:\n%s", rep)
+	if verdict.Regressed() {
+		t.Errorf("the changed scenario was judged:\n%s", verdict)
 	}
-	for _, v := range rep.Verdicts {
+	for _, v := range verdict.Verdicts {
 		if strings.HasPrefix(v.What, "point_lookup ") {
 			t.Errorf("verdict for a point left out: %+v", v)
 		}
 	}
-	if !strings.Contains(rep.String(), "not compared: point_lookup sqlite xs: changed definition") {
-		t.Errorf("the left-out point is not listed:\n%s", rep)
+	if !strings.Contains(verdict.String(), "not compared: point_lookup sqlite xs: changed definition") {
+		t.Errorf("the left-out point is not listed:\n%s", verdict)
 	}
 	// Without the filter the same pair is a regression.
-	if rep, err := Dirs(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10}); err != nil || !rep.Regressed() {
-		t.Errorf("without fingerprints: regressed %v err %v", rep.Regressed(), err)
+	if verdict, err := Dirs(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10}); err != nil || !verdict.Regressed() {
+		t.Errorf("without fingerprints: regressed %v err %v", verdict.Regressed(), err)
 	}
 }
 
 // compare -html: one page, nothing fetched, the regression marked and
 // both runs' timings side by side.
 func TestCompareHTML(t *testing.T) {
-	rep, err := Dirs(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10})
+	verdict, err := Dirs(statsDir("base"), statsDir("slower"), Options{ThresholdPct: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := HTML(rep, &b); err != nil {
+	if err := HTML(verdict, &b); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

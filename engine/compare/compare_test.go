@@ -32,13 +32,13 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// seedRule compares as the seed's compare.py did: the threshold method.
+// seedRule compares as the seed suite's compare.py did: the threshold method.
 func seedRule(oldDir, newDir string, thresholdPct float64) (Verdict, error) {
 	return Dirs(oldDir, newDir, Options{Method: MethodThreshold, ThresholdPct: thresholdPct})
 }
 
 // withoutEnvNotes drops the notes that no env.txt was there to check
-// (the fixtures of the seed's rule have none).
+// (the fixtures of the seed suite's rule have none).
 func withoutEnvNotes(s string) string {
 	for _, side := range []string{"OLD", "NEW"} {
 		s = strings.Replace(s, "note: "+side+" has no env.txt: cannot check that the runs are comparable\n", "", 1)
@@ -48,13 +48,13 @@ func withoutEnvNotes(s string) string {
 
 func TestCompare(t *testing.T) {
 	oldDir, newDir := filepath.Join("testdata", "compare", "old"), filepath.Join("testdata", "compare", "new")
-	rep, err := seedRule(oldDir, newDir, 10)
+	verdict, err := seedRule(oldDir, newDir, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	type kw struct{ kind, what string }
 	var got []kw
-	for _, f := range rep.Findings {
+	for _, f := range verdict.Findings {
 		got = append(got, kw{f.Kind, f.What})
 	}
 	want := []kw{
@@ -75,10 +75,10 @@ func TestCompare(t *testing.T) {
 			t.Errorf("finding %d: %v, want %v", i, got[i], want[i])
 		}
 	}
-	if !rep.Regressed() || rep.Compared != 5 || rep.OnlyNew != 2 {
-		t.Errorf("regressed %v compared %d only-new %d, want true 5 2", rep.Regressed(), rep.Compared, rep.OnlyNew)
+	if !verdict.Regressed() || verdict.Compared != 5 || verdict.OnlyNew != 2 {
+		t.Errorf("regressed %v compared %d only-new %d, want true 5 2", verdict.Regressed(), verdict.Compared, verdict.OnlyNew)
 	}
-	golden(t, "compare.golden.txt", []byte(withoutEnvNotes(rep.String())))
+	golden(t, "compare.golden.txt", []byte(withoutEnvNotes(verdict.String())))
 }
 
 func TestCompareThresholds(t *testing.T) {
@@ -99,7 +99,7 @@ func TestCompareThresholds(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, err := seedRule(tc.old, tc.new, tc.threshold)
+			verdict, err := seedRule(tc.old, tc.new, tc.threshold)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err %v, want %q", err, tc.err)
@@ -109,11 +109,11 @@ func TestCompareThresholds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Regressed() != tc.regressed || len(rep.Findings) != tc.kinds {
-				t.Errorf("regressed %v with %d findings, want %v %d:\n%s", rep.Regressed(), len(rep.Findings), tc.regressed, tc.kinds, rep)
+			if verdict.Regressed() != tc.regressed || len(verdict.Findings) != tc.kinds {
+				t.Errorf("regressed %v with %d findings, want %v %d:\n%s", verdict.Regressed(), len(verdict.Findings), tc.regressed, tc.kinds, verdict)
 			}
-			if !tc.regressed && !strings.Contains(rep.String(), "no regressions") {
-				t.Errorf("report does not say so:\n%s", rep)
+			if !tc.regressed && !strings.Contains(verdict.String(), "no regressions") {
+				t.Errorf("report does not say so:\n%s", verdict)
 			}
 		})
 	}

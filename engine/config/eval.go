@@ -107,7 +107,7 @@ type SamplingValues struct {
 	CheckS  float64 // per-call cap of a check; past it the check is a SKIP
 	LoadMax float64 // bulk-load cap per (scale, backend), seconds
 	// Precision stops a rep once its p50 is known within this fraction at
-	// 95% confidence (between min_s/min_n and max_s); 0 is the seed's
+	// 95% confidence (between min_s/min_n and max_s); 0 is the seed suite's
 	// fixed method. PrecisionP99 also waits for p99.
 	Precision    float64
 	PrecisionP99 float64
@@ -115,7 +115,7 @@ type SamplingValues struct {
 	// point of a cell, then rep 2, ...), OrderPaired (rep 1 of every point
 	// of every backend of a scale, then rep 2: backends compared within
 	// one run see the same drift) or OrderSequential (each point's reps
-	// back to back, the seed's order).
+	// back to back, the seed suite's order).
 	Order string
 	// Evidence collects, around each point, what the database's own
 	// instruments say it did and where the latency went (evidence.csv,

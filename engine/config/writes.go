@@ -6,7 +6,7 @@ import (
 )
 
 // WriteBlock is `write "name" {}` in a dataset: a stream of writes after
-// the load, each a pure function of the seed and its number k. An update
+// the load, each a pure function of the random seed and its number k. An update
 // sets one attribute of the entity target draws:
 //
 //	write "state_change" {

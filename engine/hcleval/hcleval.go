@@ -20,18 +20,25 @@ func AttrError(expr hcl.Expression, summary, detail string) *hcl.Diagnostic {
 
 // Number evaluates expr as a number; unknown is 0 with no diagnostic.
 func Number(expr hcl.Expression, ctx *hcl.EvalContext, name string) (float64, hcl.Diagnostics) {
+	f, _, diags := KnownNumber(expr, ctx, name)
+	return f, diags
+}
+
+// KnownNumber is Number saying whether the value is known: a caller with
+// a default for values validate cannot know yet tells them from 0.
+func KnownNumber(expr hcl.Expression, ctx *hcl.EvalContext, name string) (float64, bool, hcl.Diagnostics) {
 	v, diags := expr.Value(ctx)
 	if diags.HasErrors() {
-		return 0, diags
+		return 0, false, diags
 	}
 	v, err := convert.Convert(v, cty.Number)
 	if err != nil || v.IsNull() {
-		return 0, hcl.Diagnostics{AttrError(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a number.", name))}
+		return 0, false, hcl.Diagnostics{AttrError(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a number.", name))}
 	}
 	if !v.IsKnown() {
-		return 0, nil
+		return 0, false, nil
 	}
-	return Float(v), nil
+	return Float(v), true, nil
 }
 
 // Int evaluates expr as a whole number.
@@ -78,25 +85,32 @@ func Bool(expr hcl.Expression, ctx *hcl.EvalContext, name string) (bool, hcl.Dia
 // StringList evaluates expr as a list of strings without nulls; a list
 // not wholly known is nil with no diagnostic.
 func StringList(expr hcl.Expression, ctx *hcl.EvalContext, name string) ([]string, hcl.Diagnostics) {
+	out, _, diags := KnownStringList(expr, ctx, name)
+	return out, diags
+}
+
+// KnownStringList is StringList saying whether the list is wholly known,
+// so that a caller can refuse an empty list but not an unknown one.
+func KnownStringList(expr hcl.Expression, ctx *hcl.EvalContext, name string) ([]string, bool, hcl.Diagnostics) {
 	v, diags := expr.Value(ctx)
 	if diags.HasErrors() {
-		return nil, diags
+		return nil, false, diags
 	}
 	v, err := convert.Convert(v, cty.List(cty.String))
 	if err != nil || v.IsNull() {
-		return nil, hcl.Diagnostics{AttrError(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a list of strings.", name))}
+		return nil, false, hcl.Diagnostics{AttrError(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a list of strings.", name))}
 	}
 	if !v.IsWhollyKnown() {
-		return nil, nil
+		return nil, false, nil
 	}
 	var out []string
 	for _, e := range v.AsValueSlice() {
 		if e.IsNull() {
-			return nil, hcl.Diagnostics{AttrError(expr, "Invalid list", fmt.Sprintf("%s must not hold null.", name))}
+			return nil, false, hcl.Diagnostics{AttrError(expr, "Invalid list", fmt.Sprintf("%s must not hold null.", name))}
 		}
 		out = append(out, e.AsString())
 	}
-	return out, nil
+	return out, true, nil
 }
 
 // StringMap reads an object or map of primitive values as strings.

@@ -32,6 +32,15 @@ func TestReads(t *testing.T) {
 		"bool":   func(e hcl.Expression) (any, hcl.Diagnostics) { return Bool(e, ctx, "b") },
 		"list":   func(e hcl.Expression) (any, hcl.Diagnostics) { return StringList(e, ctx, "l") },
 		"map":    func(e hcl.Expression) (any, hcl.Diagnostics) { return StringMap(e, ctx, "m") },
+		// The Known reads give the value and whether it is known.
+		"knownnumber": func(e hcl.Expression) (any, hcl.Diagnostics) {
+			f, known, diags := KnownNumber(e, ctx, "n")
+			return [2]any{f, known}, diags
+		},
+		"knownlist": func(e hcl.Expression) (any, hcl.Diagnostics) {
+			l, known, diags := KnownStringList(e, ctx, "l")
+			return [2]any{l, known}, diags
+		},
 	}
 	tests := []struct {
 		read, src string
@@ -58,6 +67,13 @@ func TestReads(t *testing.T) {
 		{"map", `{ a = 1, b = true }`, map[string]string{"a": "1", "b": "true"}, ""},
 		{"map", `null`, map[string]string{}, ""},
 		{"map", `[1]`, map[string]string(nil), "m must be an object of strings, numbers or bools."},
+		{"knownnumber", `0`, [2]any{0.0, true}, ""},
+		{"knownnumber", `var.u`, [2]any{0.0, false}, ""},
+		{"knownnumber", `"x"`, nil, "n must be a number."},
+		{"knownlist", `[]`, [2]any{[]string(nil), true}, ""},
+		{"knownlist", `[var.u]`, [2]any{[]string(nil), false}, ""},
+		{"knownlist", `["a"]`, [2]any{[]string{"a"}, true}, ""},
+		{"knownlist", `"a"`, nil, "l must be a list of strings."},
 		{"map", `{ a = [1] }`, map[string]string(nil), `m: "a" must be a string, number or bool.`},
 	}
 	for _, tt := range tests {

@@ -31,7 +31,7 @@ func factOr(key, source string, value string, err error) results.KV {
 	return Fact(key, value, source)
 }
 
-// Tuning records what the seed's env.txt recorded of the machine's
+// Tuning records what the seed suite's env.txt recorded of the machine's
 // tuning: the build's revision, the instance, sockets and NUMA nodes, huge
 // pages, transparent huge pages, the CPU frequency governor, the kernel's
 // memory knobs and the filesystem holding the data directory.
@@ -121,7 +121,7 @@ func numaNodes() (string, error) {
 	return fmt.Sprint(len(m)), nil
 }
 
-// hugePages renders the huge page counters as the seed did:
+// hugePages renders the huge page counters as the seed suite did:
 // "HugePages_Total:=0 HugePages_Free:=0 Hugepagesize:=2048".
 func hugePages() (string, error) {
 	var parts []string

@@ -18,20 +18,16 @@ func AttrError(expr hcl.Expression, summary, detail string) *hcl.Diagnostic {
 	return hcleval.AttrError(expr, summary, detail)
 }
 
-// Int evaluates a whole number. min is the smallest value allowed.
+// Int evaluates a whole number. min is the smallest value allowed, and
+// what an unknown value reads as.
 func Int(expr hcl.Expression, ctx *hcl.EvalContext, name string, min int) (int, hcl.Diagnostics) {
-	v, diags := expr.Value(ctx)
+	f, known, diags := hcleval.KnownNumber(expr, ctx, name)
 	if diags.HasErrors() {
 		return 0, diags
 	}
-	v, err := convert.Convert(v, cty.Number)
-	if err != nil || v.IsNull() {
-		return 0, hcl.Diagnostics{AttrError(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a number.", name))}
-	}
-	if !v.IsKnown() {
+	if !known {
 		return min, nil
 	}
-	f, _ := v.AsBigFloat().Float64()
 	if f != math.Trunc(f) || math.IsInf(f, 0) || f > math.MaxInt32 {
 		return 0, hcl.Diagnostics{AttrError(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a whole number.", name))}
 	}
@@ -41,20 +37,16 @@ func Int(expr hcl.Expression, ctx *hcl.EvalContext, name string, min int) (int, 
 	return int(f), nil
 }
 
-// Number evaluates a number. min is the smallest value allowed.
+// Number evaluates a number. min is the smallest value allowed, and what
+// an unknown value reads as.
 func Number(expr hcl.Expression, ctx *hcl.EvalContext, name string, min float64) (float64, hcl.Diagnostics) {
-	v, diags := expr.Value(ctx)
+	f, known, diags := hcleval.KnownNumber(expr, ctx, name)
 	if diags.HasErrors() {
 		return 0, diags
 	}
-	v, err := convert.Convert(v, cty.Number)
-	if err != nil || v.IsNull() {
-		return 0, hcl.Diagnostics{AttrError(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a number.", name))}
-	}
-	if !v.IsKnown() {
+	if !known {
 		return min, nil
 	}
-	f, _ := v.AsBigFloat().Float64()
 	if f < min || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, hcl.Diagnostics{AttrError(expr, "Invalid "+name, fmt.Sprintf("%s must be a finite number of at least %v, got %v.", name, min, f))}
 	}
@@ -92,23 +84,9 @@ func IntList(expr hcl.Expression, ctx *hcl.EvalContext, name string, min int) ([
 // Strings evaluates a non-empty list of strings (query.NAME references
 // evaluate to their names).
 func Strings(expr hcl.Expression, ctx *hcl.EvalContext, name string) ([]string, hcl.Diagnostics) {
-	v, diags := expr.Value(ctx)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	lv, err := convert.Convert(v, cty.List(cty.String))
-	if err != nil || lv.IsNull() {
-		return nil, hcl.Diagnostics{AttrError(expr, "Incorrect attribute value type", fmt.Sprintf("%s must be a list.", name))}
-	}
-	if !lv.IsWhollyKnown() {
-		return nil, nil
-	}
-	var out []string
-	for _, e := range lv.AsValueSlice() {
-		if e.IsNull() {
-			return nil, hcl.Diagnostics{AttrError(expr, "Invalid list", fmt.Sprintf("%s must not hold null.", name))}
-		}
-		out = append(out, e.AsString())
+	out, known, diags := hcleval.KnownStringList(expr, ctx, name)
+	if diags.HasErrors() || !known {
+		return nil, diags // unknown: validate cannot tell yet
 	}
 	if len(out) == 0 {
 		return nil, hcl.Diagnostics{AttrError(expr, "Empty "+name, fmt.Sprintf("%s must name at least one query.", name))}

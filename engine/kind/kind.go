@@ -59,7 +59,7 @@ type Definition interface {
 }
 
 // ScaleFilter is implemented by definitions that run on some scales only
-// (the seed's sustained run: the largest selected scale).
+// (the seed suite's sustained run: the largest selected scale).
 type ScaleFilter interface {
 	RunsOnScale(name string) bool
 }

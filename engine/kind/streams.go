@@ -29,7 +29,7 @@ type StreamBlock struct {
 
 // DecodeStreams decodes the read and write blocks of content: `query =
 // query.NAME`, `mix = [...]` or operation blocks, and `clients` (a write
-// block has one writer unless it says otherwise, as the seed). extra
+// block has one writer unless it says otherwise, as the seed suite). extra
 // names attributes the kind accepts besides; they come back unevaluated
 // in Extra.
 func DecodeStreams(content *hcl.BodyContent, ctx *hcl.EvalContext, extra ...string) ([]StreamBlock, hcl.Diagnostics) {

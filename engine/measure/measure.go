@@ -54,7 +54,7 @@ type Sampling struct {
 	// MinSamples are reached, the rep stops as soon as the 95% confidence
 	// interval of the first stream's p50 has a half-width of at most this
 	// fraction of p50 (0.05: within 5%), or at MaxDuration. 0 keeps the
-	// seed's fixed method: stop at MinDuration and MinSamples.
+	// seed suite's fixed method: stop at MinDuration and MinSamples.
 	Precision float64
 	// PrecisionP99 also waits for p99 to be known within this fraction
 	// (only with Precision > 0); 0 does not wait for p99.

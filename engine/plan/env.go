@@ -91,7 +91,7 @@ func ctyText(v cty.Value) string {
 }
 
 // statsDetail lists the entities per kind and the history datoms per
-// history, as the seed's dataset line did ("1600 users, 130000 issues,
+// history, as the seed suite's dataset line did ("1600 users, 130000 issues,
 // 6492 history updates").
 func statsDetail(st datagen.Stats) string {
 	var b strings.Builder

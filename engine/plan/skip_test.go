@@ -12,7 +12,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
-// full.hcl's embedded_skip_scenarios (the seed's EXT_SCENARIO_FILTER)
+// full.hcl's embedded_skip_scenarios (the seed suite's EXT_SCENARIO_FILTER)
 // removes scenarios from the embedded backends only; a name that is no
 // scenario is an error at the variable's use.
 func TestEmbeddedSkipScenarios(t *testing.T) {

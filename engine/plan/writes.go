@@ -64,7 +64,11 @@ func writesNote(drv resolve.Drivers, driver string, sd *config.ScenarioBlock) st
 	}
 	switch {
 	case limit > 0 && (writers == 0 || writers > limit):
-		s := fmt.Sprintf("%s (%s runs %s at a time", sessions(limit), driver, plural(limit, "writing transaction"))
+		txs := "one writing transaction"
+		if limit != 1 {
+			txs = fmt.Sprintf("%d writing transactions", limit)
+		}
+		s := fmt.Sprintf("%s (%s runs %s at a time", sessions(limit), driver, txs)
 		if writers > limit {
 			s += fmt.Sprintf("; writers = %d asked", writers)
 		}
@@ -91,12 +95,4 @@ func (t *Truth) AdvanceJournal(w *writes.Writes, j *writes.Journal) (*Truth, err
 		return nt, fmt.Errorf("after %d committed write(s) of %s: %s", j.Len(), strings.Join(j.Generators(), ", "), strings.TrimPrefix(err.Error(), "datagen: "))
 	}
 	return nt, nil
-}
-
-// plural is "one thing" or "n things".
-func plural(n int, thing string) string {
-	if n == 1 {
-		return "one " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }

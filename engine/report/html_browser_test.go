@@ -1,39 +1,15 @@
 package report
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
 	cdppage "github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/mentat-spec/mentat-spec/engine/browsertest"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
-
-// browser returns the path of a Chromium-based browser. Outside CI a
-// missing browser skips the test; in CI (CI set, as .ci/run sets it) it
-// fails: CI installs Debian's chromium (scripts/browser.sh).
-func browser(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless_shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no chromium on PATH in CI: scripts/browser.sh installs it (apt-get install chromium)")
-	}
-	t.Skip("no chromium on PATH (install it with: apt-get install chromium); CI never skips this test")
-	return ""
-}
 
 // artifactDir is where the browser test keeps the report it opened, its
 // screenshot and its PDF print: results/test-artifacts/ at the
@@ -83,7 +59,7 @@ type pageFacts struct {
 // the machine's load and links to plans/ and logs/ that open. It keeps
 // each page, a screenshot and a PDF print as test artifacts.
 func TestHTMLInBrowser(t *testing.T) {
-	exe := browser(t)
+	exe := browsertest.Exe(t)
 	out := artifactDir(t)
 	for _, tc := range []struct {
 		name, fixture, title, prefix string
@@ -188,60 +164,12 @@ func openInBrowser(t *testing.T, exe, run, out, prefix string) (pageFacts, []cha
 		t.Fatal(err)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-
-	// Open the tab first, so that the listener sees every event of the page.
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	var mu sync.Mutex
-	var problems, requests []string
-	err = chromedp.Listen(bctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-				problems = append(problems, fmt.Sprintf("console.%s", ev.Type))
-			}
-		case *runtime.EventExceptionThrown:
-			problems = append(problems, "exception: "+ev.ExceptionDetails.Text)
-		case *cdplog.EventEntryAdded:
-			if ev.Entry.Level == cdplog.EntryLevelError || ev.Entry.Level == cdplog.EntryLevelWarning {
-				problems = append(problems, fmt.Sprintf("log %s: %s %s", ev.Entry.Level, ev.Entry.Text, ev.Entry.URL))
-			}
-		case *network.EventRequestWillBeSent:
-			requests = append(requests, ev.Request.URL)
-		}
-	})
+	tab := browsertest.Open(t, exe, pagePath)
+	title, err := chromedp.Run(tab.Ctx, chromedp.Title())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(bctx, chromedp.Navigate("file://"+pagePath), chromedp.WaitReady("body")); err != nil {
-		t.Fatalf("opening the report: %v", err)
-	}
-	title, err := chromedp.Run(bctx, chromedp.Title())
-	if err != nil {
-		t.Fatal(err)
-	}
-	charts, err := chromedp.Run(bctx, chromedp.Evaluate[[]chartInfo](`[...document.querySelectorAll("svg.chart")].map(s => {
+	charts, err := chromedp.Run(tab.Ctx, chromedp.Evaluate[[]chartInfo](`[...document.querySelectorAll("svg.chart")].map(s => {
 		const r = s.getBoundingClientRect();
 		return {title: (s.querySelector("title") || {}).textContent || "", width: r.width, height: r.height,
 			marks: s.querySelectorAll("polyline, circle, rect.bar").length};
@@ -249,7 +177,7 @@ func openInBrowser(t *testing.T, exe, run, out, prefix string) (pageFacts, []cha
 	if err != nil {
 		t.Fatal(err)
 	}
-	facts, err := chromedp.Run(bctx, chromedp.Evaluate[pageFacts](`(() => {
+	facts, err := chromedp.Run(tab.Ctx, chromedp.Evaluate[pageFacts](`(() => {
 		const colors = {};
 		for (const s of document.querySelectorAll("svg.chart")) {
 			const here = {};
@@ -274,11 +202,11 @@ func openInBrowser(t *testing.T, exe, run, out, prefix string) (pageFacts, []cha
 	if err != nil {
 		t.Fatal(err)
 	}
-	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	shot, err := chromedp.Run(tab.Ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
-	printed, err := chromedp.Call(bctx, cdppage.PrintToPDF, cdppage.PrintToPDFParams{})
+	printed, err := chromedp.Call(tab.Ctx, cdppage.PrintToPDF, cdppage.PrintToPDFParams{})
 	if err != nil {
 		t.Fatalf("printing: %v", err)
 	}
@@ -292,15 +220,6 @@ func openInBrowser(t *testing.T, exe, run, out, prefix string) (pageFacts, []cha
 		}
 	}
 	t.Logf("artifacts in %s", out)
-	mu.Lock()
-	defer mu.Unlock()
-	for _, p := range problems {
-		t.Errorf("browser reported %s", p)
-	}
-	for _, u := range requests {
-		if u != "file://"+pagePath {
-			t.Errorf("the page requested %s", u)
-		}
-	}
+	tab.Check(t)
 	return facts, charts, title
 }

@@ -102,8 +102,8 @@ func writeOverview(b *bytes.Buffer, r *results.Run, timings []results.Row, loads
 	}
 	b.WriteString("## Overview\n\n")
 	fmt.Fprintf(b, "- **What ran:** %s on %s %s at %s %s",
-		plural(len(scenarios), "scenario", "scenarios"), plural(len(backends), "backend", "backends")[2:], strings.Join(backends, ", "),
-		plural(len(scales), "scale", "scales")[2:], strings.Join(scales, ", "))
+		Plural(len(scenarios), "scenario", "scenarios"), Plural(len(backends), "backend", "backends")[2:], strings.Join(backends, ", "),
+		Plural(len(scales), "scale", "scales")[2:], strings.Join(scales, ", "))
 	if d := r.EnvValue("dataset"); d != "" {
 		fmt.Fprintf(b, ", dataset %s", d)
 	}
@@ -130,7 +130,7 @@ func writeOverview(b *bytes.Buffer, r *results.Run, timings []results.Row, loads
 		for _, l := range loads {
 			total += l.WallS
 		}
-		fmt.Fprintf(b, "- **Loads:** %s, %s s in all.\n", plural(len(loads), "bulk load", "bulk loads"), FormatSecs(total, 1))
+		fmt.Fprintf(b, "- **Loads:** %s, %s s in all.\n", Plural(len(loads), "bulk load", "bulk loads"), FormatSecs(total, 1))
 	}
 	var c results.CheckCounts
 	var fails []results.CheckLine
@@ -198,7 +198,7 @@ func headlineRows(hs []*headline) [][]string {
 		if h.fastest != nil {
 			row[5] = fmt.Sprintf("%s (%s)", FormatMs(h.fastest.P50Ms), h.fastest.Scenario)
 			row[6] = fmt.Sprintf("%s (%s)", FormatMs(h.slowest.P50Ms), h.slowest.Scenario)
-			row[7] = fmt.Sprintf("%s (%s, %s)", FormatRate(h.peak.Throughput), h.peak.Scenario, plural(h.peak.Clients, "client", "clients"))
+			row[7] = fmt.Sprintf("%s (%s, %s)", FormatRate(h.peak.Throughput), h.peak.Scenario, Plural(h.peak.Clients, "client", "clients"))
 		}
 		if n := h.checks.Total(); n > 0 {
 			row[9] = fmt.Sprintf("%d/%d pass", h.checks.Pass, n)
@@ -212,14 +212,6 @@ func headlineRows(hs []*headline) [][]string {
 		rows = append(rows, row)
 	}
 	return rows
-}
-
-// plural writes "1 scenario" or "3 scenarios".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 func fmtDuration(d time.Duration) string {

@@ -32,7 +32,7 @@ type CellBackend struct {
 	// worker processes sharing the clients).
 	ClientModel string
 	Processes   int
-	// SkipScenarios are scenarios this backend does not run (the seed's
+	// SkipScenarios are scenarios this backend does not run (the seed suite's
 	// per-backend scenario filter).
 	SkipScenarios []string
 	// Extensions are in force on every session the engine opens, and

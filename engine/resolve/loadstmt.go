@@ -41,7 +41,7 @@ func resolveLoadStatement(b *config.BackendBlock, ctx *hcl.EvalContext, l *Load)
 		return diags
 	}
 	// The defaults: EDN as the store takes it, the generator's entity
-	// ids, and batches below the seed's embedded store's 5,461-datom
+	// ids, and batches below the seed suite's embedded store's 5,461-datom
 	// assertion.
 	l.Format, l.BatchDatoms, l.IDs = LoadEDN, 5000, IDsEntity
 	if x, ok := b.Load["batch_rows"]; ok {

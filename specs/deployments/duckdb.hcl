@@ -1,5 +1,5 @@
-# The seed's duckdb deployment: mentat as a DuckDB extension
-# (mentat.duckdb_extension, the seed's DUCKDB_EXT, unsigned as built
+# The seed suite's duckdb deployment: mentat as a DuckDB extension
+# (mentat.duckdb_extension, the seed suite's DUCKDB_EXT, unsigned as built
 # locally) loaded into every database instance and connection, loaded
 # through edn_t, asked through edn_q (answers in EDN), plans through
 # mentat_explain. The workload and its checks are specs/mentat's.
@@ -10,8 +10,8 @@
 
 variable "duckdb_ext" {
   type        = string
-  default     = "crates/duckdb/build/release/mentat.duckdb_extension" # where the seed's make release puts it
-  description = "The mentat DuckDB extension (the seed's DUCKDB_EXT): a path, loaded into every database and connection."
+  default     = "crates/duckdb/build/release/mentat.duckdb_extension" # where the seed suite's make release puts it
+  description = "The mentat DuckDB extension (the seed suite's DUCKDB_EXT): a path, loaded into every database and connection."
 }
 
 locals {

@@ -1,5 +1,5 @@
-# The seed's sqlite-ext deployment: mentat as a SQLite loadable extension
-# (libmentat_sqlite.so, the seed's SQLITE_EXT) loaded into every session
+# The seed suite's sqlite-ext deployment: mentat as a SQLite loadable extension
+# (libmentat_sqlite.so, the seed suite's SQLITE_EXT) loaded into every session
 # the engine opens, loaded through edn_t, asked through edn_q (answers in
 # EDN), plans through mentat_explain. The workload and its checks are
 # specs/mentat's; common/ changes only how its queries reach the store.
@@ -10,8 +10,8 @@
 
 variable "sqlite_ext" {
   type        = string
-  default     = "target/release/libmentat_sqlite.so" # where the seed's cargo build puts it
-  description = "The mentat SQLite extension (the seed's SQLITE_EXT): a path, loaded into every connection."
+  default     = "target/release/libmentat_sqlite.so" # where the seed suite's cargo build puts it
+  description = "The mentat SQLite extension (the seed suite's SQLITE_EXT): a path, loaded into every connection."
 }
 
 variable "sqlite_ext_entry_point" {

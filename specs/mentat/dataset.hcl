@@ -76,7 +76,7 @@ dataset "issues" {
 
   # Writes after the load (scenario write_mixed): write k sets the state
   # of an issue drawn by target to a value drawn by value, both pure
-  # functions of the seed and k. Hot issues (zipf) are written most.
+  # functions of the random seed and k. Hot issues (zipf) are written most.
   write "state_change" {
     entity = "issue"
     attr   = "issue/state"

@@ -24,7 +24,7 @@ const KindCapacity = "capacity"
 // estimates apart by more than the threshold whose intervals overlap
 // cannot be decided and are noted; a search of OLD missing from NEW is
 // missing.
-func compareCapacity(rep *compare.Verdict, oldRun, newRun *results.Run) error {
+func compareCapacity(verdict *compare.Verdict, oldRun, newRun *results.Run) error {
 	oldRows, newRows := Of(oldRun).Rows, Of(newRun).Rows
 	type key struct {
 		sc, be, scale, op string
@@ -39,10 +39,10 @@ func compareCapacity(rep *compare.Verdict, oldRun, newRun *results.Run) error {
 		what := fmt.Sprintf("%s %s %s clients=%d %s", o.Scenario, o.Backend, o.Scale, o.Clients, o.Op)
 		n, ok := news[kOf(o)]
 		if !ok {
-			rep.Findings = append(rep.Findings, compare.Finding{Kind: compare.KindMissing, What: what + " (capacity)"})
+			verdict.Findings = append(verdict.Findings, compare.Finding{Kind: compare.KindMissing, What: what + " (capacity)"})
 			continue
 		}
-		rep.Compared++
+		verdict.Compared++
 		if math.IsNaN(o.Capacity) || math.IsNaN(n.Capacity) {
 			// A search that could not decide its capacity gives nothing to
 			// compare: not a pass.
@@ -53,8 +53,8 @@ func compareCapacity(rep *compare.Verdict, oldRun, newRun *results.Run) error {
 			case math.IsNaN(o.Capacity):
 				side = "OLD"
 			}
-			rep.Undecide(OutputName)
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: capacity CANNOT BE DECIDED: the search of %s found no capacity (limited by %s)", what, side, undecidedLimit(o, n)))
+			verdict.Undecide(OutputName)
+			verdict.Notes = append(verdict.Notes, fmt.Sprintf("%s: capacity CANNOT BE DECIDED: the search of %s found no capacity (limited by %s)", what, side, undecidedLimit(o, n)))
 			continue
 		}
 		if o.Capacity <= 0 {
@@ -63,14 +63,14 @@ func compareCapacity(rep *compare.Verdict, oldRun, newRun *results.Run) error {
 		change := 100 * (n.Capacity - o.Capacity) / o.Capacity
 		intervals := fmt.Sprintf(" (95%% intervals %s -> %s)", capInterval(o.Low, o.High), capInterval(n.Low, n.High))
 		switch {
-		case math.Abs(change) <= rep.ThresholdPct:
+		case math.Abs(change) <= verdict.ThresholdPct:
 		case change < 0 && n.High < o.Low:
-			rep.Findings = append(rep.Findings, compare.Finding{Kind: KindCapacity, What: what + intervals, Old: o.Capacity, New: n.Capacity, Pct: change,
+			verdict.Findings = append(verdict.Findings, compare.Finding{Kind: KindCapacity, What: what + intervals, Old: o.Capacity, New: n.Capacity, Pct: change,
 				Text: capacityFinding(o.Capacity, n.Capacity, change)})
 		case n.Low > o.High && !math.IsInf(o.High, 1):
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: capacity rose %s -> %s ops/s (%+.1f%%)%s", what, report.FormatRate(o.Capacity), report.FormatRate(n.Capacity), change, intervals))
+			verdict.Notes = append(verdict.Notes, fmt.Sprintf("%s: capacity rose %s -> %s ops/s (%+.1f%%)%s", what, report.FormatRate(o.Capacity), report.FormatRate(n.Capacity), change, intervals))
 		default:
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: capacity %s -> %s ops/s (%+.1f%%) CANNOT BE DECIDED: the intervals overlap%s", what,
+			verdict.Notes = append(verdict.Notes, fmt.Sprintf("%s: capacity %s -> %s ops/s (%+.1f%%) CANNOT BE DECIDED: the intervals overlap%s", what,
 				report.FormatRate(o.Capacity), report.FormatRate(n.Capacity), change, intervals))
 		}
 	}

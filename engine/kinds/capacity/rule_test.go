@@ -32,11 +32,11 @@ func TestCompareCapacity(t *testing.T) {
 	}
 	old := write(row("sqlite", 1000, 950, 1050), row("duckdb", 500, 400, 600), row("postgres", 2000, 1900, 2100), row("gone", 10, 9, 11), row("open", 300, 300, math.Inf(1)))
 	new := write(row("sqlite", 700, 650, 750), row("duckdb", 420, 300, 540), row("postgres", 2500, 2400, 2600), row("open", 200, 190, 210))
-	rep := compare.Verdict{Method: compare.MethodThreshold, ThresholdPct: 10}
-	if err := compareCapacity(&rep, loadRun(t, old), loadRun(t, new)); err != nil {
+	verdict := compare.Verdict{Method: compare.MethodThreshold, ThresholdPct: 10}
+	if err := compareCapacity(&verdict, loadRun(t, old), loadRun(t, new)); err != nil {
 		t.Fatal(err)
 	}
-	out := rep.String()
+	out := verdict.String()
 	for _, want := range []string{
 		"REGRESSION capacity sqlite xs clients=8 read (95% intervals 950.0 to 1,050 -> 650.0 to 750.0): capacity 1,000 -> 700.0 ops/s (-30.0%)",
 		"note: capacity duckdb xs clients=8 read: capacity 500.0 -> 420.0 ops/s (-16.0%) CANNOT BE DECIDED: the intervals overlap",
@@ -49,8 +49,8 @@ func TestCompareCapacity(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
 	}
-	if len(rep.Findings) != 3 || rep.Compared != 4 {
-		t.Errorf("%d findings, %d compared: %+v", len(rep.Findings), rep.Compared, rep.Findings)
+	if len(verdict.Findings) != 3 || verdict.Compared != 4 {
+		t.Errorf("%d findings, %d compared: %+v", len(verdict.Findings), verdict.Compared, verdict.Findings)
 	}
 }
 
@@ -75,14 +75,14 @@ func TestCompareUndecidedCapacity(t *testing.T) {
 	}
 	decided, undecided := write(1000, 950, 1050, "latency"), write(math.NaN(), 0, 900, "undecided")
 	for _, tt := range []struct{ old, new, side string }{{decided, undecided, "NEW"}, {undecided, decided, "OLD"}} {
-		rep := compare.Verdict{Method: compare.MethodThreshold, ThresholdPct: 10}
-		if err := compareCapacity(&rep, loadRun(t, tt.old), loadRun(t, tt.new)); err != nil {
+		verdict := compare.Verdict{Method: compare.MethodThreshold, ThresholdPct: 10}
+		if err := compareCapacity(&verdict, loadRun(t, tt.old), loadRun(t, tt.new)); err != nil {
 			t.Fatal(err)
 		}
-		out := rep.String()
+		out := verdict.String()
 		want := "capacity CANNOT BE DECIDED: the search of " + tt.side + " found no capacity (limited by undecided)"
-		if !strings.Contains(out, want) || rep.Regressed() || rep.Undecided() != 1 {
-			t.Errorf("%s undecided: regressed %v, %d undecided, want %q in\n%s", tt.side, rep.Regressed(), rep.Undecided(), want, out)
+		if !strings.Contains(out, want) || verdict.Regressed() || verdict.Undecided() != 1 {
+			t.Errorf("%s undecided: regressed %v, %d undecided, want %q in\n%s", tt.side, verdict.Regressed(), verdict.Undecided(), want, out)
 		}
 	}
 }

@@ -27,7 +27,7 @@ import (
 // Name is the kind's name in HCL.
 const Name = "cold_warm"
 
-// DefaultWarmCalls is the seed's number of warm calls per query.
+// DefaultWarmCalls is the seed suite's number of warm calls per query.
 const DefaultWarmCalls = 30
 
 // Kind is the cold_warm kind.

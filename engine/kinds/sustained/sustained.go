@@ -1,8 +1,8 @@
-// Package sustained is the sustained scenario kind, the seed's long run:
+// Package sustained is the sustained scenario kind, the seed suite's long run:
 // the read mix (and writers, when declared) for duration_s seconds at
 // once, reported every window_s seconds in windows.csv so drift shows,
 // with the spec's samplers running alongside. A duration of 0 turns it
-// off, as the seed's SUSTAINED_S=0.
+// off, as the seed suite's SUSTAINED_S=0.
 package sustained
 
 import (

@@ -14,7 +14,7 @@ import (
 )
 
 // startReaders starts the readers in worker processes when the backend's
-// client model asks for them, as the seed ran one writer next to reader
+// client model asks for them, as the seed suite ran one writer next to reader
 // processes. It returns nil workers when the readers run here: the
 // backend's clients are goroutines, or its database takes one writing
 // process (the writer is this process).

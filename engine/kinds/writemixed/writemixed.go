@@ -174,7 +174,7 @@ func (d *Definition) Writes() bool { return true }
 
 // RunsInWorkers implements kind.WorkerRunner: with a process client
 // model the readers run in worker processes and the writer in the
-// coordinator, as the seed ran one writer next to reader processes.
+// coordinator, as the seed suite ran one writer next to reader processes.
 func (d *Definition) RunsInWorkers() bool { return d.HasReads }
 
 // WorkersNote implements kind.WorkerNoter.
@@ -259,7 +259,7 @@ func (p *Point) Estimate() (lo, hi time.Duration) {
 func (p *Point) sampling() measure.Sampling {
 	s := p.samp
 	s.MinDuration, s.MaxDuration, s.MinSamples, s.Reps = p.def.Duration, p.def.Duration, 1, max(p.def.Reps, 1)
-	s.Precision, s.PrecisionP99 = 0, 0 // a fixed duration, as the seed: the writes run for mixed_s
+	s.Precision, s.PrecisionP99 = 0, 0 // a fixed duration, as the seed suite: the writes run for mixed_s
 	return s
 }
 

@@ -25,7 +25,7 @@ variable "scenarios" {
 variable "reps" {
   type        = number
   default     = 3
-  description = "Repetitions of every point (the seed: 3); timings.csv keeps the median."
+  description = "Repetitions of every point (the seed suite: 3); timings.csv keeps the median."
   validation {
     condition     = var.reps >= 1
     error_message = "reps is at least 1."
@@ -38,12 +38,12 @@ variable "data_dir" {
   description = "Where the SQLite and DuckDB stores go."
 }
 
-# How clients run. The seed ran sqlite-ext and DuckDB clients as processes,
+# How clients run. The seed suite ran sqlite-ext and DuckDB clients as processes,
 # each with its own host connection (and so its own loaded extension).
 variable "client_model" {
   type        = any
   default     = "process"
-  description = "How clients run: process (one worker process per client, as the seed), goroutine (one engine process) or a whole number N of worker processes."
+  description = "How clients run: process (one worker process per client, as the seed suite), goroutine (one engine process) or a whole number N of worker processes."
   validation {
     condition     = can(regex("^(goroutine|process|[1-9][0-9]*)$", tostring(var.client_model)))
     error_message = "client_model is goroutine, process or a whole number of worker processes (at least 1)."
@@ -53,7 +53,7 @@ variable "client_model" {
 variable "batch_datoms" {
   type        = number
   default     = 3800
-  description = "Datoms per edn_t call, one store transaction (the seed's loader: 500 issues, about 3.8K datoms). The embedded store asserts below 5,461."
+  description = "Datoms per edn_t call, one store transaction (the seed suite's loader: 500 issues, about 3.8K datoms). The embedded store asserts below 5,461."
   validation {
     condition     = var.batch_datoms >= 1 && var.batch_datoms < 5461
     error_message = "batch_datoms is between 1 and 5,460: mentat's SQLite layer asserts 6 * n < 32766 per transaction."
@@ -63,7 +63,7 @@ variable "batch_datoms" {
 variable "ids" {
   type        = string
   default     = "entity"
-  description = "entity: the generator's entity ids, chosen by the caller (pg_mentat accepts them); tempid: string tempids the store resolves (the seed's sqlite-ext and duckdb loaders). See specs/deployments/README.md: with tempids the checks that read entity ids cannot hold."
+  description = "entity: the generator's entity ids, chosen by the caller (pg_mentat accepts them); tempid: string tempids the store resolves (the seed suite's sqlite-ext and duckdb loaders). See specs/deployments/README.md: with tempids the checks that read entity ids cannot hold."
   validation {
     condition     = contains(["entity", "tempid"], var.ids)
     error_message = "ids is entity or tempid."
@@ -98,22 +98,22 @@ locals {
 variable "min_s" {
   type        = number
   default     = 10
-  description = "Each point runs at least this many seconds and 30 calls (the seed: MIN_S 10) ..."
+  description = "Each point runs at least this many seconds and 30 calls (the seed suite: MIN_S 10) ..."
 }
 
 variable "max_s" {
   type        = number
   default     = 60
-  description = "... and at most this many (the seed: MAX_S 60)."
+  description = "... and at most this many (the seed suite: MAX_S 60)."
 }
 
 variable "load_max_s" {
   type        = number
   default     = 5400
-  description = "The per-backend cap of the edn_t load (the seed: LOAD_MAX_S 5400): past it a ceiling row with the rate reached, and the scale's scenarios are skipped."
+  description = "The per-backend cap of the edn_t load (the seed suite: LOAD_MAX_S 5400): past it a ceiling row with the rate reached, and the scale's scenarios are skipped."
 }
 
-# The seed's fixed method: 3 warm-up calls, min_s/min_n/max_s, reps, a
+# The seed suite's fixed method: 3 warm-up calls, min_s/min_n/max_s, reps, a
 # per-call ceiling of 20 s, checks capped at 120 s.
 sampling {
   warmup     = 3

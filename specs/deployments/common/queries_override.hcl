@@ -1,13 +1,13 @@
 # ---------------------------------------------------------------------------
 # The mentat workload's queries as a mentat deployment takes them: the
-# Datalog text (edn/*.edn, written from the seed's descriptions) and its
+# Datalog text (edn/*.edn, written from the seed suite's descriptions) and its
 # inputs go to the store's own query function, edn_q(query, inputs[,
 # options]), both BOUND as parameters; nothing is spliced into a literal,
 # so no protocol can rewrite the `:keywords` inside the Datalog (the
-# seed's reason for pgbench -M simple). The inputs are an EDN vector of
+# seed suite's reason for pgbench -M simple). The inputs are an EDN vector of
 # the values of the query's `:in` after `$`, made by the database from the
 # bound values (a JSON array of strings and numbers is also EDN: commas are
-# whitespace); as_of and since pass the seed's options ({"asOf": t},
+# whitespace); as_of and since pass the seed suite's options ({"asOf": t},
 # {"since": t}) as a third argument.
 #
 # The answer comes back as one value, decoded into rows by the engine for
@@ -69,7 +69,7 @@ query "q4" {
   }
 }
 
-# pull [*] as (attribute, value) tuples: the seed's edn_pull('[*]', e)
+# pull [*] as (attribute, value) tuples: the seed suite's edn_pull('[*]', e)
 # answers one map, which decodes as one row, while the shared check reads
 # one row per attribute value.
 query "pull" {

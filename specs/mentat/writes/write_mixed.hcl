@@ -4,7 +4,7 @@
 # variables mixed_s and mixed_readers and the local mixed_reps (reps):
 #   include "writes" { path = "<this directory>" }
 # The writes are the dataset's write "state_change" (dataset.hcl): write k
-# is a pure function of the seed and k, so the engine knows the truth
+# is a pure function of the random seed and k, so the engine knows the truth
 # after the writes that committed without reading the database.
 # ---------------------------------------------------------------------------
 
