@@ -120,6 +120,11 @@ func HTML(rep Verdict, w io.Writer) error {
 			return err
 		}
 	}
+	if len(rep.Why) > 0 {
+		if err := addTable("why", "Why: the evidence that moved", whyTable(rep.Why)); err != nil {
+			return err
+		}
+	}
 	// Two backends of one run (Variants) have no table of their own here:
 	// their verdicts above are per point already.
 	if !rep.Refused && !rep.Variants && rep.oldRun != nil && rep.newRun != nil {
