@@ -137,3 +137,24 @@ func explainMoved(rep *Verdict, oldRun, newRun *results.Run) error {
 	}
 	return nil
 }
+
+// Markdown is the verdict for a pull request: its headline, the text
+// verdict as a block, then why each point that moved did.
+func (r Verdict) Markdown() string {
+	var b strings.Builder
+	switch u := r.Undecided(); {
+	case r.Refused:
+		b.WriteString("**compare: not comparable**\n\n")
+	case r.Regressed():
+		fmt.Fprintf(&b, "**compare: %s**\n\n", report.Plural(len(r.Findings), "regression", "regressions"))
+	case u > 0:
+		fmt.Fprintf(&b, "**compare: no regressions found, but %d metrics cannot be decided**\n\n", u)
+	default:
+		b.WriteString("**compare: no regressions**\n\n")
+	}
+	b.WriteString("```text\n")
+	b.WriteString(strings.ReplaceAll(r.String(), "```", "'''"))
+	b.WriteString("```\n\n")
+	b.WriteString(r.WhyMarkdown())
+	return b.String()
+}

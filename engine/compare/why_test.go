@@ -56,3 +56,15 @@ func TestMovedPoints(t *testing.T) {
 		t.Fatalf("moved %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+func TestVerdictMarkdown(t *testing.T) {
+	v := Verdict{Old: "a", New: "b", Method: MethodThreshold,
+		Findings: []Finding{{Kind: KindP50, What: "lookup sqlite xs clients=1 read", Old: 0.1, New: 1, Pct: 900}},
+		Why:      []Why{{What: "lookup sqlite xs clients=1 read", Moved: "p50 REGRESSION", Reasons: []string{"plan changed (q1): SEARCH u USING INDEX i (a=?) -> SCAN u"}}}}
+	md := v.Markdown()
+	for _, want := range []string{"**compare: 1 regression**", "```text\ncompare a -> b", "REGRESSION lookup sqlite xs clients=1 read: p50", "### Why", "1. plan changed (q1)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
