@@ -159,6 +159,21 @@ func TestInjectedCauses(t *testing.T) {
 			}
 			oldRun, newRun := runs[0], runs[1]
 			reasons := explainQ1(t, tc.backend, oldRun, newRun)
+			// Through compare: every verdict that moved (on a busy machine
+			// which ones do is not asserted) carries the same first reason.
+			rep, err := compare.Runs(oldRun, newRun, compare.Options{Method: compare.MethodThreshold, Force: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("compare:\n%s", rep.String())
+			for _, w := range rep.Why {
+				if len(tc.first) > 0 && (len(w.Reasons) == 0 || !strings.Contains(w.Reasons[0], tc.first[0])) {
+					t.Errorf("compare's why of %s: %q, want first %q", w.What, w.Reasons, tc.first[0])
+				}
+				if !strings.Contains(rep.Markdown(), "**"+w.What+"**") {
+					t.Errorf("compare -markdown lacks the why of %s", w.What)
+				}
+			}
 			if len(tc.first) == 0 {
 				// The same run twice: no plan, no counter moved. Timings
 				// may, on a busy machine: only the deterministic evidence
