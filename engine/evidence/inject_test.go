@@ -121,6 +121,8 @@ func TestInjectedCauses(t *testing.T) {
 		{name: "sqlite index dropped", backend: "sqlite", newVars: []config.VarArg{{Name: "avet", Value: "false"}},
 			first: []string{"plan changed (q1)", "cur_text_avet"}},
 		{name: "sqlite A/A", backend: "sqlite"},
+		{name: "duckdb index dropped", backend: "duckdb", newVars: []config.VarArg{{Name: "avet", Value: "false"}},
+			first: []string{"plan changed (q1)", "Index Scan -> Type: Sequential Scan"}},
 		{name: "postgres enable_indexscan off", backend: "postgres", needsPG: true,
 			oldOv: map[string]string{"pg_override.hcl": "backend \"postgres\" {\n  settings = { work_mem = \"64MB\" }\n}\n"},
 			newOv: map[string]string{"pg_override.hcl": "backend \"postgres\" {\n  settings = { work_mem = \"64MB\", enable_indexscan = \"off\" }\n}\n"},
