@@ -122,7 +122,7 @@ func splitBars(splits []results.SplitRow) template.HTML {
 	width := barLabelW + barW + 110
 	height := barTop + float64(len(rows))*(barH+barGap) + 10
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="split" viewBox="0 0 %g %g" width="100%%" role="img" xmlns="http://www.w3.org/2000/svg"><title>Where the time goes, per point</title>`, width, height)
+	fmt.Fprintf(&b, `<svg class="split" viewBox="0 0 %g %g" width="100%%" role="img"><title>Where the time goes, per point</title>`, width, height)
 	// The legend, one swatch per part.
 	x := barLabelW
 	for _, p := range []part{{"execution", "s0", 0}, {"planning", "s1", 0}, {"round-trip floor", "s2", 0}, {"rest (and what is unknown)", "s7", 0}} {

@@ -81,6 +81,9 @@ func TestSplitBars(t *testing.T) {
 			if strings.Join(got, ",") != strings.Join(tc.parts, ",") {
 				t.Fatalf("segments %v, want %v in %s", got, tc.parts, h)
 			}
+			if strings.Contains(h, "http") {
+				t.Fatalf("the bars refer outside the page: %s", h)
+			}
 			if tc.parts == nil && h != "" {
 				t.Fatalf("drew %s", h)
 			}
