@@ -340,7 +340,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-noise-bound PCT] [-calibrate AA_RUN...] [-force] [-fail-undecided] [-html FILE] | RUN -variants A,B [...]",
+	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-noise-bound PCT] [-calibrate AA_RUN...] [-force] [-fail-undecided] [-html FILE] [-markdown] | RUN -variants A,B [...]",
 		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 6) unless -force. "+
 			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the whole confidence interval of the change (Hodges-Lehmann) lies beyond the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
 			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 5 on any regression, 6 when refused (or, with -fail-undecided, when a metric cannot be decided), 0 otherwise, so it can gate a release.", stderr)
@@ -351,6 +351,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	noiseBound := fs.Float64("noise-bound", 10, "points of the machine's CPU by which the share taken by other processes (or stolen by the hypervisor) may differ between the runs (noise.csv) before a metric that moved is reported as undecided instead of a regression; 0 does not weigh the noise; -force judges anyway")
 	failUndecided := fs.Bool("fail-undecided", false, "exit 6 when a metric cannot be decided (too few reps, or the machines' noise differs), instead of 0: no verdict is not a pass")
 	htmlOut := fs.String("html", "", "also write the comparison as one self-contained HTML page to FILE (both runs side by side, changes marked)")
+	markdown := fs.Bool("markdown", false, "print the verdict as Markdown, for a pull request: the verdict and, beside every point that moved, the evidence that moved with it")
 	variants := fs.String("variants", "", "A,B: compare two backends of ONE run (compare RUN -variants A,B): A as OLD, B as NEW, point by point, with the same statistics; what their env lines set differently is listed as what the variants change. Run them with sampling order = \"paired\" so that their reps alternate and the machine's drift hits both alike")
 	var calibrate repeated
 	fs.Var(&calibrate, "calibrate", "an A/A run: a results directory of the same spec on this machine with nothing changed (repeat, two or more): the variation between these runs is estimated, and each change of NEW must stand out from it as well as from the reps' spread. Without it the verdict assumes runs differ no more than their reps")
@@ -382,7 +383,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 			return exitUsage
 		}
-		return finishCompare(rep, *htmlOut, *failUndecided, stdout, stderr)
+		return finishCompare(rep, *htmlOut, *markdown, *failUndecided, stdout, stderr)
 	}
 	// Each run is read once; everything below takes the loaded values.
 	var runs [2]*results.Run
@@ -418,13 +419,17 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitUsage
 	}
-	return finishCompare(rep, *htmlOut, *failUndecided, stdout, stderr)
+	return finishCompare(rep, *htmlOut, *markdown, *failUndecided, stdout, stderr)
 }
 
 // finishCompare prints a verdict, writes its page when asked, and
 // returns compare's exit code.
-func finishCompare(rep compare.Verdict, htmlOut string, failUndecided bool, stdout, stderr io.Writer) int {
-	if err := rep.Write(stdout); err != nil {
+func finishCompare(rep compare.Verdict, htmlOut string, markdown, failUndecided bool, stdout, stderr io.Writer) int {
+	write := rep.Write
+	if markdown {
+		write = func(w io.Writer) error { _, err := io.WriteString(w, rep.Markdown()); return err }
+	}
+	if err := write(stdout); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitUnfinished
 	}

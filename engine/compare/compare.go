@@ -93,6 +93,9 @@ type Verdict struct {
 	// statistical method, in OLD's row order.
 	Verdicts []MetricVerdict
 	Notes    []string // what could not be checked or decided
+	// Why is the evidence that moved with each point whose verdict
+	// moved, ranked (filled by a registered rule; see why.go).
+	Why []Why
 	// NotCompared lists the points whose definitions changed between the
 	// runs (from their fingerprints): reported, never judged.
 	NotCompared []string
@@ -192,6 +195,7 @@ func (r Verdict) String() string {
 		}
 		b.WriteString("\n")
 	}
+	writeWhy(&b, r.Why)
 	for _, n := range r.Notes {
 		b.WriteString("note: " + n + "\n")
 	}
@@ -288,9 +292,11 @@ func Runs(oldRun, newRun *results.Run, opt Options) (Verdict, error) {
 		return verdict, err
 	}
 	if opt.Method == MethodStats {
-		return verdict, compareReps(&verdict, oldRun, newRun)
+		if err := compareReps(&verdict, oldRun, newRun); err != nil {
+			return verdict, err
+		}
 	}
-	return verdict, nil
+	return verdict, explainMoved(&verdict, oldRun, newRun)
 }
 
 // compareRows finds the regressions of timings.csv and loads.csv; under

@@ -120,6 +120,11 @@ func HTML(verdict Verdict, w io.Writer) error {
 			return err
 		}
 	}
+	if len(verdict.Why) > 0 {
+		if err := addTable("why", "Why: the evidence that moved", whyTable(verdict.Why)); err != nil {
+			return err
+		}
+	}
 	// Two backends of one run (Variants) have no table of their own here:
 	// their verdicts above are per point already.
 	if !verdict.Refused && !verdict.Variants && verdict.oldRun != nil && verdict.newRun != nil {

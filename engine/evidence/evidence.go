@@ -3,6 +3,9 @@
 // connection's round-trip floor and the rest (queueing, the client). It
 // knows no database: drivers report drivers.Evidence, the engine's own
 // measurements (the round-trip floor, the process's CPU) come from here.
+// It also reads the evidence back into a loaded run (load.go), shows the
+// split in the reports (section.go) and tells compare why a verdict
+// moved (why.go, plandiff.go).
 package evidence
 
 import (

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"slices"
 
 	"github.com/mentat-spec/mentat-spec/engine/report/chart"
@@ -60,6 +61,10 @@ func (p HTMLPage) Table(t Table) { p.b.table(t.Head, t.Right, t.Rows) }
 
 // Charts adds charts to the current section.
 func (p HTMLPage) Charts(cs []chart.Chart) { p.b.charts(cs) }
+
+// HTML adds h, markup a section drew itself (a chart of its own kind),
+// to the current section.
+func (p HTMLPage) HTML(h template.HTML) { p.b.add(h, nil) }
 
 // Markdown writes t as summary.md's tables are written.
 func (t Table) Markdown(b *bytes.Buffer) {

@@ -1,0 +1,160 @@
+package compare
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mentat-spec/mentat-spec/engine/report"
+	"github.com/mentat-spec/mentat-spec/engine/results"
+)
+
+// Why is the evidence that moved with one point's verdict: Reasons ranked
+// most telling first (the plan, then where the time went, the cache, wait
+// events, rows, noise); none is "no evidence moved".
+type Why struct {
+	What    string // the point, as Key.String
+	Key     results.Key
+	Moved   string // the verdict that moved: "p50 REGRESSION", "ops/s improvement"
+	Reasons []string
+}
+
+// NoEvidenceMoved is said of a point none of whose evidence moved.
+const NoEvidenceMoved = "no evidence moved"
+
+// Moved lists the points whose verdict moved, each once, in the order
+// first met: a metric's regression or improvement under the statistical
+// method, a threshold finding on a point's metric or errors.
+func (r Verdict) Moved() []Why {
+	var out []Why
+	seen := map[string]int{}
+	keys := map[string]results.Key{}
+	if r.newRun != nil {
+		for _, rows := range [][]results.Row{r.newRun.Timings, r.newRun.Raw} {
+			for _, row := range rows {
+				keys[row.Key().String()] = row.Key()
+			}
+		}
+	}
+	add := func(what, moved string) {
+		if i, ok := seen[what]; ok {
+			out[i].Moved += ", " + moved
+			return
+		}
+		seen[what] = len(out)
+		out = append(out, Why{What: what, Key: keys[what], Moved: moved})
+	}
+	for _, v := range r.Verdicts {
+		if v.Outcome == OutRegression || v.Outcome == OutImprovement {
+			add(v.What, v.Metric+" "+v.Outcome)
+		}
+	}
+	for _, f := range r.Findings {
+		switch f.Kind {
+		case KindP50, KindP99, KindThroughput, KindErrors:
+			if f.Stat == nil {
+				add(f.What, f.Kind+" REGRESSION")
+			}
+		}
+	}
+	return out
+}
+
+func writeWhy(b *strings.Builder, ws []Why) {
+	for _, w := range ws {
+		fmt.Fprintf(b, "why %s (%s):\n", w.What, w.Moved)
+		if len(w.Reasons) == 0 {
+			b.WriteString("  " + NoEvidenceMoved + "\n")
+		}
+		for i, r := range w.Reasons {
+			fmt.Fprintf(b, "  %d. %s\n", i+1, r)
+		}
+	}
+}
+
+// WhyMarkdown writes the reasons for a pull request: a heading and, per
+// point that moved, its ranked evidence.
+func (r Verdict) WhyMarkdown() string {
+	if len(r.Why) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("### Why\n\n")
+	for _, w := range r.Why {
+		fmt.Fprintf(&b, "**%s** (%s)\n\n", w.What, w.Moved)
+		if len(w.Reasons) == 0 {
+			b.WriteString("- " + NoEvidenceMoved + "\n")
+		}
+		for i, rs := range w.Reasons {
+			fmt.Fprintf(&b, "%d. %s\n", i+1, strings.ReplaceAll(rs, "|", `\|`))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// whyTable is compare.html's table of reasons: a row per reason, ranked.
+func whyTable(ws []Why) report.Table {
+	t := report.Table{Head: []string{"point", "moved", "rank", "evidence"}, Right: []bool{false, false, true, false}}
+	for _, w := range ws {
+		if len(w.Reasons) == 0 {
+			t.Rows = append(t.Rows, []string{w.What, w.Moved, "-", NoEvidenceMoved})
+		}
+		for i, r := range w.Reasons {
+			t.Rows = append(t.Rows, []string{w.What, w.Moved, strconv.Itoa(i + 1), r})
+		}
+	}
+	return t
+}
+
+// Explainer fills w.Reasons from what the two runs' evidence says about
+// w.Key, ranked; verdict is the verdict so far (its noise, for one).
+type Explainer func(w *Why, verdict *Verdict, oldRun, newRun *results.Run) error
+
+var explainer Explainer
+
+// RegisterExplainer sets what explains the points that moved; the
+// evidence package registers it, as it owns the evidence's files. A
+// second registration is a programming error: it panics, at init.
+func RegisterExplainer(e Explainer) {
+	if explainer != nil {
+		panic("compare: explainer registered twice")
+	}
+	explainer = e
+}
+
+// explainMoved lists the evidence beside every verdict that moved, once
+// every verdict is in.
+func explainMoved(verdict *Verdict, oldRun, newRun *results.Run) error {
+	if explainer == nil {
+		return nil
+	}
+	verdict.Why = verdict.Moved()
+	for i := range verdict.Why {
+		if err := explainer(&verdict.Why[i], verdict, oldRun, newRun); err != nil {
+			return fmt.Errorf("compare: why %s: %w", verdict.Why[i].What, err)
+		}
+	}
+	return nil
+}
+
+// Markdown is the verdict for a pull request: its headline, the text
+// verdict as a block, then why each point that moved did.
+func (r Verdict) Markdown() string {
+	var b strings.Builder
+	switch u := r.Undecided(); {
+	case r.Refused:
+		b.WriteString("**compare: not comparable**\n\n")
+	case r.Regressed():
+		fmt.Fprintf(&b, "**compare: %s**\n\n", report.Plural(len(r.Findings), "regression", "regressions"))
+	case u > 0:
+		fmt.Fprintf(&b, "**compare: no regressions found, but %d metrics cannot be decided**\n\n", u)
+	default:
+		b.WriteString("**compare: no regressions**\n\n")
+	}
+	b.WriteString("```text\n")
+	b.WriteString(strings.ReplaceAll(r.String(), "```", "'''"))
+	b.WriteString("```\n\n")
+	b.WriteString(r.WhyMarkdown())
+	return b.String()
+}

@@ -1,0 +1,240 @@
+package evidence
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/compare"
+	"github.com/mentat-spec/mentat-spec/engine/report"
+	"github.com/mentat-spec/mentat-spec/engine/results"
+)
+
+// Why a verdict moved: compare asks, for each point whose verdict moved,
+// which of the evidence moved with it, and lists it ranked: the plan,
+// where the time went (execution, planning, round trip), the work the
+// database counted per call, the cache, wait events, rows, the machine's
+// noise.
+
+func init() { compare.RegisterExplainer(explain) }
+
+// Bounds of "moved": a counter per call moved when it changed by more
+// than movedRel of its old value and by at least movedAbs; a part of the
+// time when it changed by more than movedRel and accounts for at least
+// partShare of the observed change; a wait event's share when it changed
+// by more than waitShare.
+const (
+	movedRel  = 0.25
+	movedAbs  = 1.0
+	partShare = 0.2
+	waitShare = 0.15
+)
+
+// pointEvidence is one point's evidence over its reps.
+type pointEvidence struct {
+	found    bool
+	calls    float64            // calls of the most-called statement
+	totals   map[string]float64 // each counter summed over queries and reps
+	waits    map[string]float64 // wait:<type>:<event> shares, mean over reps
+	observed float64            // mean over reps, NaN unknown
+	parts    [3]float64         // execution, planning, round-trip floor, mean over reps
+}
+
+var partNames = [3]string{"execution", "planning", "round-trip floor"}
+
+// gather collects the evidence of the points of l that measured k.
+func gather(l *Loaded, k results.Key) pointEvidence {
+	pe := pointEvidence{totals: map[string]float64{}, waits: map[string]float64{}, observed: math.NaN()}
+	type pr struct{ point, rep int }
+	points := map[pr]bool{}
+	var sums [4]float64
+	var ns [4]int
+	for _, s := range l.Splits {
+		if s.Scenario != k.Scenario || s.Backend != k.Backend || s.Scale != k.Scale || s.Clients != k.Clients {
+			continue
+		}
+		points[pr{s.Point, s.Rep}] = true
+		for i, v := range []float64{s.ServerExecMs, s.PlanningMs, s.RoundTripMs, s.ObservedMs} {
+			if !math.IsNaN(v) {
+				sums[i] += v
+				ns[i]++
+			}
+		}
+	}
+	for i := range 3 {
+		pe.parts[i] = math.NaN()
+		if ns[i] > 0 {
+			pe.parts[i] = sums[i] / float64(ns[i])
+		}
+	}
+	if ns[3] > 0 {
+		pe.observed = sums[3] / float64(ns[3])
+	}
+	calls := map[string]float64{}
+	waitReps := map[int]bool{}
+	for _, f := range l.Facts {
+		if f.Scenario != k.Scenario || f.Backend != k.Backend || f.Scale != k.Scale || !points[pr{f.Point, f.Rep}] || math.IsNaN(f.Value) {
+			continue
+		}
+		pe.found = true
+		switch {
+		case strings.HasPrefix(f.Name, "wait:"):
+			pe.waits[f.Name] += f.Value
+			waitReps[f.Rep] = true
+		case f.Name == drivers.EvidenceCalls:
+			calls[f.Query] += f.Value
+		case f.Query != "" || f.Source != "":
+			pe.totals[f.Name] += f.Value
+		}
+	}
+	for _, c := range calls {
+		pe.calls = math.Max(pe.calls, c)
+	}
+	for w := range pe.waits {
+		pe.waits[w] /= float64(max(len(waitReps), 1))
+	}
+	return pe
+}
+
+// counters are the per-call counters compare reads, in the order of the
+// ranking's groups: the database's work, the cache, rows.
+var counters = []struct{ group, name, say string }{
+	{"work", "fullscan_steps", "full-scan steps"},
+	{"work", "sorts", "sorts"},
+	{"work", "autoindex_rows", "rows into automatic indexes"},
+	{"work", "vm_steps", "VM steps"},
+	{"work", "temp_blks_written", "temp blocks written"},
+	{"cache", "shared_blks_read", "blocks read"},
+	{"cache", "shared_blks_hit", "blocks hit"},
+	{"cache", "cache_miss", "page-cache misses"},
+	{"cache", "cache_hit", "page-cache hits"},
+	{"wal", "wal_bytes", "WAL bytes"},
+	{"rows", "rows", "rows returned"},
+}
+
+// explain fills w.Reasons, ranked.
+func explain(w *compare.Why, rep *compare.Verdict, oldRun, newRun *results.Run) error {
+	o, n := gather(Of(oldRun), w.Key), gather(Of(newRun), w.Key)
+	reasons, err := planReasons(oldRun.Dir, newRun.Dir, w.Key)
+	if err != nil {
+		return err
+	}
+	reasons = append(reasons, partReasons(o, n)...)
+	reasons = append(reasons, counterReasons(o, n, "work")...)
+	reasons = append(reasons, counterReasons(o, n, "cache")...)
+	reasons = append(reasons, waitReasons(o, n)...)
+	reasons = append(reasons, counterReasons(o, n, "wal")...)
+	reasons = append(reasons, counterReasons(o, n, "rows")...)
+	if rep.NoiseReason != "" {
+		reasons = append(reasons, "noise: "+rep.NoiseReason)
+	}
+	w.Reasons = reasons
+	return nil
+}
+
+// partReasons are the parts of the time that moved, the largest change
+// first: only those that account for a fair share of the observed change.
+func partReasons(o, n pointEvidence) []string {
+	type moved struct {
+		say   string
+		delta float64
+	}
+	var ms []moved
+	total := math.Abs(n.observed - o.observed)
+	for i, name := range partNames {
+		a, b := o.parts[i], n.parts[i]
+		if math.IsNaN(a) || math.IsNaN(b) {
+			continue
+		}
+		d := b - a
+		if math.Abs(d) <= movedRel*a || (!math.IsNaN(total) && math.Abs(d) < partShare*total) {
+			continue
+		}
+		ms = append(ms, moved{fmt.Sprintf("%s %s -> %s ms per call", name, report.FormatMs(a), report.FormatMs(b)), math.Abs(d)})
+	}
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].delta > ms[j].delta })
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.say)
+	}
+	return out
+}
+
+func perCall(pe pointEvidence, name string) (float64, bool) {
+	v, ok := pe.totals[name]
+	if !ok || pe.calls <= 0 {
+		return 0, false
+	}
+	return v / pe.calls, true
+}
+
+// counterReasons are group's counters per call that moved, said together.
+func counterReasons(o, n pointEvidence, group string) []string {
+	var parts []string
+	for _, c := range counters {
+		if c.group != group {
+			continue
+		}
+		a, okA := perCall(o, c.name)
+		b, okB := perCall(n, c.name)
+		if !okA || !okB || math.Abs(b-a) < movedAbs || math.Abs(b-a) <= movedRel*a {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s -> %s", c.say, num(a), num(b)))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	label := map[string]string{"work": "work per call", "cache": "cache per call", "wal": "WAL per call", "rows": "per call"}[group]
+	return []string{label + ": " + strings.Join(parts, ", ")}
+}
+
+// waitReasons are the wait events whose share of the active sessions
+// moved, the largest change first.
+func waitReasons(o, n pointEvidence) []string {
+	if len(o.waits) == 0 || len(n.waits) == 0 {
+		return nil
+	}
+	names := map[string]bool{}
+	for w := range o.waits {
+		names[w] = true
+	}
+	for w := range n.waits {
+		names[w] = true
+	}
+	type moved struct {
+		name  string
+		a, b  float64
+		delta float64
+	}
+	var ms []moved
+	for w := range names {
+		a, b := o.waits[w], n.waits[w]
+		if math.Abs(b-a) > waitShare {
+			ms = append(ms, moved{strings.TrimPrefix(w, "wait:"), a, b, math.Abs(b - a)})
+		}
+	}
+	sort.Slice(ms, func(i, j int) bool {
+		if ms[i].delta != ms[j].delta {
+			return ms[i].delta > ms[j].delta
+		}
+		return ms[i].name < ms[j].name
+	})
+	var parts []string
+	for _, m := range ms {
+		parts = append(parts, fmt.Sprintf("%s %.0f%% -> %.0f%%", m.name, 100*m.a, 100*m.b))
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return []string{"wait events (share of active sessions): " + strings.Join(parts, ", ")}
+}
+
+func num(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
