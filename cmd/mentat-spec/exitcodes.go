@@ -1,26 +1,24 @@
 package main
 
 import (
+	"github.com/mentat-spec/mentat-spec/cmd/mentat-spec/internal/exitcode"
 	"github.com/mentat-spec/mentat-spec/engine/compare"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
 
-// Exit codes. Each says one thing happened, so that a script gating a
-// release can tell a wrong answer from a slower build, a busy host or a
-// run that never finished (the README's table lists them).
+// Exit codes: the numbers live in exitcode, shared with the subcommands'
+// own packages.
 const (
-	exitOK         = 0 // everything ran, every check and threshold passed
-	exitCheck      = 1 // a check failed (a wrong answer); fmt -check: a file to reformat
-	exitUsage      = 2 // bad command line or spec (a diagnostic with its place)
-	exitChanges    = 3 // plan -diff -detailed-exitcode: the plans differ (Terraform's 2 is this tool's spec error)
-	exitThreshold  = 4 // a threshold was crossed
-	exitRegression = 5 // compare found a regression
-	exitUndecided  = 6 // compare refused two runs, or (with -fail-undecided) could not decide
-	exitUnfinished = 7 // the run could not finish (a store that would not open, a load error, a full disk)
-	exitAllFailed  = 8 // an operation or query of a point failed every call: no result, however fast
-	// exitInterrupted is what shells expect of a process ended by SIGINT
-	// (128 + 2).
-	exitInterrupted = 130
+	exitOK          = exitcode.OK
+	exitCheck       = exitcode.Check
+	exitUsage       = exitcode.Usage
+	exitChanges     = exitcode.Changes
+	exitThreshold   = exitcode.Threshold
+	exitRegression  = exitcode.Regression
+	exitUndecided   = exitcode.Undecided
+	exitUnfinished  = exitcode.Unfinished
+	exitAllFailed   = exitcode.AllFailed
+	exitInterrupted = exitcode.Interrupted
 )
 
 // exitSummary is the one-line list of codes for usage.

@@ -3,9 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 )
 
 // Op names of the rows the shipped scenario kinds write. timings.csv's op
@@ -110,51 +108,4 @@ func Tee(sinks ...Sink) Sink {
 		}
 		return errors.Join(errs...)
 	})
-}
-
-// Console prints one line per timing, load and check record (raw reps
-// and sizes are only written to files).
-type Console struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-// NewConsole prints to w.
-func NewConsole(w io.Writer) *Console { return &Console{w: w} }
-
-// Emit prints rec's line.
-func (c *Console) Emit(rec Record) error {
-	var line string
-	switch r := rec.(type) {
-	case Timing:
-		line = timingLine(Row(r))
-	case LoadRow:
-		if r.Ceiling {
-			line = fmt.Sprintf("%s/%s: load cap hit after %s datoms in %.2fs", r.Scale, r.Backend, Thousands(r.NDatoms), r.WallS)
-		} else {
-			line = fmt.Sprintf("%s/%s: loaded %s datoms in %.2fs (%s datoms/s)", r.Scale, r.Backend, Thousands(r.NDatoms), r.WallS, Thousands(int64(r.DatomsPerS)))
-		}
-	case CheckLine:
-		line = fmt.Sprintf("%s %s/%s %s %s: %s", r.Status, r.Scale, r.Backend, r.Scenario, r.Name, r.Detail)
-	case WindowRow, OpenLoopRow:
-		line = timedLine(rec)
-	default:
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, err := fmt.Fprintln(c.w, line)
-	return err
-}
-
-func timingLine(r Row) string {
-	name := r.Scale + "/" + r.Backend
-	switch {
-	case r.Op == OpCeiling:
-		return fmt.Sprintf("%s %-16s ceiling: first call took %.3f ms, scenario skipped", name, r.Scenario, r.P50Ms)
-	case IsColdWarm(r.Op):
-		return fmt.Sprintf("%s %-16s %-14s p50 %8.3f ms  n %d", name, r.Scenario, r.Op, r.P50Ms, r.Count)
-	}
-	return fmt.Sprintf("%s %-16s %-5s clients %-3d p50 %8.3f ms  p99 %8.3f ms  %10.1f ops/s  errors %d",
-		name, r.Scenario, r.Op, r.Clients, r.P50Ms, r.P99Ms, r.Throughput, r.Errors)
 }

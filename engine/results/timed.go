@@ -259,19 +259,6 @@ func appendCSVLine(b []byte, fields []string) []byte {
 	return append(b, '\n')
 }
 
-// timedLine is the console line of a window or an open-loop row.
-func timedLine(rec Record) string {
-	switch r := rec.(type) {
-	case WindowRow:
-		return fmt.Sprintf("%s/%s %-16s %-5s window %-3d %6.0fs  p50 %8.3f ms  p99 %8.3f ms  %10.1f ops/s  errors %d",
-			r.Scale, r.Backend, r.Scenario, r.Op, r.Window, r.EndS, r.P50Ms, r.P99Ms, r.Throughput, r.Errors)
-	case OpenLoopRow:
-		return fmt.Sprintf("%s/%s %-16s %-5s rate %.1f/s: %.1f ops/s  late %d  dropped %d  errors %d",
-			r.Scale, r.Backend, r.Scenario, r.Op, r.Rate, r.Throughput, r.Late, r.Dropped, r.Errors)
-	}
-	return ""
-}
-
 // ReadWindows reads windows.csv of dir in file order.
 func ReadWindows(dir string) ([]WindowRow, error) {
 	var rows []WindowRow

@@ -32,6 +32,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/progress"
 	"github.com/mentat-spec/mentat-spec/engine/report"
 	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/results/console"
 	"github.com/mentat-spec/mentat-spec/engine/threshold"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
@@ -195,13 +196,13 @@ func Run(ctx context.Context, p *plan.Plan, opts Options) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	r.sink = results.Tee(dir, results.NewConsole(opts.Log))
+	r.sink = results.Tee(dir, console.New(opts.Log))
 	r.mem = memuse.Start(func(row results.MemoryRow) { r.emit(row) })
 	defer r.mem.Close()
 	points, est := r.planned()
 	if pr := opts.Progress; pr != nil {
 		pr.SetTotal(est)
-		r.sink = results.Tee(dir, results.NewConsole(opts.Log), pr)
+		r.sink = results.Tee(dir, console.New(opts.Log), pr)
 		pr.Start()
 		defer pr.Close()
 	}

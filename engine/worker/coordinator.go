@@ -17,6 +17,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
+	"github.com/mentat-spec/mentat-spec/engine/worker/connadmit"
 )
 
 const (
@@ -188,10 +189,10 @@ func (l *Launcher) listener() (chan remote, error) {
 // never end the run.
 //
 // Past maxPending connections authenticating at once, the oldest is
-// closed to make room (pendingConns). Once the launcher is closed, a
+// closed to make room (connadmit.Pending). Once the launcher is closed, a
 // worker that proves the secret is told the run is over.
 func (l *Launcher) acceptLoop(ln net.Listener, queue chan remote) {
-	silent, talking := &pendingConns{}, &pendingConns{minAge: evictAge}
+	silent, talking := &connadmit.Pending{}, &connadmit.Pending{MinAge: connadmit.EvictAge}
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
@@ -200,10 +201,10 @@ func (l *Launcher) acceptLoop(ln net.Listener, queue chan remote) {
 			}
 			return // closed
 		}
-		if _, old, age := silent.admit(nc, time.Now(), maxSilent); old != nil {
+		if _, old, age := silent.Admit(nc, time.Now(), connadmit.MaxSilent); old != nil {
 			old.Close()
 			l.refuse(&AuthError{Remote: old.RemoteAddr().String(),
-				Err: fmt.Errorf("closed after %s without sending anything, the oldest of %d such connections, to make room for a new one", age.Round(time.Millisecond), maxSilent)})
+				Err: fmt.Errorf("closed after %s without sending anything, the oldest of %d such connections, to make room for a new one", age.Round(time.Millisecond), connadmit.MaxSilent)})
 		}
 		go l.authenticate(nc, silent, talking, queue)
 	}
@@ -212,9 +213,9 @@ func (l *Launcher) acceptLoop(ln net.Listener, queue chan remote) {
 // authenticate waits for nc's first byte, then takes a place among the
 // connections authenticating, and queues the worker once it proved the
 // secret (or tells it the run is over, once the launcher is closed).
-func (l *Launcher) authenticate(nc net.Conn, silent, talking *pendingConns, queue chan remote) {
-	pc, err := firstByte(nc)
-	if silent.done(nc) {
+func (l *Launcher) authenticate(nc net.Conn, silent, talking *connadmit.Pending, queue chan remote) {
+	pc, err := connadmit.FirstByte(nc)
+	if silent.Done(nc) {
 		return // closed to make room: counted then
 	}
 	if err != nil {
@@ -222,10 +223,10 @@ func (l *Launcher) authenticate(nc net.Conn, silent, talking *pendingConns, queu
 		l.refuse(&AuthError{Remote: nc.RemoteAddr().String(), Err: fmt.Errorf("nothing received: %w", err)})
 		return
 	}
-	ok, old, age := talking.admit(nc, time.Now(), maxPending)
+	ok, old, age := talking.Admit(nc, time.Now(), maxPending)
 	if !ok {
 		nc.Close()
-		l.refuse(&AuthError{Remote: nc.RemoteAddr().String(), Err: fmt.Errorf("%d connections already authenticating, none for %s yet", maxPending, evictAge)})
+		l.refuse(&AuthError{Remote: nc.RemoteAddr().String(), Err: fmt.Errorf("%d connections already authenticating, none for %s yet", maxPending, connadmit.EvictAge)})
 		return
 	}
 	if old != nil {
@@ -234,7 +235,7 @@ func (l *Launcher) authenticate(nc net.Conn, silent, talking *pendingConns, queu
 			Err: fmt.Errorf("closed after %s unauthenticated, the oldest of %d connections authenticating, to make room for a new one", age.Round(time.Millisecond), maxPending)})
 	}
 	c, hello, err := l.Security.accept(pc)
-	evicted := talking.done(nc)
+	evicted := talking.Done(nc)
 	if err != nil {
 		if !evicted {
 			l.refuse(err)

@@ -2,9 +2,7 @@ package worker
 
 import (
 	"fmt"
-	"io"
 	"net"
-	"sync"
 	"time"
 )
 
@@ -106,101 +104,4 @@ func (r *refusalLog) flush() []*AuthError {
 		}
 	}
 	return out
-}
-
-const (
-	// maxSilent bounds the connections accepted that have sent nothing
-	// yet; past it the oldest is closed.
-	maxSilent = 256
-	// silentTimeout is how long a connection may stay silent.
-	silentTimeout = 5 * time.Second
-)
-
-// firstByte waits up to silentTimeout for nc's first byte and returns a
-// connection that reads it again.
-func firstByte(nc net.Conn) (net.Conn, error) {
-	_ = nc.SetReadDeadline(time.Now().Add(silentTimeout))
-	b := make([]byte, 1)
-	if _, err := io.ReadFull(nc, b); err != nil {
-		return nil, err
-	}
-	_ = nc.SetReadDeadline(time.Time{})
-	return &prefixConn{Conn: nc, first: b}, nil
-}
-
-// prefixConn is a connection whose first bytes were read already.
-type prefixConn struct {
-	net.Conn
-	first []byte
-}
-
-func (c *prefixConn) Read(p []byte) (int, error) {
-	if len(c.first) > 0 {
-		n := copy(p, c.first)
-		c.first = c.first[n:]
-		return n, nil
-	}
-	return c.Conn.Read(p)
-}
-
-// evictAge is how long a connection must have been authenticating
-// before a new one may take its place: far longer than a worker's
-// handshake (a few round trips), so a connection is closed this way only
-// when it has been idle, never in the middle of a worker's proof.
-const evictAge = time.Second
-
-// pendingConns are the connections authenticating at once. When the
-// limit is reached the oldest one, if it has been authenticating for
-// evictAge, is closed to make room for the new one; otherwise the new
-// one is refused (a looping worker tries again). Connections opened and
-// left idle (a stranger holding the port) cannot then keep the run's
-// own workers out for the authentication timeout.
-//
-// Connections that have not sent a byte yet are kept apart (silent, its
-// own pendingConns with no minimum age and maxSilent places): a worker
-// sends its TLS hello as soon as it connects, so idle connections, held
-// or reopened as fast as they close, only ever push out each other.
-type pendingConns struct {
-	minAge  time.Duration // the oldest is closed for a new one only past this age
-	mu      sync.Mutex
-	conns   map[net.Conn]time.Time
-	evicted map[net.Conn]bool
-}
-
-// admit adds nc and returns true, or false when limit connections are
-// in and none of them is evictable. With limit connections in, it
-// removes the oldest, which the caller closes (oldest is nil when there
-// was room).
-func (p *pendingConns) admit(nc net.Conn, now time.Time, limit int) (ok bool, oldest net.Conn, age time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.conns == nil {
-		p.conns, p.evicted = map[net.Conn]time.Time{}, map[net.Conn]bool{}
-	}
-	if len(p.conns) >= limit {
-		var at time.Time
-		for c, t := range p.conns {
-			if oldest == nil || t.Before(at) {
-				oldest, at = c, t
-			}
-		}
-		if age = now.Sub(at); age < p.minAge {
-			return false, nil, 0
-		}
-		delete(p.conns, oldest)
-		p.evicted[oldest] = true
-	}
-	p.conns[nc] = now
-	return true, oldest, age
-}
-
-// done removes nc once its authentication ended, and says whether it
-// was closed to make room (its failure is then already logged).
-func (p *pendingConns) done(nc net.Conn) (evicted bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.conns, nc)
-	evicted = p.evicted[nc]
-	delete(p.evicted, nc)
-	return evicted
 }

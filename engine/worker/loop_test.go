@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mentat-spec/mentat-spec/engine/worker/connadmit"
 )
 
 // fastLoop is LoopOptions with short pauses, for tests.
@@ -156,7 +158,7 @@ func TestIdleStrangersDoNotStarveWorkers(t *testing.T) {
 			c.Close()
 		}
 	}()
-	for range maxSilent + 6 {
+	for range connadmit.MaxSilent + 6 {
 		c, err := net.DialTimeout("tcp", l.Addr(), 2*time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -181,7 +183,7 @@ func TestIdleStrangersDoNotStarveWorkers(t *testing.T) {
 		}
 	case err := <-served:
 		t.Fatalf("the run's worker was kept out: %v", err)
-	case <-time.After(silentTimeout - time.Second):
+	case <-time.After(connadmit.SilentTimeout - time.Second):
 		t.Fatal("the run's worker did not get in while strangers held the port")
 	}
 	if res, err := pool.Rep(context.Background()); err != nil || res[0].Count == 0 {
@@ -199,36 +201,6 @@ func TestIdleStrangersDoNotStarveWorkers(t *testing.T) {
 	l.OnRefused(nil)
 	if n := l.Refused(); n != 7 || !strings.Contains(authLog.String(), "2 more refusal(s)") || !strings.Contains(authLog.String(), "without sending anything") {
 		t.Errorf("%d refusals:\n%s", n, authLog.String())
-	}
-}
-
-// Among connections that are authenticating, the oldest makes room for a
-// new one only once it has been at it for evictAge, far longer than a
-// worker's proof takes: a worker is never cut off mid-handshake.
-func TestPendingConnsEvictOnlyIdle(t *testing.T) {
-	p := &pendingConns{minAge: evictAge}
-	conns := make([]net.Conn, 4)
-	for i := range conns {
-		a, b := net.Pipe()
-		defer a.Close()
-		defer b.Close()
-		conns[i] = a
-	}
-	t0 := time.Now()
-	for i, at := range []time.Duration{0, 100 * time.Millisecond} {
-		if ok, old, _ := p.admit(conns[i], t0.Add(at), 2); !ok || old != nil {
-			t.Fatalf("admit %d: %v %v", i, ok, old)
-		}
-	}
-	if ok, _, _ := p.admit(conns[2], t0.Add(evictAge/2), 2); ok {
-		t.Error("a new connection pushed out one authenticating for less than evictAge")
-	}
-	ok, old, age := p.admit(conns[3], t0.Add(evictAge+time.Millisecond), 2)
-	if !ok || old != conns[0] || age <= evictAge {
-		t.Errorf("admit past evictAge: %v, evicted the first %v, age %s", ok, old == conns[0], age)
-	}
-	if !p.done(conns[0]) || p.done(conns[1]) {
-		t.Error("done does not say which was evicted")
 	}
 }
 

@@ -116,6 +116,11 @@ include "embedded" {
   path = "../../../specs/mentat/backends/embedded.hcl"
 }
 
+# The quickstart's backends, the adapter's too (TestBenchSpecMatchesQuickstart).
+include "adapter" {
+  path = "../../../specs/mentat/backends/adapter.hcl"
+}
+
 backend "postgres" {
   driver     = "postgres"
   dsn        = var.pg_dsn
