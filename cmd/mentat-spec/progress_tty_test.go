@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,9 @@ func TestProgressFitsAnEightyColumnTerminal(t *testing.T) {
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "pane.raw")
 	done := filepath.Join(dir, "done")
-	session := "mentat-progress-" + filepath.Base(dir)
+	// The tmux server and session are this process's own: another test
+	// binary (a second checkout's make test) may run the same test at once.
+	session := "mentat-progress-" + strconv.Itoa(os.Getpid())
 	self, err := filepath.Abs(os.Args[0])
 	if err != nil {
 		t.Fatal(err)
