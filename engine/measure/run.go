@@ -513,8 +513,15 @@ func relCI(h *hdrhistogram.Histogram, q float64) float64 {
 	if center <= 0 {
 		return math.Inf(1)
 	}
-	return (at(hi) - at(lo)) / 2 / center
+	// Never narrower than the histogram's own resolution: two ranks in
+	// one bucket do not make the quantile known better than the bucket,
+	// so a precision finer than that is never reached.
+	return max((at(hi)-at(lo))/2/center, histResolution)
 }
+
+// histResolution is the relative half-width of a histogram bucket:
+// histDigits significant digits.
+var histResolution = 0.5 * math.Pow(10, -histDigits)
 
 // drain waits for the calls in flight at the stop, as pgbench does at the
 // end of -T, with the watchdog still cutting them at the ceiling.
