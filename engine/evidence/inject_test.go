@@ -43,9 +43,17 @@ func repoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// runQuickstart runs examples/quickstart.hcl with the override files
-// (name -> text) and vars into a fresh results directory, and loads it.
+// runQuickstart runs examples/quickstart.hcl's point lookup with the
+// override files (name -> text) and vars into a fresh results directory,
+// and loads it.
 func runQuickstart(t *testing.T, overrides map[string]string, vars ...config.VarArg) *results.Run {
+	t.Helper()
+	return runScenario(t, "point_lookup", nil, overrides, vars...)
+}
+
+// runScenario runs the quickstart's scenario as runQuickstart does; during,
+// when set, runs beside the run (it is cancelled when the run ends).
+func runScenario(t *testing.T, scenario string, during func(context.Context), overrides map[string]string, vars ...config.VarArg) *results.Run {
 	t.Helper()
 	dir := t.TempDir()
 	paths := []string{filepath.Join(repoRoot(), "examples", "quickstart.hcl")}
@@ -57,7 +65,7 @@ func runQuickstart(t *testing.T, overrides map[string]string, vars ...config.Var
 		}
 		paths = append(paths, p)
 	}
-	vars = append(vars, config.VarArg{Name: "scenarios", Value: `["point_lookup"]`}, config.VarArg{Name: "scales", Value: `["xs"]`},
+	vars = append(vars, config.VarArg{Name: "scenarios", Value: `["` + scenario + `"]`}, config.VarArg{Name: "scales", Value: `["xs"]`},
 		config.VarArg{Name: "data_dir", Value: filepath.Join(dir, "data")})
 	spec, diags := config.Load(paths, config.Options{Vars: vars})
 	if !diags.HasErrors() {
@@ -71,7 +79,18 @@ func runQuickstart(t *testing.T, overrides map[string]string, vars ...config.Var
 		t.Fatalf("plan: %s", diags.Error())
 	}
 	out := filepath.Join(dir, "results")
-	o, err := runner.Run(context.Background(), p, runner.Options{ResultsDir: out, Registry: drivers.Default, Workers: 2})
+	if during != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); during(ctx) }()
+		defer func() { cancel(); <-done }()
+	}
+	logf, err := os.Create(filepath.Join(dir, "run.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	o, err := runner.Run(context.Background(), p, runner.Options{ResultsDir: out, Registry: drivers.Default, Workers: 2, Log: logf})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -88,15 +107,23 @@ func runQuickstart(t *testing.T, overrides map[string]string, vars ...config.Var
 // explainQ1 explains the point lookup's point of backend between the runs.
 func explainQ1(t *testing.T, backend string, oldRun, newRun *results.Run) []string {
 	t.Helper()
+	return explainPoint(t, "point_lookup", backend, oldRun, newRun)
+}
+
+// explainPoint explains scenario's point of backend between the runs.
+func explainPoint(t *testing.T, scenario, backend string, oldRun, newRun *results.Run) []string {
+	t.Helper()
 	var key *results.Key
 	for _, r := range newRun.Timings {
-		if r.Scenario == "point_lookup" && r.Backend == backend {
+		// A mix's write op, where there is one: the writes are what an
+		// injected cause on writes moves.
+		if r.Scenario == scenario && r.Backend == backend && (key == nil || !strings.Contains(key.Op, "write")) {
 			k := r.Key()
 			key = &k
 		}
 	}
 	if key == nil {
-		t.Fatalf("no point_lookup row of %s in %s", backend, newRun.Dir)
+		t.Fatalf("no %s row of %s in %s", scenario, backend, newRun.Dir)
 	}
 	w := compare.Why{What: key.String(), Key: *key}
 	if err := evidence.Explain(&w, &compare.Verdict{}, oldRun, newRun); err != nil {

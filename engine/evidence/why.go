@@ -32,11 +32,18 @@ const (
 	waitShare = 0.15
 )
 
+// Undecided starts the first reason when only the time moved: no plan,
+// counter or wait event of the database did, and the machine's noise did
+// not differ beyond compare's bound, so the cause cannot be told.
+const Undecided = "cause undecided"
+
 // pointEvidence is one point's evidence over its reps.
 type pointEvidence struct {
 	found    bool
-	calls    float64            // calls of the most-called statement
-	totals   map[string]float64 // each counter summed over queries and reps
+	calls    float64                       // calls of the most-called statement
+	totals   map[string]float64            // each counter of the session (no statement) summed over reps
+	stmts    map[string]map[string]float64 // each statement's counters summed over reps
+	stmtCall map[string]float64            // each statement's calls summed over reps
 	waits    map[string]float64 // wait:<type>:<event> shares, mean over reps
 	observed float64            // mean over reps, NaN unknown
 	parts    [3]float64         // execution, planning, round-trip floor, mean over reps
@@ -46,7 +53,8 @@ var partNames = [3]string{"execution", "planning", "round-trip floor"}
 
 // gather collects the evidence of the points of l that measured k.
 func gather(l *Loaded, k results.Key) pointEvidence {
-	pe := pointEvidence{totals: map[string]float64{}, waits: map[string]float64{}, observed: math.NaN()}
+	pe := pointEvidence{totals: map[string]float64{}, stmts: map[string]map[string]float64{}, stmtCall: map[string]float64{},
+		waits: map[string]float64{}, observed: math.NaN()}
 	type pr struct{ point, rep int }
 	points := map[pr]bool{}
 	var sums [4]float64
@@ -85,12 +93,18 @@ func gather(l *Loaded, k results.Key) pointEvidence {
 			waitReps[f.Rep] = true
 		case f.Name == drivers.EvidenceCalls:
 			calls[f.Query] += f.Value
-		case f.Query != "" || f.Source != "":
+		case f.Query != "":
+			if pe.stmts[f.Query] == nil {
+				pe.stmts[f.Query] = map[string]float64{}
+			}
+			pe.stmts[f.Query][f.Name] += f.Value
+		case f.Source != "":
 			pe.totals[f.Name] += f.Value
 		}
 	}
-	for _, c := range calls {
+	for q, c := range calls {
 		pe.calls = math.Max(pe.calls, c)
+		pe.stmtCall[q] = c
 	}
 	for w := range pe.waits {
 		pe.waits[w] /= float64(max(len(waitReps), 1))
@@ -99,38 +113,60 @@ func gather(l *Loaded, k results.Key) pointEvidence {
 }
 
 // counters are the per-call counters compare reads, in the order of the
-// ranking's groups: the database's work, the cache, rows.
-var counters = []struct{ group, name, say string }{
-	{"work", "fullscan_steps", "full-scan steps"},
-	{"work", "sorts", "sorts"},
-	{"work", "autoindex_rows", "rows into automatic indexes"},
-	{"work", "vm_steps", "VM steps"},
-	{"work", "temp_blks_written", "temp blocks written"},
-	{"cache", "shared_blks_read", "blocks read"},
-	{"cache", "shared_blks_hit", "blocks hit"},
-	{"cache", "cache_miss", "page-cache misses"},
-	{"cache", "cache_hit", "page-cache hits"},
-	{"wal", "wal_bytes", "WAL bytes"},
-	{"rows", "rows", "rows returned"},
+// ranking's groups: the database's work, the cache, WAL, rows. A group
+// moved only when one of its counters marked key did: hits alone moving
+// is a query's parameters touching more or fewer pages, not the cache;
+// WAL bytes alone moving is full-page images after a checkpoint, which
+// come and go with the server's timing, not with the statement.
+var counters = []struct {
+	group, name, say string
+	key              bool
+}{
+	{"work", "fullscan_steps", "full-scan steps", true},
+	{"work", "sorts", "sorts", true},
+	{"work", "autoindex_rows", "rows into automatic indexes", true},
+	{"work", "vm_steps", "VM steps", true},
+	{"work", "temp_blks_written", "temp blocks written", true},
+	{"cache", "shared_blks_read", "blocks read", true},
+	{"cache", "shared_blks_hit", "blocks hit", false},
+	{"cache", "cache_miss", "page-cache misses", true},
+	{"cache", "cache_hit", "page-cache hits", false},
+	{"wal", "wal_records", "WAL records", true},
+	{"wal", "wal_bytes", "WAL bytes", false},
+	{"rows", "rows", "rows returned", true},
 }
 
-// explain fills w.Reasons, ranked.
+// explain fills w.Reasons, ranked: first the evidence that names a cause
+// (the plan, a wait on something other than the CPU, the cache, the
+// database's work, WAL, rows), then the machine's noise, then where the
+// time went: a part of the time that grew says where, not why. When only
+// the time moved and the noise did not differ, the first reason says the
+// cause is undecided rather than let a part stand for a cause.
 func explain(w *compare.Why, rep *compare.Verdict, oldRun, newRun *results.Run) error {
 	o, n := gather(Of(oldRun), w.Key), gather(Of(newRun), w.Key)
 	reasons, err := planReasons(oldRun.Dir, newRun.Dir, w.Key)
 	if err != nil {
 		return err
 	}
-	reasons = append(reasons, partReasons(o, n)...)
-	reasons = append(reasons, counterReasons(o, n, "work")...)
+	waits, onCPU := waitReasons(o, n)
+	if !onCPU {
+		reasons = append(reasons, waits...)
+	}
 	reasons = append(reasons, counterReasons(o, n, "cache")...)
-	reasons = append(reasons, waitReasons(o, n)...)
+	reasons = append(reasons, counterReasons(o, n, "work")...)
 	reasons = append(reasons, counterReasons(o, n, "wal")...)
 	reasons = append(reasons, counterReasons(o, n, "rows")...)
 	if rep.NoiseReason != "" {
 		reasons = append(reasons, "noise: "+rep.NoiseReason)
 	}
-	w.Reasons = reasons
+	parts := partReasons(o, n)
+	if onCPU {
+		parts = append(parts, waits...)
+	}
+	if len(reasons) == 0 && len(parts) > 0 {
+		reasons = append(reasons, Undecided+": only the time moved (no plan, counter or wait event of the database did) and the machine's noise did not differ beyond its bound")
+	}
+	w.Reasons = append(reasons, parts...)
 	return nil
 }
 
@@ -162,29 +198,46 @@ func partReasons(o, n pointEvidence) []string {
 	return out
 }
 
-func perCall(pe pointEvidence, name string) (float64, bool) {
-	v, ok := pe.totals[name]
-	if !ok || pe.calls <= 0 {
-		return 0, false
+// perCall is a counter per call: each statement's per call of its own
+// calls, summed over the statements both sides ran, so that a mix whose
+// statements' shares of the calls shift (writers blocked, readers running
+// on) does not move it, nor does a statement of another session in the
+// database (its text is not the run's). A counter of the session is per
+// call of the most-called statement.
+func perCall(pe, other pointEvidence, name string) (float64, bool) {
+	var sum float64
+	ok := false
+	for q, cs := range pe.stmts {
+		v, has := cs[name]
+		if _, both := other.stmtCall[q]; has && both && pe.stmtCall[q] > 0 {
+			sum += v / pe.stmtCall[q]
+			ok = true
+		}
 	}
-	return v / pe.calls, true
+	if v, has := pe.totals[name]; has && pe.calls > 0 {
+		sum += v / pe.calls
+		ok = true
+	}
+	return sum, ok
 }
 
 // counterReasons are group's counters per call that moved, said together.
 func counterReasons(o, n pointEvidence, group string) []string {
 	var parts []string
+	key := false
 	for _, c := range counters {
 		if c.group != group {
 			continue
 		}
-		a, okA := perCall(o, c.name)
-		b, okB := perCall(n, c.name)
+		a, okA := perCall(o, n, c.name)
+		b, okB := perCall(n, o, c.name)
 		if !okA || !okB || math.Abs(b-a) < movedAbs || math.Abs(b-a) <= movedRel*a {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %s -> %s", c.say, num(a), num(b)))
+		key = key || c.key
 	}
-	if len(parts) == 0 {
+	if !key {
 		return nil
 	}
 	label := map[string]string{"work": "work per call", "cache": "cache per call", "wal": "WAL per call", "rows": "per call"}[group]
@@ -192,10 +245,12 @@ func counterReasons(o, n pointEvidence, group string) []string {
 }
 
 // waitReasons are the wait events whose share of the active sessions
-// moved, the largest change first.
-func waitReasons(o, n pointEvidence) []string {
+// moved, those that grew and wait on something other than the CPU first,
+// then the largest change. onCPU: none such grew (the sessions' time on
+// the CPU, or a wait that shrank, is a symptom, not a cause).
+func waitReasons(o, n pointEvidence) (_ []string, onCPU bool) {
 	if len(o.waits) == 0 || len(n.waits) == 0 {
-		return nil
+		return nil, true
 	}
 	names := map[string]bool{}
 	for w := range o.waits {
@@ -216,7 +271,15 @@ func waitReasons(o, n pointEvidence) []string {
 			ms = append(ms, moved{strings.TrimPrefix(w, "wait:"), a, b, math.Abs(b - a)})
 		}
 	}
+	cause := func(m moved) bool { return m.b > m.a && !strings.HasPrefix(m.name, cpuWait) }
+	onCPU = true
+	for _, m := range ms {
+		onCPU = onCPU && !cause(m)
+	}
 	sort.Slice(ms, func(i, j int) bool {
+		if ci, cj := cause(ms[i]), cause(ms[j]); ci != cj {
+			return ci
+		}
 		if ms[i].delta != ms[j].delta {
 			return ms[i].delta > ms[j].delta
 		}
@@ -227,10 +290,14 @@ func waitReasons(o, n pointEvidence) []string {
 		parts = append(parts, fmt.Sprintf("%s %.0f%% -> %.0f%%", m.name, 100*m.a, 100*m.b))
 	}
 	if len(parts) == 0 {
-		return nil
+		return nil, true
 	}
-	return []string{"wait events (share of active sessions): " + strings.Join(parts, ", ")}
+	return []string{"wait events (share of active sessions): " + strings.Join(parts, ", ")}, onCPU
 }
+
+// cpuWait is how the PostgreSQL sampler names an active session waiting
+// on nothing: running, or ready to run and waiting for a CPU.
+const cpuWait = "CPU:"
 
 func num(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {

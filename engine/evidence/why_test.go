@@ -117,7 +117,7 @@ func TestExplainRanking(t *testing.T) {
 		{"a setting flips the plan", pgPlanIndex, pgPlanSeq, "json", pgExec, pgSlow, pgRead, pgRead, "",
 			"plan changed (q1): Index Scan on cur_text using cur_text_avet -> Seq Scan on cur_text", "execution 0.050 -> 2.000", "planning"},
 		{"cold cache", pgPlanIndex, pgPlanIndex, "json", pgExec, pgSlow, pgRead, pgReadMore, "",
-			"execution 0.050 -> 2.000 ms per call", "blocks read 0 -> 50", "plan changed"},
+			"cache per call: blocks read 0 -> 50", "execution 0.050 -> 2.000 ms per call", "plan changed"},
 		{"noise only", sqlitePlanIndexed, sqlitePlanIndexed, "txt", base, slow, work, work, "the machine's noise rose",
 			"noise: the machine's noise rose", "", "plan changed"},
 		{"A/A", sqlitePlanIndexed, sqlitePlanIndexed, "txt", base, base, work, work, "", "", "", ""},
