@@ -44,9 +44,9 @@ type pointEvidence struct {
 	totals   map[string]float64            // each counter of the session (no statement) summed over reps
 	stmts    map[string]map[string]float64 // each statement's counters summed over reps
 	stmtCall map[string]float64            // each statement's calls summed over reps
-	waits    map[string]float64 // wait:<type>:<event> shares, mean over reps
-	observed float64            // mean over reps, NaN unknown
-	parts    [3]float64         // execution, planning, round-trip floor, mean over reps
+	waits    map[string]float64            // wait:<type>:<event> shares, mean over reps
+	observed float64                       // mean over reps, NaN unknown
+	parts    [3]float64                    // execution, planning, round-trip floor, mean over reps
 }
 
 var partNames = [3]string{"execution", "planning", "round-trip floor"}
