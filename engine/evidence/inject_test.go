@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,11 +54,13 @@ func runQuickstart(t *testing.T, overrides map[string]string, vars ...config.Var
 
 // runScenario runs the quickstart's scenario as runQuickstart does; during,
 // when set, runs beside the run (it is cancelled when the run ends).
-func runScenario(t *testing.T, scenario string, during func(context.Context), overrides map[string]string, vars ...config.VarArg) *results.Run {
+func runScenario(t testing.TB, scenario string, during func(context.Context), overrides map[string]string, vars ...config.VarArg) *results.Run {
 	t.Helper()
 	dir := t.TempDir()
 	paths := []string{filepath.Join(repoRoot(), "examples", "quickstart.hcl")}
-	overrides["quick_override.hcl"] = quickOverride
+	if _, ok := overrides["quick_override.hcl"]; !ok {
+		overrides["quick_override.hcl"] = quickOverride
+	}
 	for name, text := range overrides {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
@@ -65,8 +68,10 @@ func runScenario(t *testing.T, scenario string, during func(context.Context), ov
 		}
 		paths = append(paths, p)
 	}
-	vars = append(vars, config.VarArg{Name: "scenarios", Value: `["` + scenario + `"]`}, config.VarArg{Name: "scales", Value: `["xs"]`},
-		config.VarArg{Name: "data_dir", Value: filepath.Join(dir, "data")})
+	vars = append(vars, config.VarArg{Name: "scenarios", Value: `["` + scenario + `"]`}, config.VarArg{Name: "scales", Value: `["xs"]`})
+	if !slices.ContainsFunc(vars, func(v config.VarArg) bool { return v.Name == "data_dir" }) {
+		vars = append(vars, config.VarArg{Name: "data_dir", Value: filepath.Join(dir, "data")})
+	}
 	spec, diags := config.Load(paths, config.Options{Vars: vars})
 	if !diags.HasErrors() {
 		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
@@ -227,7 +232,7 @@ func TestInjectedCauses(t *testing.T) {
 }
 
 // dropPG drops the database the test's run created.
-func dropPG(t *testing.T, dsn, database string) {
+func dropPG(t testing.TB, dsn, database string) {
 	t.Helper()
 	drv, _ := drivers.Default.Lookup("postgres")
 	ctx := context.Background()
