@@ -110,4 +110,3 @@ func loadavg() string {
 	}
 	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
-
