@@ -25,8 +25,9 @@ import (
 //
 //	go test -run '^$' -bench EvidenceCost -benchtime 1x ./engine/evidence/
 //
-// MENTAT_SPEC_COST_ROUNDS (default 4) and MENTAT_SPEC_COST_SECONDS (the
-// point's length, default 3) change the rounds and the point.
+// MENTAT_SPEC_COST_ROUNDS (default 4), MENTAT_SPEC_COST_SECONDS (the
+// point's length, default 3) and MENTAT_SPEC_COST_BACKENDS (a comma list)
+// change the rounds, the point and the backends.
 func BenchmarkEvidenceCost(b *testing.B) {
 	rounds := envInt("MENTAT_SPEC_COST_ROUNDS", 4)
 	secs := envInt("MENTAT_SPEC_COST_SECONDS", 3)
@@ -34,6 +35,9 @@ func BenchmarkEvidenceCost(b *testing.B) {
 	pgDSN := os.Getenv("MENTAT_SPEC_PG_DSN")
 	if pgDSN != "" {
 		backends = append(backends, "postgres")
+	}
+	if only := os.Getenv("MENTAT_SPEC_COST_BACKENDS"); only != "" {
+		backends = strings.Split(only, ",")
 	}
 	for range b.N {
 		for _, backend := range backends {
@@ -50,7 +54,18 @@ func BenchmarkEvidenceCost(b *testing.B) {
 			runScenario(b, "point_lookup", nil, withSampling(ov, false, 1), vars...)
 			var thr, cpu [2][]float64
 			for r := range rounds {
-				for i, on := range []bool{false, true} {
+				// Off first in odd rounds, on first in even ones: a cost
+				// of running second (the heap the first run left, the
+				// machine's drift) falls on both alike.
+				order := []bool{false, true}
+				if r%2 == 1 {
+					order = []bool{true, false}
+				}
+				for _, on := range order {
+					i := 0
+					if on {
+						i = 1
+					}
 					cpu0 := evidence.CPU()
 					run := runScenario(b, "point_lookup", nil, withSampling(ov, on, secs), vars...)
 					used := evidence.CPU() - cpu0
@@ -66,8 +81,16 @@ func BenchmarkEvidenceCost(b *testing.B) {
 					}
 					thr[i] = append(thr[i], calls/seconds)
 					cpu[i] = append(cpu[i], float64(used.Microseconds())/calls)
+					// The PostgreSQL wait sampler's own share of the point's
+					// wall time on the server, as the point recorded it.
+					sampler := ""
+					for _, f := range evidence.Of(run).Facts {
+						if f.Name == "sampler_busy_share" {
+							sampler += fmt.Sprintf(", sampler_busy_share %.4f", f.Value)
+						}
+					}
 					// To stderr: a benchmark's log keeps only its first lines.
-					fmt.Fprintf(os.Stderr, "%s round %d evidence=%v: %.0f calls/s, %.2f µs CPU/call, load %s\n", backend, r+1, on, calls/seconds, float64(used.Microseconds())/calls, loadavg())
+					fmt.Fprintf(os.Stderr, "%s round %d evidence=%v: %.0f calls/s, %.2f µs CPU/call, load %s%s\n", backend, r+1, on, calls/seconds, float64(used.Microseconds())/calls, loadavg(), sampler)
 				}
 			}
 			// The median of each round's on/off: a round's two runs are
