@@ -22,6 +22,13 @@ var _ drivers.EvidenceCollector = (*Backend)(nil)
 // (each point records its own as sampler_busy_share).
 const WaitSampleInterval = 200 * time.Millisecond
 
+// waitSampleQuery is one wait-event sample: the database's other active
+// client sessions, each under its wait event or CPU:running.
+const waitSampleQuery = `SELECT coalesce(wait_event_type, 'CPU'), coalesce(wait_event, 'running')
+	FROM pg_stat_activity
+	WHERE datname = current_database() AND backend_type = 'client backend'
+		AND state = 'active' AND pid <> pg_backend_pid()`
+
 // stmtCounters are one statement's cumulative pg_stat_statements counters.
 type stmtCounters struct {
 	query                          string
@@ -79,10 +86,7 @@ func (p *pgProbe) sample(ctx context.Context, conn *pgx.Conn) {
 	defer t.Stop()
 	for {
 		t0 := time.Now()
-		rows, err := conn.Query(ctx, `SELECT coalesce(wait_event_type, 'CPU'), coalesce(wait_event, 'running')
-			FROM pg_stat_activity
-			WHERE datname = current_database() AND backend_type = 'client backend'
-				AND state = 'active' AND pid <> pg_backend_pid()`)
+		rows, err := conn.Query(ctx, waitSampleQuery)
 		if err == nil {
 			var got []string
 			for rows.Next() {
