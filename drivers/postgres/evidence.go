@@ -22,12 +22,16 @@ var _ drivers.EvidenceCollector = (*Backend)(nil)
 // (each point records its own as sampler_busy_share).
 const WaitSampleInterval = 200 * time.Millisecond
 
-// waitSampleQuery is one wait-event sample: the database's other active
-// client sessions, each under its wait event or CPU:running.
+// waitSampleQuery is one wait-event sample: the run's other active
+// sessions in the database, each under its wait event or CPU:running.
+// The run's sessions are those of the sampler's application_name (every
+// connection of a backend has the same): another program's session in
+// the database, waiting or working, is not the run's.
 const waitSampleQuery = `SELECT coalesce(wait_event_type, 'CPU'), coalesce(wait_event, 'running')
 	FROM pg_stat_activity
 	WHERE datname = current_database() AND backend_type = 'client backend'
-		AND state = 'active' AND pid <> pg_backend_pid()`
+		AND state = 'active' AND pid <> pg_backend_pid()
+		AND application_name = current_setting('application_name')`
 
 // stmtCounters are one statement's cumulative pg_stat_statements counters.
 type stmtCounters struct {
@@ -39,8 +43,7 @@ type stmtCounters struct {
 }
 
 // StartEvidence snapshots this database's pg_stat_statements and starts
-// sampling the wait events of the database's other client sessions (the
-// run holds the store's lock, so they are the run's own).
+// sampling the wait events of the run's other sessions in the database.
 func (b *Backend) StartEvidence(ctx context.Context) (drivers.EvidenceProbe, error) {
 	if err := b.statementsReady(ctx); err != nil {
 		return nil, err

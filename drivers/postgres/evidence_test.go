@@ -2,10 +2,12 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/mentat-spec/mentat-spec/drivers"
 )
 
@@ -173,6 +175,57 @@ func TestEvidenceSamplesLockWaits(t *testing.T) {
 	}
 	if lock < 0.5 {
 		t.Errorf("share of samples waiting on a lock = %v, want most of them:\n%v", lock, ev)
+	}
+}
+
+// Only the run's sessions are sampled: a session of another program in
+// the database (another application_name), however long it waits, is
+// not counted; one of the run's is.
+func TestEvidenceSamplesOnlyTheRunsSessions(t *testing.T) {
+	ctx := testCtx(t)
+	b := openTest(t, variants[0], nil)
+	if err := b.ResetStatementStats(ctx); err != nil {
+		t.Skipf("pg_stat_statements is not available on this server: %v", err)
+	}
+	cfg := b.connCfg.Copy()
+	cfg.RuntimeParams = map[string]string{"application_name": "someone-else"}
+	other, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(context.Background())
+	own, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Close()
+	p, err := b.StartEvidence(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both sleep (wait Timeout:PgSleep) for several samples.
+	sleep := fmt.Sprintf("SELECT pg_sleep(%f)", (10 * WaitSampleInterval).Seconds())
+	done := make(chan error, 1)
+	go func() { _, err := other.Exec(ctx, sleep); done <- err }()
+	if err := own.Exec(ctx, sleep); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ev, err := p.Stop(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, _ := find(ev, "", "samples")
+	seen, _ := find(ev, "", "active_observations")
+	// Each sample sees the run's sleeping session, never the other one
+	// (a sample or two at the edges may miss the run's).
+	if seen > samples || seen < samples/2 {
+		t.Errorf("active_observations = %v over %v samples, want one session a sample:\n%v", seen, samples, ev)
+	}
+	if v, _ := find(ev, "", "wait:Timeout:PgSleep"); v < 0.5 {
+		t.Errorf("share waiting in pg_sleep = %v, want most:\n%v", v, ev)
 	}
 }
 
