@@ -127,7 +127,9 @@ func TestPlanHoldsNoSpec(t *testing.T) {
 // TestConfigFieldsFinds keeps the walk able to fail: it finds a config
 // type however deep a struct of plan's kind holds it.
 func TestConfigFieldsFinds(t *testing.T) {
-	type cell struct{ Blocks map[string][]*config.CheckBlock }
+	type cell struct {
+		Blocks map[string][]*config.CheckBlock
+	}
 	type holder struct {
 		Name  string
 		cells []cell

@@ -15,8 +15,8 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
-	"github.com/mentat-spec/mentat-spec/engine/plandesc"
 	"github.com/mentat-spec/mentat-spec/engine/planbuild"
+	"github.com/mentat-spec/mentat-spec/engine/plandesc"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
