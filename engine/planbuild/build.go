@@ -90,7 +90,8 @@ func (b *builder) cell(sp *plan.ScalePlan, cc config.Cell) (*plan.Cell, hcl.Diag
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	c := &plan.Cell{Scale: sp, Plan: b.plan, Queries: map[string]*plan.Query{}, Backend: *bc, StoreCost: storeCost(b.drv, bc.Driver)}
+	driver, _ := b.drv.Driver(bc.Driver)
+	c := &plan.Cell{Scale: sp, Plan: b.plan, Queries: map[string]*plan.Query{}, Backend: *bc, StoreCost: storeCost(driver)}
 	for _, q := range b.spec.Queries {
 		pq, d := query(q, ctx, bc.Dialect)
 		diags = append(diags, d...)
@@ -99,19 +100,21 @@ func (b *builder) cell(sp *plan.ScalePlan, cc config.Cell) (*plan.Cell, hcl.Diag
 		}
 	}
 	diags = append(diags, resolve.CheckSkips(b.spec, be, bc)...)
+	off := map[*config.ScenarioBlock]string{}
 	for _, sd := range b.spec.Scenarios {
 		if sd.Def == nil {
 			continue // its kind reported why
 		}
 		if why := offReason(b.spec, sd, be.Name, bc.SkipScenarios, sp.Name); why != "" {
+			off[sd] = why
 			c.Off = append(c.Off, plan.OffScenario{Name: sd.Name, Kind: sd.Kind.Name(), Reason: why})
 		}
 	}
 	for _, sd := range b.spec.SelectedScenarios() {
-		if sd.Def == nil || offReason(b.spec, sd, be.Name, bc.SkipScenarios, sp.Name) != "" {
+		if sd.Def == nil || off[sd] != "" {
 			continue
 		}
-		s, d := b.scenario(sp, bc, sd, ctx)
+		s, d := b.scenario(sp, bc, driver, sd, ctx)
 		diags = append(diags, d...)
 		c.Scenarios = append(c.Scenarios, s)
 	}
@@ -138,10 +141,11 @@ func query(q *config.QueryBlock, ctx *hcl.EvalContext, dialect string) (*plan.Qu
 	return pq, diags
 }
 
-// scenario resolves scenario sd in a cell of backend bc at scale sp: its
+// scenario resolves scenario sd in a cell of backend bc (driver is its
+// driver, nil when unknown) at scale sp: its
 // points, samplers, how its writes reach the database, and its checks
 // (its own and those it borrows) prepared in ctx, the cell's context.
-func (b *builder) scenario(sp *plan.ScalePlan, bc *resolve.CellBackend, sd *config.ScenarioBlock, ctx *hcl.EvalContext) (*plan.Scenario, hcl.Diagnostics) {
+func (b *builder) scenario(sp *plan.ScalePlan, bc *resolve.CellBackend, driver resolve.Driver, sd *config.ScenarioBlock, ctx *hcl.EvalContext) (*plan.Scenario, hcl.Diagnostics) {
 	samp := toSampling(sd.Sampling)
 	s := &plan.Scenario{Name: sd.Name, Kind: sd.Kind.Name(), Description: sd.Description, Sampling: samp,
 		Queries: sd.Def.Queries(), Writes: sd.Def.Writes(), Points: sd.Def.Points(samp.Sampling),
@@ -169,6 +173,6 @@ func (b *builder) scenario(sp *plan.ScalePlan, bc *resolve.CellBackend, sd *conf
 	diags = append(diags, resolve.DuringChecks(sd)...)
 	diags = append(diags, resolve.TxReads(sp.Writes, sd)...)
 	diags = append(diags, resolve.ReadersSeeWrites(b.drv, bc.Driver, bc.Name, bc.Options, sd)...)
-	s.WritesNote = writesNote(b.drv, bc.Driver, sd)
+	s.WritesNote = writesNote(driver, bc.Driver, sd)
 	return s, diags
 }

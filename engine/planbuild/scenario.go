@@ -91,12 +91,8 @@ func toSampling(v config.SamplingValues) plan.SamplingPlan {
 }
 
 // storeCost is the driver's measured cost per datom, nil when it states
-// none.
-func storeCost(drv resolve.Drivers, driver string) *drivers.StoreCost {
-	d, ok := drv.Driver(driver)
-	if !ok {
-		return nil
-	}
+// none (or the driver is unknown).
+func storeCost(d resolve.Driver) *drivers.StoreCost {
 	se, ok := d.(drivers.StoreEstimator)
 	if !ok {
 		return nil
@@ -112,16 +108,14 @@ func storeCost(drv resolve.Drivers, driver string) *drivers.StoreCost {
 // of driver: each client on its own session, or through fewer writing
 // sessions shared by the clients (the stream's writers, or what the
 // database allows).
-func writesNote(drv resolve.Drivers, driver string, sd *config.ScenarioBlock) string {
+func writesNote(d resolve.Driver, driver string, sd *config.ScenarioBlock) string {
 	od, ok := sd.Def.(kind.Operationer)
 	if !ok || !kind.OpsWrite(od.Operations()) {
 		return ""
 	}
 	limit := 0
-	if d, ok := drv.Driver(driver); ok {
-		if wl, ok := d.(drivers.WriteLimiter); ok {
-			limit = wl.WritingConnections()
-		}
+	if wl, ok := d.(drivers.WriteLimiter); ok {
+		limit = wl.WritingConnections()
 	}
 	writers := 0
 	for _, o := range od.Operations() {
