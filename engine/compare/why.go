@@ -17,6 +17,10 @@ type Why struct {
 	Key     results.Key
 	Moved   string // the verdict that moved: "p50 REGRESSION", "ops/s improvement"
 	Reasons []string
+	// Backends are OLD's and NEW's backends where they are not
+	// Key.Backend: two variants of one run, whose plans are each
+	// backend's own.
+	Backends [2]string
 }
 
 // NoEvidenceMoved is said of a point none of whose evidence moved.
@@ -124,13 +128,14 @@ func RegisterExplainer(e Explainer) {
 }
 
 // explainMoved lists the evidence beside every verdict that moved, once
-// every verdict is in.
-func explainMoved(verdict *Verdict, oldRun, newRun *results.Run) error {
+// every verdict is in; variantOf are the two backends of variants.
+func explainMoved(verdict *Verdict, oldRun, newRun *results.Run, variantOf [2]string) error {
 	if explainer == nil {
 		return nil
 	}
 	verdict.Why = verdict.Moved()
 	for i := range verdict.Why {
+		verdict.Why[i].Backends = variantOf
 		if err := explainer(&verdict.Why[i], verdict, oldRun, newRun); err != nil {
 			return fmt.Errorf("compare: why %s: %w", verdict.Why[i].What, err)
 		}

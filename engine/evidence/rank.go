@@ -3,6 +3,7 @@ package evidence
 import (
 	"fmt"
 
+	"github.com/mentat-spec/mentat-spec/engine/compare"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
@@ -83,4 +84,24 @@ func selectSide(l *Loaded, dir string, point int, match func(results.SplitRow) b
 	}
 	sd.Plans = plans
 	return sd, nil
+}
+
+// explainSides are the two sides of compare's point w: the point in each
+// run with the run's plans, or, for two variants of one run (whose
+// evidence is renamed to the pair's label), each backend's own plans.
+func explainSides(w *compare.Why, oldRun, newRun *results.Run) (o, n Side, err error) {
+	dirs, backends := [2]string{oldRun.Dir, newRun.Dir}, [2]string{w.Key.Backend, w.Key.Backend}
+	if w.Backends[0] != "" {
+		backends = w.Backends
+	}
+	var sides [2]Side
+	for i, r := range []*results.Run{oldRun, newRun} {
+		if sides[i], err = KeySide(Of(r), w.Key, ""); err != nil {
+			return o, n, err
+		}
+		if sides[i].Plans, err = planShapes(dirs[i], w.Key.Scale, backends[i], w.Key.Scenario, 0); err != nil {
+			return o, n, fmt.Errorf("evidence: plans of %s: %w", w.What, err)
+		}
+	}
+	return sides[0], sides[1], nil
 }

@@ -110,15 +110,7 @@ var counters = []struct{ group, name, say string }{
 
 // explain fills w.Reasons, ranked: the point's evidence in the two runs.
 func explain(w *compare.Why, rep *compare.Verdict, oldRun, newRun *results.Run) error {
-	oldDir := oldRun.Dir
-	if oldDir == newRun.Dir {
-		oldDir = "" // two variants of one run: one dataset, one plan per backend
-	}
-	o, err := KeySide(Of(oldRun), w.Key, oldDir)
-	if err != nil {
-		return err
-	}
-	n, err := KeySide(Of(newRun), w.Key, newRun.Dir)
+	o, n, err := explainSides(w, oldRun, newRun)
 	if err != nil {
 		return err
 	}
