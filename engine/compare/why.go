@@ -24,7 +24,7 @@ type Why struct {
 }
 
 // NoEvidenceMoved is said of a point none of whose evidence moved.
-const NoEvidenceMoved = "no evidence moved"
+const NoEvidenceMoved = report.NoEvidenceMoved
 
 // Moved lists the points whose verdict moved, each once, in the order
 // first met: a metric's regression or improvement under the statistical

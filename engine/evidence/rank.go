@@ -13,6 +13,9 @@ import (
 // point), two runs of history. Each caller selects its sides; the rules
 // of what counts as moved are in why.go.
 
+// NoEvidenceMoved is said where nothing ranked moved.
+const NoEvidenceMoved = compare.NoEvidenceMoved
+
 // Side is one side of a ranking: the evidence of the points it covers
 // (its facts and splits, already selected) and each query's plan as its
 // operator tree's lines (nil when not known).
@@ -104,4 +107,12 @@ func explainSides(w *compare.Why, oldRun, newRun *results.Run) (o, n Side, err e
 		}
 	}
 	return sides[0], sides[1], nil
+}
+
+// PlanShapes is each query's plan of (scale, backend, scenario) in the
+// results directory dir, taken at load, as its operator tree's lines:
+// what a history keeps of the plans so that it can rank without the
+// directory.
+func PlanShapes(dir, scale, backend, scenario string) (map[string][]string, error) {
+	return planShapes(dir, scale, backend, scenario, 0)
 }
