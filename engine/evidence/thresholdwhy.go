@@ -69,7 +69,7 @@ func ThresholdWhy(r *results.Run) map[results.CheckLine]report.CheckWhy {
 				continue
 			}
 		}
-		out[c] = report.CheckWhy{Against: "its own split (no point of its sweep passed)", Reasons: ownReasons(crossed)}
+		out[c] = report.CheckWhy{Against: "its own split (no point of its sweep passed)", Reasons: OwnReasons(crossed)}
 	}
 	return out
 }
@@ -159,11 +159,11 @@ func abs(n int) int {
 // must have to be named in a point's own reasons.
 const notableWait = 0.1
 
-// ownReasons are a point's reasons with nothing to set it against: which
+// OwnReasons are a point's reasons with nothing to set it against: which
 // part of its observed latency dominates, then its notable evidence
 // (wait events, blocks read against hit, the database's work per call,
 // the plan).
-func ownReasons(sd Side) []string {
+func OwnReasons(sd Side) []string {
 	pe := gather(sd)
 	var out []string
 	if s := splitSay(pe); s != "" {
