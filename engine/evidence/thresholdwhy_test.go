@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/browsertest"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/evidence"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
@@ -112,6 +115,17 @@ func TestThresholdWhyOwnSplit(t *testing.T) {
 	if !strings.Contains(string(summary), "  - why, against its own split") {
 		t.Errorf("summary.md lacks the why beside the THRESHOLD line:\n%s", summary)
 	}
+	// report.html, as a reader's browser shows it: the reasons listed in
+	// the crossed line's detail cell.
+	page := browsertest.Open(t, browsertest.Exe(t), filepath.Join(run.Dir, "report.html"))
+	shown, err := chromedp.Run(page.Ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("td div.why li")].map(li => li.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shown) == 0 || !strings.Contains(strings.Join(shown, "\n"), "plan (q1): SEARCH u USING COVERING INDEX cur_text_avet") {
+		t.Errorf("report.html shows the reasons %q, want the plan among them", shown)
+	}
+	page.Check(t)
 }
 
 // A sweep whose 8-client point crosses a p99 threshold on PostgreSQL:
