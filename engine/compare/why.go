@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -111,6 +112,11 @@ func whyTable(ws []Why) report.Table {
 	return t
 }
 
+// ErrNoEvidence is an explainer's answer for a point one of whose runs
+// recorded no evidence at all (a run from before evidence was kept): it
+// has no why, rather than a "no evidence moved" it cannot know.
+var ErrNoEvidence = errors.New("no evidence recorded")
+
 // Explainer fills w.Reasons from what the two runs' evidence says about
 // w.Key, ranked; verdict is the verdict so far (its noise, for one).
 type Explainer func(w *Why, verdict *Verdict, oldRun, newRun *results.Run) error
@@ -133,13 +139,18 @@ func explainMoved(verdict *Verdict, oldRun, newRun *results.Run, variantOf [2]st
 	if explainer == nil {
 		return nil
 	}
-	verdict.Why = verdict.Moved()
-	for i := range verdict.Why {
-		verdict.Why[i].Backends = variantOf
-		if err := explainer(&verdict.Why[i], verdict, oldRun, newRun); err != nil {
-			return fmt.Errorf("compare: why %s: %w", verdict.Why[i].What, err)
+	var whys []Why
+	for _, w := range verdict.Moved() {
+		w.Backends = variantOf
+		switch err := explainer(&w, verdict, oldRun, newRun); {
+		case errors.Is(err, ErrNoEvidence):
+			continue
+		case err != nil:
+			return fmt.Errorf("compare: why %s: %w", w.What, err)
 		}
+		whys = append(whys, w)
 	}
+	verdict.Why = whys
 	return nil
 }
 

@@ -25,6 +25,10 @@ type Side struct {
 	Plans  map[string][]string
 }
 
+// recorded reports whether the side has any evidence: facts, a split or
+// a plan.
+func (sd Side) recorded() bool { return len(sd.Facts)+len(sd.Splits)+len(sd.Plans) > 0 }
+
 // Rank lists the evidence that moved from a to b, most telling first:
 // the plan, where the time went (execution, planning, round trip), the
 // database's work per call, the cache, wait events, WAL, rows and, when

@@ -114,6 +114,9 @@ func explain(w *compare.Why, rep *compare.Verdict, oldRun, newRun *results.Run) 
 	if err != nil {
 		return err
 	}
+	if !o.recorded() || !n.recorded() {
+		return compare.ErrNoEvidence
+	}
 	w.Reasons = Rank(o, n, rep.NoiseReason)
 	return nil
 }
