@@ -88,6 +88,30 @@ func probeReasons(a, b CapacityProbeRow) []string {
 	return out
 }
 
+// breakLine says in one line what moved where the search broke, from
+// its probes alone (the database's evidence over the search is written
+// after it, and read by the reports): "" when it never broke past a
+// level that held.
+func breakLine(c CapacityRow, probes []CapacityProbeRow) string {
+	bp, ok := breakOf(c, probes)
+	if !ok {
+		return ""
+	}
+	reasons := bp.reasons
+	if len(reasons) == 0 {
+		reasons = []string{evidence.NoEvidenceMoved}
+	}
+	return fmt.Sprintf("capacity broke between %s and %s: %s", probeAt(bp.within, c.Unit), probeAt(bp.past, c.Unit), strings.Join(reasons, "; "))
+}
+
+// probeAt names a probe by where it stands on the search's axis.
+func probeAt(p CapacityProbeRow, unit string) string {
+	if unit == UnitClients {
+		return fmt.Sprintf("%d clients", p.Clients)
+	}
+	return report.FormatRate(p.Rate) + " ops/s"
+}
+
 // whyBroke lists each search's breaking point of r: a row per reason,
 // ranked, the probes' reasons first, then the search's evidence.
 func whyBroke(r *results.Run, c *Searches) report.Table {
@@ -108,14 +132,8 @@ func whyBroke(r *results.Run, c *Searches) report.Table {
 		if len(reasons) == 0 {
 			reasons = []string{evidence.NoEvidenceMoved}
 		}
-		at := func(p CapacityProbeRow) string {
-			if row.Unit == UnitClients {
-				return fmt.Sprintf("%d clients", p.Clients)
-			}
-			return report.FormatRate(p.Rate) + " ops/s"
-		}
 		for i, s := range reasons {
-			t.Rows = append(t.Rows, []string{row.Backend, row.Scale, row.Scenario, at(bp.within), at(bp.past), fmt.Sprint(i + 1), s})
+			t.Rows = append(t.Rows, []string{row.Backend, row.Scale, row.Scenario, probeAt(bp.within, row.Unit), probeAt(bp.past, row.Unit), fmt.Sprint(i + 1), s})
 		}
 	}
 	return t

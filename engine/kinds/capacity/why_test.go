@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,7 +59,8 @@ scenario "hot_capacity" {
 
 // A capacity's breaking point on PostgreSQL: summary.md's section says
 // what moved between the last probe within the capacity and the first
-// past it, and the lock waits over the search.
+// past it, and the lock waits over the search; the run's log says what
+// moved where the search ends.
 func TestCapacityBreakingPointWhy(t *testing.T) {
 	dsn := os.Getenv("MENTAT_SPEC_PG_DSN")
 	if dsn == "" {
@@ -88,9 +90,14 @@ func TestCapacityBreakingPointWhy(t *testing.T) {
 	}
 	t.Cleanup(func() { dropPG(t, dsn, db) })
 	out := filepath.Join(dir, "results")
-	o, err := runner.Run(context.Background(), buildPlan(t, spec), runner.Options{ResultsDir: out, Registry: drivers.Default, Workers: 2})
+	log := &lockedLog{}
+	o, err := runner.Run(context.Background(), buildPlan(t, spec), runner.Options{ResultsDir: out, Registry: drivers.Default, Workers: 2, Log: log})
 	if err != nil || o.Failed() {
 		t.Fatalf("run: %v %v", err, o.Failures)
+	}
+	// The run's text says it where the search ends.
+	if text := log.String(); !strings.Contains(text, "capacity broke between ") {
+		t.Errorf("the run's log lacks where the search broke:\n%s", text)
 	}
 	summary, err := os.ReadFile(filepath.Join(out, "summary.md"))
 	if err != nil {
@@ -115,6 +122,24 @@ func TestCapacityBreakingPointWhy(t *testing.T) {
 	if !locks {
 		t.Errorf("the why lacks the lock waits over the search")
 	}
+}
+
+// lockedLog is the run's log, written from its goroutines.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // dropPG drops the database the test's run created.
