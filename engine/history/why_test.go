@@ -130,4 +130,25 @@ func TestChangePointWhy(t *testing.T) {
 			}
 		})
 	}
+	// A copy of the store carries the evidence: its change points say the
+	// same.
+	dst, err := history.Open(filepath.Join(t.TempDir(), "copy.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	if _, err := history.Copy(dst, stores["sqlite"]); err != nil {
+		t.Fatal(err)
+	}
+	a, err := dst.Analyze(changepoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := a.Changes()
+	if len(cs) == 0 {
+		t.Fatal("the copy has no change point")
+	}
+	if why := cs[0].WhySay(); !strings.HasPrefix(why, "1. plan changed (q1)") {
+		t.Errorf("the copy's change point: why %q, want the plan first", why)
+	}
 }
