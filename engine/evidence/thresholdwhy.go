@@ -84,28 +84,22 @@ func pointSide(r *results.Run, l *Loaded, scenario, backend, scale string, point
 	return sd
 }
 
-// pointOf numbers g's point as the run did, from 1: the (clients, rate)
-// pairs of the scenario's rows in the cell in the order first met, which
-// is the order its points ran. 0: not found, or its split's clients
-// disagree (a run whose rows are not in point order).
+// pointOf numbers g's point as the run did, from 1: the client counts
+// of the scenario's rows in the cell in the order first met, which is the
+// order a sweep's points ran (an open loop's rate phases and a mix's ops
+// are rows of one point). 0: not found, or its split's clients disagree
+// (a run whose rows are not in point order).
 func pointOf(r *results.Run, scenario, backend, scale string, g gatedPoint) int {
-	type at struct {
-		clients int
-		rate    string
-	}
-	rateOf := func(op string) string { _, rate, _ := strings.Cut(op, "@"); return rate }
-	want := at{g.clients, rateOf(g.op)}
-	seen := map[at]int{}
+	seen := map[int]int{}
 	for _, row := range r.Timings {
 		if row.Scenario != scenario || row.Backend != backend || row.Scale != scale || row.Op == results.OpCeiling {
 			continue
 		}
-		a := at{row.Clients, rateOf(row.Op)}
-		if _, ok := seen[a]; !ok {
-			seen[a] = len(seen) + 1
+		if _, ok := seen[row.Clients]; !ok {
+			seen[row.Clients] = len(seen) + 1
 		}
 	}
-	p := seen[want]
+	p := seen[g.clients]
 	for _, s := range Of(r).Splits {
 		if s.Scenario == scenario && s.Backend == backend && s.Scale == scale && s.Point == p && s.Clients != g.clients {
 			return 0
@@ -115,8 +109,8 @@ func pointOf(r *results.Run, scenario, backend, scale string, g gatedPoint) int 
 }
 
 // nearestPassed is the point of c's scenario in its cell that passed the
-// same threshold nearest to c's: the fewest clients away (or, at equal
-// clients, the other rate), a lower one before a higher one.
+// same threshold nearest to c's: the fewest clients away, a lower count
+// before a higher one.
 func nearestPassed(r *results.Run, c results.CheckLine, g gatedPoint) (int, gatedPoint, bool) {
 	type cand struct {
 		point int
@@ -131,7 +125,8 @@ func nearestPassed(r *results.Run, c results.CheckLine, g gatedPoint) (int, gate
 		if !ok || og.threshold != g.threshold || og == g {
 			continue
 		}
-		if p := pointOf(r, c.Scenario, c.Backend, c.Scale, og); p > 0 {
+		// Another op of the crossed point itself is no point to set it against.
+		if p := pointOf(r, c.Scenario, c.Backend, c.Scale, og); p > 0 && og.clients != g.clients {
 			cs = append(cs, cand{p, og})
 		}
 	}
