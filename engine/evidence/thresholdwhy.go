@@ -45,6 +45,7 @@ func ThresholdWhy(r *results.Run) map[results.CheckLine]report.CheckWhy {
 	if len(l.Splits) == 0 {
 		return nil
 	}
+	pts := pointsOf(r, l)
 	out := map[results.CheckLine]report.CheckWhy{}
 	for _, c := range r.Checks {
 		if c.Status != results.Threshold {
@@ -54,7 +55,7 @@ func ThresholdWhy(r *results.Run) map[results.CheckLine]report.CheckWhy {
 		if !ok {
 			continue
 		}
-		point := pointOf(r, c.Scenario, c.Backend, c.Scale, g)
+		point := pts.of(c, g)
 		if point == 0 {
 			continue
 		}
@@ -62,7 +63,7 @@ func ThresholdWhy(r *results.Run) map[results.CheckLine]report.CheckWhy {
 		if len(crossed.Splits) == 0 {
 			continue
 		}
-		if p, pg, ok := nearestPassed(r, c, g); ok {
+		if p, pg, ok := nearestPassed(r, pts, c, g); ok {
 			passed := pointSide(r, l, c.Scenario, c.Backend, c.Scale, p)
 			if len(passed.Splits) > 0 {
 				out[c] = report.CheckWhy{Against: fmt.Sprintf("clients=%d %s, which passed", pg.clients, pg.op), Reasons: Rank(passed, crossed, "")}
@@ -84,34 +85,48 @@ func pointSide(r *results.Run, l *Loaded, scenario, backend, scale string, point
 	return sd
 }
 
-// pointOf numbers g's point as the run did, from 1: the client counts
-// of the scenario's rows in the cell in the order first met, which is the
-// order a sweep's points ran (an open loop's rate phases and a mix's ops
-// are rows of one point). 0: not found, or its split's clients disagree
-// (a run whose rows are not in point order).
-func pointOf(r *results.Run, scenario, backend, scale string, g gatedPoint) int {
-	seen := map[int]int{}
+// points numbers each scenario's points in each cell as the run did.
+type points map[[3]string]map[int]int // (scenario, backend, scale) -> clients -> point
+
+// pointsOf numbers the points from 1: the client counts of a scenario's
+// rows in the cell in the order first met, which is the order a sweep's
+// points ran (an open loop's rate phases and a mix's ops are rows of one
+// point). A number whose split has other clients is dropped (a run whose
+// rows are not in point order).
+func pointsOf(r *results.Run, l *Loaded) points {
+	out := points{}
 	for _, row := range r.Timings {
-		if row.Scenario != scenario || row.Backend != backend || row.Scale != scale || row.Op == results.OpCeiling {
+		if row.Op == results.OpCeiling {
 			continue
 		}
-		if _, ok := seen[row.Clients]; !ok {
-			seen[row.Clients] = len(seen) + 1
+		k := [3]string{row.Scenario, row.Backend, row.Scale}
+		if out[k] == nil {
+			out[k] = map[int]int{}
+		}
+		if _, ok := out[k][row.Clients]; !ok {
+			out[k][row.Clients] = len(out[k]) + 1
 		}
 	}
-	p := seen[g.clients]
-	for _, s := range Of(r).Splits {
-		if s.Scenario == scenario && s.Backend == backend && s.Scale == scale && s.Point == p && s.Clients != g.clients {
-			return 0
+	for _, s := range l.Splits {
+		byClients := out[[3]string{s.Scenario, s.Backend, s.Scale}]
+		for c, p := range byClients {
+			if p == s.Point && c != s.Clients {
+				delete(byClients, c)
+			}
 		}
 	}
-	return p
+	return out
+}
+
+// of is the point c's line judged; 0 when not known.
+func (p points) of(c results.CheckLine, g gatedPoint) int {
+	return p[[3]string{c.Scenario, c.Backend, c.Scale}][g.clients]
 }
 
 // nearestPassed is the point of c's scenario in its cell that passed the
 // same threshold nearest to c's: the fewest clients away, a lower count
 // before a higher one.
-func nearestPassed(r *results.Run, c results.CheckLine, g gatedPoint) (int, gatedPoint, bool) {
+func nearestPassed(r *results.Run, pts points, c results.CheckLine, g gatedPoint) (int, gatedPoint, bool) {
 	type cand struct {
 		point int
 		g     gatedPoint
@@ -122,11 +137,10 @@ func nearestPassed(r *results.Run, c results.CheckLine, g gatedPoint) (int, gate
 			continue
 		}
 		og, ok := parseGated(o)
-		if !ok || og.threshold != g.threshold || og == g {
-			continue
+		if !ok || og.threshold != g.threshold || og.clients == g.clients {
+			continue // another op of the crossed point itself is no point to set it against
 		}
-		// Another op of the crossed point itself is no point to set it against.
-		if p := pointOf(r, c.Scenario, c.Backend, c.Scale, og); p > 0 && og.clients != g.clients {
+		if p := pts.of(o, og); p > 0 {
 			cs = append(cs, cand{p, og})
 		}
 	}
