@@ -216,6 +216,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.Checks.Threshold > 0 {
 		fmt.Fprintf(stderr, "%d threshold(s) CROSSED: see the THRESHOLD lines of %s\n", o.Checks.Threshold, filepath.Join(dir, "checks.txt"))
+		printThresholdWhy(stderr, dir)
 	}
 	return exit
 }

@@ -44,18 +44,12 @@ type pointEvidence struct {
 
 var partNames = [3]string{"execution", "planning", "round-trip floor"}
 
-// gather collects the evidence of the points of l that measured k.
-func gather(l *Loaded, k results.Key) pointEvidence {
+// gather collects the evidence of a side's points.
+func gather(sd Side) pointEvidence {
 	pe := pointEvidence{totals: map[string]float64{}, waits: map[string]float64{}, observed: math.NaN()}
-	type pr struct{ point, rep int }
-	points := map[pr]bool{}
 	var sums [4]float64
 	var ns [4]int
-	for _, s := range l.Splits {
-		if s.Scenario != k.Scenario || s.Backend != k.Backend || s.Scale != k.Scale || s.Clients != k.Clients {
-			continue
-		}
-		points[pr{s.Point, s.Rep}] = true
+	for _, s := range sd.Splits {
 		for i, v := range []float64{s.ServerExecMs, s.PlanningMs, s.RoundTripMs, s.ObservedMs} {
 			if !math.IsNaN(v) {
 				sums[i] += v
@@ -74,8 +68,8 @@ func gather(l *Loaded, k results.Key) pointEvidence {
 	}
 	calls := map[string]float64{}
 	waitReps := map[int]bool{}
-	for _, f := range l.Facts {
-		if f.Scenario != k.Scenario || f.Backend != k.Backend || f.Scale != k.Scale || !points[pr{f.Point, f.Rep}] || math.IsNaN(f.Value) {
+	for _, f := range sd.Facts {
+		if math.IsNaN(f.Value) {
 			continue
 		}
 		pe.found = true
@@ -114,23 +108,16 @@ var counters = []struct{ group, name, say string }{
 	{"rows", "rows", "rows returned"},
 }
 
-// explain fills w.Reasons, ranked.
+// explain fills w.Reasons, ranked: the point's evidence in the two runs.
 func explain(w *compare.Why, rep *compare.Verdict, oldRun, newRun *results.Run) error {
-	o, n := gather(Of(oldRun), w.Key), gather(Of(newRun), w.Key)
-	reasons, err := planReasons(oldRun.Dir, newRun.Dir, w.Key)
+	o, n, err := explainSides(w, oldRun, newRun)
 	if err != nil {
 		return err
 	}
-	reasons = append(reasons, partReasons(o, n)...)
-	reasons = append(reasons, counterReasons(o, n, "work")...)
-	reasons = append(reasons, counterReasons(o, n, "cache")...)
-	reasons = append(reasons, waitReasons(o, n)...)
-	reasons = append(reasons, counterReasons(o, n, "wal")...)
-	reasons = append(reasons, counterReasons(o, n, "rows")...)
-	if rep.NoiseReason != "" {
-		reasons = append(reasons, "noise: "+rep.NoiseReason)
+	if !o.recorded() || !n.recorded() {
+		return compare.ErrNoEvidence
 	}
-	w.Reasons = reasons
+	w.Reasons = Rank(o, n, rep.NoiseReason)
 	return nil
 }
 
