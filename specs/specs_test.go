@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"path/filepath"
 	"reflect"
@@ -182,7 +183,7 @@ func TestSustainedKnobs(t *testing.T) {
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}
-			p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
+			p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/sustained"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/progress"
 	"github.com/mentat-spec/mentat-spec/engine/redact"
 	"github.com/mentat-spec/mentat-spec/engine/report"
@@ -88,7 +89,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	p, diags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
+	p, diags := planbuild.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
 	printDiags(stderr, spec, diags)
 	if diags.HasErrors() {
 		return exitUsage
@@ -215,6 +216,7 @@ func runApply(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.Checks.Threshold > 0 {
 		fmt.Fprintf(stderr, "%d threshold(s) CROSSED: see the THRESHOLD lines of %s\n", o.Checks.Threshold, filepath.Join(dir, "checks.txt"))
+		printThresholdWhy(stderr, dir)
 	}
 	return exit
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/datagen/export"
 	"github.com/mentat-spec/mentat-spec/engine/host"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
@@ -165,7 +166,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	p, diags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
+	p, diags := planbuild.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
 	if !diags.HasErrors() {
 		diags = append(diags, unconfiguredWarnings(spec, p)...)
 	}

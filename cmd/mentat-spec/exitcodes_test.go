@@ -176,6 +176,13 @@ func TestApplyThresholds(t *testing.T) {
 				t.Fatalf("checks.txt lacks %q and the PASS of the check:\n%s", tt.line, checks)
 			}
 			if tt.want == exitThreshold {
+				// The console names why, beside the count.
+				if !strings.Contains(stderr, "  why lookup sqlite xs threshold gate (clients=1 read), against its own split") {
+					t.Errorf("stderr lacks the why of the crossed threshold:\n%s", stderr)
+				}
+				if !strings.Contains(readFile(t, filepath.Join(out, "summary.md")), "  - why, against its own split") {
+					t.Errorf("summary.md lacks the why beside the THRESHOLD line")
+				}
 				for _, f := range []string{"summary.md", "report.html"} {
 					if !strings.Contains(readFile(t, filepath.Join(out, f)), "THRESHOLD lookup sqlite xs threshold gate") &&
 						!strings.Contains(readFile(t, filepath.Join(out, f)), "<td class=\"threshold\">THRESHOLD</td>") {

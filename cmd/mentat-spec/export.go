@@ -12,6 +12,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/k8scheck"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
 
@@ -54,7 +55,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	p, diags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
+	p, diags := planbuild.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
 	printDiags(stderr, spec, diags)
 	if diags.HasErrors() {
 		return exitUsage

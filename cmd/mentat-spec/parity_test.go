@@ -16,6 +16,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 )
 
 // seedKnobs are the command line: the seed's knobs as variables.
@@ -182,7 +183,7 @@ func planPoints(t *testing.T, args []string) []string {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
+	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}

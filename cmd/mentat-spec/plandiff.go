@@ -14,6 +14,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/plandesc"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 )
@@ -97,7 +98,7 @@ func describeSpec(side string, paths []string, sf *specFlags, names *strings.Rep
 	}
 	ctx, cancel := signalContext()
 	defer cancel()
-	p, d := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
+	p, d := planbuild.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
 	printDiags(&diags, spec, d)
 	if d.HasErrors() {
 		return nil, false

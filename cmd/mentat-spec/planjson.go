@@ -8,6 +8,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 )
 
 // planFormatVersion is the version of plan -json's format
@@ -104,7 +105,7 @@ func planJSON(paths []string, sf *specFlags, estimateFrom string, stdout, stderr
 	if !diags.HasErrors() {
 		ctx, cancel := signalContext()
 		defer cancel()
-		p, pdiags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
+		p, pdiags := planbuild.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
 		diags = append(diags, pdiags...)
 		if !pdiags.HasErrors() {
 			diags = append(diags, unconfiguredWarnings(spec, p)...)

@@ -18,6 +18,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 	"github.com/mentat-spec/mentat-spec/engine/worker"
 )
@@ -153,7 +154,7 @@ func openAssigned(ctx context.Context, a *worker.Assign, secret []byte) (worker.
 		return nil, err
 	}
 	spec.Matrix.ScaleNames, spec.Matrix.BackendNames, spec.Matrix.ScenarioNames = []string{a.Scale}, []string{a.Backend}, []string{a.Scenario}
-	p, diags := plan.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
+	p, diags := planbuild.Build(ctx, spec, plan.Drivers(drivers.Default), workers())
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("building the plan: %s", diags.Error())
 	}

@@ -72,6 +72,8 @@ type Options struct {
 	// variants: OLD and NEW are two backends of one run (Variants): what
 	// their env lines differ in is what they measure, not a refusal.
 	variants bool
+	// variantOf are OLD's and NEW's backends when variants.
+	variantOf [2]string
 }
 
 // Verdict is the outcome of comparing two runs (Dirs). String prints it
@@ -296,7 +298,7 @@ func Runs(oldRun, newRun *results.Run, opt Options) (Verdict, error) {
 			return verdict, err
 		}
 	}
-	return verdict, explainMoved(&verdict, oldRun, newRun)
+	return verdict, explainMoved(&verdict, oldRun, newRun, opt.variantOf)
 }
 
 // compareRows finds the regressions of timings.csv and loads.csv; under

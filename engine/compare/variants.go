@@ -55,7 +55,7 @@ func VariantsOf(run *results.Run, a, b string, opt Options) (Verdict, error) {
 		}
 		sides[i] = v
 	}
-	opt.variants = true
+	opt.variants, opt.variantOf = true, [2]string{a, b}
 	opt.Comparable, opt.LoadComparable = nil, nil
 	v, err := Runs(sides[0], sides[1], opt)
 	v.Old, v.New = run.Dir+" ["+a+"]", run.Dir+" ["+b+"]"

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -17,10 +18,14 @@ type Why struct {
 	Key     results.Key
 	Moved   string // the verdict that moved: "p50 REGRESSION", "ops/s improvement"
 	Reasons []string
+	// Backends are OLD's and NEW's backends where they are not
+	// Key.Backend: two variants of one run, whose plans are each
+	// backend's own.
+	Backends [2]string
 }
 
 // NoEvidenceMoved is said of a point none of whose evidence moved.
-const NoEvidenceMoved = "no evidence moved"
+const NoEvidenceMoved = report.NoEvidenceMoved
 
 // Moved lists the points whose verdict moved, each once, in the order
 // first met: a metric's regression or improvement under the statistical
@@ -107,6 +112,11 @@ func whyTable(ws []Why) report.Table {
 	return t
 }
 
+// ErrNoEvidence is an explainer's answer for a point one of whose runs
+// recorded no evidence at all (a run from before evidence was kept): it
+// has no why, rather than a "no evidence moved" it cannot know.
+var ErrNoEvidence = errors.New("no evidence recorded")
+
 // Explainer fills w.Reasons from what the two runs' evidence says about
 // w.Key, ranked; verdict is the verdict so far (its noise, for one).
 type Explainer func(w *Why, verdict *Verdict, oldRun, newRun *results.Run) error
@@ -124,17 +134,23 @@ func RegisterExplainer(e Explainer) {
 }
 
 // explainMoved lists the evidence beside every verdict that moved, once
-// every verdict is in.
-func explainMoved(verdict *Verdict, oldRun, newRun *results.Run) error {
+// every verdict is in; variantOf are the two backends of variants.
+func explainMoved(verdict *Verdict, oldRun, newRun *results.Run, variantOf [2]string) error {
 	if explainer == nil {
 		return nil
 	}
-	verdict.Why = verdict.Moved()
-	for i := range verdict.Why {
-		if err := explainer(&verdict.Why[i], verdict, oldRun, newRun); err != nil {
-			return fmt.Errorf("compare: why %s: %w", verdict.Why[i].What, err)
+	var whys []Why
+	for _, w := range verdict.Moved() {
+		w.Backends = variantOf
+		switch err := explainer(&w, verdict, oldRun, newRun); {
+		case errors.Is(err, ErrNoEvidence):
+			continue
+		case err != nil:
+			return fmt.Errorf("compare: why %s: %w", w.What, err)
 		}
+		whys = append(whys, w)
 	}
+	verdict.Why = whys
 	return nil
 }
 

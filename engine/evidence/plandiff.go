@@ -23,25 +23,36 @@ const analyzeSuffix = "-analyze"
 var pointPart = regexp.MustCompile(`^p[0-9]+-`)
 
 // planFiles maps each query of (scale, backend, scenario) in dir's plans/
-// to its file, the plan taken at load (the same in every run's layout)
-// before a point's analyzed one.
-func planFiles(dir string, k results.Key) (map[string]string, error) {
-	prefix := k.Scale + "-" + k.Backend + "-" + k.Scenario + "-"
+// to its file: for point 0 the plan taken at load (the same in every
+// run's layout) before a point's analyzed one; for a point, that point's
+// analyzed plan before the plan taken at load.
+func planFiles(dir, scale, backend, scenario string, point int) (map[string]string, error) {
+	prefix := scale + "-" + backend + "-" + scenario + "-"
 	names, err := filepath.Glob(filepath.Join(dir, results.PlansDir, glob(prefix)+"*"))
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
 	out := map[string]string{}
+	own := map[string]bool{} // the query's file is the preferred one
 	for _, p := range names {
 		base := strings.TrimPrefix(filepath.Base(p), prefix)
 		q := strings.TrimSuffix(base, filepath.Ext(base))
 		analyzed := strings.HasSuffix(q, analyzeSuffix)
-		q = pointPart.ReplaceAllString(strings.TrimSuffix(q, analyzeSuffix), "")
-		if _, ok := out[q]; ok && analyzed {
+		q = strings.TrimSuffix(q, analyzeSuffix)
+		ofPoint := fmt.Sprintf("p%02d-", point)
+		preferred := !analyzed
+		if point > 0 {
+			preferred = analyzed && strings.HasPrefix(q, ofPoint)
+			if analyzed && !preferred {
+				continue // another point's plan
+			}
+		}
+		q = pointPart.ReplaceAllString(q, "")
+		if own[q] || (out[q] != "" && !preferred) {
 			continue
 		}
-		out[q] = p
+		out[q], own[q] = p, preferred
 	}
 	return out, nil
 }
@@ -51,38 +62,36 @@ func glob(s string) string {
 	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`).Replace(s)
 }
 
-// planReasons says, per query whose plan's structure differs between the
-// runs, what left and what came: the lines naming an index first.
-func planReasons(oldDir, newDir string, k results.Key) ([]string, error) {
-	if oldDir == newDir {
-		return nil, nil // two variants of one run: one dataset, one plan per backend
-	}
-	of, err := planFiles(oldDir, k)
+// planShapes is each query's plan of (scale, backend, scenario) in dir
+// as its operator tree's lines (see planFiles for point).
+func planShapes(dir, scale, backend, scenario string, point int) (map[string][]string, error) {
+	files, err := planFiles(dir, scale, backend, scenario, point)
 	if err != nil {
 		return nil, err
 	}
-	nf, err := planFiles(newDir, k)
-	if err != nil {
-		return nil, err
+	out := map[string][]string{}
+	for q, f := range files {
+		if out[q], err = planShape(f); err != nil {
+			return nil, err
+		}
 	}
+	return out, nil
+}
+
+// diffPlans says, per query whose plan's structure differs between the
+// sides, what left and what came: the lines naming an index first. A
+// query only one side has a plan of is not compared.
+func diffPlans(a, b map[string][]string) []string {
 	var queries []string
-	for q := range of {
-		if _, ok := nf[q]; ok {
+	for q := range a {
+		if _, ok := b[q]; ok {
 			queries = append(queries, q)
 		}
 	}
 	sort.Strings(queries)
 	var out []string
 	for _, q := range queries {
-		a, err := planShape(of[q])
-		if err != nil {
-			return nil, err
-		}
-		b, err := planShape(nf[q])
-		if err != nil {
-			return nil, err
-		}
-		gone, came := diffLines(a, b)
+		gone, came := diffLines(a[q], b[q])
 		if len(gone) == 0 && len(came) == 0 {
 			continue
 		}
@@ -92,7 +101,7 @@ func planReasons(oldDir, newDir string, k results.Key) ([]string, error) {
 	sort.SliceStable(out, func(i, j int) bool {
 		return strings.Contains(strings.ToUpper(out[i]), "INDEX") && !strings.Contains(strings.ToUpper(out[j]), "INDEX")
 	})
-	return out, nil
+	return out
 }
 
 func sayLines(ls []string) string {

@@ -51,19 +51,13 @@ type pointEvidence struct {
 
 var partNames = [3]string{"execution", "planning", "round-trip floor"}
 
-// gather collects the evidence of the points of l that measured k.
-func gather(l *Loaded, k results.Key) pointEvidence {
+// gather collects the evidence of a side's points.
+func gather(sd Side) pointEvidence {
 	pe := pointEvidence{totals: map[string]float64{}, stmts: map[string]map[string]float64{}, stmtCall: map[string]float64{},
 		waits: map[string]float64{}, observed: math.NaN()}
-	type pr struct{ point, rep int }
-	points := map[pr]bool{}
 	var sums [4]float64
 	var ns [4]int
-	for _, s := range l.Splits {
-		if s.Scenario != k.Scenario || s.Backend != k.Backend || s.Scale != k.Scale || s.Clients != k.Clients {
-			continue
-		}
-		points[pr{s.Point, s.Rep}] = true
+	for _, s := range sd.Splits {
 		for i, v := range []float64{s.ServerExecMs, s.PlanningMs, s.RoundTripMs, s.ObservedMs} {
 			if !math.IsNaN(v) {
 				sums[i] += v
@@ -82,8 +76,8 @@ func gather(l *Loaded, k results.Key) pointEvidence {
 	}
 	calls := map[string]float64{}
 	waitReps := map[int]bool{}
-	for _, f := range l.Facts {
-		if f.Scenario != k.Scenario || f.Backend != k.Backend || f.Scale != k.Scale || !points[pr{f.Point, f.Rep}] || math.IsNaN(f.Value) {
+	for _, f := range sd.Facts {
+		if math.IsNaN(f.Value) {
 			continue
 		}
 		pe.found = true
@@ -136,37 +130,16 @@ var counters = []struct {
 	{"rows", "rows", "rows returned", true},
 }
 
-// explain fills w.Reasons, ranked: first the evidence that names a cause
-// (the plan, a wait on something other than the CPU, the cache, the
-// database's work, WAL, rows), then the machine's noise, then where the
-// time went: a part of the time that grew says where, not why. When only
-// the time moved and the noise did not differ, the first reason says the
-// cause is undecided rather than let a part stand for a cause.
+// explain fills w.Reasons, ranked: the point's evidence in the two runs.
 func explain(w *compare.Why, rep *compare.Verdict, oldRun, newRun *results.Run) error {
-	o, n := gather(Of(oldRun), w.Key), gather(Of(newRun), w.Key)
-	reasons, err := planReasons(oldRun.Dir, newRun.Dir, w.Key)
+	o, n, err := explainSides(w, oldRun, newRun)
 	if err != nil {
 		return err
 	}
-	waits, onCPU := waitReasons(o, n)
-	if !onCPU {
-		reasons = append(reasons, waits...)
+	if !o.recorded() || !n.recorded() {
+		return compare.ErrNoEvidence
 	}
-	reasons = append(reasons, counterReasons(o, n, "cache")...)
-	reasons = append(reasons, counterReasons(o, n, "work")...)
-	reasons = append(reasons, counterReasons(o, n, "wal")...)
-	reasons = append(reasons, counterReasons(o, n, "rows")...)
-	if rep.NoiseReason != "" {
-		reasons = append(reasons, "noise: "+rep.NoiseReason)
-	}
-	parts := partReasons(o, n)
-	if onCPU {
-		parts = append(parts, waits...)
-	}
-	if len(reasons) == 0 && len(parts) > 0 {
-		reasons = append(reasons, Undecided+": only the time moved (no plan, counter or wait event of the database did) and the machine's noise did not differ beyond its bound")
-	}
-	w.Reasons = append(reasons, parts...)
+	w.Reasons = Rank(o, n, rep.NoiseReason)
 	return nil
 }
 

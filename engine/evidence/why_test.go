@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -147,5 +148,20 @@ func TestExplainRanking(t *testing.T) {
 				t.Errorf("reasons\n%s\nblame %q", all, tc.notIn)
 			}
 		})
+	}
+}
+
+// A run that recorded no evidence (from before evidence was kept) gives
+// its points no why, rather than a "no evidence moved" it cannot know.
+func TestExplainWithoutEvidence(t *testing.T) {
+	nan := math.NaN()
+	with := whyRun(t, sqlitePlanIndexed, "txt", results.SplitRow{ObservedMs: 0.2, ServerExecMs: nan, PlanningMs: nan, RoundTripMs: 0.001, RestMs: 0.199, Calls: 100},
+		map[string]float64{"calls": 100, "vm_steps": 4400})
+	without := writeRun(t)
+	w := compare.Why{What: "point", Key: results.Key{Scenario: "lookup", Backend: "sqlite", Scale: "xs", Clients: 1, Op: "read"}}
+	for _, runs := range [][2]*results.Run{{without, with}, {with, without}} {
+		if err := explain(&w, &compare.Verdict{}, runs[0], runs[1]); !errors.Is(err, compare.ErrNoEvidence) {
+			t.Errorf("explain: %v, want %v", err, compare.ErrNoEvidence)
+		}
 	}
 }

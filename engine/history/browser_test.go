@@ -21,7 +21,7 @@ type drawn struct {
 
 // TestTrendsInBrowser opens trends.html in headless Chromium: every
 // series drawn with its runs, the change marked in its chart and named in
-// the table, no console error, no request leaving the file.
+// the table with its why, no console error, no request leaving the file.
 func TestTrendsInBrowser(t *testing.T) {
 	forStores(t, func(t *testing.T, k storeKind) {
 		exe := browsertest.Exe(t)
@@ -29,6 +29,7 @@ func TestTrendsInBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		withEvidence(t, dirs) // the same in every run: its why says nothing moved
 		s := k.open(t)
 		addAll(t, s, dirs)
 		a := analyze(t, s)
@@ -59,6 +60,13 @@ func TestTrendsInBrowser(t *testing.T) {
 		tableRows, err := chromedp.Run(browser.Ctx, chromedp.Evaluate[int](`document.querySelectorAll("table.changes tbody tr").length`))
 		if err != nil {
 			t.Fatal(err)
+		}
+		why, err := chromedp.Run(browser.Ctx, chromedp.Evaluate[string](`(document.querySelector("table.changes tbody tr td.why") || {}).textContent || ""`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why != "no evidence moved" {
+			t.Errorf("the change's why reads %q, want: no evidence moved", why)
 		}
 		if title != "mentat-spec history: 40 runs" {
 			t.Errorf("title %q", title)

@@ -107,10 +107,23 @@ func (v Verdict) Write(w io.Writer) error {
 			if c.Noise != "" {
 				fmt.Fprintf(&b, "  machine noise: %s\n", c.Noise)
 			}
+			writeWhy(&b, c.ChangePoint)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeWhy lists what moved between the runs either side of a change.
+func writeWhy(b *strings.Builder, c ChangePoint) {
+	if !c.WhyKept || len(c.Why) == 0 {
+		fmt.Fprintf(b, "  why: %s\n", c.WhySay())
+		return
+	}
+	b.WriteString("  why:\n")
+	for i, r := range c.Why {
+		fmt.Fprintf(b, "    %d. %s\n", i+1, r)
+	}
 }
 
 // describeChange is "+15.2% [+12.0%, +18.5%] p=3e-09 (40 runs before, 20 after)".

@@ -112,6 +112,9 @@ func (s *Store) load(q queryer, r Run) (*imported, error) {
 	if err := closeRows(rows); err != nil {
 		return nil, err
 	}
+	if err := s.loadEvidence(q, im); err != nil {
+		return nil, err
+	}
 	if len(im.points) != r.Points {
 		return nil, fmt.Errorf("%d points read, the run has %d", len(im.points), r.Points)
 	}

@@ -115,6 +115,9 @@ func (s *Store) insert(im *imported, legacy string) (heldBy string, err error) {
 	}); err != nil {
 		return "", err
 	}
+	if err := s.insertEvidence(tx, im); err != nil {
+		return "", err
+	}
 	return "", tx.Commit()
 }
 

@@ -156,8 +156,8 @@ func (a *Analysis) Markdown(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	b.WriteString("| series | at run | revisions | change | interval | p | what else changed |\n")
-	b.WriteString("| --- | --- | --- | ---: | --- | ---: | --- |\n")
+	b.WriteString("| series | at run | revisions | change | interval | p | what else changed | why: the evidence that moved |\n")
+	b.WriteString("| --- | --- | --- | ---: | --- | ---: | --- | --- |\n")
 	for _, c := range cs {
 		var changed []string
 		for _, d := range c.Changed {
@@ -173,8 +173,8 @@ func (a *Analysis) Markdown(w io.Writer) error {
 		case c.Regression:
 			verdict = "**" + verdict + " regression**"
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | `%s` | %s | [%s, %s] | %.2g | %s |\n", mdCell(c.Series.Key.String()), mdCell(c.Run.Name), c.Revisions(),
-			verdict, signedPct(c.Low), signedPct(c.High), c.PValue, strings.Join(changed, "; "))
+		fmt.Fprintf(&b, "| %s | `%s` | `%s` | %s | [%s, %s] | %.2g | %s | %s |\n", mdCell(c.Series.Key.String()), mdCell(c.Run.Name), c.Revisions(),
+			verdict, signedPct(c.Low), signedPct(c.High), c.PValue, strings.Join(changed, "; "), mdCell(c.WhySay()))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

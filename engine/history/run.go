@@ -62,6 +62,10 @@ type imported struct {
 	points []Point
 	checks []results.CheckLine
 	loads  []results.LoadRow
+	// The evidence (evidence.go): none for a run without it.
+	facts  []results.EvidenceRow
+	splits []results.SplitRow
+	plans  []planRow
 }
 
 // machineKeys are the env.txt facts of the machine that make two runs
@@ -100,6 +104,9 @@ func importDir(dir, id string) (*imported, error) {
 	im.Revision = revisionOf(r.Env)
 	im.Machine, im.MachineFP = machineOf(r.Env)
 	im.points = pointsOf(r, r.Precision, fingerprintsOf(r.Fingerprints))
+	if im.facts, im.splits, im.plans, err = evidenceOf(r); err != nil {
+		return nil, err
+	}
 	im.Points = len(im.points)
 	for _, c := range r.Checks {
 		im.Checks.add(c.Status)

@@ -87,6 +87,12 @@ type ChangePoint struct {
 	// that moved with the neighbours' load reads differently from one
 	// that moved on a quiet machine.
 	Noise string
+	// Why is the evidence that moved between Before and Run at the
+	// series' point, ranked (evidence.Rank); none: no evidence moved.
+	// WhyKept is false when the history keeps no evidence of either run
+	// (imported before it kept evidence, or recorded none).
+	Why     []string
+	WhyKept bool
 }
 
 // Revisions is the revision range the change happened in.
@@ -261,6 +267,9 @@ func (s *Store) Analyze(opt changepoint.Options) (*Analysis, error) {
 			cmp.Compare(metricRank(x.Key.Metric), metricRank(y.Key.Metric)), cmp.Compare(x.Machine, y.Machine),
 			cmp.Compare(x.Key.ScenarioFP, y.Key.ScenarioFP))
 	})
+	if err := s.explainChanges(a); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

@@ -33,7 +33,7 @@ import (
 
 // SchemaVersion is the layout of the store's tables; a store written by
 // a newer mentat-spec is refused, an older one migrated.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // DefaultPath is where the history lives when no path is given.
 var DefaultPath = filepath.Join("results", "history.db")
@@ -225,7 +225,7 @@ func (s *Store) migrate() error {
 		return nil
 	}
 	// Each version's statements, applied from the store's own onwards.
-	for _, stmts := range [][]string{schemaV1}[version:] {
+	for _, stmts := range [][]string{schemaV1, schemaV2}[version:] {
 		for _, q := range stmts {
 			if _, err := tx.Exec(s.d.ddl(q)); err != nil {
 				return fmt.Errorf("creating the schema: %w", err)

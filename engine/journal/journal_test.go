@@ -13,6 +13,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
@@ -321,7 +322,7 @@ func TestPlanDigestCoversTheInputs(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatal(diags.Error())
 		}
-		p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+		p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 		if diags.HasErrors() {
 			t.Fatal(diags.Error())
 		}

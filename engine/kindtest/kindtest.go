@@ -33,6 +33,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all" // the registry the loader reads
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
@@ -261,7 +262,7 @@ func build(t *testing.T, path string) *plan.Plan {
 	if diags.HasErrors() {
 		t.Fatalf("spec: %s", diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
+	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
 	if diags.HasErrors() {
 		t.Fatalf("plan: %s", diags.Error())
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 )
 
 // TestChecksOfAWritingScenarioCoverReads: in the bank spec the only check
@@ -47,7 +48,7 @@ scenario "reads" {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
@@ -38,7 +39,7 @@ func TestImmutableReadersRefuseWrites(t *testing.T) {
 			if tc.want != "" && !strings.Contains(vdiags.Error(), tc.want) {
 				t.Errorf("validate: got %q, want %q", vdiags.Error(), tc.want)
 			}
-			_, diags = plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+			_, diags = planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 			got := diags.Error()
 			if tc.want == "" {
 				if diags.HasErrors() {

@@ -4,14 +4,13 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 )
 
 // duringMS is a check's during_ms, 0 when unset (checkDuring reported a
 // bad one).
-func duringMS(ck *config.CheckBlock, ctx *hcl.EvalContext) int64 {
-	a, ok := ck.Attrs["during_ms"]
+func duringMS(attrs hcl.Attributes, ctx *hcl.EvalContext) int64 {
+	a, ok := attrs["during_ms"]
 	if !ok {
 		return 0
 	}
@@ -23,8 +22,8 @@ func duringMS(ck *config.CheckBlock, ctx *hcl.EvalContext) int64 {
 }
 
 // duringNote is what plan says of a check also run during its scenario.
-func duringNote(ck *config.CheckBlock) string {
-	a, ok := ck.Attrs["during_ms"]
+func duringNote(attrs hcl.Attributes) string {
+	a, ok := attrs["during_ms"]
 	if !ok {
 		return ""
 	}

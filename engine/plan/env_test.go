@@ -10,6 +10,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 )
 
 // specSHA is env.txt's spec_sha256 of the spec at path.
@@ -19,7 +20,7 @@ func specSHA(t *testing.T, path string) string {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
-	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 // Load rates assumed for a driver that states no per-datom cost
@@ -91,12 +89,15 @@ func (c *Cell) LoadEstimate() Estimate {
 		e = around(c.measuredLoad, modelSpread, 0, 0) // per datom from another scale
 	case c.measuredLoad > 0:
 		e = around(c.measuredLoad, measuredSpread, 0, 0)
-	case c.storeCost != nil:
-		e = around(secs(n*c.storeCost.SecondsPerDatom), modelSpread, 0, 0)
+	case c.StoreCost != nil:
+		e = around(secs(n*c.StoreCost.SecondsPerDatom), modelSpread, 0, 0)
 	default:
 		e = Estimate{Lo: secs(n / loadRateHigh), Hi: secs(n / loadRateLow), Best: secs(n / (loadRateLow + loadRateHigh) * 2)}
 	}
-	if max := c.plan.Sampling.LoadMax; max > 0 {
+	if c.Plan == nil {
+		return e
+	}
+	if max := c.Plan.Sampling.LoadMax; max > 0 {
 		e.Lo, e.Hi, e.Best = min(e.Lo, max), min(e.Hi, max), min(e.Best, max)
 	}
 	return e
@@ -143,8 +144,8 @@ func (c *Cell) StoreEstimate() (bytes int64, from string) {
 		return int64(n * c.measuredBytesPerDatom), "per datom as measured at " + c.loadFrom
 	case c.measuredBytesPerDatom > 0:
 		return int64(n * c.measuredBytesPerDatom), "as measured"
-	case c.storeCost != nil && c.storeCost.BytesPerDatom > 0:
-		return int64(n * c.storeCost.BytesPerDatom), "the driver's cost per datom"
+	case c.StoreCost != nil && c.StoreCost.BytesPerDatom > 0:
+		return int64(n * c.StoreCost.BytesPerDatom), "the driver's cost per datom"
 	}
 	return 0, ""
 }
@@ -186,24 +187,6 @@ func (p *Plan) Estimate() Estimate {
 		}
 	}
 	return e
-}
-
-// storeCost is the driver's measured cost per datom, nil when it states
-// none.
-func storeCost(drv resolve.Drivers, driver string) *drivers.StoreCost {
-	d, ok := drv.Driver(driver)
-	if !ok {
-		return nil
-	}
-	se, ok := d.(drivers.StoreEstimator)
-	if !ok {
-		return nil
-	}
-	c := se.StoreCost()
-	if c.SecondsPerDatom <= 0 {
-		return nil
-	}
-	return &c
 }
 
 // estimateSource says where the plan's estimates come from, for its

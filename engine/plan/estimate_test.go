@@ -11,6 +11,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
@@ -24,7 +25,7 @@ func build(t *testing.T, paths []string, vars []config.VarArg) *plan.Plan {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}

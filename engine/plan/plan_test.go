@@ -13,6 +13,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
@@ -29,7 +30,7 @@ func render(t *testing.T, paths []string, vars []config.VarArg, workers int) []b
 	if len(diags) > 0 {
 		t.Fatal(diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), workers)
+	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), workers)
 	if len(diags) > 0 {
 		t.Fatal(diags.Error())
 	}
@@ -88,7 +89,7 @@ func TestBuild(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
+	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}

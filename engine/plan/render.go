@@ -8,9 +8,6 @@ import (
 	"strings"
 
 	"github.com/mentat-spec/mentat-spec/datagen"
-	"github.com/mentat-spec/mentat-spec/engine/config"
-	"github.com/mentat-spec/mentat-spec/engine/kind"
-	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
@@ -32,8 +29,8 @@ func (p *Plan) Render(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Plan: dataset %q; scales %s; backends %s; %d scenarios\n", p.Dataset,
 		strings.Join(p.Matrix.Scales, ", "), strings.Join(p.Matrix.Backends, ", "), len(p.Matrix.Scenarios))
-	fmt.Fprintf(&b, "Sampling: %s\n", samplingText(p.spec.Sampling.Values))
-	if p.spec.Sampling.Values.Precision > 0 {
+	fmt.Fprintf(&b, "Sampling: %s\n", samplingText(p.SpecSampling))
+	if p.SpecSampling.Precision > 0 {
 		// Adaptive reps stop when their p50 is known: how soon depends on the
 		// latencies, which a plan does not measure.
 		fmt.Fprintf(&b, "  adaptive: a rep stops between min_s and max_s, once its p50 is known within precision; estimates assume a typical stop (the kind's), within the bounds of every rep stopping at min_s or at max_s\n")
@@ -89,9 +86,9 @@ func (p *Plan) Render(w io.Writer) error {
 			}
 			sessionText(&b, &bc)
 			switch bc.ClientModel {
-			case resolve.ClientsProcess:
+			case ClientsProcess:
 				fmt.Fprintf(&b, "    clients: one worker process per client\n")
-			case resolve.ClientsProcesses:
+			case ClientsProcesses:
 				fmt.Fprintf(&b, "    clients: %d worker processes sharing them\n", bc.Processes)
 			}
 			for i, s := range c.Scenarios {
@@ -100,32 +97,29 @@ func (p *Plan) Render(w io.Writer) error {
 				} else {
 					fmt.Fprintf(&b, "    %d. %s (%s): estimated %s\n", i+1, s.Name, s.Kind, s.Estimate())
 				}
-				note := ""
-				if n, ok := s.def.Def.(kind.WorkerNoter); ok {
-					note = n.WorkersNote()
-				}
-				if wr, ok := s.def.Def.(kind.WorkerRunner); bc.ClientModel != resolve.ClientsGoroutine && !(ok && wr.RunsInWorkers()) {
+				note := s.WorkersNote
+				if bc.ClientModel != ClientsGoroutine && !s.InWorkers {
 					if note == "" {
 						note = fmt.Sprintf("goroutines of this process (%s points run no workers)", s.Kind)
 					}
 					fmt.Fprintf(&b, "       clients: %s\n", note)
-				} else if note != "" && bc.ClientModel != resolve.ClientsGoroutine {
+				} else if note != "" && bc.ClientModel != ClientsGoroutine {
 					fmt.Fprintf(&b, "       clients: %s\n", note)
 				}
 				if s.WritesNote != "" {
 					fmt.Fprintf(&b, "       writes: %s\n", s.WritesNote)
 				}
-				if s.def.Sampling != p.spec.Sampling.Values {
-					fmt.Fprintf(&b, "       sampling: %s\n", samplingText(s.def.Sampling))
+				if s.SpecSampling != p.SpecSampling {
+					fmt.Fprintf(&b, "       sampling: %s\n", samplingText(s.SpecSampling))
 				}
 				for _, pt := range s.Points {
 					fmt.Fprintf(&b, "       %s\n", pt.Describe())
 				}
-				for _, ck := range s.def.Checks {
-					fmt.Fprintf(&b, "       check %s: query %s%s\n", ck.Name, ck.Query, duringNote(ck))
+				for _, ck := range s.checks(false) {
+					fmt.Fprintf(&b, "       check %s: query %s%s\n", ck.Name, ck.Query, duringNote(ck.Attrs))
 				}
-				for _, bc := range s.borrowed {
-					fmt.Fprintf(&b, "       check %s: query %s (declared in scenario %s)\n", bc.check.Name, bc.check.Query, bc.from)
+				for _, ck := range s.checks(true) {
+					fmt.Fprintf(&b, "       check %s: query %s (declared in scenario %s)\n", ck.Name, ck.Query, ck.From)
 				}
 				for _, q := range s.Unchecked {
 					fmt.Fprintf(&b, "       unchecked: query %s (no check of any scenario reads it; its answers are not verified)\n", q)
@@ -144,7 +138,7 @@ func (p *Plan) Render(w io.Writer) error {
 	return err
 }
 
-func samplingText(s config.SamplingValues) string {
+func samplingText(s SamplingValues) string {
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	text := fmt.Sprintf("warmup %d, min_s %s, min_n %d, max_s %s, reps %d, probe_s %s, check_s %s, load_max_s %s",
 		s.Warmup, f(s.MinS), s.MinN, f(s.MaxS), s.Reps, f(s.ProbeS), f(s.CheckS), f(s.LoadMax))
@@ -180,7 +174,7 @@ func historyText(gen *datagen.Dataset, m map[string]int64) string {
 
 func tablesText(m map[string]string) string {
 	var parts []string
-	for _, k := range resolve.LoadTableKeys {
+	for _, k := range LoadTableKeys {
 		parts = append(parts, fmt.Sprintf("%s->%s", k, m[k]))
 	}
 	return strings.Join(parts, " ")
@@ -197,6 +191,20 @@ func mapText(m map[string]string) string {
 		parts = append(parts, k+"="+m[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// checks are the scenario's own checks, or those it borrows.
+func (s *Scenario) checks(borrowed bool) []CheckDef {
+	if s.Checker == nil {
+		return nil
+	}
+	var out []CheckDef
+	for _, ck := range s.Checker.Checks {
+		if (ck.From != "") == borrowed {
+			out = append(out, ck)
+		}
+	}
+	return out
 }
 
 // Thousands formats n with comma separators, as the result files do.

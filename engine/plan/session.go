@@ -3,14 +3,12 @@ package plan
 import (
 	"fmt"
 	"strings"
-
-	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
 // sessionText writes what every session of the backend has in force
 // (extensions, session setup) and the statement that explains its
 // queries, when the spec says.
-func sessionText(b *strings.Builder, bc *resolve.CellBackend) {
+func sessionText(b *strings.Builder, bc *Backend) {
 	if len(bc.Extensions) > 0 {
 		names := make([]string, len(bc.Extensions))
 		for i, e := range bc.Extensions {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // CheckSource is a check as the spec wrote it, for comparing two
@@ -21,15 +20,18 @@ type CheckSource struct {
 
 // CheckSources returns the scenario's checks as written.
 func (c *Cell) CheckSources(s *Scenario) []CheckSource {
-	if s.def == nil {
+	if s.Checker == nil {
 		return nil
 	}
-	var files map[string]*hcl.File
-	if c.plan.spec.Parser != nil {
-		files = c.plan.spec.Parser.Files()
+	var files map[string][]byte
+	if c.Plan != nil {
+		files = c.Plan.Files
 	}
 	var out []CheckSource
-	for _, ck := range s.def.Checks {
+	for _, ck := range s.Checker.Checks {
+		if ck.From != "" {
+			continue // another scenario's
+		}
 		cs := CheckSource{Name: ck.Name, Query: ck.Query, Attrs: map[string]string{}}
 		for name, a := range ck.Attrs {
 			if name == "query" {
@@ -46,13 +48,13 @@ func (c *Cell) CheckSources(s *Scenario) []CheckSource {
 // exprSource is an expression's source text with comments dropped and
 // any run of whitespace or newlines between tokens as one space;
 // JSON-form text only has its whitespace collapsed.
-func exprSource(files map[string]*hcl.File, e hcl.Expression) string {
+func exprSource(files map[string][]byte, e hcl.Expression) string {
 	rng := e.Range()
 	f, ok := files[rng.Filename]
-	if !ok || rng.End.Byte > len(f.Bytes) || rng.Start.Byte > rng.End.Byte {
+	if !ok || rng.End.Byte > len(f) || rng.Start.Byte > rng.End.Byte {
 		return ""
 	}
-	src := f.Bytes[rng.Start.Byte:rng.End.Byte]
+	src := f[rng.Start.Byte:rng.End.Byte]
 	if _, native := hcl.UnwrapExpression(e).(hclsyntax.Expression); !native {
 		return strings.Join(strings.Fields(string(src)), " ")
 	}
@@ -79,14 +81,4 @@ func exprSource(files map[string]*hcl.File, e hcl.Expression) string {
 // SensitiveValues returns the string values of the spec's sensitive
 // variables, so a description of the plan can redact options built
 // from them.
-func (p *Plan) SensitiveValues() []string {
-	var out []string
-	for _, v := range p.spec.Variables {
-		if v.Sensitive && !v.Value.IsNull() && v.Value.IsKnown() && v.Value.Type() == cty.String {
-			if s := v.Value.AsString(); s != "" {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
+func (p *Plan) SensitiveValues() []string { return append([]string(nil), p.Secrets...) }

@@ -11,6 +11,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
@@ -98,7 +99,7 @@ func TestPlanTransactionWriteMistakes(t *testing.T) {
 				diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
 			}
 			if !diags.HasErrors() {
-				_, diags = plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+				_, diags = planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 			}
 			got := diags.Error()
 			if tc.want == "" {
@@ -155,7 +156,7 @@ func TestPlanDuringChecks(t *testing.T) {
 			}
 			var p *plan.Plan
 			if !diags.HasErrors() {
-				p, diags = plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+				p, diags = planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 			}
 			got := diags.Error()
 			if tc.want == "" {

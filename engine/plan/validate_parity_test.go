@@ -11,6 +11,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
@@ -44,7 +45,7 @@ func TestValidateCatchesWhatPlanCatches(t *testing.T) {
 			}
 			drv := plan.Drivers(drivers.Default)
 			vdiags := resolve.Validate(spec, drv)
-			_, pdiags := plan.Build(context.Background(), spec, drv, 1)
+			_, pdiags := planbuild.Build(context.Background(), spec, drv, 1)
 			if tc.old != "" && !pdiags.HasErrors() && !vdiags.HasErrors() {
 				t.Fatal("neither validate nor plan refused the mistake")
 			}

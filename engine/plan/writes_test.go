@@ -11,6 +11,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 )
 
@@ -70,7 +71,7 @@ scenario "write_mixed" {
 			if tc.want != "" && !strings.Contains(vdiags.Error(), tc.want) {
 				t.Errorf("validate: got %q, want %q", vdiags.Error(), tc.want)
 			}
-			_, diags = plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+			_, diags = planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 			got := diags.Error()
 			if tc.want == "" {
 				if diags.HasErrors() {

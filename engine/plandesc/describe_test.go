@@ -14,6 +14,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/plandesc"
 )
 
@@ -27,7 +28,7 @@ func TestDescribeRedactsSecrets(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatal(diags.Error())
 		}
-		p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+		p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 		if diags.HasErrors() {
 			t.Fatal(diags.Error())
 		}
@@ -62,7 +63,7 @@ func TestDescribeQueryEDN(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatal(diags.Error())
 		}
-		p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+		p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 		if diags.HasErrors() {
 			t.Fatal(diags.Error())
 		}

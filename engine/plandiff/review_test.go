@@ -16,6 +16,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/plandesc"
 	"github.com/mentat-spec/mentat-spec/engine/plandiff"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
@@ -77,7 +78,7 @@ func buildPlan(t *testing.T, dir string, vars ...config.VarArg) *plan.Plan {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
+	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 1)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}

@@ -33,7 +33,7 @@ const htmlTemplates = `{{define "meta"}}{{with .Started}}<p class="meta">Started
 <div class="scroll"><table>
 <thead><tr><th>status</th><th>scenario</th><th>backend</th><th>scale</th><th>check</th><th>detail</th></tr></thead>
 <tbody>
-{{range .Lines}}<tr><td class="{{lower .Status}}">{{.Status}}</td><td>{{.Scenario}}</td><td>{{.Backend}}</td><td>{{.Scale}}</td><td>{{.Name}}</td><td>{{.Detail}}</td></tr>
+{{range .Lines}}<tr><td class="{{lower .Status}}">{{.Status}}</td><td>{{.Scenario}}</td><td>{{.Backend}}</td><td>{{.Scale}}</td><td>{{.Name}}</td><td>{{.Detail}}{{with .Why}}<div class="why">why, against {{.Against}}:{{if .Reasons}}<ol>{{range .Reasons}}<li>{{.}}</li>{{end}}</ol>{{else}} {{$.NoEvidence}}{{end}}</div>{{end}}</td></tr>
 {{end}}</tbody></table></div>
 {{end}}
 {{- define "charts"}}<div class="charts">
@@ -74,7 +74,7 @@ func HTML(r *results.Run, w io.Writer) error {
 	if r.Findings != "" {
 		b.section("findings", "Findings", func() { b.render("findings", r.Findings) })
 	}
-	b.section("checks", "Checks", func() { b.checks(r.Checks) })
+	b.section("checks", "Checks", func() { b.checks(r.Checks, checkWhys(r)) })
 	if cs := sweepCharts(timings, spread, rank, pal); len(cs) > 0 {
 		b.section("clients", "Latency and throughput against clients", func() { b.charts(cs) })
 	}
@@ -190,7 +190,7 @@ func (b *htmlBuilder) overview(r *results.Run, timings []results.Row, loads []re
 	}
 }
 
-func (b *htmlBuilder) checks(lines []results.CheckLine) {
+func (b *htmlBuilder) checks(lines []results.CheckLine, whys map[results.CheckLine]CheckWhy) {
 	var c results.CheckCounts
 	for _, l := range lines {
 		c.Add(l.Status)
@@ -211,10 +211,22 @@ func (b *htmlBuilder) checks(lines []results.CheckLine) {
 	slices.SortStableFunc(sorted, func(x, y results.CheckLine) int {
 		return cmp.Compare(statusOrder(x.Status), statusOrder(y.Status))
 	})
+	// A crossed threshold carries its reasons beside its detail.
+	type line struct {
+		results.CheckLine
+		Why *CheckWhy
+	}
+	rows := make([]line, len(sorted))
+	for i, l := range sorted {
+		rows[i].CheckLine = l
+		if w, ok := whys[l]; ok {
+			rows[i].Why = &w
+		}
+	}
 	b.render("checks", struct {
-		Class, Counts, Verdict string
-		Lines                  []results.CheckLine
-	}{class, c.String(), verdict, sorted})
+		Class, Counts, Verdict, NoEvidence string
+		Lines                              []line
+	}{class, c.String(), verdict, NoEvidenceMoved, rows})
 }
 
 func orNone(s []string) string {

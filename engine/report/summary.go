@@ -61,7 +61,7 @@ func SummaryMD(r *results.Run, w io.Writer) error {
 	if err := writeMemory(&b, r.Memory, rank); err != nil {
 		return err
 	}
-	writeChecks(&b, r.Checks)
+	writeChecks(&b, r.Checks, checkWhys(r))
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("results: summary: %w", err)
 	}
@@ -158,7 +158,7 @@ func writeScenarios(b *bytes.Buffer, timings []results.Row, rank map[string]int)
 	}
 }
 
-func writeChecks(b *bytes.Buffer, checks []results.CheckLine) {
+func writeChecks(b *bytes.Buffer, checks []results.CheckLine, whys map[results.CheckLine]CheckWhy) {
 	var c results.CheckCounts
 	type run struct{ backend, scale string }
 	failed := map[run]bool{}
@@ -214,6 +214,22 @@ func writeChecks(b *bytes.Buffer, checks []results.CheckLine) {
 			first = false
 		}
 		fmt.Fprintf(b, "- THRESHOLD %s %s %s %s: %s\n", l.Scenario, l.Backend, l.Scale, l.Name, l.Detail)
+		if w, ok := whys[l]; ok {
+			writeCheckWhy(b, w)
+		}
+	}
+}
+
+// writeCheckWhy lists a crossed threshold's reasons under its line.
+func writeCheckWhy(b *bytes.Buffer, w CheckWhy) {
+	fmt.Fprintf(b, "  - why, against %s:", w.Against)
+	if len(w.Reasons) == 0 {
+		b.WriteString(" " + NoEvidenceMoved + "\n")
+		return
+	}
+	b.WriteString("\n")
+	for i, r := range w.Reasons {
+		fmt.Fprintf(b, "    %d. %s\n", i+1, r)
 	}
 }
 

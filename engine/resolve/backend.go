@@ -6,72 +6,28 @@ import (
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/zclconf/go-cty/cty"
 )
 
-// CellBackend is a backend block resolved for one (scale, backend) cell:
-// what the runner sets up, loads and talks to.
-type CellBackend struct {
-	Name       string
-	Driver     string
-	Dialect    string // picks each query's SQL text
-	Options    map[string]string
-	Settings   map[string]string
-	Setup      []string // SQL texts, each possibly several statements
-	AfterLoad  []string
-	Analyze    []string // statements timed as analyze_s in loads.csv
-	Vacuum     []string // statements timed as vacuum_s
-	Restart    []string // a command run by the engine (argv)
-	DropCaches []string // a command run by the engine (argv)
-	Load       Load
-	// ClientModel is how clients run: ClientsGoroutine, ClientsProcess
-	// (one worker process per client) or ClientsProcesses (Processes
-	// worker processes sharing the clients).
-	ClientModel string
-	Processes   int
-	// SkipScenarios are scenarios this backend does not run (the seed suite's
-	// per-backend scenario filter).
-	SkipScenarios []string
-	// Extensions are in force on every session the engine opens, and
-	// SessionSetup runs on each (extensions.go); Explain is the statement
-	// that explains a query (its :q the query's text), instead of the
-	// database's own EXPLAIN.
-	Extensions              []drivers.Extension
-	AllowUnsignedExtensions bool
-	SessionSetup            []string
-	Explain                 string
-}
+// CellBackend is a backend block resolved for one (scale, backend) cell
+// (plan.Backend: the plan carries it).
+type CellBackend = plan.Backend
+
+// Load is the backend's `load {}` block (plan.Load).
+type Load = plan.Load
 
 // Client models of a backend's `client_model` attribute.
 const (
-	ClientsGoroutine = "goroutine"
-	ClientsProcess   = "process"
-	ClientsProcesses = "processes"
+	ClientsGoroutine = plan.ClientsGoroutine
+	ClientsProcess   = plan.ClientsProcess
+	ClientsProcesses = plan.ClientsProcesses
 )
 
-// Load is the backend's `load {}` block.
-type Load struct {
-	// Tables maps "attrs" and the storage classes "text", "int", "real" to
-	// table names.
-	Tables    map[string]string
-	Jobs      int
-	BatchRows int
-	Declared  bool
-	// Statement, when set, loads through the store's own API instead of
-	// the bulk path: each batch of at most BatchDatoms datoms of the
-	// dataset's transactions, rendered as Format ("edn" or "json") with
-	// IDs ("entity" or "tempid"), bound to the statement's :tx.
-	Statement   string
-	Format      string
-	BatchDatoms int
-	IDs         string
-}
-
 // LoadTableKeys are the keys `load { tables = {...} }` accepts.
-var LoadTableKeys = []string{"attrs", "text", "int", "real"}
+var LoadTableKeys = plan.LoadTableKeys
 
 // Backend evaluates a backend block for one cell; dialect is its driver's
 // (Dialect).

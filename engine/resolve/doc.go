@@ -5,6 +5,7 @@
 // dialect with its parameter values, a check into its cases against the
 // scale's truth, and the spec's samplers and thresholds. Validate does it
 // for every declared cell, so a mistake anywhere is reported at its line
-// before anything runs. Nothing here touches a database; engine/plan
-// builds the run's program from what this package returns.
+// before anything runs. Nothing here touches a database; engine/planbuild
+// builds the run's program (a plan.Plan, whose value types the backend
+// and load here are) from what this package returns.
 package resolve

@@ -12,24 +12,17 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 	"github.com/mentat-spec/mentat-spec/engine/hclfunc"
 	"github.com/mentat-spec/mentat-spec/engine/params"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
 	"github.com/zclconf/go-cty/cty"
 )
 
 // Driver is what a spec needs to know of a database driver before
-// anything is opened.
-type Driver interface {
-	// Dialect picks each query's SQL text.
-	Dialect() string
-	// OptionNames are the backend attributes the driver accepts.
-	OptionNames() []string
-}
+// anything is opened (plan.Driver).
+type Driver = plan.Driver
 
 // Drivers finds drivers by name; Names lists them for diagnostics.
-type Drivers interface {
-	Driver(name string) (Driver, bool)
-	Names() []string
-}
+type Drivers = plan.DriverSet
 
 // Dialect returns the SQL dialect of a backend's driver, or its driver
 // name when the driver is unknown (validation reports that).

@@ -35,6 +35,7 @@ import (
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
@@ -103,7 +104,7 @@ func benchPlan(b testing.TB, backend, dataDir string) (*plan.Plan, *plan.ScalePl
 	if diags.HasErrors() {
 		b.Fatalf("bench spec: %s", diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
+	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
 	if diags.HasErrors() {
 		b.Fatalf("plan: %s", diags.Error())
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
@@ -105,7 +106,7 @@ func applyPaths(t testing.TB, paths []string, opts runner.Options, vars ...confi
 	if diags.HasErrors() {
 		t.Fatalf("spec: %s", diags.Error())
 	}
-	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
+	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
 	if diags.HasErrors() {
 		t.Fatalf("plan: %s", diags.Error())
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
@@ -236,7 +237,7 @@ func TestWriteMixedRefusesACheckTheWritesMakeUnknowable(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	_, diags = plan.Build(context.Background(), s, plan.Drivers(drivers.Default), 2)
+	_, diags = planbuild.Build(context.Background(), s, plan.Drivers(drivers.Default), 2)
 	if !diags.HasErrors() || !strings.Contains(diags.Error(), `Check "assigned" of scenario "write_mixed" reads truth.assigned`) {
 		t.Fatalf("got %v", diags)
 	}

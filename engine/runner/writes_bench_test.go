@@ -13,6 +13,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
@@ -69,7 +70,7 @@ func handWrites(b *testing.B, spec, data, backend string) float64 {
 	if err.HasErrors() {
 		b.Fatal(err.Error())
 	}
-	p, diags := plan.Build(ctx, sp, plan.Drivers(drivers.Default), 2)
+	p, diags := planbuild.Build(ctx, sp, plan.Drivers(drivers.Default), 2)
 	if diags.HasErrors() {
 		b.Fatal(diags.Error())
 	}
@@ -203,7 +204,7 @@ func BenchmarkVerifyCall(b *testing.B) {
 			if diags.HasErrors() {
 				b.Fatal(diags.Error())
 			}
-			p, diags := plan.Build(ctx, sp, plan.Drivers(drivers.Default), 2)
+			p, diags := planbuild.Build(ctx, sp, plan.Drivers(drivers.Default), 2)
 			if diags.HasErrors() {
 				b.Fatal(diags.Error())
 			}

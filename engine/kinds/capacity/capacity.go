@@ -361,6 +361,7 @@ func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, began
 	}
 	base := env.Row()
 	st := p.d.Stream
+	var rows []CapacityProbeRow
 	for _, pr := range out.Probes {
 		row := probeRow(base, st.Op, p.d.Clients, pr)
 		if p.d.ClientsSearch {
@@ -368,6 +369,7 @@ func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, began
 			row.Clients, row.Rate, row.AchievedPct = int(pr.Rate), 0, math.NaN()
 		}
 		env.Emit(row)
+		rows = append(rows, row)
 	}
 	unit, level := UnitRate, p.search.Level.String()
 	if p.d.ClientsSearch {
@@ -375,15 +377,19 @@ func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, began
 		level = fmt.Sprintf("p%s<=%sms errors<=%s%% throughput+%s%%/doubling", num(p.search.Level.Percentile),
 			num(float64(p.search.Level.MaxLatency)/float64(time.Millisecond)), num(p.search.Level.MaxErrorPct), num(100*p.d.MinGain))
 	}
-	env.Emit(CapacityRow{Scenario: base.Scenario, Backend: base.Backend, Scale: base.Scale, Clients: p.d.Clients, Op: st.Op,
+	capRow := CapacityRow{Scenario: base.Scenario, Backend: base.Backend, Scale: base.Scale, Clients: p.d.Clients, Op: st.Op,
 		Capacity: out.Capacity, Low: out.Low, High: out.High, Unit: unit, LimitedBy: out.LimitedBy, ServiceLevel: level,
-		Probes: len(out.Probes), Seconds: out.Elapsed.Seconds(), BudgetSpent: out.Budget})
+		Probes: len(out.Probes), Seconds: out.Elapsed.Seconds(), BudgetSpent: out.Budget}
+	env.Emit(capRow)
 	if out.Undecided != "" {
 		env.Logf("capacity CANNOT BE DECIDED after %d probes in %s: %s (every probe in %s)", len(out.Probes), out.Elapsed.Round(time.Millisecond),
 			out.Undecided, CapacityProbesFile)
 	} else {
 		env.Logf("capacity %.1f %s [%.1f, %.1f] limited by %s after %d probes in %s", out.Capacity, unit, out.Low, out.High, out.LimitedBy,
 			len(out.Probes), out.Elapsed.Round(time.Millisecond))
+		if line := breakLine(capRow, rows); line != "" {
+			env.Logf("%s", line)
+		}
 	}
 	at := 0
 	for i, pr := range out.Probes {

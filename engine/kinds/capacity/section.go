@@ -36,7 +36,14 @@ func writeMarkdown(b *bytes.Buffer, r *results.Run) {
 	b.WriteString("## Where it falls over\n\n")
 	b.WriteString("The highest open-loop rate that kept the service level (capacity.csv; for a clients search the most clients before the percentile broke or throughput stopped growing), its 95% interval from repeated bisections at the edge, the bound that broke first past it, and the knee: the highest rate whose percentile stayed within twice its value at the lowest rate probed. Every probe is in " + CapacityProbesFile + ".\n\n")
 	capacityTable(c).Markdown(b)
+	if t := whyBroke(r, c); len(t.Rows) > 0 {
+		b.WriteString("\n" + whyIntro)
+		t.Markdown(b)
+	}
 }
+
+// whyIntro introduces the breaking points' reasons.
+const whyIntro = "Why each search broke where it did: the first probe past the capacity against the last within it, what moved between them (" + CapacityProbesFile + "), then the database's evidence over the whole search, which is one point (its counters and wait events are the search's, not each probe's).\n\n"
 
 func writeHTML(p report.HTMLPage, r *results.Run) {
 	c := Of(r)
@@ -45,6 +52,9 @@ func writeHTML(p report.HTMLPage, r *results.Run) {
 	}
 	p.Section("capacity", "Where it falls over", func() {
 		p.Table(capacityTable(c))
+		if t := whyBroke(r, c); len(t.Rows) > 0 {
+			p.Table(t)
+		}
 		var cs []chart.Chart
 		for _, row := range c.Rows {
 			if row.Unit != UnitClients {

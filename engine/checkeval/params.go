@@ -1,4 +1,4 @@
-package resolve
+package checkeval
 
 import (
 	"encoding/json"

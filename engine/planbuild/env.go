@@ -1,4 +1,4 @@
-package plan
+package planbuild
 
 import (
 	"crypto/sha256"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/datagen"
 	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
@@ -20,7 +21,7 @@ import (
 // specEnv records the spec's files, their content hash, the matrix, every
 // variable (with where its value came from) and the sampling, for env.txt.
 // It also returns the keys whose values are secrets.
-func specEnv(spec *config.Spec, p *Plan) ([]results.KV, map[string]bool) {
+func specEnv(spec *config.Spec, p *plan.Plan) ([]results.KV, map[string]bool) {
 	kv := []results.KV{
 		{Key: "spec_files", Value: strings.Join(spec.Files, " ")},
 		{Key: "spec_sha256", Value: specHash(spec.Dir, spec.Files)},

@@ -1,0 +1,154 @@
+package history_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+	_ "github.com/mentat-spec/mentat-spec/drivers/all"
+	"github.com/mentat-spec/mentat-spec/engine/changepoint"
+	"github.com/mentat-spec/mentat-spec/engine/config"
+	"github.com/mentat-spec/mentat-spec/engine/history"
+	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
+	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/resolve"
+	"github.com/mentat-spec/mentat-spec/engine/runner"
+)
+
+// buildPlan is this file's one call of plan.Build.
+func buildPlan(t *testing.T, spec *config.Spec) *plan.Plan {
+	t.Helper()
+	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
+	if diags.HasErrors() {
+		t.Fatalf("plan: %s", diags.Error())
+	}
+	return p
+}
+
+// quickRun runs the quickstart's point lookup on SQLite at xs, briefly,
+// with avet saying whether its AVET index is built, into a fresh results
+// directory.
+func quickRun(t *testing.T, avet bool) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	dir := t.TempDir()
+	ov := filepath.Join(dir, "quick_override.hcl")
+	if err := os.WriteFile(ov, []byte("sampling {\n  warmup = 1\n  min_s = 0.05\n  min_n = 5\n  max_s = 0.2\n  reps = 3\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := []config.VarArg{{Name: "scenarios", Value: `["point_lookup"]`}, {Name: "scales", Value: `["xs"]`},
+		{Name: "backends", Value: `["sqlite"]`}, {Name: "data_dir", Value: filepath.Join(dir, "data")}}
+	if !avet {
+		vars = append(vars, config.VarArg{Name: "avet", Value: "false"})
+	}
+	spec, diags := config.Load([]string{filepath.Join(root, "examples", "quickstart.hcl"), ov}, config.Options{Vars: vars})
+	if !diags.HasErrors() {
+		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
+	}
+	if diags.HasErrors() {
+		t.Fatalf("spec: %s", diags.Error())
+	}
+	out := filepath.Join(dir, "results")
+	o, err := runner.Run(context.Background(), buildPlan(t, spec), runner.Options{ResultsDir: out, Registry: drivers.Default, Workers: 2})
+	if err != nil || o.Failed() {
+		t.Fatalf("run: %v %v", err, o.Failures)
+	}
+	return out
+}
+
+// An index dropped between runs of a history: the change point lists
+// the plan that lost it first, from what the store keeps, after the
+// results directories are gone; a change point none of whose evidence
+// moved says so.
+func TestChangePointWhy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the quickstart nine times")
+	}
+	// Five runs with the index, four without.
+	var dirs []string
+	for i := range 9 {
+		dirs = append(dirs, quickRun(t, i < 5))
+	}
+	// Every store imports the runs; then the directories' plans and
+	// evidence files go: what follows is read from the stores alone.
+	stores := map[string]*history.Store{}
+	for name, loc := range history.StoreLocations(t) {
+		s, err := history.Open(loc(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		for _, d := range dirs {
+			if _, _, err := s.Add(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stores[name] = s
+	}
+	for _, d := range dirs {
+		for _, f := range []string{"plans", "evidence.csv", "latency-split.csv"} {
+			if err := os.RemoveAll(filepath.Join(d, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for name, s := range stores {
+		t.Run(name, func(t *testing.T) {
+			a, err := s.Analyze(changepoint.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := a.Changes()
+			if len(cs) == 0 {
+				t.Fatal("no change point where the index was dropped")
+			}
+			for _, c := range cs {
+				t.Logf("%s at %s: %s", c.Series.Key, c.Run.Name, c.WhySay())
+				if !c.WhyKept || len(c.Why) == 0 || !strings.HasPrefix(c.Why[0], "plan changed (q1)") || !strings.Contains(c.Why[0], "cur_text_avet") {
+					t.Errorf("%s: why %q, want first the plan that lost cur_text_avet", c.Series.Key, c.Why)
+				}
+			}
+			var md strings.Builder
+			if err := a.Markdown(&md); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(md.String(), "1. plan changed (q1)") {
+				t.Errorf("the markdown lacks the why:\n%s", md.String())
+			}
+			v := a.Check(cs[0].Run.ID)
+			var b strings.Builder
+			if err := v.Write(&b); err != nil {
+				t.Fatal(err)
+			}
+			if len(v.Regressions)+len(v.Improvements) > 0 && !strings.Contains(b.String(), "  why:\n    1. plan changed (q1)") {
+				t.Errorf("history check lacks the why:\n%s", b.String())
+			}
+		})
+	}
+	// A copy of the store carries the evidence: its change points say the
+	// same.
+	dst, err := history.Open(filepath.Join(t.TempDir(), "copy.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	if _, err := history.Copy(dst, stores["sqlite"]); err != nil {
+		t.Fatal(err)
+	}
+	a, err := dst.Analyze(changepoint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := a.Changes()
+	if len(cs) == 0 {
+		t.Fatal("the copy has no change point")
+	}
+	if why := cs[0].WhySay(); !strings.HasPrefix(why, "1. plan changed (q1)") {
+		t.Errorf("the copy's change point: why %q, want the plan first", why)
+	}
+}
