@@ -34,9 +34,9 @@ func (sd Side) recorded() bool { return len(sd.Facts)+len(sd.Splits)+len(sd.Plan
 // than the CPU, the cache, the database's work, WAL, rows), then, when
 // noise is not "", the machine's noise, then where the time went
 // (execution, planning, round trip): a part of the time that grew says
-// where, not why. When only the time moved and the noise did not differ,
-// the first reason says the cause is undecided (Undecided) rather than
-// let a part stand for a cause. None: no evidence moved.
+// where, not why. When only the time moved (and no noise is given), the
+// first reason says the cause is undecided (Undecided) rather than let a
+// part stand for a cause. None: no evidence moved.
 func Rank(a, b Side, noise string) []string {
 	o, n := gather(a), gather(b)
 	reasons := diffPlans(a.Plans, b.Plans)
@@ -56,7 +56,8 @@ func Rank(a, b Side, noise string) []string {
 		parts = append(parts, waits...)
 	}
 	if len(reasons) == 0 && len(parts) > 0 {
-		reasons = append(reasons, Undecided+": only the time moved (no plan, counter or wait event of the database did) and the machine's noise did not differ beyond its bound")
+		// Not "the noise did not differ": some callers do not weigh it.
+		reasons = append(reasons, Undecided+": only the time moved; no plan, counter or wait event of the database did")
 	}
 	return append(reasons, parts...)
 }

@@ -33,8 +33,8 @@ const (
 )
 
 // Undecided starts the first reason when only the time moved: no plan,
-// counter or wait event of the database did, and the machine's noise did
-// not differ beyond compare's bound, so the cause cannot be told.
+// counter or wait event of the database did, and no noise difference was
+// given, so the cause cannot be told.
 const Undecided = "cause undecided"
 
 // pointEvidence is one point's evidence over its reps.
