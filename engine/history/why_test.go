@@ -15,6 +15,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/history"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
@@ -22,7 +23,7 @@ import (
 // buildPlan is this file's one call of plan.Build.
 func buildPlan(t *testing.T, spec *config.Spec) *plan.Plan {
 	t.Helper()
-	p, diags := plan.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
+	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
 	if diags.HasErrors() {
 		t.Fatalf("plan: %s", diags.Error())
 	}
