@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
+	"github.com/mentat-spec/mentat-spec/engine/explain"
+	"github.com/mentat-spec/mentat-spec/engine/gather"
 	"github.com/mentat-spec/mentat-spec/engine/ops"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
@@ -46,14 +47,12 @@ type cell struct {
 	seqMu  sync.Mutex
 	seqs   map[string]*ops.Seq // write operations' numbering, per generator
 	// closeCell closes what open opened (paired cells stay open together).
-	closeCell    func()
-	baseTruth    *plan.Truth
-	truthAlt     *plan.Truth
-	doubt        string
-	statsErr     error // why the server keeps no statement statistics (serverstats.go)
-	serverLogErr error // why the server's log is not copied into logs/
+	closeCell func()
+	baseTruth *plan.Truth
+	truthAlt  *plan.Truth
+	doubt     string
 
-	ev cellEvidence // the round-trip floor and evidence notes (evidence.go)
+	ev *gather.Cell // what the database says around its points (gatherer)
 }
 
 // boundQuery is a query with its markers bound for the backend.
@@ -145,12 +144,12 @@ func (c *cell) open(ctx context.Context) (closeAll func(), ready bool, err error
 			c.admin.Close()
 		}
 	})
-	closers = append(closers, c.followServerLog(ctx))
+	closers = append(closers, c.gatherer().FollowServerLog(ctx))
 
 	if ready, err = c.prepareStore(ctx); err != nil || !ready {
 		return closeAll, false, store.Full(c.run.driver(c.pc), c.pc, c.run.opts.DataDir, err)
 	}
-	c.probeStats(ctx)
+	c.gatherer().ProbeStats(ctx)
 	// A cell the resumed run had begun has its env lines, size and plans
 	// on disk already.
 	resumed := c.run.journal.ResumedCell(c.name())
@@ -475,59 +474,14 @@ func (c *cell) bindQueries() error {
 	return nil
 }
 
-// explain writes the plan of each query each scenario runs into plans/,
-// named after the scenario and the query, with the SQL and the parameters
-// the plan was made with. A query is explained once per cell.
+// explain writes the plan of each query each scenario runs into plans/
+// (engine/explain), once per query.
 func (c *cell) explain(ctx context.Context) {
-	ex, ok := c.be.(drivers.Explainer)
-	if c.pc.Backend.Explain != "" {
-		ok = true // the backend's own statement explains
+	scs := make([]explain.Scenario, len(c.pc.Scenarios))
+	for i, sc := range c.pc.Scenarios {
+		scs[i] = explain.Scenario{Name: sc.Name, Queries: sc.Queries}
 	}
-	if !ok {
-		return
-	}
-	type explained struct {
-		text, ext string
-		args      []any
-	}
-	done := map[string]explained{}
-	for _, sc := range c.pc.Scenarios {
-		for _, n := range sc.Queries {
-			q := c.queries[n]
-			if q == nil || q.binder == nil {
-				continue
-			}
-			e, ok := done[n]
-			if !ok {
-				// Some drivers explain by running the query (DuckDB's EXPLAIN
-				// ANALYZE): a query past the ceiling must not stall the run here.
-				ectx, cancel := context.WithTimeout(ctx, c.explainCap(n))
-				e.args = append([]any(nil), q.binder.Client(1, 0).Next()...)
-				var text string
-				var err error
-				if c.pc.Backend.Explain != "" {
-					text, err = c.explainStatement(ectx, q, e.args)
-				} else {
-					text, err = ex.Explain(ectx, q.bound.SQL, e.args)
-				}
-				cancel()
-				if err != nil {
-					text = "EXPLAIN failed: " + err.Error()
-				}
-				e.text, e.ext = text, "txt"
-				if t := strings.TrimSpace(text); strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
-					e.ext = "json"
-				}
-				done[n] = e
-			}
-			w, err := c.run.dir.Plan(results.ScenarioPlanName(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, n, e.ext))
-			if err != nil {
-				continue
-			}
-			io.WriteString(w, results.FormatPlan(q.bound.SQL, e.args, e.text, e.ext))
-			w.Close()
-		}
-	}
+	c.explainer().Plans(ctx, scs, c.explainQuery)
 }
 
 // recordSize appends the store's size (and buffer cache) to sizes.txt.
@@ -591,7 +545,7 @@ func (c *cell) envLines(ctx context.Context) {
 			kv = append(kv, results.KV{Key: prefix + "settings_error", Value: err.Error()})
 		}
 	}
-	kv = append(kv, c.backendFacts(ctx, prefix)...)
+	kv = append(kv, c.gatherer().Facts(ctx, prefix)...)
 	kv = append(kv, c.extensionFacts(ctx, prefix)...)
 	optNames := make([]string, 0, len(bc.Options))
 	for n := range bc.Options {

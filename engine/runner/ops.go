@@ -9,6 +9,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/ops"
+	"github.com/mentat-spec/mentat-spec/engine/opwrite"
 )
 
 var _ kind.OpEnv = (*pointEnv)(nil)
@@ -106,19 +107,19 @@ func (e *pointEnv) addWriters(ctx context.Context, cl *opClient, list []kind.Ope
 		if _, ok := writes.Decl(o.Write); !ok {
 			return fmt.Errorf("operation %s: the dataset declares no write %q", o.Name, o.Write)
 		}
-		w := &opWriter{op: o, writes: writes, seq: c.writeSeq(o.Write), gen: c.pc.Scale.Gen, classify: c.classifyError}
+		w := &opwrite.Writer{Op: o, Writes: writes, Seq: c.writeSeq(o.Write), Gen: c.pc.Scale.Gen, Classify: c.classifyError}
 		e.mu.Lock()
 		if e.contention == nil {
-			e.contention = map[string]*opContention{}
+			e.contention = map[string]*opwrite.Tally{}
 		}
 		oc := e.contention[o.Name]
 		if oc == nil {
-			oc = &opContention{}
+			oc = &opwrite.Tally{}
 			e.contention[o.Name] = oc
 		}
-		oc.clients++
+		oc.Clients++
 		e.mu.Unlock()
-		w.counts, w.retries, w.aborted = &oc.counts, &oc.retries, &oc.aborted
+		w.Tally = oc
 		n := o.Writers
 		if limit > 0 && (n == 0 || n > limit) {
 			n = limit
@@ -128,17 +129,17 @@ func (e *pointEnv) addWriters(ctx context.Context, cl *opClient, list []kind.Ope
 			if err != nil {
 				return err
 			}
-			w.pool = p
-			cl.closers = append(cl.closers, p.unref)
+			w.Pool = p
+			cl.closers = append(cl.closers, p.Unref)
 		} else {
 			tx, err := c.prepareWrite(ctx, cl.counted.session, o)
 			if err != nil {
 				return err
 			}
-			w.own = tx
+			w.Own = tx
 			cl.closers = append(cl.closers, tx.Close)
 		}
-		cl.runs[i] = cl.counted.counting(w.run)
+		cl.runs[i] = cl.counted.counting(w.Run)
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
 	"github.com/mentat-spec/mentat-spec/engine/crosscheck"
+	"github.com/mentat-spec/mentat-spec/engine/gather"
 	"github.com/mentat-spec/mentat-spec/engine/host"
 	"github.com/mentat-spec/mentat-spec/engine/journal"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
@@ -117,7 +118,7 @@ func (o *Outcome) Failed() bool { return o.Checks.Fail > 0 || len(o.Failures) > 
 
 type run struct {
 	opts Options
-	tap  rawTap // a point's raw rows, for its latency split (evidence.go)
+	tap  gather.Tap // a point's raw rows, for its latency split
 	plan *plan.Plan
 	dir  *results.Dir
 	sink results.Sink
@@ -506,7 +507,7 @@ func (r *run) emit(rec results.Record) {
 	if t, ok := rec.(results.Timing); ok {
 		r.out.Rows = append(r.out.Rows, results.Row(t))
 	}
-	r.tapRaw(rec)
+	r.tap.Observe(rec)
 	for _, l := range r.gates.Observe(rec) {
 		r.emit(l)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/answer"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
-	"github.com/mentat-spec/mentat-spec/engine/ops"
+	"github.com/mentat-spec/mentat-spec/engine/opwrite"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -121,20 +121,11 @@ type pointEnv struct {
 	sc *plan.Scenario
 
 	mu      sync.Mutex
-	clients []*client   // opened by the point, for the live progress
-	writers *writerPool // write operations' shared writing sessions
+	clients []*client     // opened by the point, for the live progress
+	writers *opwrite.Pool // write operations' shared writing sessions
 	// Write operations' contention by operation, logged when the point
 	// ends.
-	contention map[string]*opContention
-}
-
-// opContention is one write operation's failed tries by class, and its
-// retries.
-type opContention struct {
-	counts  ops.Contention
-	retries atomic.Int64
-	aborted atomic.Int64 // intended aborts (abort_if), not errors
-	clients int
+	contention map[string]*opwrite.Tally
 }
 
 // counts sums the calls and errors of the point's clients so far.
