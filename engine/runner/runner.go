@@ -127,7 +127,7 @@ type run struct {
 	// full disk): measuring on would lose every row.
 	stop context.CancelCauseFunc
 	// cross holds the running scale's answers for the cross-backend
-	// comparison (crossbackend.go).
+	// comparison (engine/crosscheck).
 	cross *crosscheck.Scale
 	// gates judges the plan's thresholds on the points' histograms;
 	// measured lists the cells whose scenarios ran, for its SKIP lines.
@@ -471,6 +471,16 @@ func (r *run) planned() (points int, est time.Duration) {
 	}
 	return points, est
 }
+
+// liveTasks shows another package's tasks (a load's) in the run's live
+// views.
+type liveTasks struct{ r *run }
+
+func (l liveTasks) Begin(name, unit string, est time.Duration, total int64, count progress.Counter) {
+	l.r.begin(name, unit, est, total, count)
+}
+func (l liveTasks) End()                   { l.r.end() }
+func (l liveTasks) Skip(est time.Duration) { l.r.skip(est) }
 
 // skip counts an estimated task as done.
 func (r *run) skip(est time.Duration) {
