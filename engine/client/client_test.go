@@ -8,22 +8,19 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 	"github.com/mentat-spec/mentat-spec/drivers/sqlite"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 )
 
-// sqliteSession is a session of a new SQLite store.
+// sqliteSession is a session of a new SQLite store, for a client to
+// close.
 func sqliteSession(t *testing.T) (drivers.Backend, drivers.Session) {
 	t.Helper()
-	ctx := context.Background()
-	be, err := sqlite.New().Open(ctx, drivers.Config{Backend: "t", DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { be.Close() })
-	s, err := be.Session(ctx)
+	be := drivertest.Open(t, sqlite.New(), drivers.Config{})
+	s, err := be.Session(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 	"github.com/mentat-spec/mentat-spec/drivers/sqlite"
 )
 
@@ -14,16 +15,8 @@ import (
 // call; one the query does not bind is an error naming it.
 func TestStatement(t *testing.T) {
 	ctx := context.Background()
-	be, err := sqlite.New().Open(ctx, drivers.Config{Backend: "t", DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	s, err := be.Session(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	be := drivertest.Open(t, sqlite.New(), drivers.Config{})
+	s := drivertest.Session(t, be)
 	q := Query{Name: "q1", SQL: "SELECT e FROM users WHERE email = ?", Names: []string{"email"},
 		Args: []any{"someone@example.com"}, Text: "SELECT e FROM users WHERE email = :email"}
 	cases := []struct {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 	"github.com/mentat-spec/mentat-spec/drivers/sqlite"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
@@ -37,11 +38,7 @@ func TestTap(t *testing.T) {
 // no statement statistics: Facts says nothing of them.
 func TestAroundEvidence(t *testing.T) {
 	ctx := context.Background()
-	be, err := sqlite.New().Open(ctx, drivers.Config{Backend: "b", DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
+	be := drivertest.Open(t, sqlite.New(), drivers.Config{Backend: "b"})
 	dir, err := results.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 	"github.com/mentat-spec/mentat-spec/drivers/sqlite"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/writetx"
@@ -25,11 +26,7 @@ func (s countingSession) Close() error { *s.closed++; return s.Session.Close() }
 // opened closes those opened before it.
 func TestPoolHolds(t *testing.T) {
 	ctx := context.Background()
-	be, err := sqlite.New().Open(ctx, drivers.Config{Backend: "t", DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
+	be := drivertest.Open(t, sqlite.New(), drivers.Config{})
 	closed, opened := 0, 0
 	open := func(ctx context.Context) (drivers.Session, error) {
 		if opened == 2 {
