@@ -27,7 +27,9 @@
 #   MENTAT_SPEC_PG_PRELOAD        shared_preload_libraries of a new cluster
 #                                 (default: pg_stat_statements when the server
 #                                 has it, so runs keep statement statistics per
-#                                 point; set it empty for none)
+#                                 point; set it empty for none); with it,
+#                                 pg_stat_statements.track_planning is on, so
+#                                 the evidence splits planning from execution
 #
 # Run as root, the server runs as the `postgres` user (initdb refuses root);
 # run as anyone else, it runs as that user.
@@ -204,6 +206,11 @@ log_rotation_age = 0
 log_rotation_size = 0
 shared_preload_libraries = '$(preload)'
 EOF
+	# Planning time per statement, so a run's evidence splits a call into
+	# planning and execution instead of calling planning unknown.
+	if [[ ,$(preload), == *,pg_stat_statements,* ]]; then
+		echo "pg_stat_statements.track_planning = on" >>"$data/mentat-spec.conf"
+	fi
 	grep -q "^include_if_exists = 'mentat-spec.conf'" "$data/postgresql.conf" ||
 		echo "include_if_exists = 'mentat-spec.conf'" >>"$data/postgresql.conf"
 }

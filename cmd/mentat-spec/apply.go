@@ -345,7 +345,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("compare", "OLD NEW [-method stats|threshold] [-threshold PCT] [-alpha A] [-noise-bound PCT] [-calibrate AA_RUN...] [-force] [-fail-undecided] [-html FILE] [-markdown] | RUN -variants A,B [...]",
 		"Compares two results directories point by point (scenario, backend, scale, clients, op). First it checks that they are comparable: a different spec, dataset, scale, variable, backend setting or version is listed side by side and the comparison is refused (exit 6) unless -force. "+
 			"Method stats (the default) takes each rep of raw.csv as one observation: a p50, p99 or throughput change is a regression when the Mann-Whitney U test finds NEW's reps differ from OLD's (p < alpha) and the whole confidence interval of the change (Hodges-Lehmann) lies beyond the threshold; with too few reps (fewer than 4 and 4 at alpha 0.05) it says it cannot decide. "+
-			"Method threshold is the seed's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 5 on any regression, 6 when refused (or, with -fail-undecided, when a metric cannot be decided), 0 otherwise, so it can gate a release.", stderr)
+			"Method threshold is the seed suite's rule on the medians of timings.csv. Both flag new errors, new ceilings and missing rows. Exits 5 on any regression, 6 when refused (or, with -fail-undecided, when a metric cannot be decided), 0 otherwise, so it can gate a release.", stderr)
 	method := fs.String("method", compare.MethodStats, "stats: a significance test over reps; threshold: medians beyond the threshold")
 	threshold := fs.Float64("threshold", 10, "percent change that counts as a regression (with stats, the change's confidence interval must lie beyond it)")
 	alpha := fs.Float64("alpha", 0.05, "significance level of the stats method (0.05: 95% confidence)")
@@ -380,12 +380,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mentat-spec compare: -variants wants two backends, A,B, got %q\n", *variants)
 			return exitUsage
 		}
-		rep, err := compare.Variants(pos[0], strings.TrimSpace(a), strings.TrimSpace(b), opts)
+		verdict, err := compare.Variants(pos[0], strings.TrimSpace(a), strings.TrimSpace(b), opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 			return exitUsage
 		}
-		return finishCompare(rep, *htmlOut, *markdown, *failUndecided, stdout, stderr)
+		return finishCompare(verdict, *htmlOut, *markdown, *failUndecided, stdout, stderr)
 	}
 	// Each run is read once; everything below takes the loaded values.
 	var runs [2]*results.Run
@@ -416,36 +416,36 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", ferr)
 		return exitUsage
 	}
-	rep, err := compare.Runs(runs[0], runs[1], opts)
+	verdict, err := compare.Runs(runs[0], runs[1], opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitUsage
 	}
-	return finishCompare(rep, *htmlOut, *markdown, *failUndecided, stdout, stderr)
+	return finishCompare(verdict, *htmlOut, *markdown, *failUndecided, stdout, stderr)
 }
 
 // finishCompare prints a verdict, writes its page when asked, and
 // returns compare's exit code.
-func finishCompare(rep compare.Verdict, htmlOut string, markdown, failUndecided bool, stdout, stderr io.Writer) int {
-	write := rep.Write
+func finishCompare(verdict compare.Verdict, htmlOut string, markdown, failUndecided bool, stdout, stderr io.Writer) int {
+	write := verdict.Write
 	if markdown {
-		write = func(w io.Writer) error { _, err := io.WriteString(w, rep.Markdown()); return err }
+		write = func(w io.Writer) error { _, err := io.WriteString(w, verdict.Markdown()); return err }
 	}
 	if err := write(stdout); err != nil {
 		fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 		return exitUnfinished
 	}
 	if htmlOut != "" {
-		if err := writeCompareHTML(htmlOut, rep); err != nil {
+		if err := writeCompareHTML(htmlOut, verdict); err != nil {
 			fmt.Fprintf(stderr, "mentat-spec compare: %v\n", err)
 			return exitUnfinished
 		}
 		fmt.Fprintf(stdout, "Wrote %s\n", htmlOut)
 	}
-	if rep.Refused {
-		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%s); -force compares them anyway\n", rep.Old, rep.New, report.Plural(len(rep.Differences), "difference", "differences"))
+	if verdict.Refused {
+		fmt.Fprintf(stderr, "mentat-spec compare: %s and %s are not comparable (%s); -force compares them anyway\n", verdict.Old, verdict.New, report.Plural(len(verdict.Differences), "difference", "differences"))
 	}
-	return compareExit(rep, failUndecided)
+	return compareExit(verdict, failUndecided)
 }
 
 // formatLines lists the report formats, one per line, for the help.

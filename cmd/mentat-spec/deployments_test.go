@@ -12,7 +12,7 @@ import (
 
 const deploymentsDir = "../../specs/deployments/"
 
-// The seed's deployments validate and plan as specs: each with its
+// The seed suite's deployments validate and plan as specs: each with its
 // extension, its session setup, edn_t load and mentat_explain in the plan.
 func TestDeploymentsValidateAndPlan(t *testing.T) {
 	for _, tc := range []struct {

@@ -48,13 +48,13 @@ func applyExit(o *runner.Outcome, runErr error, interrupted bool) int {
 
 // compareExit is compare's exit code: a regression is a finding, a
 // refusal and (when asked) an undecided metric are no verdict at all.
-func compareExit(rep compare.Verdict, failUndecided bool) int {
+func compareExit(verdict compare.Verdict, failUndecided bool) int {
 	switch {
-	case rep.Refused:
+	case verdict.Refused:
 		return exitUndecided
-	case rep.Regressed():
+	case verdict.Regressed():
 		return exitRegression
-	case failUndecided && rep.Undecided() > 0:
+	case failUndecided && verdict.Undecided() > 0:
 		return exitUndecided
 	}
 	return exitOK

@@ -69,7 +69,7 @@ func TestCompareExit(t *testing.T) {
 	regressed.Findings = []compare.Finding{{Kind: compare.KindP50}}
 	for _, tt := range []struct {
 		name          string
-		rep           compare.Verdict
+		verdict       compare.Verdict
 		failUndecided bool
 		want          int
 	}{
@@ -79,7 +79,7 @@ func TestCompareExit(t *testing.T) {
 		{"a regression wins over undecided", regressed, true, exitRegression},
 		{"refused", compare.Verdict{Refused: true}, false, exitUndecided},
 	} {
-		if got := compareExit(tt.rep, tt.failUndecided); got != tt.want {
+		if got := compareExit(tt.verdict, tt.failUndecided); got != tt.want {
 			t.Errorf("%s: exit %d, want %d", tt.name, got, tt.want)
 		}
 	}

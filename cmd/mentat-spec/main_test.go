@@ -315,7 +315,7 @@ func TestCompare(t *testing.T) {
 		{"-fail-undecided with everything decided", []string{"compare", "-fail-undecided", reps("base"), reps("slower"), "-threshold", "60"}, exitOK},
 		{"not comparable: refused", []string{"compare", reps("base"), reps("settings")}, exitUndecided},
 		{"not comparable: -force", []string{"compare", "-force", reps("base"), reps("settings")}, exitOK},
-		// The same reps under the seed's rule: p99 noise of one rep's median is a "regression".
+		// The same reps under the seed suite's rule: p99 noise of one rep's median is a "regression".
 		{"not comparable: -force, threshold method", []string{"compare", "-force", "-method", "threshold", reps("base"), reps("settings")}, exitRegression},
 		{"one directory", []string{"compare", base}, exitUsage},
 		{"a missing directory", []string{"compare", base, filepath.Join("testdata", "results", "nope")}, exitUsage},

@@ -19,7 +19,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 )
 
-// seedKnobs are the issue's command line: the seed's knobs as variables.
+// seedKnobs are the issue's command line: the seed suite's knobs as variables.
 var seedKnobs = []string{
 	"-var", `scales=["xs"]`, "-var", "load_max_s=3600", "-var", "min_n=10",
 	"-var", "check_s=60", "-var", "pg_load_jobs=2",

@@ -10,7 +10,7 @@ import (
 )
 
 // A sustained point on a backend with one process per client: its
-// clients run in worker processes (the seed's sqlite-ext deployment),
+// clients run in worker processes (the seed suite's sqlite-ext deployment),
 // its windows land in windows.csv and add up to its timing row.
 func TestApplySustainedProcesses(t *testing.T) {
 	if testing.Short() {

@@ -365,7 +365,7 @@ func TestApplyRemoteWorkers(t *testing.T) {
 }
 
 // write_mixed on a process backend: the readers run in worker processes
-// and the writer in the coordinator, in one window, as the seed ran one
+// and the writer in the coordinator, in one window, as the seed suite ran one
 // writer next to reader processes; a verifier next to the writer checks
 // reads during the writes, and the checks after the writes see what the
 // writer committed. DuckDB takes one writing process: there every client

@@ -175,35 +175,7 @@ func (b *backend) createWith(ctx context.Context, init []string) error {
 // taken inside DataDir, where file databases live) or
 // <DataDir>/<Backend>-<Scale>.duckdb.
 func dbPath(cfg drivers.Config, name string) (string, error) {
-	var path string
-	for k, v := range cfg.Options {
-		switch k {
-		case "path":
-			path = v
-		case "access_mode":
-		default:
-			return "", fmt.Errorf("unknown option %q (known: path, access_mode)", k)
-		}
-	}
-	if path == "" {
-		if cfg.DataDir == "" {
-			return "", errors.New("neither the path option nor DataDir is set")
-		}
-		file := name
-		if cfg.Scale != "" {
-			file += "-" + cfg.Scale
-		}
-		return filepath.Join(cfg.DataDir, file+".duckdb"), nil
-	}
-	// Size and Drop work on the file; an in-memory database or a DSN with
-	// options has none.
-	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, ":memory:") {
-		return "", fmt.Errorf("path %q: must be a plain file path (no \"?\" or \":memory:\")", path)
-	}
-	if !filepath.IsAbs(path) && cfg.DataDir != "" {
-		path = filepath.Join(cfg.DataDir, path)
-	}
-	return path, nil
+	return drivers.StoreFile(cfg, name, ".duckdb", duckDriver{}.OptionNames())
 }
 
 // orderSettings validates and sorts the settings so every connection

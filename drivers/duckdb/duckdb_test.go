@@ -77,6 +77,12 @@ func TestOpenPathAndCreated(t *testing.T) {
 	if err == nil {
 		t.Error(":memory: path accepted")
 	}
+	// The backend and scale names come from the spec: the file they
+	// form stays inside DataDir.
+	_, err = New().Open(context.Background(), drivers.Config{DataDir: t.TempDir(), Scale: "../../x"})
+	if err == nil || !strings.Contains(err.Error(), "cannot form a file name inside DataDir") {
+		t.Errorf("a scale name escaping DataDir: %v", err)
+	}
 }
 
 func TestParseBytes(t *testing.T) {

@@ -214,42 +214,10 @@ func (b *backend) createWith(ctx context.Context, init []string) error {
 
 // dbPath resolves the database file: the "path" option (relative paths are
 // taken inside DataDir, where file databases live) or
-// <DataDir>/<Backend>-<Scale>.sqlite.
+// <DataDir>/<Backend>-<Scale>.sqlite. go-sqlite3 reads "?" as the start of
+// its own DSN parameters and "file:" as a URI: both are refused.
 func dbPath(cfg drivers.Config, name string) (string, error) {
-	var path string
-	for k, v := range cfg.Options {
-		switch k {
-		case "path":
-			path = v
-		case "stable_plans", "readers":
-			// checked by stablePlansOption and readersOption
-		default:
-			return "", fmt.Errorf("unknown option %q (known: path, readers, stable_plans)", k)
-		}
-	}
-	if path == "" {
-		if cfg.DataDir == "" {
-			return "", errors.New("neither the path option nor DataDir is set")
-		}
-		file := name
-		if cfg.Scale != "" {
-			file += "-" + cfg.Scale
-		}
-		// The names come from the spec; keep the file inside DataDir.
-		if strings.ContainsAny(file, `/\`) || strings.HasPrefix(file, ".") {
-			return "", fmt.Errorf("backend and scale names %q cannot form a file name inside DataDir", file)
-		}
-		return filepath.Join(cfg.DataDir, file+".sqlite"), nil
-	}
-	// go-sqlite3 reads "?" as the start of its own DSN parameters and
-	// "file:" as a URI; a store here is always a plain file.
-	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") || strings.HasPrefix(path, ":memory:") {
-		return "", fmt.Errorf("path %q: must be a plain file path (no \"?\", \"file:\" or \":memory:\")", path)
-	}
-	if !filepath.IsAbs(path) && cfg.DataDir != "" {
-		path = filepath.Join(cfg.DataDir, path)
-	}
-	return path, nil
+	return drivers.StoreFile(cfg, name, ".sqlite", sqliteDriver{}.OptionNames(), "file:")
 }
 
 // orderPragmas merges the defaults with settings, validates names and

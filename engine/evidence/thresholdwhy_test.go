@@ -131,7 +131,8 @@ func TestThresholdWhyOwnSplit(t *testing.T) {
 
 // A sweep whose 8-client point crosses a p99 threshold on PostgreSQL:
 // every call updates one row and holds its lock 50 ms, so 8 clients wait
-// on each other. The crossed point, against the 1-client point that
+// on each other (about 400 ms a call); the bound, 4x the 1-client call,
+// leaves a busy machine's 1-client point room to pass. The crossed point, against the 1-client point that
 // passed, names the lock waits.
 func TestThresholdWhyLockWaits(t *testing.T) {
 	dsn := os.Getenv("MENTAT_SPEC_PG_DSN")
@@ -156,7 +157,7 @@ scenario "hot_row" {
 
 threshold "hot" {
   scenario = "hot_row"
-  p99_ms   = 110
+  p99_ms   = 200
 }
 `}, config.VarArg{Name: "scenarios", Value: `["hot_row"]`}, config.VarArg{Name: "backends", Value: `["postgres"]`},
 		config.VarArg{Name: "pg_dsn", Value: dsn})

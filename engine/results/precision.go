@@ -11,7 +11,7 @@ import (
 
 // precision.csv holds, for every rep of every point, how precisely its
 // p50 and p99 were known when it stopped and why it stopped. It lives
-// next to timings.csv so that file keeps the seed's exact schema.
+// next to timings.csv so that file keeps the seed suite's exact schema.
 const (
 	PrecisionFile   = "precision.csv"
 	PrecisionHeader = "scenario,backend,scale,clients,op,rep,n,p50_ms,p50_rel_ci,p99_ms,p99_rel_ci,stopped_by,client_cpu_us"

@@ -7,7 +7,7 @@ import (
 )
 
 // Op names of the rows the shipped scenario kinds write. timings.csv's op
-// column keeps the seed's words; these constants are the one place they
+// column keeps the seed suite's words; these constants are the one place they
 // are spelled.
 const (
 	OpRead    = "read"    // a closed-loop read stream

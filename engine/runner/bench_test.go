@@ -1224,7 +1224,15 @@ func BenchmarkOverheadQ1(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := cl.stmts[0]
+	// The driver's call alone: q1 prepared on a session of its own.
+	sess, err := c.be.Session(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := sess.Prepare(ctx, c.queries["q1"].bound.SQL)
+	if err != nil {
+		b.Fatal(err)
+	}
 	args := []any{"user1@example.com"}
 	noop := measure.Call(func(context.Context) error { return nil })
 	const n = 200_000

@@ -3,21 +3,22 @@ package runner
 import (
 	"context"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
+	"github.com/mentat-spec/mentat-spec/engine/explain"
+	"github.com/mentat-spec/mentat-spec/engine/gather"
 	"github.com/mentat-spec/mentat-spec/engine/ops"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
 	"github.com/mentat-spec/mentat-spec/engine/store"
+	"github.com/mentat-spec/mentat-spec/engine/storeload"
 )
 
 // cell runs one (scale, backend) cell of the plan.
@@ -46,14 +47,12 @@ type cell struct {
 	seqMu  sync.Mutex
 	seqs   map[string]*ops.Seq // write operations' numbering, per generator
 	// closeCell closes what open opened (paired cells stay open together).
-	closeCell    func()
-	baseTruth    *plan.Truth
-	truthAlt     *plan.Truth
-	doubt        string
-	statsErr     error // why the server keeps no statement statistics (serverstats.go)
-	serverLogErr error // why the server's log is not copied into logs/
+	closeCell func()
+	baseTruth *plan.Truth
+	truthAlt  *plan.Truth
+	doubt     string
 
-	ev cellEvidence // the round-trip floor and evidence notes (evidence.go)
+	ev *gather.Cell // what the database says around its points (gatherer)
 }
 
 // boundQuery is a query with its markers bound for the backend.
@@ -145,12 +144,12 @@ func (c *cell) open(ctx context.Context) (closeAll func(), ready bool, err error
 			c.admin.Close()
 		}
 	})
-	closers = append(closers, c.followServerLog(ctx))
+	closers = append(closers, c.gatherer().FollowServerLog(ctx))
 
 	if ready, err = c.prepareStore(ctx); err != nil || !ready {
 		return closeAll, false, store.Full(c.run.driver(c.pc), c.pc, c.run.opts.DataDir, err)
 	}
-	c.probeStats(ctx)
+	c.gatherer().ProbeStats(ctx)
 	// A cell the resumed run had begun has its env lines, size and plans
 	// on disk already.
 	resumed := c.run.journal.ResumedCell(c.name())
@@ -343,8 +342,9 @@ func (c *cell) applySettings(ctx context.Context) error {
 	return nil
 }
 
+// load marks the store as the engine's, not loaded, and loads it
+// (engine/storeload).
 func (c *cell) load(ctx context.Context, fp string) (bool, error) {
-	bc := c.pc.Backend
 	if err := store.WriteMeta(ctx, c.admin, map[string]string{"created_by": store.CreatedBy, "fingerprint": fp, "loaded": "0", "written": ""}); err != nil {
 		// A store that does not say it is ours would be refused by every
 		// later run: one this run created goes again.
@@ -359,88 +359,9 @@ func (c *cell) load(ctx context.Context, fp string) (bool, error) {
 		}
 		return false, err
 	}
-	if err := store.Exec(ctx, c.admin, bc.Setup); err != nil {
-		return false, fmt.Errorf("setup: %w", err)
-	}
-	bl, ok := c.be.(drivers.BulkLoader)
-	if !ok && bc.Load.Statement == "" {
-		return false, fmt.Errorf("the backend declares a load block, but driver %q has no bulk loader", bc.Driver)
-	}
-	capDur := c.run.plan.Sampling.LoadMax
-	c.run.logf("%s: loading %s datoms (%d job(s))", c.name(), plan.Thousands(c.pc.Scale.Stats.Datoms), bc.Load.Jobs)
-	var loaded atomic.Int64
-	c.phase(results.PhaseLoad)
-	datomsEst, afterEst := c.pc.LoadSplit()
-	c.run.begin(c.name()+" load", "datoms", datomsEst, c.pc.Scale.Stats.Datoms, func() (int64, int64) { return loaded.Load(), 0 })
-	var res store.Result
-	var err error
-	if bc.Load.Statement != "" {
-		res, err = store.StatementLoad(ctx, c.be, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
-	} else {
-		res, err = store.BulkLoad(ctx, bl, c.pc.Scale.Gen, bc.Load, capDur, &loaded)
-	}
-	c.run.end()
-	var steps []store.Step
-	var ran atomic.Int64 // after-load statements done, for the progress line
-	defer func() { c.writeLoadLog(res, steps) }()
-	if err != nil || res.Capped {
-		c.run.skip(afterEst) // no after-load SQL follows: its estimate is done
-	}
-	if err != nil {
-		return false, fmt.Errorf("%s: %w", store.LoadKind(bc.Load), err)
-	}
-	row := results.LoadRow{Backend: bc.Name, Scale: c.pc.Scale.Name, NDatoms: c.pc.Scale.Stats.Datoms,
-		WallS: res.Elapsed.Seconds(), DatomsPerS: float64(res.Datoms) / res.Elapsed.Seconds(), Jobs: bc.Load.Jobs}
-	if res.Capped {
-		row.Ceiling = true
-		row.NDatoms = res.Datoms
-		if n, err := store.CountLoaded(ctx, c.admin, res.Tables); err == nil {
-			row.NDatoms = n // what the store holds, whatever the cut commit did
-			row.DatomsPerS = float64(n) / res.Elapsed.Seconds()
-		}
-		c.run.emit(row)
-		c.run.logf("%s: load cap of %s hit: scenarios skipped", c.name(), capDur)
-		return false, nil
-	}
-	timed := func(texts []string, what string) (*float64, error) {
-		if len(texts) == 0 {
-			return nil, nil
-		}
-		t0 := time.Now()
-		err := store.ExecTimed(ctx, c.admin, texts, func(stmt string, took time.Duration) {
-			steps = append(steps, store.Step{What: what, SQL: stmt, Took: took})
-			ran.Add(1)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		s := time.Since(t0).Seconds()
-		return &s, nil
-	}
-	// One progress task for the steps after the datoms: at l they are
-	// most of the load, minutes with no datom to count.
-	if n := store.CountStatements(bc.AfterLoad) + store.CountStatements(bc.Analyze) + store.CountStatements(bc.Vacuum); n > 0 {
-		c.run.begin(c.name()+" after-load SQL", "statements", afterEst, int64(n), func() (int64, int64) { return ran.Load(), 0 })
-	}
-	if row.PostLoadS, err = timed(bc.AfterLoad, "after_load"); err == nil {
-		if row.AnalyzeS, err = timed(bc.Analyze, "analyze"); err == nil {
-			row.VacuumS, err = timed(bc.Vacuum, "vacuum")
-		}
-	}
-	c.run.end()
-	if err != nil {
-		return false, err
-	}
-	if sz, ok := c.be.(drivers.Sizer); ok {
-		if n, err := sz.Size(ctx); err == nil {
-			row.SizeBytes = &n
-		}
-	}
-	c.run.emit(row)
-	if err := store.WriteMeta(ctx, c.admin, map[string]string{"loaded": "1", "loaded_at": time.Now().UTC().Format(time.RFC3339)}); err != nil {
-		return false, err
-	}
-	return true, nil
+	return storeload.Cell{Name: c.name(), Plan: c.pc, Store: c.be, Admin: c.admin, Cap: c.run.plan.Sampling.LoadMax,
+		Progress: liveTasks{c.run}, Phase: func() { c.phase(results.PhaseLoad) }, Emit: c.run.emit, Logf: c.run.logf, Log: c.run.dir.Log,
+	}.Load(ctx)
 }
 
 // markWritten records in the store that scenario changed its data, so no
@@ -475,59 +396,14 @@ func (c *cell) bindQueries() error {
 	return nil
 }
 
-// explain writes the plan of each query each scenario runs into plans/,
-// named after the scenario and the query, with the SQL and the parameters
-// the plan was made with. A query is explained once per cell.
+// explain writes the plan of each query each scenario runs into plans/
+// (engine/explain), once per query.
 func (c *cell) explain(ctx context.Context) {
-	ex, ok := c.be.(drivers.Explainer)
-	if c.pc.Backend.Explain != "" {
-		ok = true // the backend's own statement explains
+	scs := make([]explain.Scenario, len(c.pc.Scenarios))
+	for i, sc := range c.pc.Scenarios {
+		scs[i] = explain.Scenario{Name: sc.Name, Queries: sc.Queries}
 	}
-	if !ok {
-		return
-	}
-	type explained struct {
-		text, ext string
-		args      []any
-	}
-	done := map[string]explained{}
-	for _, sc := range c.pc.Scenarios {
-		for _, n := range sc.Queries {
-			q := c.queries[n]
-			if q == nil || q.binder == nil {
-				continue
-			}
-			e, ok := done[n]
-			if !ok {
-				// Some drivers explain by running the query (DuckDB's EXPLAIN
-				// ANALYZE): a query past the ceiling must not stall the run here.
-				ectx, cancel := context.WithTimeout(ctx, c.explainCap(n))
-				e.args = append([]any(nil), q.binder.Client(1, 0).Next()...)
-				var text string
-				var err error
-				if c.pc.Backend.Explain != "" {
-					text, err = c.explainStatement(ectx, q, e.args)
-				} else {
-					text, err = ex.Explain(ectx, q.bound.SQL, e.args)
-				}
-				cancel()
-				if err != nil {
-					text = "EXPLAIN failed: " + err.Error()
-				}
-				e.text, e.ext = text, "txt"
-				if t := strings.TrimSpace(text); strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
-					e.ext = "json"
-				}
-				done[n] = e
-			}
-			w, err := c.run.dir.Plan(results.ScenarioPlanName(c.pc.Scale.Name, c.pc.Backend.Name, sc.Name, n, e.ext))
-			if err != nil {
-				continue
-			}
-			io.WriteString(w, results.FormatPlan(q.bound.SQL, e.args, e.text, e.ext))
-			w.Close()
-		}
-	}
+	c.explainer().Plans(ctx, scs, c.explainQuery)
 }
 
 // recordSize appends the store's size (and buffer cache) to sizes.txt.
@@ -591,7 +467,7 @@ func (c *cell) envLines(ctx context.Context) {
 			kv = append(kv, results.KV{Key: prefix + "settings_error", Value: err.Error()})
 		}
 	}
-	kv = append(kv, c.backendFacts(ctx, prefix)...)
+	kv = append(kv, c.gatherer().Facts(ctx, prefix)...)
 	kv = append(kv, c.extensionFacts(ctx, prefix)...)
 	optNames := make([]string, 0, len(bc.Options))
 	for n := range bc.Options {
@@ -604,15 +480,4 @@ func (c *cell) envLines(ctx context.Context) {
 	_ = c.run.dir.WriteEnvLines(kv, func(key string) bool {
 		return strings.HasSuffix(key, ".option.dsn") || strings.Contains(key, "password")
 	})
-}
-
-// writeLoadLog writes logs/load-<scale>-<backend>.log.
-func (c *cell) writeLoadLog(res store.Result, steps []store.Step) {
-	w, err := c.run.dir.Log(fmt.Sprintf("load-%s-%s", c.pc.Scale.Name, c.pc.Backend.Name))
-	if err != nil {
-		c.run.logf("%s: load log: %v", c.name(), err)
-		return
-	}
-	defer w.Close()
-	store.WriteLog(w, c.name(), res, steps)
 }

@@ -1,52 +1,26 @@
 package runner
 
 import (
-	"context"
-	"strings"
 	"testing"
 )
 
-// The backend's explain statement: :q is the query's text as written,
-// every other parameter the query's value in the explained call; one it
-// does not bind is an error naming it.
-func TestExplainStatement(t *testing.T) {
-	t.Setenv("MENTAT_SPEC_BENCH_SCALE", "xs")
-	c := loadedCell(t, "sqlite", nil)
-	q := c.queries["q1"]
-	if q == nil || q.binder == nil || len(q.bound.Names) != 1 || q.bound.Names[0] != "email" {
-		t.Fatalf("the bench spec's q1 is not the email lookup: %+v", q)
-	}
-	args := []any{"someone@example.com"}
-	ctx := context.Background()
-	c.pc.Backend.Explain = "SELECT 'plan', :email, instr(:q, ':email') > 0 UNION ALL SELECT 'second', 2, 0"
-	text, err := c.explainStatement(ctx, q, args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if text != "plan\tsomeone@example.com\t1\nsecond\t2\t0" {
-		t.Errorf("explained: %q", text)
-	}
-	c.pc.Backend.Explain = "SELECT :q, :e"
-	if _, err := c.explainStatement(ctx, q, args); err == nil || !strings.Contains(err.Error(), ":e, which query q1 does not") {
-		t.Errorf("a parameter q1 lacks: %v", err)
-	}
-}
-
 // A query with an `edn` text is explained by that text, not by the SQL
-// that calls the store: mentat_explain takes the Datalog.
-func TestExplainStatementEDN(t *testing.T) {
+// that calls the store: mentat_explain takes the Datalog; without one,
+// by its SQL as written, with the call's arguments.
+func TestExplainQueryText(t *testing.T) {
 	t.Setenv("MENTAT_SPEC_BENCH_SCALE", "xs")
 	c := loadedCell(t, "sqlite", nil)
-	q := c.queries["q1"]
+	q, ok := c.explainQuery("q1")
+	if !ok || q.Text != c.pc.Queries["q1"].SQL || len(q.Names) != 1 || q.Names[0] != "email" || len(q.Args) != 1 {
+		t.Fatalf("q1 explained as %+v, %v", q, ok)
+	}
 	pq := *c.pc.Queries["q1"]
 	pq.EDN = "[:find ?e :in $ ?email :where [?e :user/email ?email]]"
 	c.pc.Queries["q1"] = &pq
-	c.pc.Backend.Explain = "SELECT :q, :email"
-	text, err := c.explainStatement(context.Background(), q, []any{"someone@example.com"})
-	if err != nil {
-		t.Fatal(err)
+	if q, _ := c.explainQuery("q1"); q.Text != pq.EDN {
+		t.Errorf("explained %q, want the edn %q", q.Text, pq.EDN)
 	}
-	if want := pq.EDN + "\tsomeone@example.com"; text != want {
-		t.Errorf("explained %q, want %q", text, want)
+	if _, ok := c.explainQuery("no_such_query"); ok {
+		t.Error("a query not declared is explained")
 	}
 }

@@ -192,7 +192,7 @@ func (c *cell) runRep(ctx context.Context, p *repPoint, n int) (done bool, err e
 	defer c.run.end()
 	ctx = c.run.watch(ctx)
 	c.withNoise(p.sc, p.index, n, func() {
-		err = c.withStatementStats(ctx, p.sc, p.index, n, p.pt, func() error {
+		err = c.gatherer().Around(ctx, c.gatherPoint(p.sc, p.index, n, p.pt), func() error {
 			var err error
 			done, err = p.reps.Rep(ctx, n)
 			return err

@@ -53,7 +53,7 @@ func (w *rowWatcher) note(what string) {
 // it form their own round-robin after it. Every rep's raw row is on disk
 // as it is measured, a point's timing row right after its last rep, a
 // ceiling at the probe stops the point's later reps, and the sequential
-// order keeps the seed's order.
+// order keeps the seed suite's order.
 func TestRepsRunRoundRobinUpToAWrite(t *testing.T) {
 	const after = `
 scenario "after_writes" {

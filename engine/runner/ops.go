@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/client"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
-	"github.com/mentat-spec/mentat-spec/engine/measure"
-	"github.com/mentat-spec/mentat-spec/engine/ops"
+	"github.com/mentat-spec/mentat-spec/engine/opwrite"
 )
 
 var _ kind.OpEnv = (*pointEnv)(nil)
@@ -24,7 +23,7 @@ func (e *pointEnv) OpenOps(ctx context.Context, list []kind.Operation, index int
 		return nil, err
 	}
 	e.mu.Lock()
-	e.clients = append(e.clients, cl.counted)
+	e.clients = append(e.clients, cl.Counted())
 	e.mu.Unlock()
 	return cl, nil
 }
@@ -38,52 +37,12 @@ func (w *WorkerCell) OpenOps(ctx context.Context, list []kind.Operation, index i
 	return w.c.openOps(ctx, list, index, seed, w.reader)
 }
 
-// opClient is one client of a stream of operations: one session, each
-// read operation's statement prepared on it with its own parameters.
-type opClient struct {
-	*ops.Client
-	counted *client   // the session and the live progress counters
-	runs    []ops.Run // the client's operations, as ops.Client runs them
-	closers []func()  // run in reverse order by Close
-}
-
-func (c *cell) openOps(ctx context.Context, list []kind.Operation, index int, seed uint64, reader bool) (*opClient, error) {
+func (c *cell) openOps(ctx context.Context, list []kind.Operation, index int, seed uint64, reader bool) (*client.Ops, error) {
 	s, err := c.clientSession(ctx, index, reader)
 	if err != nil {
 		return nil, err
 	}
-	base := &client{session: s}
-	runs := make([]ops.Run, len(list))
-	for i, o := range list {
-		if o.IsWrite() {
-			continue // addWriters: the writing session and the numbering are the point's
-		}
-		q := c.queries[o.Query]
-		if q == nil {
-			base.Close()
-			return nil, fmt.Errorf("operation %s: no query %q", o.Name, o.Query)
-		}
-		if q.binder == nil {
-			base.Close()
-			return nil, fmt.Errorf("operation %s: query %s: a parameter has no value in the query's params", o.Name, o.Query)
-		}
-		st, err := s.Prepare(ctx, q.bound.SQL)
-		if err != nil {
-			base.Close()
-			return nil, fmt.Errorf("client %d: operation %s: preparing query %s: %w", index, o.Name, o.Query, err)
-		}
-		base.stmts = append(base.stmts, st)
-		args := q.binder.Client(seed, index)
-		runs[i] = base.runner(o.Query, st, args.Next)
-	}
-	cl := &opClient{Client: ops.New(kind.Weights(list), runs, seed, index), counted: base, runs: runs}
-	cl.closers = append(cl.closers, base.Close)
-	cl.OnClose = func() {
-		for i := len(cl.closers) - 1; i >= 0; i-- {
-			cl.closers[i]()
-		}
-	}
-	return cl, nil
+	return client.OpenOps(ctx, s, list, c.clientQuery, index, seed)
 }
 
 // addWriters gives the client its write operations: each numbers its
@@ -92,7 +51,7 @@ func (c *cell) openOps(ctx context.Context, list []kind.Operation, index int, se
 // point's other clients where the database lets fewer connections write
 // than there are clients (SQLite, DuckDB: one) or the stream says
 // `writers`.
-func (e *pointEnv) addWriters(ctx context.Context, cl *opClient, list []kind.Operation) error {
+func (e *pointEnv) addWriters(ctx context.Context, cl *client.Ops, list []kind.Operation) error {
 	if !kind.OpsWrite(list) {
 		return nil
 	}
@@ -106,19 +65,19 @@ func (e *pointEnv) addWriters(ctx context.Context, cl *opClient, list []kind.Ope
 		if _, ok := writes.Decl(o.Write); !ok {
 			return fmt.Errorf("operation %s: the dataset declares no write %q", o.Name, o.Write)
 		}
-		w := &opWriter{op: o, writes: writes, seq: c.writeSeq(o.Write), gen: c.pc.Scale.Gen, classify: c.classifyError}
+		w := &opwrite.Writer{Op: o, Writes: writes, Seq: c.writeSeq(o.Write), Gen: c.pc.Scale.Gen, Classify: c.classifyError}
 		e.mu.Lock()
 		if e.contention == nil {
-			e.contention = map[string]*opContention{}
+			e.contention = map[string]*opwrite.Tally{}
 		}
 		oc := e.contention[o.Name]
 		if oc == nil {
-			oc = &opContention{}
+			oc = &opwrite.Tally{}
 			e.contention[o.Name] = oc
 		}
-		oc.clients++
+		oc.Clients++
 		e.mu.Unlock()
-		w.counts, w.retries, w.aborted = &oc.counts, &oc.retries, &oc.aborted
+		w.Tally = oc
 		n := o.Writers
 		if limit > 0 && (n == 0 || n > limit) {
 			n = limit
@@ -128,51 +87,17 @@ func (e *pointEnv) addWriters(ctx context.Context, cl *opClient, list []kind.Ope
 			if err != nil {
 				return err
 			}
-			w.pool = p
-			cl.closers = append(cl.closers, p.unref)
+			w.Pool = p
+			cl.OnClosed(p.Unref)
 		} else {
-			tx, err := c.prepareWrite(ctx, cl.counted.session, o)
+			tx, err := c.prepareWrite(ctx, cl.Counted().Session(), o)
 			if err != nil {
 				return err
 			}
-			w.own = tx
-			cl.closers = append(cl.closers, tx.Close)
+			w.Own = tx
+			cl.OnClosed(tx.Close)
 		}
-		cl.runs[i] = cl.counted.counting(w.run)
+		cl.SetWrite(i, w.Run)
 	}
 	return nil
-}
-
-// counting counts run's calls and errors for the live progress.
-func (cl *client) counting(run ops.Run) ops.Run {
-	return func(ctx context.Context) error {
-		err := run(ctx)
-		cl.calls.Add(1)
-		if err != nil {
-			cl.errs.Add(1)
-		}
-		return err
-	}
-}
-
-// runner is one read operation of the client: its statement with the
-// arguments next makes, counted for the live progress; a lost connection
-// loses the client, as Call does.
-func (cl *client) runner(query string, st drivers.Stmt, next func() []any) ops.Run {
-	return func(ctx context.Context) error {
-		if cl.lost != nil {
-			return cl.lost
-		}
-		_, err := st.Query(ctx, next(), nil)
-		cl.calls.Add(1)
-		if err != nil {
-			cl.errs.Add(1)
-			err = fmt.Errorf("query %s: %w", query, err)
-			if ctx.Err() == nil && errors.Is(err, drivers.ErrConnLost) {
-				cl.lost = fmt.Errorf("%w: %w", measure.ErrClientLost, err)
-				return cl.lost
-			}
-		}
-		return err
-	}
 }

@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/mentat-spec/mentat-spec/datagen"
-	"github.com/mentat-spec/mentat-spec/datagen/writes"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/ops"
+	"github.com/mentat-spec/mentat-spec/engine/opwrite"
 	"github.com/mentat-spec/mentat-spec/engine/sqltext"
 	"github.com/mentat-spec/mentat-spec/engine/writetx"
 )
@@ -70,7 +67,7 @@ func (c *cell) statements(query string) ([]kind.Statement, error) {
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", query, err)
 		}
-		out = append(out, kind.Statement{SQL: b.SQL, Names: b.Names})
+		out = append(out, kind.Statement{SQL: b.SQL, Names: b.Names, Answer: q.Answer, Columns: q.Columns})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("query %s holds no statement", query)
@@ -78,158 +75,25 @@ func (c *cell) statements(query string) ([]kind.Statement, error) {
 	return out, nil
 }
 
-// writeParams lists the parameters write operation o's statements may
-// bind: an update's, or for an insert one per attribute of the new
-// entity.
-func (c *cell) writeParams(o kind.Operation) writetx.Params {
-	return writetx.ParamsOf(c.pc.Scale.Writes, o.Write, c.pc.Scale.Gen)
-}
-
 // prepareWrite prepares operation o's statements on s.
 func (c *cell) prepareWrite(ctx context.Context, s drivers.Session, o kind.Operation) (*writetx.Tx, error) {
-	if decl, _ := c.pc.Scale.Writes.Decl(o.Write); len(decl.Steps) > 0 {
-		if err := needsRead(decl, o); err != nil {
-			return nil, err
-		}
-	}
-	return writetx.Prepare(ctx, s, o, c.statements, c.writeParams(o))
-}
-
-// writerPool is the writing sessions a point's clients share when the
-// database lets fewer connections write than there are clients: a write
-// takes one for its transaction and gives it back.
-type writerPool struct {
-	c     *cell
-	conns chan *pooledWriter
-	mu    sync.Mutex
-	all   []*pooledWriter
-	refs  int
-}
-
-type pooledWriter struct {
-	sess drivers.Session
-	txs  map[string]*writetx.Tx // by operation name, prepared on first use
-}
-
-// acquire takes a writing session.
-func (p *writerPool) acquire(ctx context.Context) (*pooledWriter, error) {
-	select {
-	case w := <-p.conns:
-		return w, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-func (p *writerPool) release(w *pooledWriter) { p.conns <- w }
-
-// unref drops one client's hold; the last closes the sessions.
-func (p *writerPool) unref() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.refs--
-	if p.refs > 0 {
-		return
-	}
-	for _, w := range p.all {
-		for _, tx := range w.txs {
-			tx.Close()
-		}
-		w.sess.Close()
-	}
-	p.all = nil
+	return opwrite.Prepare(ctx, s, o, c.pc.Scale.Writes, c.pc.Scale.Gen, c.statements)
 }
 
 // pool returns the point's writer pool of n sessions, opening it on first
-// use; each caller holds a reference until unref.
-func (e *pointEnv) pool(ctx context.Context, n int) (*writerPool, error) {
+// use; each caller holds it until Unref.
+func (e *pointEnv) pool(ctx context.Context, n int) (*opwrite.Pool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.writers == nil || e.writers.refs == 0 {
-		p := &writerPool{c: e.c, conns: make(chan *pooledWriter, n)}
-		for i := 0; i < n; i++ {
-			s, err := e.c.be.Session(ctx)
-			if err != nil {
-				p.refs = 1
-				p.unref()
-				return nil, fmt.Errorf("writer %d: connecting: %w", i, err)
-			}
-			w := &pooledWriter{sess: s, txs: map[string]*writetx.Tx{}}
-			p.all = append(p.all, w)
-			p.conns <- w
+	if e.writers == nil || !e.writers.Held() {
+		p, err := opwrite.OpenPool(ctx, n, e.c.be.Session, e.c.prepareWrite)
+		if err != nil {
+			return nil, err
 		}
 		e.writers = p
 	}
-	e.writers.refs++
+	e.writers.Hold()
 	return e.writers, nil
-}
-
-// opWriter is one client's write operation: it numbers its writes from the
-// cell's sequence, binds write k and runs it as one transaction, retrying
-// a contention failure up to max_tries times.
-type opWriter struct {
-	op      kind.Operation
-	writes  *writes.Writes
-	seq     *ops.Seq
-	own     *writetx.Tx // the client's own session's statements, or nil
-	pool    *writerPool // shared writing sessions, or nil
-	counts  *ops.Contention
-	retries *atomic.Int64
-	fields  map[string]writetx.Field // an insert's parameters
-	gen     *datagen.Dataset
-	aborted *atomic.Int64 // a transaction's intended aborts
-	// classify is the driver's reading of a failed try (cell.classifyError).
-	classify ops.Classifier
-}
-
-func (w *opWriter) run(ctx context.Context) error {
-	tx := w.own
-	var pw *pooledWriter
-	if w.pool != nil {
-		var err error
-		if pw, err = w.pool.acquire(ctx); err != nil {
-			return err
-		}
-		defer w.pool.release(pw)
-		if tx = pw.txs[w.op.Name]; tx == nil {
-			if tx, err = w.pool.c.prepareWrite(ctx, pw.sess, w.op); err != nil {
-				return err
-			}
-			pw.txs[w.op.Name] = tx
-		}
-	}
-	if w.writes.IsTx(w.op.Write) {
-		return w.runTx(ctx, tx)
-	}
-	// Numbered once a session is held: with one writing session the
-	// writes commit in the order of k.
-	k := w.seq.Next()
-	op, err := w.writes.Op(w.op.Write, k)
-	if err != nil {
-		w.seq.Fail(k)
-		return err
-	}
-	if op.Insert && w.fields == nil {
-		w.fields = map[string]writetx.Field{}
-		for i, av := range op.Values {
-			info, _ := w.gen.Attr(av.Attr)
-			w.fields[writetx.ParamName(av.Attr)] = writetx.Field{Index: i, Many: info.Many}
-		}
-	}
-	arg := func(name string) any { return writetx.Arg(op, w.fields, name) }
-	inDoubt, err := ops.Write(ctx, w.op.MaxTries, w.classify, w.counts, w.retries,
-		func() (error, bool) { return tx.Run(ctx, arg) },
-		func() { _ = tx.Session.Exec(context.WithoutCancel(ctx), "ROLLBACK") })
-	switch {
-	case err == nil:
-		w.seq.Commit(k, op.E)
-		return nil
-	case inDoubt:
-		w.seq.InDoubt(k, op.E)
-	default:
-		w.seq.Fail(k)
-	}
-	return fmt.Errorf("write %d of %s: %w", k, w.op.Write, err)
 }
 
 // finishPoint logs what the point's write operations met: failed tries
@@ -253,7 +117,7 @@ func (c *cell) finishPoint(env kind.Env) {
 	sort.Strings(names)
 	for _, n := range names {
 		oc := e.contention[n]
-		e.Log("contention", "%s op=%s clients=%d %s retries=%d%s\n", contentionKey(e), n, oc.clients, oc.counts.String(), oc.retries.Load(), abortedField(oc))
+		e.Log("contention", "%s op=%s %s\n", contentionKey(e), n, oc)
 	}
 	e.contention = nil
 }

@@ -1,13 +1,7 @@
 package runner
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/engine/journal"
@@ -64,7 +58,7 @@ func (c *cell) recordRep(p *repPoint, n int) {
 // its start as this invocation's: checks.txt's TOTAL line then counts the
 // whole run, and so does the exit status, even when nothing is left to
 // run; the thresholds they judged are not reported unmatched. So are its
-// noise rows.
+// noise rows: env.txt's noise summary then covers the whole run.
 func (r *run) resumedChecks(jr *journal.Journal) error {
 	lines, err := results.ChecksFrom(r.dir.Path(), jr.Started(results.ChecksFile))
 	if err != nil {
@@ -72,38 +66,10 @@ func (r *run) resumedChecks(jr *journal.Journal) error {
 	}
 	r.dir.Carry(results.Count(lines))
 	r.gates.Resumed(lines)
-	return r.resumedNoise(jr)
-}
-
-// resumedNoise takes the noise rows the interrupted run wrote after its
-// start as this invocation's: env.txt's noise summary then covers the
-// whole run.
-func (r *run) resumedNoise(jr *journal.Journal) error {
-	rows, err := results.ReadNoise(r.dir.Path())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	rows, err := results.NoiseFrom(r.dir.Path(), jr.Started(results.NoiseFile))
 	if err != nil {
 		return fmt.Errorf("reading the interrupted run's noise rows: %w", err)
 	}
-	// Rows before the start are earlier runs': the lines of the file's
-	// first Started bytes, its header aside.
-	before := 0
-	if n := jr.Started(results.NoiseFile); n > 0 {
-		f, err := os.Open(filepath.Join(r.dir.Path(), results.NoiseFile))
-		if err != nil {
-			return fmt.Errorf("reading the interrupted run's noise rows: %w", err)
-		}
-		b := make([]byte, n)
-		_, err = io.ReadFull(f, b)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("reading the interrupted run's noise rows: %w", err)
-		}
-		before = max(bytes.Count(b, []byte("\n"))-1, 0)
-	}
-	if before < len(rows) {
-		r.noiseRows = append(r.noiseRows, rows[before:]...)
-	}
+	r.noiseRows = append(r.noiseRows, rows...)
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/drivers/storelock"
 	"github.com/mentat-spec/mentat-spec/engine/crosscheck"
+	"github.com/mentat-spec/mentat-spec/engine/gather"
 	"github.com/mentat-spec/mentat-spec/engine/host"
 	"github.com/mentat-spec/mentat-spec/engine/journal"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
@@ -117,7 +118,7 @@ func (o *Outcome) Failed() bool { return o.Checks.Fail > 0 || len(o.Failures) > 
 
 type run struct {
 	opts Options
-	tap  rawTap // a point's raw rows, for its latency split (evidence.go)
+	tap  gather.Tap // a point's raw rows, for its latency split
 	plan *plan.Plan
 	dir  *results.Dir
 	sink results.Sink
@@ -126,7 +127,7 @@ type run struct {
 	// full disk): measuring on would lose every row.
 	stop context.CancelCauseFunc
 	// cross holds the running scale's answers for the cross-backend
-	// comparison (crossbackend.go).
+	// comparison (engine/crosscheck).
 	cross *crosscheck.Scale
 	// gates judges the plan's thresholds on the points' histograms;
 	// measured lists the cells whose scenarios ran, for its SKIP lines.
@@ -471,6 +472,16 @@ func (r *run) planned() (points int, est time.Duration) {
 	return points, est
 }
 
+// liveTasks shows another package's tasks (a load's) in the run's live
+// views.
+type liveTasks struct{ r *run }
+
+func (l liveTasks) Begin(name, unit string, est time.Duration, total int64, count progress.Counter) {
+	l.r.begin(name, unit, est, total, count)
+}
+func (l liveTasks) End()                   { l.r.end() }
+func (l liveTasks) Skip(est time.Duration) { l.r.skip(est) }
+
 // skip counts an estimated task as done.
 func (r *run) skip(est time.Duration) {
 	if r.opts.Progress != nil {
@@ -506,7 +517,7 @@ func (r *run) emit(rec results.Record) {
 	if t, ok := rec.(results.Timing); ok {
 		r.out.Rows = append(r.out.Rows, results.Row(t))
 	}
-	r.tapRaw(rec)
+	r.tap.Observe(rec)
 	for _, l := range r.gates.Observe(rec) {
 		r.emit(l)
 	}

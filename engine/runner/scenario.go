@@ -2,98 +2,42 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/checks"
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/answer"
+	"github.com/mentat-spec/mentat-spec/engine/client"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/measure"
-	"github.com/mentat-spec/mentat-spec/engine/ops"
+	"github.com/mentat-spec/mentat-spec/engine/opwrite"
 	"github.com/mentat-spec/mentat-spec/engine/params"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
-// client is one connection with the statements of its mix prepared.
-type client struct {
-	session drivers.Session
-	stmts   []drivers.Stmt
-	names   []string // the queries' names, for errors
-	args    []*params.Client
-	next    int
-	// calls and errs feed the live progress: one uncontended add per
-	// call on the client's own counters.
-	calls, errs atomic.Int64
-	lost        error // set once the connection is gone: every later call returns it
-}
-
-func (cl *client) Close() {
-	for _, s := range cl.stmts {
-		s.Close()
-	}
-	cl.session.Close()
-}
-
-// Call runs the next query of the client's mix; rows are only counted.
-func (cl *client) Call(ctx context.Context) error {
-	i := cl.next
-	cl.next++
-	if cl.next == len(cl.stmts) {
-		cl.next = 0
-	}
-	if cl.lost != nil {
-		return cl.lost
-	}
-	_, err := cl.stmts[i].Query(ctx, cl.args[i].Next(), nil)
-	cl.calls.Add(1)
-	if err != nil {
-		cl.errs.Add(1)
-		err = fmt.Errorf("query %s: %w", cl.names[i], err)
-		if ctx.Err() == nil && errors.Is(err, drivers.ErrConnLost) {
-			// No reconnect per call against a server that is gone: the
-			// client is lost for the rest of the point (measure ends it).
-			cl.lost = fmt.Errorf("%w: %w", measure.ErrClientLost, err)
-			return cl.lost
-		}
-	}
-	return err
-}
-
-// reader says the client belongs to a point that does not write: it gets
-// the backend's reader session where it has one (drivers.ReaderSessions).
-func (c *cell) openClient(ctx context.Context, mix []string, index int, seed uint64, reader bool) (*client, error) {
+// openClient opens client index of a mix; reader says the client
+// belongs to a point that does not write: it gets the backend's reader
+// session where it has one (drivers.ReaderSessions).
+func (c *cell) openClient(ctx context.Context, mix []string, index int, seed uint64, reader bool) (*client.Client, error) {
 	s, err := c.clientSession(ctx, index, reader)
 	if err != nil {
 		return nil, err
 	}
-	cl := &client{session: s, next: index % len(mix)}
-	for _, qn := range mix {
-		q := c.queries[qn]
-		if q == nil {
-			cl.Close()
-			return nil, fmt.Errorf("no query %q", qn)
-		}
-		if q.binder == nil {
-			cl.Close()
-			return nil, fmt.Errorf("query %s: a parameter has no value in the query's params", qn)
-		}
-		st, err := s.Prepare(ctx, q.bound.SQL)
-		if err != nil {
-			cl.Close()
-			return nil, fmt.Errorf("client %d: preparing %s: %w", index, qn, err)
-		}
-		cl.stmts = append(cl.stmts, st)
-		cl.names = append(cl.names, qn)
-		cl.args = append(cl.args, q.binder.Client(seed, index))
+	return client.Open(ctx, s, mix, c.clientQuery, index, seed)
+}
+
+// clientQuery is query n as the clients run it.
+func (c *cell) clientQuery(n string) (client.Query, bool) {
+	q := c.queries[n]
+	if q == nil {
+		return client.Query{}, false
 	}
-	return cl, nil
+	return client.Query{SQL: q.bound.SQL, Binder: q.binder}, true
 }
 
 // clientSession opens client index's session: the backend's reader
@@ -121,20 +65,11 @@ type pointEnv struct {
 	sc *plan.Scenario
 
 	mu      sync.Mutex
-	clients []*client   // opened by the point, for the live progress
-	writers *writerPool // write operations' shared writing sessions
+	clients []*client.Client // opened by the point, for the live progress
+	writers *opwrite.Pool    // write operations' shared writing sessions
 	// Write operations' contention by operation, logged when the point
 	// ends.
-	contention map[string]*opContention
-}
-
-// opContention is one write operation's failed tries by class, and its
-// retries.
-type opContention struct {
-	counts  ops.Contention
-	retries atomic.Int64
-	aborted atomic.Int64 // intended aborts (abort_if), not errors
-	clients int
+	contention map[string]*opwrite.Tally
 }
 
 // counts sums the calls and errors of the point's clients so far.
@@ -142,8 +77,9 @@ func (e *pointEnv) counts() (n, errs int64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, cl := range e.clients {
-		n += cl.calls.Load()
-		errs += cl.errs.Load()
+		cn, ce := cl.Counts()
+		n += cn
+		errs += ce
 	}
 	return n, errs
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
-	"github.com/mentat-spec/mentat-spec/engine/sqltext"
 )
 
 // committedWrites is what a cell knows of the writes run against its
@@ -47,24 +46,7 @@ func (e *pointEnv) Session(ctx context.Context) (drivers.Session, error) {
 	return e.c.be.Session(ctx)
 }
 
-func (e *pointEnv) Statements(query string) ([]kind.Statement, error) {
-	q := e.c.pc.Queries[query]
-	if q == nil {
-		return nil, fmt.Errorf("no query %q", query)
-	}
-	var out []kind.Statement
-	for _, text := range sqltext.Statements(q.SQL) {
-		b, err := sqltext.Bind(text, e.c.be.Placeholder)
-		if err != nil {
-			return nil, fmt.Errorf("query %s: %w", query, err)
-		}
-		out = append(out, kind.Statement{SQL: b.SQL, Names: b.Names, Answer: q.Answer, Columns: q.Columns})
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("query %s holds no statement", query)
-	}
-	return out, nil
-}
+func (e *pointEnv) Statements(query string) ([]kind.Statement, error) { return e.c.statements(query) }
 
 func (e *pointEnv) Writes() *writes.Writes { return e.c.pc.Scale.Writes }
 

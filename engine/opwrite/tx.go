@@ -1,4 +1,4 @@
-package runner
+package opwrite
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/writetx"
 )
 
-// needsRead says why transaction operation o cannot run without a read
+// NeedsRead says why transaction operation o cannot run without a read
 // query (plan says so first where the kind lists its operations).
-func needsRead(decl writes.Decl, o kind.Operation) error {
+func NeedsRead(decl writes.Decl, o kind.Operation) error {
 	if o.Read != "" {
 		return nil
 	}
@@ -27,19 +27,19 @@ func needsRead(decl writes.Decl, o kind.Operation) error {
 // deltas over what it read, then every step's statements. The truth
 // follows the deltas recorded with the commit; an intended abort writes
 // nothing, is counted apart from errors and is not a failed call.
-func (w *opWriter) runTx(ctx context.Context, tx *writetx.Tx) error {
-	k := w.seq.Next()
-	name := w.op.Write
-	op, err := w.writes.TxOp(name, k)
+func (w *Writer) runTx(ctx context.Context, tx *writetx.Tx) error {
+	k := w.Seq.Next()
+	name := w.Op.Write
+	op, err := w.Writes.TxOp(name, k)
 	if err != nil {
-		w.seq.Fail(k)
+		w.Seq.Fail(k)
 		return err
 	}
-	decl, _ := w.writes.Decl(name)
-	steps := w.writes.Steps(name)
+	decl, _ := w.Writes.Decl(name)
+	steps := w.Writes.Steps(name)
 	deltas := make([]int64, len(op.Steps))
 	var args map[string]any
-	many := func(attr string) bool { a, _ := w.gen.Attr(attr); return a.Many }
+	many := func(attr string) bool { a, _ := w.Gen.Attr(attr); return a.Many }
 	decide := func(read map[string]any) (bool, error) {
 		if decl.AbortIf != nil {
 			abort, err := decl.AbortIf.Bool(op.Draws, read)
@@ -70,7 +70,7 @@ func (w *opWriter) runTx(ctx context.Context, tx *writetx.Tx) error {
 		return args[n]
 	}
 	aborted := false
-	inDoubt, err := ops.Write(ctx, w.op.MaxTries, w.classify, w.counts, w.retries,
+	inDoubt, err := ops.Write(ctx, w.Op.MaxTries, w.Classify, &w.Tally.counts, &w.Tally.retries,
 		func() (error, bool) {
 			args = nil
 			err, atCommit, ab := tx.RunDecide(ctx, arg, decide)
@@ -84,26 +84,24 @@ func (w *opWriter) runTx(ctx context.Context, tx *writetx.Tx) error {
 	e := op.Steps[0].E
 	switch {
 	case err == nil && aborted:
-		w.seq.Fail(k)
-		if w.aborted != nil {
-			w.aborted.Add(1)
-		}
+		w.Seq.Fail(k)
+		w.Tally.aborted.Add(1)
 		return nil
 	case err == nil:
-		w.seq.CommitDeltas(k, e, deltas)
+		w.Seq.CommitDeltas(k, e, deltas)
 		return nil
 	case inDoubt:
-		w.seq.InDoubtDeltas(k, e, append([]int64(nil), deltas...))
+		w.Seq.InDoubtDeltas(k, e, append([]int64(nil), deltas...))
 	default:
-		w.seq.Fail(k)
+		w.Seq.Fail(k)
 	}
 	return fmt.Errorf("write %d of %s: %w", k, name, err)
 }
 
 // abortedField is the contention log's count of intended aborts, for an
 // operation that had any.
-func abortedField(oc *opContention) string {
-	if n := oc.aborted.Load(); n > 0 {
+func abortedField(t *Tally) string {
+	if n := t.aborted.Load(); n > 0 {
 		return fmt.Sprintf(" aborted=%d", n)
 	}
 	return ""

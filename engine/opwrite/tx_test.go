@@ -1,4 +1,4 @@
-package runner
+package opwrite
 
 import (
 	"strings"
@@ -31,7 +31,7 @@ func TestNeedsRead(t *testing.T) {
 		{writes.Decl{Name: "w", Steps: []writes.Step{{Name: "s", DeltaExpr: expr("-read.x")}}}, "", "step s of write w"},
 		{writes.Decl{Name: "w", AbortIf: expr("draw.x < 1"), Steps: []writes.Step{{Name: "s", DeltaExpr: expr("-draw.x")}}}, "", ""},
 	} {
-		err := needsRead(tc.decl, kind.Operation{Name: "op", Read: tc.read})
+		err := NeedsRead(tc.decl, kind.Operation{Name: "op", Read: tc.read})
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%+v read %q: %v, want %q", tc.decl, tc.read, err, tc.want)
 		}

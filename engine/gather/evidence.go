@@ -1,0 +1,128 @@
+package gather
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/engine/evidence"
+	"github.com/mentat-spec/mentat-spec/engine/results"
+)
+
+// Tap hands the raw rows a point emits to its evidence while it runs:
+// the run passes every record it emits through Observe.
+type Tap struct {
+	mu   sync.Mutex
+	on   bool
+	key  results.Row // the point's scenario, backend and scale
+	rows []results.Row
+}
+
+// Observe keeps rec when it is a raw row of the point being tapped.
+func (t *Tap) Observe(rec results.Record) {
+	raw, ok := rec.(results.Raw)
+	if !ok {
+		return
+	}
+	t.mu.Lock()
+	if t.on && raw.Scenario == t.key.Scenario && raw.Backend == t.key.Backend && raw.Scale == t.key.Scale {
+		t.rows = append(t.rows, results.Row(raw))
+	}
+	t.mu.Unlock()
+}
+
+// start taps the raw rows of key's point.
+func (t *Tap) start(key results.Row) {
+	t.mu.Lock()
+	t.on, t.rows, t.key = true, nil, key
+	t.mu.Unlock()
+}
+
+// stop ends the tap and returns the rows it kept.
+func (t *Tap) stop() []results.Row {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	rows := t.rows
+	t.on, t.rows = false, nil
+	return rows
+}
+
+// roundTripFloor measures, once per cell on a session of its own, the
+// time of an empty statement: the least a call can take on the cell's
+// connections.
+func (c *Cell) roundTripFloor(ctx context.Context) time.Duration {
+	if c.floorDone {
+		return c.floor
+	}
+	c.floorDone, c.floor = true, -1
+	s, err := c.Store().Session(ctx)
+	if err == nil {
+		c.floor, err = evidence.RoundTripFloor(ctx, s, evidence.FloorCalls)
+		s.Close()
+	}
+	if err != nil {
+		c.floor = -1
+		c.Logf("%s: round-trip floor unknown: %v", c.Name, err)
+	}
+	return c.floor
+}
+
+// withEvidence wraps fn, point p, so that the database's evidence is
+// collected around it and the point's latency split written beside it.
+// Nothing it does runs inside the timed calls: the collector snapshots
+// before and after and samples from a connection of its own.
+func (c *Cell) withEvidence(ctx context.Context, p Point, fn func() error) func() error {
+	if !p.Evidence {
+		return fn
+	}
+	return func() error {
+		floor := c.roundTripFloor(ctx)
+		var probe drivers.EvidenceProbe
+		var perr error
+		if ec, ok := c.Store().(drivers.EvidenceCollector); ok {
+			probe, perr = ec.StartEvidence(ctx)
+		}
+		c.Tap.start(results.Row{Scenario: p.Scenario, Backend: c.Backend, Scale: c.Scale})
+		cpu0 := evidence.CPU()
+
+		err := fn()
+
+		cpu := evidence.CPU() - cpu0
+		rows := c.Tap.stop()
+		var ev []drivers.Evidence
+		if probe != nil {
+			ev, perr = probe.Stop(context.WithoutCancel(ctx))
+		}
+		key := results.EvidenceRow{Scenario: p.Scenario, Backend: c.Backend, Scale: c.Scale, Point: p.Index + 1, Rep: p.Rep}
+		for _, e := range ev {
+			r := key
+			r.Source, r.Query, r.Name, r.Value, r.Unit = e.Source, e.Query, e.Name, e.Value, e.Unit
+			c.Emit(r)
+		}
+		if perr != nil {
+			// Said on disk, so that a missing instrument reads as such.
+			r := key
+			r.Source, r.Name, r.Query, r.Value, r.Unit = "engine", "unavailable", perr.Error(), results.Unknown, ""
+			c.Emit(r)
+			c.noteOnce(perr.Error())
+		}
+		if len(rows) > 0 {
+			s := evidence.Split(rows, ev, floor, cpu)
+			s.Scenario, s.Backend, s.Scale, s.Point, s.Rep = key.Scenario, key.Backend, key.Scale, key.Point, key.Rep
+			c.Emit(s)
+		}
+		return err
+	}
+}
+
+// noteOnce logs an unavailable instrument once per cell.
+func (c *Cell) noteOnce(why string) {
+	if c.noted == nil {
+		c.noted = map[string]bool{}
+	}
+	if !c.noted[why] {
+		c.noted[why] = true
+		c.Logf("%s: evidence unavailable: %s", c.Name, why)
+	}
+}
