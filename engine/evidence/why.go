@@ -218,8 +218,9 @@ func counterReasons(o, n pointEvidence, group string) []string {
 }
 
 // waitReasons are the wait events whose share of the active sessions
-// moved, those that grew and wait on something other than the CPU first,
-// then the largest change. onCPU: none such grew (the sessions' time on
+// moved (or that grew, when the waits off the CPU grew together by
+// waitShare), those that grew and wait on something other than the CPU
+// first, then the largest change. onCPU: none such grew (the sessions' time on
 // the CPU, or a wait that shrank, is a symptom, not a cause).
 func waitReasons(o, n pointEvidence) (_ []string, onCPU bool) {
 	if len(o.waits) == 0 || len(n.waits) == 0 {
@@ -237,10 +238,23 @@ func waitReasons(o, n pointEvidence) (_ []string, onCPU bool) {
 		a, b  float64
 		delta float64
 	}
+	// Off the CPU: the share of the sessions waiting on anything. One
+	// cause may wait under several events (a WAL flush is IO:WALSync,
+	// IO:WALWrite or LWLock:WALWrite, whoever flushes), none of which
+	// moves by waitShare alone while together they do.
+	var offA, offB float64
+	for w := range names {
+		if !strings.HasPrefix(w, "wait:"+cpuWait) {
+			offA += o.waits[w]
+			offB += n.waits[w]
+		}
+	}
+	offGrew := offB-offA > waitShare
 	var ms []moved
 	for w := range names {
 		a, b := o.waits[w], n.waits[w]
-		if math.Abs(b-a) > waitShare {
+		grewOff := offGrew && b-a > waitPart && !strings.HasPrefix(w, "wait:"+cpuWait)
+		if math.Abs(b-a) > waitShare || grewOff {
 			ms = append(ms, moved{strings.TrimPrefix(w, "wait:"), a, b, math.Abs(b - a)})
 		}
 	}
@@ -267,6 +281,10 @@ func waitReasons(o, n pointEvidence) (_ []string, onCPU bool) {
 	}
 	return []string{"wait events (share of active sessions): " + strings.Join(parts, ", ")}, onCPU
 }
+
+// waitPart is the least growth of an event named as part of a growth of
+// the waits off the CPU (waitShare together).
+const waitPart = 0.02
 
 // cpuWait is how the PostgreSQL sampler names an active session waiting
 // on nothing: running, or ready to run and waiting for a CPU.
