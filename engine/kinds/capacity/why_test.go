@@ -21,7 +21,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/runner"
 )
 
-// buildPlan is this file's one call of planbuild.Build.
+// buildPlan is this file's one call of plan.Build.
 func buildPlan(t *testing.T, spec *config.Spec) *plan.Plan {
 	t.Helper()
 	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
