@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -299,5 +300,43 @@ func TestNoTransactionsRefusesBegin(t *testing.T) {
 	}
 	if err := s.Exec(context.Background(), "CREATE TABLE t (x)"); err != nil {
 		t.Fatalf("exec after the refusal: %v", err)
+	}
+}
+
+// TestSessionRoles: each session opens its adapter with the role the
+// engine gave it (drivers.WithRole), the backend's opening as admin, a
+// context without a role as client.
+func TestSessionRoles(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "roles")
+	b := open(t, faulty(t), map[string]string{"OPEN_LOG": log})
+	ctx := context.Background()
+	for _, r := range []drivers.Role{"", drivers.RoleReader, drivers.RoleWriter, drivers.RoleLoader, drivers.RoleChecker, "sampler"} {
+		c := ctx
+		if r != "" {
+			c = drivers.WithRole(ctx, r)
+		}
+		s, err := b.Session(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	rs, err := b.(drivers.ReaderSessions).ReaderSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.Close()
+	l, err := b.(drivers.BulkLoader).NewLoader(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	want := []string{"admin", "client", "reader", "writer", "loader", "checker", "client", "reader", "loader"}
+	got, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := strings.Fields(string(got)); strings.Join(g, " ") != strings.Join(want, " ") {
+		t.Errorf("roles opened: %v, want %v", g, want)
 	}
 }

@@ -173,8 +173,26 @@ func (b *backend) Placeholder(i int) string {
 
 func (b *backend) Created() bool { return b.created }
 
+// Session opens an adapter in the role ctx carries (drivers.WithRole):
+// client unless the engine says reader, writer, loader or checker.
 func (b *backend) Session(ctx context.Context) (drivers.Session, error) {
-	return b.openSession(ctx, protocol.RoleClient)
+	return b.openSession(ctx, protocolRole(drivers.SessionRole(ctx)))
+}
+
+// protocolRole is the open message's role of an engine session's role;
+// one the protocol does not name is a client.
+func protocolRole(r drivers.Role) string {
+	switch r {
+	case drivers.RoleReader:
+		return protocol.RoleReader
+	case drivers.RoleWriter:
+		return protocol.RoleWriter
+	case drivers.RoleLoader:
+		return protocol.RoleLoader
+	case drivers.RoleChecker:
+		return protocol.RoleChecker
+	}
+	return protocol.RoleClient
 }
 
 // ReaderSession implements drivers.ReaderSessions: the same adapter, told

@@ -148,7 +148,7 @@ func (e *pointEnv) pool(ctx context.Context, n int) (*writerPool, error) {
 	if e.writers == nil || e.writers.refs == 0 {
 		p := &writerPool{c: e.c, conns: make(chan *pooledWriter, n)}
 		for i := 0; i < n; i++ {
-			s, err := e.c.be.Session(ctx)
+			s, err := e.c.be.Session(drivers.WithRole(ctx, drivers.RoleWriter))
 			if err != nil {
 				p.refs = 1
 				p.unref()

@@ -14,6 +14,10 @@ FAULT names it:
   cancel       declares cancel; a call of SQL holding "sleep" sleeps until
                interrupted and answers "interrupted"
   no_tx        declares no transactions
+  writers      declares FAULT_N writing sessions at hello
+
+OPEN_LOG, with any FAULT or none, names a file each open appends its
+role to, one a line: the roles the engine opened sessions in.
 """
 
 import importlib.util
@@ -52,7 +56,16 @@ class Faulty(sa.Adapter):
             rep["capabilities"]["cancel"] = True
         if FAULT == "no_tx":
             rep["capabilities"]["transactions"] = False
+        if FAULT == "writers":
+            rep["capabilities"]["writers"] = N
         return rep
+
+    def open(self, req):
+        log = os.environ.get("OPEN_LOG")
+        if log:
+            with open(log, "a") as f:
+                f.write("%s\n" % req.get("role", ""))
+        return super().open(req)
 
     def call(self, req):
         Faulty.calls += 1
