@@ -40,7 +40,7 @@ func TestQuickstartThroughAdapter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, w := range []string{"adapter.name: sqlite-python", "adapter.protocol: 1.0", "adapter.capabilities: transactions yes, writers 1"} {
+			for _, w := range []string{"adapter.name: sqlite-python", "adapter.protocol: 1.1", "adapter.capabilities: transactions yes, writers 1"} {
 				if !strings.Contains(string(env), w) {
 					t.Errorf("env.txt lacks %q", w)
 				}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/adapter/protocol"
 	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 )
 
@@ -188,7 +189,7 @@ func TestOtherMajorVersionRefused(t *testing.T) {
 	needPython(t)
 	opts := map[string]string{"command": jsonOf(t, faulty(t)), "env": `{"FAULT":"version"}`, "path": filepath.Join(t.TempDir(), "x.sqlite")}
 	_, err := New().Open(context.Background(), drivers.Config{Backend: "t", Options: opts})
-	if err == nil || !strings.Contains(err.Error(), "speaks protocol 2.0, this engine speaks 1.0") {
+	if err == nil || !strings.Contains(err.Error(), "speaks protocol 2.0, this engine speaks "+protocol.Version) {
 		t.Fatalf("err = %v, want the versions named", err)
 	}
 }
@@ -233,7 +234,7 @@ func TestDescribe(t *testing.T) {
 	needPython(t)
 	d := New().(drivers.Describer)
 	lines := strings.Join(d.Describe(context.Background(), map[string]string{"command": jsonOf(t, reference(t))}), "\n")
-	if !strings.Contains(lines, "adapter hello: sqlite-python 1.0, protocol 1.0; transactions yes, writers 1") {
+	if !strings.Contains(lines, "adapter hello: sqlite-python 1.0, protocol 1.1; transactions yes, writers 1") {
 		t.Errorf("lines:\n%s", lines)
 	}
 	lines = strings.Join(d.Describe(context.Background(), map[string]string{"command": `["/no/such/adapter"]`}), "\n")
