@@ -149,6 +149,8 @@ type backend struct {
 	timeouts atomic.Int64 // calls cut by their context
 	restarts atomic.Int64 // adapters started in place of a cut one
 	stats    *stats
+	// the counts at the statements log's reset
+	timeoutsBase, restartsBase atomic.Int64
 }
 
 // sawHello records the first adapter's hello and whether its open
