@@ -10,8 +10,10 @@ import (
 
 // TestQuickstartThroughAdapter applies the quickstart unchanged with its
 // backend switched by -var to SQLite through the reference adapter
-// program, with goroutine clients and with one worker process per
-// client: exit 0, every check PASS, the adapter's hello in env.txt.
+// program, with goroutine clients, one worker process per client and two
+// worker processes: exit 0, every check PASS, the adapter's hello in
+// env.txt, and the store's own time as each point's execution time in
+// latency-split.csv.
 func TestQuickstartThroughAdapter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a database per client model")
@@ -19,7 +21,7 @@ func TestQuickstartThroughAdapter(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
 	}
-	for _, model := range []string{"goroutine", "process"} {
+	for _, model := range []string{"goroutine", "process", "2"} {
 		t.Run(model, func(t *testing.T) {
 			spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
 			shortSampling(t, spec)
@@ -45,7 +47,80 @@ func TestQuickstartThroughAdapter(t *testing.T) {
 					t.Errorf("env.txt lacks %q", w)
 				}
 			}
+			split, err := os.ReadFile(filepath.Join(out, "latency-split.csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			timed := 0
+			for _, l := range strings.Split(string(split), "\n")[1:] {
+				// scenario,backend,scale,point,rep,clients,calls,observed_ms,server_exec_ms,...
+				if f := strings.Split(l, ","); len(f) > 8 && f[1] == "sqlite_adapter" {
+					if f[8] == "" {
+						t.Errorf("latency-split.csv: no store time in %s", l)
+					}
+					timed++
+				}
+			}
+			if timed == 0 {
+				t.Errorf("latency-split.csv has no point of sqlite_adapter:\n%s", split)
+			}
 		})
+	}
+}
+
+// TestAdapterSessionRoles: in a run of point_lookup and write_mixed with
+// two worker processes, every adapter is opened in its session's role
+// (the loader, write_mixed's writer and readers, the checker), and the
+// point's clients' adapters are started by a worker, not by the process
+// that loaded the store.
+func TestAdapterSessionRoles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
+	shortSampling(t, spec)
+	log := filepath.Join(t.TempDir(), "opens")
+	over := faultyAdapter(t, spec, `{ OPEN_LOG = "`+log+`" }`)
+	r := apply(t, spec, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["point_lookup", "write_mixed"]`,
+		"-var", "mixed_s=0.5", "-var", "client_model=2")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", r.code, r.output)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parents := map[string]map[string]bool{} // role: the processes that started its adapters
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 2 {
+			t.Fatalf("open log line %q", l)
+		}
+		if parents[f[0]] == nil {
+			parents[f[0]] = map[string]bool{}
+		}
+		parents[f[0]][f[1]] = true
+	}
+	for _, role := range []string{"admin", "client", "loader", "reader", "writer", "checker"} {
+		if len(parents[role]) == 0 {
+			t.Errorf("no adapter opened as %s; opened: %v", role, parents)
+		}
+	}
+	var coordinator string
+	for p := range parents["loader"] {
+		coordinator = p
+	}
+	workers := 0
+	for p := range parents["reader"] {
+		if p != coordinator {
+			workers++
+		}
+	}
+	if workers == 0 {
+		t.Errorf("every reader's adapter was started by the loading process %s, none by a worker: %v", coordinator, parents)
 	}
 }
 
