@@ -258,3 +258,73 @@ func TestAdapterCutInWriteMixed(t *testing.T) {
 		t.Errorf("the statement logs do not count the cut:\n%s", all.String())
 	}
 }
+
+// TestAdapterWritersFromHello: a stream of writes asking four writers on
+// an adapter backend shares as many writing sessions as the adapter's
+// hello declares (capabilities.writers; 0 is any number, so the stream's
+// four), and plan says so under the scenario, naming the hello.
+func TestAdapterWritersFromHello(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	tests := []struct {
+		hello   string // the adapter's capabilities.writers
+		writers int    // writing sessions opened for the point
+		note    string // plan's line under the scenario
+	}{
+		{"1", 1, "writes: one writing session shared by the clients (adapter sqlite-python 1.0 says writers = 1 at hello; writers = 4 asked)"},
+		{"2", 2, "writes: 2 writing sessions shared by the clients (adapter sqlite-python 1.0 says writers = 2 at hello; writers = 4 asked)"},
+		{"0", 4, "writes: 4 writing sessions shared by the clients (writers = 4)"},
+	}
+	for _, tt := range tests {
+		t.Run("hello writers "+tt.hello, func(t *testing.T) {
+			spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
+			shortSampling(t, spec)
+			log := filepath.Join(t.TempDir(), "opens")
+			over := faultyAdapter(t, spec, `{ FAULT = "writers", FAULT_N = "`+tt.hello+`", OPEN_LOG = "`+log+`" }`)
+			stream := `
+scenario "op_writes" {
+  description = "reads and issue state changes, four writers asked"
+  clients     = [4]
+  read {
+    writers = 4
+    operation "read" {
+      weight = 1
+      query  = query.q1
+    }
+    operation "state" {
+      weight = 1
+      write  = "state_change"
+      query  = query.write_state
+    }
+  }
+}
+`
+			if err := os.WriteFile(filepath.Join(filepath.Dir(spec), "op_writes.hcl"), []byte(stream), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{filepath.Base(spec), over, "op_writes.hcl", "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["op_writes"]`}
+			cmd := exec.Command(binary(t), append([]string{"plan"}, args...)...)
+			cmd.Dir = filepath.Dir(spec)
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), tt.note) {
+				t.Errorf("plan (%v) lacks %q:\n%s", err, tt.note, out)
+			}
+			os.Remove(log) // plan's hello opens nothing, but say so plainly
+			r := apply(t, spec, args[1:]...)
+			if r.code != 0 {
+				t.Fatalf("exit %d, want 0\n%s", r.code, r.output)
+			}
+			b, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(b), "writer "); n != tt.writers {
+				t.Errorf("%d writing sessions opened, want %d:\n%s", n, tt.writers, b)
+			}
+		})
+	}
+}

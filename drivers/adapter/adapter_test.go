@@ -345,3 +345,31 @@ func TestSessionRoles(t *testing.T) {
 		t.Errorf("roles opened: %v, want %v", roles, want)
 	}
 }
+
+// TestWritingConnectionsFromHello: the write limit is the hello's
+// writers (0: no limit), named with the adapter; an adapter that does
+// not start gets one writing session and the reason.
+func TestWritingConnectionsFromHello(t *testing.T) {
+	needPython(t)
+	tests := []struct {
+		argv []string
+		env  string
+		n    int
+		why  string
+	}{
+		{reference(t), "", 1, "adapter sqlite-python 1.0 says writers = 1 at hello"},
+		{faulty(t), `{"FAULT":"writers","FAULT_N":"3"}`, 3, "adapter sqlite-python 1.0 says writers = 3 at hello"},
+		{faulty(t), `{"FAULT":"writers","FAULT_N":"0"}`, 0, "says writers = 0 (any number) at hello"},
+		{[]string{"/no/such/adapter"}, "", 1, "the adapter did not answer its hello"},
+	}
+	for _, tt := range tests {
+		opts := map[string]string{"command": jsonOf(t, tt.argv)}
+		if tt.env != "" {
+			opts["env"] = tt.env
+		}
+		n, why := drivers.WriteLimit(New(), opts)
+		if n != tt.n || !strings.Contains(why, tt.why) {
+			t.Errorf("%v %s: %d, %q; want %d, %q", tt.argv, tt.env, n, why, tt.n, tt.why)
+		}
+	}
+}

@@ -290,7 +290,7 @@ func (p *Plan) resolveCell(sp *ScalePlan, be *config.BackendBlock, drv resolve.D
 		diags = append(diags, resolve.DuringChecks(sd)...)
 		diags = append(diags, resolve.TxReads(sp.Writes, sd)...)
 		diags = append(diags, resolve.ReadersSeeWrites(drv, bc.Driver, bc.Name, bc.Options, sd)...)
-		s.WritesNote = writesNote(drv, bc.Driver, sd)
+		s.WritesNote = writesNote(drv, bc.Driver, bc.Options, sd)
 		c.Scenarios = append(c.Scenarios, s)
 	}
 	return c, diags

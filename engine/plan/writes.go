@@ -39,16 +39,14 @@ type Operationer = kind.Operationer
 // of driver: each client on its own session, or through fewer writing
 // sessions shared by the clients (the stream's writers, or what the
 // database allows).
-func writesNote(drv resolve.Drivers, driver string, sd *config.ScenarioBlock) string {
+func writesNote(drv resolve.Drivers, driver string, opts map[string]string, sd *config.ScenarioBlock) string {
 	od, ok := sd.Def.(Operationer)
 	if !ok || !kind.OpsWrite(od.Operations()) {
 		return ""
 	}
-	limit := 0
+	limit, why := 0, ""
 	if d, ok := drv.Driver(driver); ok {
-		if wl, ok := d.(drivers.WriteLimiter); ok {
-			limit = wl.WritingConnections()
-		}
+		limit, why = drivers.WriteLimit(d, opts)
 	}
 	writers := 0
 	for _, o := range od.Operations() {
@@ -69,6 +67,9 @@ func writesNote(drv resolve.Drivers, driver string, sd *config.ScenarioBlock) st
 			txs = fmt.Sprintf("%d writing transactions", limit)
 		}
 		s := fmt.Sprintf("%s (%s runs %s at a time", sessions(limit), driver, txs)
+		if why != "" {
+			s = fmt.Sprintf("%s (%s", sessions(limit), why)
+		}
 		if writers > limit {
 			s += fmt.Sprintf("; writers = %d asked", writers)
 		}

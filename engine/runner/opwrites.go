@@ -50,12 +50,10 @@ func (c *cell) Count(kind string) func() int64 {
 }
 
 // writeLimit is how many sessions may write at once on the cell's
-// backend (0: no limit).
+// backend (0: no limit), as plan says it.
 func (c *cell) writeLimit() int {
-	if wl, ok := c.drv.(drivers.WriteLimiter); ok {
-		return wl.WritingConnections()
-	}
-	return 0
+	n, _ := drivers.WriteLimit(c.drv, c.cfg.Options)
+	return n
 }
 
 // statements binds a query's statements for the cell's backend.
