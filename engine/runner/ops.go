@@ -98,7 +98,7 @@ func (e *pointEnv) addWriters(ctx context.Context, cl *opClient, list []kind.Ope
 	}
 	c := e.c
 	writes := c.pc.Scale.Writes
-	limit := c.writeLimit()
+	limit, _ := drivers.WriteLimit(c.drv, c.cfg.Options) // as plan says it
 	for i, o := range list {
 		if !o.IsWrite() {
 			continue

@@ -49,13 +49,6 @@ func (c *cell) Count(kind string) func() int64 {
 	return func() int64 { return loaded }
 }
 
-// writeLimit is how many sessions may write at once on the cell's
-// backend (0: no limit), as plan says it.
-func (c *cell) writeLimit() int {
-	n, _ := drivers.WriteLimit(c.drv, c.cfg.Options)
-	return n
-}
-
 // statements binds a query's statements for the cell's backend.
 func (c *cell) statements(query string) ([]kind.Statement, error) {
 	q := c.pc.Queries[query]

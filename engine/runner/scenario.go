@@ -106,8 +106,6 @@ func (c *cell) clientSession(ctx context.Context, index int, reader bool) (drive
 	var err error
 	if rs, ok := c.be.(drivers.ReaderSessions); ok && reader {
 		s, err = rs.ReaderSession(ctx)
-	} else if reader {
-		s, err = c.be.Session(drivers.WithRole(ctx, drivers.RoleReader))
 	} else {
 		s, err = c.be.Session(ctx)
 	}
@@ -186,36 +184,24 @@ func (e *pointEnv) Restart(ctx context.Context) (kind.RestartInfo, error) {
 	return e.c.restart(ctx, e.sc.Name)
 }
 
-// check runs a scenario's checks on a session of their own, opened as
-// the checker (drivers.RoleChecker: an adapter is told its role). With a
-// write in doubt, a check that fails against the truth without it is run
-// again against the truth with it: either state is a legal one.
+// check runs a scenario's checks on a session opened as the checker.
+// With a write in doubt, a check that fails against the truth without it
+// is run again against the truth with it: either state is a legal one.
 func (c *cell) check(ctx context.Context, sc *plan.Scenario) {
 	var alt []plan.Check
 	if c.truthAlt != nil {
 		alt = c.pc.Checks(sc, c.truthAlt)
 	}
-	list := c.pc.Checks(sc, c.truth)
-	if len(list) == 0 {
-		return
+	sess, err := c.be.Session(drivers.WithRole(ctx, drivers.RoleChecker))
+	if err == nil {
+		defer sess.Close()
 	}
-	var sess drivers.Session
-	err := fmt.Errorf("the store is closed")
-	if c.be != nil {
-		sess, err = c.be.Session(drivers.WithRole(ctx, drivers.RoleChecker))
-	}
-	if err != nil {
-		// Every check FAILs, saying why: none could ask the store.
-		for _, ck := range list {
-			c.run.emit(results.CheckLine{Scenario: sc.Name, Backend: c.pc.Backend.Name, Scale: c.pc.Scale.Name, Name: ck.Name,
-				Status: string(checks.Fail), Detail: "a session for the checks: " + err.Error()})
+	for i, ck := range c.pc.Checks(sc, c.truth) {
+		if err != nil && ck.Err == "" {
+			ck.Err = "a session for the checks: " + err.Error()
 		}
-		return
-	}
-	defer sess.Close()
-	for i, ck := range list {
 		line := c.checkLine(ctx, sess, sc, ck, false)
-		if line.Status == string(checks.Fail) && i < len(alt) {
+		if line.Status == string(checks.Fail) && i < len(alt) && err == nil {
 			if l2 := c.checkLine(ctx, sess, sc, alt[i], true); l2.Status != string(checks.Fail) {
 				line = l2
 				line.Detail += " (" + c.doubt + ": it committed)"
