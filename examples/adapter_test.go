@@ -159,8 +159,10 @@ func TestAdapterWrongRowFails(t *testing.T) {
 }
 
 // TestAdapterExitingMidPoint: an adapter that exits after some calls
-// loses its session, the run goes on to the next points, and the output
-// quotes the adapter's stderr.
+// loses its session, the run goes on to the next points, the output
+// quotes the adapter's stderr, and the checks, each scenario's on a
+// checker adapter of its own making fewer calls, PASS: apply exits 7 for
+// the points that ended early, not 1.
 func TestAdapterExitingMidPoint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a database")
@@ -170,15 +172,18 @@ func TestAdapterExitingMidPoint(t *testing.T) {
 	}
 	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
 	shortSampling(t, spec)
-	over := faultyAdapter(t, spec, `{ FAULT = "exit_after", FAULT_N = "20" }`)
+	over := faultyAdapter(t, spec, `{ FAULT = "exit_after", FAULT_N = "50" }`)
 	out := filepath.Join(t.TempDir(), "results")
 	r := applyTo(t, spec, out, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["point_lookup", "ref_traversal"]`)
-	// The checker's own adapter exits too (after 20 calls): its checks
-	// FAIL, and apply exits 1, with nothing panicking.
-	if r.code != 1 || strings.Contains(r.output, "panic") {
-		t.Errorf("exit %d, want 1\n%s", r.code, r.output)
+	if r.code != 7 || strings.Contains(r.output, "panic") {
+		t.Errorf("exit %d, want 7\n%s", r.code, r.output)
 	}
-	if !strings.Contains(r.output, "faulty: giving up after 20 calls") {
+	for _, l := range r.checks {
+		if !strings.HasPrefix(l, "PASS ") {
+			t.Errorf("checks.txt: %s", l)
+		}
+	}
+	if !strings.Contains(r.output, "faulty: giving up after 50 calls") {
 		t.Errorf("the output does not quote the adapter's stderr")
 	}
 	timings, err := os.ReadFile(filepath.Join(out, "timings.csv"))
