@@ -12,6 +12,7 @@
 //	ConfigValidator    refuses a backend's options that cannot work, with the fix
 //	ReadOnlyReaders    options under which reader sessions cannot see writes
 //	WriteLimiter       how many connections may write at once
+//	OptionsWriteLimiter  the same for a backend's options: an adapter's hello (WriteLimit reads either)
 //	StoreEstimator     a loaded store's bytes and load seconds per datom
 //	StoreLocator       the file a store lives in, for the free-space check
 //	CacheSetting       the name of the database's buffer cache setting (shared_buffers), for sizes.txt and the summary

@@ -10,8 +10,10 @@ import (
 
 // TestQuickstartThroughAdapter applies the quickstart unchanged with its
 // backend switched by -var to SQLite through the reference adapter
-// program, with goroutine clients and with one worker process per
-// client: exit 0, every check PASS, the adapter's hello in env.txt.
+// program, with goroutine clients, one worker process per client and two
+// worker processes: exit 0, every check PASS, the adapter's hello in
+// env.txt, and the store's own time as each point's execution time in
+// latency-split.csv.
 func TestQuickstartThroughAdapter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a database per client model")
@@ -19,7 +21,7 @@ func TestQuickstartThroughAdapter(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
 	}
-	for _, model := range []string{"goroutine", "process"} {
+	for _, model := range []string{"goroutine", "process", "2"} {
 		t.Run(model, func(t *testing.T) {
 			spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
 			shortSampling(t, spec)
@@ -40,12 +42,85 @@ func TestQuickstartThroughAdapter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, w := range []string{"adapter.name: sqlite-python", "adapter.protocol: 1.0", "adapter.capabilities: transactions yes, writers 1"} {
+			for _, w := range []string{"adapter.name: sqlite-python", "adapter.protocol: 1.1", "adapter.capabilities: transactions yes, writers 1"} {
 				if !strings.Contains(string(env), w) {
 					t.Errorf("env.txt lacks %q", w)
 				}
 			}
+			split, err := os.ReadFile(filepath.Join(out, "latency-split.csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			timed := 0
+			for _, l := range strings.Split(string(split), "\n")[1:] {
+				// scenario,backend,scale,point,rep,clients,calls,observed_ms,server_exec_ms,...
+				if f := strings.Split(l, ","); len(f) > 8 && f[1] == "sqlite_adapter" {
+					if f[8] == "" {
+						t.Errorf("latency-split.csv: no store time in %s", l)
+					}
+					timed++
+				}
+			}
+			if timed == 0 {
+				t.Errorf("latency-split.csv has no point of sqlite_adapter:\n%s", split)
+			}
 		})
+	}
+}
+
+// TestAdapterSessionRoles: in a run of point_lookup and write_mixed with
+// two worker processes, every adapter is opened in its session's role
+// (the loader, write_mixed's writer and readers, the checker), and the
+// point's clients' adapters are started by a worker, not by the process
+// that loaded the store.
+func TestAdapterSessionRoles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
+	shortSampling(t, spec)
+	log := filepath.Join(t.TempDir(), "opens")
+	over := faultyAdapter(t, spec, `{ OPEN_LOG = "`+log+`" }`)
+	r := apply(t, spec, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["point_lookup", "write_mixed"]`,
+		"-var", "mixed_s=0.5", "-var", "client_model=2")
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", r.code, r.output)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parents := map[string]map[string]bool{} // role: the processes that started its adapters
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 2 {
+			t.Fatalf("open log line %q", l)
+		}
+		if parents[f[0]] == nil {
+			parents[f[0]] = map[string]bool{}
+		}
+		parents[f[0]][f[1]] = true
+	}
+	for _, role := range []string{"admin", "client", "loader", "reader", "writer", "checker"} {
+		if len(parents[role]) == 0 {
+			t.Errorf("no adapter opened as %s; opened: %v", role, parents)
+		}
+	}
+	var coordinator string
+	for p := range parents["loader"] {
+		coordinator = p
+	}
+	workers := 0
+	for p := range parents["reader"] {
+		if p != coordinator {
+			workers++
+		}
+	}
+	if workers == 0 {
+		t.Errorf("every reader's adapter was started by the loading process %s, none by a worker: %v", coordinator, parents)
 	}
 }
 
@@ -84,8 +159,10 @@ func TestAdapterWrongRowFails(t *testing.T) {
 }
 
 // TestAdapterExitingMidPoint: an adapter that exits after some calls
-// loses its session, the run goes on to the next points, and the output
-// quotes the adapter's stderr.
+// loses its session, the run goes on to the next points, the output
+// quotes the adapter's stderr, and the checks, each scenario's on a
+// checker adapter of its own making fewer calls, PASS: apply exits 7 for
+// the points that ended early, not 1.
 func TestAdapterExitingMidPoint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a database")
@@ -95,15 +172,18 @@ func TestAdapterExitingMidPoint(t *testing.T) {
 	}
 	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
 	shortSampling(t, spec)
-	over := faultyAdapter(t, spec, `{ FAULT = "exit_after", FAULT_N = "20" }`)
+	over := faultyAdapter(t, spec, `{ FAULT = "exit_after", FAULT_N = "50" }`)
 	out := filepath.Join(t.TempDir(), "results")
 	r := applyTo(t, spec, out, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["point_lookup", "ref_traversal"]`)
-	// The checker's own adapter exits too (after 20 calls): its checks
-	// FAIL, and apply exits 1, with nothing panicking.
-	if r.code != 1 || strings.Contains(r.output, "panic") {
-		t.Errorf("exit %d, want 1\n%s", r.code, r.output)
+	if r.code != 7 || strings.Contains(r.output, "panic") {
+		t.Errorf("exit %d, want 7\n%s", r.code, r.output)
 	}
-	if !strings.Contains(r.output, "faulty: giving up after 20 calls") {
+	for _, l := range r.checks {
+		if !strings.HasPrefix(l, "PASS ") {
+			t.Errorf("checks.txt: %s", l)
+		}
+	}
+	if !strings.Contains(r.output, "faulty: giving up after 50 calls") {
 		t.Errorf("the output does not quote the adapter's stderr")
 	}
 	timings, err := os.ReadFile(filepath.Join(out, "timings.csv"))
@@ -181,5 +261,75 @@ func TestAdapterCutInWriteMixed(t *testing.T) {
 	}
 	if !strings.Contains(all.String(), "adapter calls cut by probe_s: 1; fresh adapters started for them: 1") {
 		t.Errorf("the statement logs do not count the cut:\n%s", all.String())
+	}
+}
+
+// TestAdapterWritersFromHello: a stream of writes asking four writers on
+// an adapter backend shares as many writing sessions as the adapter's
+// hello declares (capabilities.writers; 0 is any number, so the stream's
+// four), and plan says so under the scenario, naming the hello.
+func TestAdapterWritersFromHello(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	tests := []struct {
+		hello   string // the adapter's capabilities.writers
+		writers int    // writing sessions opened for the point
+		note    string // plan's line under the scenario
+	}{
+		{"1", 1, "writes: one writing session shared by the clients (adapter sqlite-python 1.0 says writers = 1 at hello; writers = 4 asked)"},
+		{"2", 2, "writes: 2 writing sessions shared by the clients (adapter sqlite-python 1.0 says writers = 2 at hello; writers = 4 asked)"},
+		{"0", 4, "writes: 4 writing sessions shared by the clients (writers = 4)"},
+	}
+	for _, tt := range tests {
+		t.Run("hello writers "+tt.hello, func(t *testing.T) {
+			spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
+			shortSampling(t, spec)
+			log := filepath.Join(t.TempDir(), "opens")
+			over := faultyAdapter(t, spec, `{ FAULT = "writers", FAULT_N = "`+tt.hello+`", OPEN_LOG = "`+log+`" }`)
+			stream := `
+scenario "op_writes" {
+  description = "reads and issue state changes, four writers asked"
+  clients     = [4]
+  read {
+    writers = 4
+    operation "read" {
+      weight = 1
+      query  = query.q1
+    }
+    operation "state" {
+      weight = 1
+      write  = "state_change"
+      query  = query.write_state
+    }
+  }
+}
+`
+			if err := os.WriteFile(filepath.Join(filepath.Dir(spec), "op_writes.hcl"), []byte(stream), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{filepath.Base(spec), over, "op_writes.hcl", "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["op_writes"]`}
+			cmd := exec.Command(binary(t), append([]string{"plan"}, args...)...)
+			cmd.Dir = filepath.Dir(spec)
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), tt.note) {
+				t.Errorf("plan (%v) lacks %q:\n%s", err, tt.note, out)
+			}
+			os.Remove(log) // plan's hello opens nothing, but say so plainly
+			r := apply(t, spec, args[1:]...)
+			if r.code != 0 {
+				t.Fatalf("exit %d, want 0\n%s", r.code, r.output)
+			}
+			b, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(b), "writer "); n != tt.writers {
+				t.Errorf("%d writing sessions opened, want %d:\n%s", n, tt.writers, b)
+			}
+		})
 	}
 }

@@ -47,7 +47,7 @@ func TestPlanShowsAdapterHello(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, errb.String())
 	}
-	for _, w := range []string{"backend sqlite_adapter (driver adapter):", "examples/adapters/sqlite_adapter.py", "adapter hello: sqlite-python 1.0, protocol 1.0; transactions yes"} {
+	for _, w := range []string{"backend sqlite_adapter (driver adapter):", "examples/adapters/sqlite_adapter.py", "adapter hello: sqlite-python 1.0, protocol 1.1; transactions yes"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("plan lacks %q:\n%s", w, out.String())
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
+	"github.com/mentat-spec/mentat-spec/drivers/adapter/protocol"
 	"github.com/mentat-spec/mentat-spec/drivers/drivertest"
 )
 
@@ -187,7 +189,7 @@ func TestOtherMajorVersionRefused(t *testing.T) {
 	needPython(t)
 	opts := map[string]string{"command": jsonOf(t, faulty(t)), "env": `{"FAULT":"version"}`, "path": filepath.Join(t.TempDir(), "x.sqlite")}
 	_, err := New().Open(context.Background(), drivers.Config{Backend: "t", Options: opts})
-	if err == nil || !strings.Contains(err.Error(), "speaks protocol 2.0, this engine speaks 1.0") {
+	if err == nil || !strings.Contains(err.Error(), "speaks protocol 2.0, this engine speaks "+protocol.Version) {
 		t.Fatalf("err = %v, want the versions named", err)
 	}
 }
@@ -232,7 +234,7 @@ func TestDescribe(t *testing.T) {
 	needPython(t)
 	d := New().(drivers.Describer)
 	lines := strings.Join(d.Describe(context.Background(), map[string]string{"command": jsonOf(t, reference(t))}), "\n")
-	if !strings.Contains(lines, "adapter hello: sqlite-python 1.0, protocol 1.0; transactions yes, writers 1") {
+	if !strings.Contains(lines, "adapter hello: sqlite-python 1.0, protocol 1.1; transactions yes, writers 1") {
 		t.Errorf("lines:\n%s", lines)
 	}
 	lines = strings.Join(d.Describe(context.Background(), map[string]string{"command": `["/no/such/adapter"]`}), "\n")
@@ -299,5 +301,75 @@ func TestNoTransactionsRefusesBegin(t *testing.T) {
 	}
 	if err := s.Exec(context.Background(), "CREATE TABLE t (x)"); err != nil {
 		t.Fatalf("exec after the refusal: %v", err)
+	}
+}
+
+// TestSessionRoles: each session opens its adapter with the role the
+// engine gave it (drivers.WithRole), the backend's opening as admin, a
+// context without a role as client.
+func TestSessionRoles(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "roles")
+	b := open(t, faulty(t), map[string]string{"OPEN_LOG": log})
+	ctx := context.Background()
+	for _, r := range []drivers.Role{"", drivers.RoleReader, drivers.RoleWriter, drivers.RoleLoader, drivers.RoleChecker, "sampler"} {
+		c := ctx
+		if r != "" {
+			c = drivers.WithRole(ctx, r)
+		}
+		s, err := b.Session(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	rs, err := b.(drivers.ReaderSessions).ReaderSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.Close()
+	l, err := b.(drivers.BulkLoader).NewLoader(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	want := []string{"admin", "client", "reader", "writer", "loader", "checker", "client", "reader", "loader"}
+	got, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, l := range strings.Split(strings.TrimSpace(string(got)), "\n") {
+		roles = append(roles, strings.Fields(l)[0])
+	}
+	if strings.Join(roles, " ") != strings.Join(want, " ") {
+		t.Errorf("roles opened: %v, want %v", roles, want)
+	}
+}
+
+// TestWritingConnectionsFromHello: the write limit is the hello's
+// writers (0: no limit), named with the adapter; an adapter that does
+// not start gets one writing session and the reason.
+func TestWritingConnectionsFromHello(t *testing.T) {
+	needPython(t)
+	tests := []struct {
+		argv []string
+		env  string
+		n    int
+		why  string
+	}{
+		{reference(t), "", 1, "adapter sqlite-python 1.0 says writers = 1 at hello"},
+		{faulty(t), `{"FAULT":"writers","FAULT_N":"3"}`, 3, "adapter sqlite-python 1.0 says writers = 3 at hello"},
+		{faulty(t), `{"FAULT":"writers","FAULT_N":"0"}`, 0, "says writers = 0 (any number) at hello"},
+		{[]string{"/no/such/adapter"}, "", 1, "the adapter did not answer its hello"},
+	}
+	for _, tt := range tests {
+		opts := map[string]string{"command": jsonOf(t, tt.argv)}
+		if tt.env != "" {
+			opts["env"] = tt.env
+		}
+		n, why := drivers.WriteLimit(New(), opts)
+		if n != tt.n || !strings.Contains(why, tt.why) {
+			t.Errorf("%v %s: %d, %q; want %d, %q", tt.argv, tt.env, n, why, tt.n, tt.why)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mentat-spec/mentat-spec/drivers/adapter/protocol"
 )
 
 // TestConformanceCommand: the reference adapter passes every check; each
@@ -19,7 +21,7 @@ func TestConformanceCommand(t *testing.T) {
 		want     string // in the output
 	}{
 		{"reference", reference(t), nil, 0, "PASS close"},
-		{"other major version", faulty(t), []string{"FAULT=version"}, 1, "FAIL hello                  the adapter speaks protocol 2.0, this engine speaks 1.0"},
+		{"other major version", faulty(t), []string{"FAULT=version"}, 1, "FAIL hello                  the adapter speaks protocol 2.0, this engine speaks " + protocol.Version},
 		{"garbage", faulty(t), []string{"FAULT=garbage_after", "FAULT_N=1"}, 1, `"this is not a reply"; its last stderr lines:`},
 		{"exits", faulty(t), []string{"FAULT=exit_after", "FAULT_N=0"}, 1, "faulty: giving up after 0 calls"},
 		{"wrong values", faulty(t), []string{"FAULT=wrong_row"}, 3, "FAIL typed values"}, // and the counts it reads

@@ -44,10 +44,30 @@ func (adapterDriver) OptionNames() []string { return append([]string(nil), optio
 // default; a backend's dialect option picks another.
 func (adapterDriver) Dialect() string { return "adapter" }
 
-// WritingConnections implements drivers.WriteLimiter: the engine cannot
-// ask an adapter before it runs, so writes go through one writing
-// session, which every store can take.
+// WritingConnections implements drivers.WriteLimiter for a caller
+// without the backend's options: one writing session, which every store
+// can take.
 func (adapterDriver) WritingConnections() int { return 1 }
+
+// WritingConnectionsFor implements drivers.OptionsWriteLimiter: as many
+// writing sessions as the adapter's hello declares (capabilities.writers;
+// 0, any number, is no limit). A stream asking more writers shares that
+// many, as on SQLite, and plan says so with the hello; an adapter that
+// does not answer its hello gets one, and the note says why.
+func (adapterDriver) WritingConnectionsFor(options map[string]string) (int, string) {
+	sp, err := parseSpec(options)
+	if err != nil {
+		return 1, "adapter: " + err.Error()
+	}
+	h, err := cachedHello(context.Background(), sp)
+	if err != nil {
+		return 1, fmt.Sprintf("the adapter did not answer its hello (%v), so one", err)
+	}
+	if h.Capabilities.Writers <= 0 {
+		return 0, fmt.Sprintf("adapter %s %s says writers = 0 (any number) at hello", h.Name, h.Version)
+	}
+	return h.Capabilities.Writers, fmt.Sprintf("adapter %s %s says writers = %d at hello", h.Name, h.Version, h.Capabilities.Writers)
+}
 
 // ValidateConfig implements drivers.ConfigValidator.
 func (adapterDriver) ValidateConfig(cfg drivers.Config) error {
@@ -149,6 +169,8 @@ type backend struct {
 	timeouts atomic.Int64 // calls cut by their context
 	restarts atomic.Int64 // adapters started in place of a cut one
 	stats    *stats
+	// the counts at the statements log's reset
+	timeoutsBase, restartsBase atomic.Int64
 }
 
 // sawHello records the first adapter's hello and whether its open
@@ -173,8 +195,26 @@ func (b *backend) Placeholder(i int) string {
 
 func (b *backend) Created() bool { return b.created }
 
+// Session opens an adapter in the role ctx carries (drivers.WithRole):
+// client unless the engine says reader, writer, loader or checker.
 func (b *backend) Session(ctx context.Context) (drivers.Session, error) {
-	return b.openSession(ctx, protocol.RoleClient)
+	return b.openSession(ctx, protocolRole(drivers.SessionRole(ctx)))
+}
+
+// protocolRole is the open message's role of an engine session's role;
+// one the protocol does not name is a client.
+func protocolRole(r drivers.Role) string {
+	switch r {
+	case drivers.RoleReader:
+		return protocol.RoleReader
+	case drivers.RoleWriter:
+		return protocol.RoleWriter
+	case drivers.RoleLoader:
+		return protocol.RoleLoader
+	case drivers.RoleChecker:
+		return protocol.RoleChecker
+	}
+	return protocol.RoleClient
 }
 
 // ReaderSession implements drivers.ReaderSessions: the same adapter, told
@@ -240,11 +280,31 @@ func (adapterDriver) Describe(ctx context.Context, options map[string]string) []
 		return []string{"adapter: " + err.Error()}
 	}
 	lines := []string{"adapter: " + sp.String()}
-	h, err := helloOnly(ctx, sp)
+	h, err := cachedHello(ctx, sp)
 	if err != nil {
 		return append(lines, "adapter hello: "+err.Error())
 	}
 	return append(lines, fmt.Sprintf("adapter hello: %s %s, protocol %s; %s", h.Name, h.Version, h.Protocol, Capabilities(h.Capabilities)))
+}
+
+// hellos are the hellos plan has read, by command: its description of a
+// backend and its note on each scenario's writes start the adapter once.
+var hellos sync.Map // spec.String() + env + dir -> *helloResult
+
+type helloResult struct {
+	once sync.Once
+	h    *protocol.Reply
+	err  error
+}
+
+// cachedHello is helloOnly, once per command, environment and directory
+// in this process.
+func cachedHello(ctx context.Context, sp spec) (*protocol.Reply, error) {
+	key := strings.Join(append(append([]string{sp.dir}, sp.env...), sp.argv...), "\x00")
+	v, _ := hellos.LoadOrStore(key, &helloResult{})
+	r := v.(*helloResult)
+	r.once.Do(func() { r.h, r.err = helloOnly(ctx, sp) })
+	return r.h, r.err
 }
 
 // helloOnly starts an adapter, reads its hello and closes it.

@@ -73,7 +73,7 @@ func OpenPool(ctx context.Context, n int, open func(context.Context) (drivers.Se
 	prepare func(context.Context, drivers.Session, kind.Operation) (*writetx.Tx, error)) (*Pool, error) {
 	p := &Pool{conns: make(chan *pooledWriter, n), prepare: prepare}
 	for i := 0; i < n; i++ {
-		s, err := open(ctx)
+		s, err := open(drivers.WithRole(ctx, drivers.RoleWriter))
 		if err != nil {
 			p.refs = 1
 			p.Unref()

@@ -173,6 +173,6 @@ func (b *builder) scenario(sp *plan.ScalePlan, bc *resolve.CellBackend, driver r
 	diags = append(diags, resolve.DuringChecks(sd)...)
 	diags = append(diags, resolve.TxReads(sp.Writes, sd)...)
 	diags = append(diags, resolve.ReadersSeeWrites(b.drv, bc.Driver, bc.Name, bc.Options, sd)...)
-	s.WritesNote = writesNote(driver, bc.Driver, sd)
+	s.WritesNote = writesNote(driver, bc.Driver, bc.Options, sd)
 	return s, diags
 }

@@ -108,15 +108,12 @@ func storeCost(d resolve.Driver) *drivers.StoreCost {
 // of driver: each client on its own session, or through fewer writing
 // sessions shared by the clients (the stream's writers, or what the
 // database allows).
-func writesNote(d resolve.Driver, driver string, sd *config.ScenarioBlock) string {
+func writesNote(d resolve.Driver, driver string, opts map[string]string, sd *config.ScenarioBlock) string {
 	od, ok := sd.Def.(kind.Operationer)
 	if !ok || !kind.OpsWrite(od.Operations()) {
 		return ""
 	}
-	limit := 0
-	if wl, ok := d.(drivers.WriteLimiter); ok {
-		limit = wl.WritingConnections()
-	}
+	limit, why := drivers.WriteLimit(d, opts)
 	writers := 0
 	for _, o := range od.Operations() {
 		if o.IsWrite() {
@@ -136,6 +133,9 @@ func writesNote(d resolve.Driver, driver string, sd *config.ScenarioBlock) strin
 			txs = fmt.Sprintf("%d writing transactions", limit)
 		}
 		s := fmt.Sprintf("%s (%s runs %s at a time", sessions(limit), driver, txs)
+		if why != "" {
+			s = fmt.Sprintf("%s (%s", sessions(limit), why)
+		}
 		if writers > limit {
 			s += fmt.Sprintf("; writers = %d asked", writers)
 		}

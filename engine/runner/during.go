@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/checks"
+	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/during"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -24,7 +25,7 @@ func (c *cell) startDuring(ctx context.Context, sc *plan.Scenario) func() {
 	if len(list) == 0 {
 		return nil
 	}
-	sess, err := c.be.Session(ctx)
+	sess, err := c.be.Session(drivers.WithRole(ctx, drivers.RoleChecker))
 	if err != nil {
 		c.run.fail("%s %s: a session for the checks during the scenario: %v", c.name(), sc.Name, err)
 		return nil

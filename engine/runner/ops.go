@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mentat-spec/mentat-spec/drivers"
 
 	"github.com/mentat-spec/mentat-spec/engine/client"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
@@ -57,7 +58,7 @@ func (e *pointEnv) addWriters(ctx context.Context, cl *client.Ops, list []kind.O
 	}
 	c := e.c
 	writes := c.pc.Scale.Writes
-	limit := c.writeLimit()
+	limit, _ := drivers.WriteLimit(c.drv, c.cfg.Options) // as plan says it
 	for i, o := range list {
 		if !o.IsWrite() {
 			continue

@@ -46,15 +46,6 @@ func (c *cell) Count(kind string) func() int64 {
 	return func() int64 { return loaded }
 }
 
-// writeLimit is how many sessions may write at once on the cell's
-// backend (0: no limit).
-func (c *cell) writeLimit() int {
-	if wl, ok := c.drv.(drivers.WriteLimiter); ok {
-		return wl.WritingConnections()
-	}
-	return 0
-}
-
 // statements binds a query's statements for the cell's backend.
 func (c *cell) statements(query string) ([]kind.Statement, error) {
 	q := c.pc.Queries[query]

@@ -120,18 +120,25 @@ func (e *pointEnv) Restart(ctx context.Context) (kind.RestartInfo, error) {
 	return e.c.restart(ctx, e.sc.Name)
 }
 
-// check runs a scenario's checks on the admin session. With a write in
-// doubt, a check that fails against the truth without it is run again
-// against the truth with it: either state is a legal one.
+// check runs a scenario's checks on a session opened as the checker.
+// With a write in doubt, a check that fails against the truth without it
+// is run again against the truth with it: either state is a legal one.
 func (c *cell) check(ctx context.Context, sc *plan.Scenario) {
 	var alt []plan.Check
 	if c.truthAlt != nil {
 		alt = c.pc.Checks(sc, c.truthAlt)
 	}
+	sess, err := c.be.Session(drivers.WithRole(ctx, drivers.RoleChecker))
+	if err == nil {
+		defer sess.Close()
+	}
 	for i, ck := range c.pc.Checks(sc, c.truth) {
-		line := c.checkLine(ctx, sc, ck, false)
-		if line.Status == string(checks.Fail) && i < len(alt) {
-			if l2 := c.checkLine(ctx, sc, alt[i], true); l2.Status != string(checks.Fail) {
+		if err != nil && ck.Err == "" {
+			ck.Err = "a session for the checks: " + err.Error()
+		}
+		line := c.checkLine(ctx, sess, sc, ck, false)
+		if line.Status == string(checks.Fail) && i < len(alt) && err == nil {
+			if l2 := c.checkLine(ctx, sess, sc, alt[i], true); l2.Status != string(checks.Fail) {
 				line = l2
 				line.Detail += " (" + c.doubt + ": it committed)"
 			}
@@ -140,7 +147,7 @@ func (c *cell) check(ctx context.Context, sc *plan.Scenario) {
 	}
 }
 
-func (c *cell) checkLine(ctx context.Context, sc *plan.Scenario, ck plan.Check, alt bool) results.CheckLine {
+func (c *cell) checkLine(ctx context.Context, sess drivers.Session, sc *plan.Scenario, ck plan.Check, alt bool) results.CheckLine {
 	line := results.CheckLine{Scenario: sc.Name, Backend: c.pc.Backend.Name, Scale: c.pc.Scale.Name, Name: ck.Name}
 	if ck.Err != "" {
 		line.Status, line.Detail = string(checks.Fail), ck.Err
@@ -151,7 +158,7 @@ func (c *cell) checkLine(ctx context.Context, sc *plan.Scenario, ck plan.Check, 
 	var firstFail, firstSkip string
 	state, comparable := c.writeState()
 	for i, cc := range ck.Cases {
-		out, ans := c.runCase(ctx, sc, q, cc)
+		out, ans := c.runCaseOn(ctx, sess, sc, q, cc)
 		if ans != nil && comparable && !alt && c.run.cross != nil {
 			id := fmt.Sprintf("%d\x00%s\x00%s\x00%s", i, cc.Key, ans.params, state)
 			if err := c.run.cross.Record(c.pc.Backend.Name, sc.Name, ck.Name, id, caseLabel(cc), ans.columns, ans.rows); err != nil {
@@ -212,10 +219,6 @@ func namedParams(names []string, args []any) string {
 	}
 	slices.Sort(pairs)
 	return strings.Join(slices.Compact(pairs), " ")
-}
-
-func (c *cell) runCase(ctx context.Context, sc *plan.Scenario, q *boundQuery, cc plan.CheckCase) (checks.Outcome, *caseAnswer) {
-	return c.runCaseOn(ctx, c.admin, sc, q, cc)
 }
 
 // runCaseOn runs a check case on session sess.

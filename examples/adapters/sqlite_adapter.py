@@ -9,7 +9,7 @@ it has to say to a person goes to stderr: the engine quotes the last
 lines when the adapter fails.
 
 Try it by hand:
-  printf '%s\n' '{"op":"hello","protocol":"1.0"}' \
+  printf '%s\n' '{"op":"hello","protocol":"1.1"}' \
     '{"op":"open","path":"/tmp/x.sqlite","role":"client"}' \
     '{"op":"prepare","name":"s1","sql":"SELECT ? + 1"}' \
     '{"op":"call","name":"s1","params":[41],"types":["int"],"rows":true}' \
@@ -24,7 +24,7 @@ import sqlite3
 import sys
 import time
 
-PROTOCOL = "1.0"
+PROTOCOL = "1.1"
 
 # Pragmas applied to every connection unless the backend's settings name
 # them, as the engine's own SQLite driver does.

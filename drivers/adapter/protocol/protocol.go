@@ -21,18 +21,21 @@ import (
 )
 
 // Version is the protocol's version, major.minor. An adapter of another
-// major version is refused; a newer minor only adds optional fields.
-const Version = "1.0"
+// major version is refused; a newer minor only adds optional fields or
+// values (1.1: the roles writer and checker, sent as client by 1.0).
+const Version = "1.1"
 
 // Major is Version's major number.
 const Major = 1
 
 // Roles of a session, sent with open.
 const (
-	RoleAdmin  = "admin"  // the backend's opening: creates the store, marks it the engine's
-	RoleReader = "reader" // a client of a point that does not write
-	RoleClient = "client" // any other session: a client, a writing session, the checker, setup
-	RoleLoader = "loader" // one bulk-load job
+	RoleAdmin   = "admin"   // the backend's opening: creates the store, marks it the engine's
+	RoleReader  = "reader"  // a client that only reads
+	RoleClient  = "client"  // a client that may write, the engine's own session (setup, after-load)
+	RoleWriter  = "writer"  // a writing session: write_mixed's writer, a stream's shared writers
+	RoleLoader  = "loader"  // one bulk-load job
+	RoleChecker = "checker" // the session a scenario's checks run on
 )
 
 // Request is one message from the engine. Op names it; the other fields

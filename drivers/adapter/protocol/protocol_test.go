@@ -102,7 +102,7 @@ func TestCheckVersion(t *testing.T) {
 			t.Errorf("CheckVersion(%q) = %v", v, err)
 		}
 	}
-	if err := CheckVersion("2.0"); !strings.Contains(err.Error(), "speaks protocol 2.0, this engine speaks 1.0") {
+	if err := CheckVersion("2.0"); !strings.Contains(err.Error(), "speaks protocol 2.0, this engine speaks "+Version) {
 		t.Errorf("message: %v", err)
 	}
 }

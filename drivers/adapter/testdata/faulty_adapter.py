@@ -14,6 +14,12 @@ FAULT names it:
   cancel       declares cancel; a call of SQL holding "sleep" sleeps until
                interrupted and answers "interrupted"
   no_tx        declares no transactions
+  writers      declares FAULT_N writing sessions at hello
+  no_store_time declares no store time and sends none
+
+OPEN_LOG, with any FAULT or none, names a file each open appends its
+role and its parent process id to, one open a line: the roles the
+engine opened sessions in, and which process started each adapter.
 """
 
 import importlib.util
@@ -52,7 +58,18 @@ class Faulty(sa.Adapter):
             rep["capabilities"]["cancel"] = True
         if FAULT == "no_tx":
             rep["capabilities"]["transactions"] = False
+        if FAULT == "writers":
+            rep["capabilities"]["writers"] = N
+        if FAULT == "no_store_time":
+            rep["capabilities"]["store_time"] = False
         return rep
+
+    def open(self, req):
+        log = os.environ.get("OPEN_LOG")
+        if log:
+            with open(log, "a") as f:
+                f.write("%s %d\n" % (req.get("role", ""), os.getppid()))
+        return super().open(req)
 
     def call(self, req):
         Faulty.calls += 1
@@ -77,6 +94,8 @@ class Faulty(sa.Adapter):
                 print("faulty: interrupted", file=sys.stderr, flush=True)
                 return {"ok": False, "error": {"class": "interrupted", "message": "interrupted"}}
         rep = super().call(req)
+        if FAULT == "no_store_time":
+            rep.pop("store_us", None)
         if FAULT == "wrong_row" and rep.get("rows"):
             rep["rows"][0] = [wrong(v) for v in rep["rows"][0]]
         return rep

@@ -89,7 +89,7 @@ func (r *reader) prepareVerify(ctx context.Context, env kind.WriteEnv, def *Defi
 			return fmt.Errorf("verify query %s uses :%s; it binds only :e, the entity written", def.Verify, n)
 		}
 	}
-	if r.sess, err = env.Session(ctx); err != nil {
+	if r.sess, err = env.Session(drivers.WithRole(ctx, drivers.RoleReader)); err != nil {
 		r.close()
 		return fmt.Errorf("reader %d: connecting: %w", index, err)
 	}

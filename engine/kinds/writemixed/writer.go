@@ -117,7 +117,7 @@ func newWriter(ctx context.Context, env kind.WriteEnv, def *Definition, log *com
 	if err != nil {
 		return nil, fmt.Errorf("write query: %w", err)
 	}
-	sess, err := env.Session(ctx)
+	sess, err := env.Session(drivers.WithRole(ctx, drivers.RoleWriter))
 	if err != nil {
 		return nil, fmt.Errorf("writer: connecting: %w", err)
 	}
