@@ -14,9 +14,14 @@ import (
 // most telling first (the plan, then where the time went, the cache, wait
 // events, rows, noise); none is "no evidence moved".
 type Why struct {
-	What    string // the point, as Key.String
-	Key     results.Key
-	Moved   string // the verdict that moved: "p50 REGRESSION", "ops/s improvement"
+	What  string // the point, as Key.String
+	Key   results.Key
+	Moved string // the verdict that moved: "p50 REGRESSION", "ops/s improvement"
+	// Changed is what the two runs' env.txt says differs for this point
+	// (a setting of its backend, a variable, the spec): known, not
+	// inferred, so it is shown before the ranked evidence rather than
+	// ranked among it.
+	Changed []string
 	Reasons []string
 	// Backends are OLD's and NEW's backends where they are not
 	// Key.Backend: two variants of one run, whose plans are each
@@ -68,6 +73,9 @@ func (r Verdict) Moved() []Why {
 func writeWhy(b *strings.Builder, ws []Why) {
 	for _, w := range ws {
 		fmt.Fprintf(b, "why %s (%s):\n", w.What, w.Moved)
+		for _, c := range w.Changed {
+			b.WriteString("  changed between the runs: " + c + "\n")
+		}
 		if len(w.Reasons) == 0 {
 			b.WriteString("  " + NoEvidenceMoved + "\n")
 		}
@@ -87,6 +95,9 @@ func (r Verdict) WhyMarkdown() string {
 	b.WriteString("### Why\n\n")
 	for _, w := range r.Why {
 		fmt.Fprintf(&b, "**%s** (%s)\n\n", w.What, w.Moved)
+		for _, c := range w.Changed {
+			fmt.Fprintf(&b, "Changed between the runs: %s\n\n", strings.ReplaceAll(c, "|", `\|`))
+		}
 		if len(w.Reasons) == 0 {
 			b.WriteString("- " + NoEvidenceMoved + "\n")
 		}
@@ -102,6 +113,9 @@ func (r Verdict) WhyMarkdown() string {
 func whyTable(ws []Why) report.Table {
 	t := report.Table{Head: []string{"point", "moved", "rank", "evidence"}, Right: []bool{false, false, true, false}}
 	for _, w := range ws {
+		for _, c := range w.Changed {
+			t.Rows = append(t.Rows, []string{w.What, w.Moved, "-", "changed between the runs: " + c})
+		}
 		if len(w.Reasons) == 0 {
 			t.Rows = append(t.Rows, []string{w.What, w.Moved, "-", NoEvidenceMoved})
 		}
@@ -142,6 +156,9 @@ func explainMoved(verdict *Verdict, oldRun, newRun *results.Run, variantOf [2]st
 	var whys []Why
 	for _, w := range verdict.Moved() {
 		w.Backends = variantOf
+		if variantOf == [2]string{} {
+			w.Changed = changedFor(verdict.Differences, w.Key)
+		}
 		switch err := explainer(&w, verdict, oldRun, newRun); {
 		case errors.Is(err, ErrNoEvidence):
 			continue
@@ -173,4 +190,38 @@ func (r Verdict) Markdown() string {
 	b.WriteString("```\n\n")
 	b.WriteString(r.WhyMarkdown())
 	return b.String()
+}
+
+// changedFor lists the differences between two runs' env.txt that apply
+// to the point k: its backend's own at its scale (a setting, the driver's
+// version or options) and those of the whole run (a variable, the spec,
+// the sampling). Variants of one run differ by backend by design and get
+// none.
+func changedFor(diffs []Difference, k results.Key) []string {
+	var out []string
+	own := "backend." + k.Backend + "." + k.Scale + "."
+	for _, d := range diffs {
+		name := d.Key
+		if p, ok := backendPrefix(d.Key); ok {
+			if p != own {
+				continue
+			}
+			name = strings.Replace(strings.TrimPrefix(d.Key, p), ".", " ", 1)
+		}
+		old, nw := d.Old, d.New
+		if strings.HasSuffix(d.Key, "sha256") {
+			old, nw = shortDigest(old), shortDigest(nw)
+		}
+		out = append(out, fmt.Sprintf("%s %s -> %s", name, old, nw))
+	}
+	return out
+}
+
+// shortDigest keeps a digest's first 12 characters: enough to tell two
+// specs apart in a reason.
+func shortDigest(s string) string {
+	if len(s) > 12 && s != absent {
+		return s[:12]
+	}
+	return s
 }
