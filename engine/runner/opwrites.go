@@ -178,6 +178,7 @@ type opWriter struct {
 	fields  map[string]writetx.Field // an insert's parameters
 	gen     *datagen.Dataset
 	aborted *atomic.Int64 // a transaction's intended aborts
+	tx      *txWriter     // a transaction write's state (optx.go)
 	// classify is the driver's reading of a failed try (cell.classifyError).
 	classify ops.Classifier
 }
