@@ -61,6 +61,12 @@
 #                  20M datoms (about 180 bytes a row: 18 GB at l would not
 #                  fit 24 GiB), and stream them from the generator past that
 #                  (MENTAT_SPEC_BENCH_INMEM_MAX)
+#   BENCH_TPCB_EVIDENCE  the engine's evidence in the tpcb-like rows: off
+#                  (scripts/bench-native/evidence_off_override.hcl), as
+#                  pgbench samples nothing; on, as apply runs by default,
+#                  adds its wait sampler (pg_stat_activity every 200 ms on
+#                  a connection of its own) to the engine's process and the
+#                  server during each point [off]
 #   BENCH_SYNC_COMMIT  synchronous_commit of the writes' databases, for
 #                  the engine and pgbench alike (ALTER DATABASE): off, so
 #                  that the clients and the server's CPU set the rate, not
@@ -117,6 +123,7 @@ clients=${BENCH_CLIENTS:-1 2 8 32}
 writers=${BENCH_WRITERS:-1 4}
 yscale=${BENCH_YCSB_SCALE:-s}
 sync_commit=${BENCH_SYNC_COMMIT:-off}
+tpcb_evidence=${BENCH_TPCB_EVIDENCE:-off}
 full=1 # the load comparisons too
 [[ $parts != all && $parts != loads ]] && full=0
 do_q1=1 do_writes=1
@@ -135,6 +142,7 @@ bin=bin/mentat-spec
 [[ $writers =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] || die "BENCH_WRITERS=$writers: writer counts separated by spaces"
 [[ $yscale =~ ^[a-z0-9]+$ ]] || die "BENCH_YCSB_SCALE=$yscale: not a scale name"
 [[ $sync_commit == on || $sync_commit == off ]] || die "BENCH_SYNC_COMMIT=$sync_commit: on or off"
+[[ $tpcb_evidence == on || $tpcb_evidence == off ]] || die "BENCH_TPCB_EVIDENCE=$tpcb_evidence: on or off"
 [[ -x $pgbench ]] || die "no pgbench at $pgbench (set PGBENCH)"
 command -v psql >/dev/null || die "psql not found"
 
@@ -471,6 +479,8 @@ done
 # (100,000 accounts, 10 tellers, 1 branch), then runs in turns as the
 # writes above, each from the loaded state (tsetup).
 tspec=(examples/tpcb examples/tpcb/pgbench)
+tspec_run=("${tspec[@]}")
+[[ $tpcb_evidence == off ]] && tspec_run+=(scripts/bench-native/evidence_off_override.hcl)
 turl=$(dburl "$tpcb_db")
 for c in $writers; do for v in $wvariants; do
 	: >"$tmp/t-$v-$c" && : >"$tmp/t-$v-cpu-$c" && : >"$tmp/t-$v-err-$c"
@@ -500,7 +510,7 @@ tsetup() {
 # The engine's tpcb_like: its checks run after the point (not during it,
 # as pgbench has no such reader) and must PASS, or apply exits 1.
 engine_trun() { # PROTOCOL WRITERS OUTDIR: "tx/s cpu-µs/tx errors"
-	$bin apply "${tspec[@]}" -var "pgbench_database=$tpcb_var" -var "protocol=$1" -var "clients=[$2]" \
+	$bin apply "${tspec_run[@]}" -var "pgbench_database=$tpcb_var" -var "protocol=$1" -var "clients=[$2]" \
 		-var "min_s=$secs" -var calls=1 -var conservation_during_ms=0 -data "$tmp/data" -phase bench -q -o "$3" >&2 ||
 		die "apply -phase bench of examples/tpcb/pgbench ($1, $2 writers) failed or a check failed (see $3)"
 	paste -d' ' <(csvcol "$3/timings.csv" throughput_ops_s op tpcb) <(csvcol "$3/precision.csv" client_cpu_us op tpcb) \
@@ -617,7 +627,7 @@ creates them, loaded by the engine through a statement), transactions/s, medians
 pgbench's five statements, COMMIT per call, its checks PASS after each point; pgbench -b tpcb-like, -j = -c). Each run
 starts from zero balances and an empty history. Conservation after pgbench: the engine's conservation query on the
 tables each pgbench run left, $(grep -c '^0 0 0$' "$tmp/t-conservation") of $(wc -l <"$tmp/t-conservation") runs held.
-synchronous_commit $sync_commit
+synchronous_commit $sync_commit; the engine's evidence $tpcb_evidence (BENCH_TPCB_EVIDENCE)
 | clients | engine, extended | CPU | pgbench -b tpcb-like -M prepared | CPU | ratio | paired CPU | engine, simple | CPU | pgbench -M simple | CPU | ratio | paired CPU | engine errors |
 | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 EOF

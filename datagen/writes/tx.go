@@ -48,6 +48,9 @@ type TxOp struct {
 	K, Tx int64
 	Draws map[string]int64
 	Steps []Op
+
+	scratch []int64         // TxOpInto's buffers, kept for the next write
+	via     []datagen.Value // the values of a ref a step follows
 }
 
 type txGen struct {
@@ -353,38 +356,65 @@ func (w *Writes) mixedForms() []error {
 
 // TxOp returns write k of transaction name.
 func (w *Writes) TxOp(name string, k int64) (TxOp, error) {
+	var op TxOp
+	err := w.TxOpInto(&op, name, k, true)
+	return op, err
+}
+
+// TxOpInto is TxOp into op, reusing its slices and map: a client that
+// draws one transaction after another allocates nothing per write in
+// steady state. With values false an inserting step's Values are left
+// empty, for a caller whose statements bind none of them (drawing them
+// is most of a write's generation).
+func (w *Writes) TxOpInto(op *TxOp, name string, k int64, values bool) error {
 	t, ok := w.txs[name]
 	if !ok {
-		return TxOp{}, fmt.Errorf("datagen: no transaction write %q declared", name)
+		return fmt.Errorf("datagen: no transaction write %q declared", name)
 	}
 	g := w.gens[name]
 	if err := w.checkK(g, k); err != nil {
-		return TxOp{}, fmt.Errorf("datagen: %w", err)
+		return fmt.Errorf("datagen: %w", err)
 	}
-	op := TxOp{K: k, Tx: w.tx(g, k), Steps: make([]Op, len(t.steps))}
+	op.K, op.Tx = k, w.tx(g, k)
+	if cap(op.Steps) < len(t.steps) {
+		op.Steps = make([]Op, len(t.steps))
+	}
+	op.Steps = op.Steps[:len(t.steps)]
 	if len(t.draws) > 0 {
-		op.Draws = make(map[string]int64, len(t.draws))
+		if op.Draws == nil {
+			op.Draws = make(map[string]int64, len(t.draws))
+		}
+		clear(op.Draws)
 		for i, dg := range t.draws {
 			op.Draws[t.decl.Draws[i].Name] = dg.One(k).Int
 		}
+	} else {
+		clear(op.Draws)
 	}
 	for i := range t.steps {
 		sg := &t.steps[i]
+		prevValues := op.Steps[i].Values
 		so := Op{K: k, Entity: sg.s.Entity, Tx: op.Tx, Add: sg.add}
 		switch {
 		case sg.s.Insert:
 			if k >= datagen.EntityBase-sg.count {
-				return TxOp{}, fmt.Errorf("datagen: insert %d of %q: id %d is past the %q id space", k, name, sg.count+k, sg.s.Entity)
+				return fmt.Errorf("datagen: insert %d of %q: id %d is past the %q id space", k, name, sg.count+k, sg.s.Entity)
 			}
 			so.Insert, so.ID = true, sg.count+k
 			so.E = sg.base + so.ID
-			en, _ := w.ds.Entity(sg.s.Entity)
-			var scratch []int64
-			for _, a := range en.Attrs {
-				var vals []datagen.Value
-				vals, scratch = w.ds.ValuesAsOf(a.ID, so.ID, -1, nil, scratch)
-				cl, _ := a.Type.Class()
-				so.Values = append(so.Values, AttrValues{Attr: a.Ident, A: a.ID, Class: cl, Values: vals})
+			so.Values = prevValues[:0]
+			if values {
+				en, _ := w.ds.Entity(sg.s.Entity)
+				for j, a := range en.Attrs {
+					var dst []datagen.Value
+					if j < cap(prevValues) {
+						dst = prevValues[:j+1][j].Values[:0]
+					}
+					var vals []datagen.Value
+					vals, op.scratch = w.ds.ValuesAsOf(a.ID, so.ID, -1, dst, op.scratch)
+					cl, _ := a.Type.Class()
+					so.Values = append(so.Values, AttrValues{Attr: a.Ident, A: a.ID, Class: cl, Values: vals})
+				}
 			}
 			op.Steps[i] = so
 			continue
@@ -392,11 +422,11 @@ func (w *Writes) TxOp(name string, k int64) (TxOp, error) {
 			so.E = op.Steps[sg.via].E
 		case sg.via >= 0:
 			prev := op.Steps[sg.via]
-			vals, _ := w.ds.ValuesAsOf(sg.viaAttr, prev.ID, -1, nil, nil)
-			if len(vals) == 0 {
-				return TxOp{}, fmt.Errorf("datagen: write %d of %q: step %q: entity %d has no %s", k, name, sg.s.Name, prev.E, sg.s.Via)
+			op.via, op.scratch = w.ds.ValuesAsOf(sg.viaAttr, prev.ID, -1, op.via[:0], op.scratch)
+			if len(op.via) == 0 {
+				return fmt.Errorf("datagen: write %d of %q: step %q: entity %d has no %s", k, name, sg.s.Name, prev.E, sg.s.Via)
 			}
-			so.E = vals[0].Int
+			so.E = op.via[0].Int
 		default:
 			so.E = sg.target.One(k).Int
 			if sg.distinct >= 0 {
@@ -418,7 +448,7 @@ func (w *Writes) TxOp(name string, k int64) (TxOp, error) {
 		}
 		op.Steps[i] = so
 	}
-	return op, nil
+	return nil
 }
 
 // paramName says whether s can be an SQL parameter's name.

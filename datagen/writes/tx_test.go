@@ -1,6 +1,7 @@
 package writes_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -61,5 +62,67 @@ func TestTxOpIsPureAndDistinct(t *testing.T) {
 	}
 	if !w.IsTx("x") || len(w.Steps("x")) != 3 || !w.Steps("x")[0].Add {
 		t.Errorf("Steps = %+v", w.Steps("x"))
+	}
+}
+
+// TxOpInto into one reused TxOp gives, write after write, what TxOp
+// gives (entities followed through a ref, an insert's values of one and
+// of many refs, the draws), allocates nothing once its buffers have grown,
+// and with values false leaves an insert's values out and nothing else.
+func TestTxOpIntoReusesAndMatchesTxOp(t *testing.T) {
+	ds := &datagen.Dataset{Name: "t", Seed: 9, TxSize: 10, Entities: []datagen.Entity{
+		{Name: "b", Count: 3, Attrs: []datagen.Attr{{Ident: "b/n", Type: datagen.TypeLong, Gen: datagen.Generator{Kind: datagen.GenConst, Const: "0"}}}},
+		{Name: "c", Count: 50, Attrs: []datagen.Attr{
+			{Ident: "c/b", Type: datagen.TypeRef, Gen: datagen.Generator{Kind: datagen.GenRef, Target: "b"}},
+			{Ident: "c/n", Type: datagen.TypeLong, Gen: datagen.Generator{Kind: datagen.GenConst, Const: "0"}},
+		}},
+		{Name: "h", Count: 0, Attrs: []datagen.Attr{
+			{Ident: "h/c", Type: datagen.TypeRef, Gen: datagen.Generator{Kind: datagen.GenRef, Target: "c"}},
+			{Ident: "h/tags", Type: datagen.TypeRef, Many: true, Gen: datagen.Generator{Kind: datagen.GenSample, Target: "b", MinN: 0, MaxN: 3}},
+		}},
+	}}
+	if err := ds.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	decl := writes.Decl{Name: "x", Draws: []writes.Draw{{Name: "d", Gen: datagen.Generator{Kind: datagen.GenUniformInt, Min: -9, Max: 9}}},
+		Steps: []writes.Step{
+			{Name: "c", Entity: "c", Target: datagen.Generator{Kind: datagen.GenRef, Target: "c"}, Attr: "c/n", Delta: datagen.Generator{Kind: datagen.GenUniformInt, Min: 1, Max: 3}},
+			{Name: "b", Entity: "b", Via: "c.c/b", Attr: "b/n", Delta: datagen.Generator{Kind: datagen.GenUniformInt, Min: 1, Max: 3}},
+			{Name: "h", Entity: "h", Insert: true},
+		}}
+	w, err := writes.New(ds, []writes.Decl{decl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The exported fields, an empty list and none alike.
+	exported := func(op writes.TxOp) string { return fmt.Sprintf("%+v", []any{op.K, op.Tx, op.Draws, op.Steps}) }
+	var into, bare writes.TxOp
+	many := 0
+	for k := int64(0); k < 300; k++ {
+		want, err := w.TxOp("x", k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.TxOpInto(&into, "x", k, true); err != nil {
+			t.Fatal(err)
+		}
+		if exported(into) != exported(want) {
+			t.Fatalf("write %d: TxOpInto %+v, TxOp %+v", k, into, want)
+		}
+		many += len(want.Steps[2].Values[1].Values)
+		if err := w.TxOpInto(&bare, "x", k, false); err != nil {
+			t.Fatal(err)
+		}
+		want.Steps[2].Values = nil
+		if bare.Steps[2].Values = nil; exported(bare) != exported(want) {
+			t.Fatalf("write %d without values: %+v, want %+v", k, bare, want)
+		}
+	}
+	if many == 0 {
+		t.Fatal("no insert drew a many ref: the test does not reuse their buffers")
+	}
+	k := int64(0)
+	if n := testing.AllocsPerRun(200, func() { k++; _ = w.TxOpInto(&into, "x", k, true) }); n != 0 {
+		t.Errorf("TxOpInto allocates %.1f times a write in steady state", n)
 	}
 }

@@ -22,6 +22,26 @@ func NeedsRead(decl writes.Decl, o kind.Operation) error {
 	return nil
 }
 
+// txWriter is a client's state for a transaction write, built on its
+// first transaction: the declaration, and the TxOp each transaction is
+// drawn into (writes.TxOpInto), so a transaction looks up and allocates
+// nothing but what the commit keeps.
+type txWriter struct {
+	decl writes.Decl
+	op   writes.TxOp
+	slab []int64 // the committed transactions' deltas, cut from one array
+}
+
+// deltas is a zeroed slice of n deltas that the commit may keep.
+func (t *txWriter) deltas(n int) []int64 {
+	if len(t.slab) < n {
+		t.slab = make([]int64, max(1024, n))
+	}
+	d := t.slab[:n:n]
+	t.slab = t.slab[n:]
+	return d
+}
+
 // runTx runs write k of a transaction generator on tx: inside one
 // transaction the operation's read, the abort condition and the run-time
 // deltas over what it read, then every step's statements. The truth
@@ -30,16 +50,19 @@ func NeedsRead(decl writes.Decl, o kind.Operation) error {
 func (w *Writer) runTx(ctx context.Context, tx *writetx.Tx) error {
 	k := w.Seq.Next()
 	name := w.Op.Write
-	op, err := w.Writes.TxOp(name, k)
-	if err != nil {
+	t := w.tx
+	if t == nil {
+		t = &txWriter{}
+		t.decl, _ = w.Writes.Decl(name)
+		w.tx = t
+	}
+	op := &t.op
+	if err := w.Writes.TxOpInto(op, name, k, tx.BindsValues()); err != nil {
 		w.Seq.Fail(k)
 		return err
 	}
-	decl, _ := w.Writes.Decl(name)
-	steps := w.Writes.Steps(name)
-	deltas := make([]int64, len(op.Steps))
-	var args map[string]any
-	many := func(attr string) bool { a, _ := w.Gen.Attr(attr); return a.Many }
+	decl := &t.decl
+	deltas := t.deltas(len(op.Steps))
 	decide := func(read map[string]any) (bool, error) {
 		if decl.AbortIf != nil {
 			abort, err := decl.AbortIf.Bool(op.Draws, read)
@@ -59,21 +82,13 @@ func (w *Writer) runTx(ctx context.Context, tx *writetx.Tx) error {
 				deltas[i] = op.Steps[i].Value.Int
 			}
 		}
-		args = writetx.TxArgs(op, steps, deltas, many)
 		return false, nil
-	}
-	pre := writetx.TxArgs(op, steps, deltas, many) // what the read binds: the entities and draws
-	arg := func(n string) any {
-		if args == nil {
-			return pre[n]
-		}
-		return args[n]
 	}
 	aborted := false
 	inDoubt, err := ops.Write(ctx, w.Op.MaxTries, w.Classify, &w.Tally.counts, &w.Tally.retries,
 		func() (error, bool) {
-			args = nil
-			err, atCommit, ab := tx.RunDecide(ctx, arg, decide)
+			clear(deltas) // the read binds the entities and draws, no delta yet
+			err, atCommit, ab := tx.RunOp(ctx, op, deltas, decide)
 			aborted = ab
 			if ab {
 				_ = tx.Session.Exec(context.WithoutCancel(ctx), "ROLLBACK")
@@ -91,7 +106,7 @@ func (w *Writer) runTx(ctx context.Context, tx *writetx.Tx) error {
 		w.Seq.CommitDeltas(k, e, deltas)
 		return nil
 	case inDoubt:
-		w.Seq.InDoubtDeltas(k, e, append([]int64(nil), deltas...))
+		w.Seq.InDoubtDeltas(k, e, deltas)
 	default:
 		w.Seq.Fail(k)
 	}

@@ -145,6 +145,7 @@ type Writer struct {
 	Classify ops.Classifier
 
 	fields map[string]writetx.Field // an insert's parameters
+	tx     *txWriter                // a transaction write's state (tx.go)
 }
 
 // Run runs the operation's next write.

@@ -6,12 +6,10 @@ package txexpr
 
 import (
 	"fmt"
-	"math"
 	"math/big"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -20,36 +18,17 @@ import (
 type Expr struct {
 	expr hcl.Expression
 	ctx  *hcl.EvalContext
-	// root ("draw" or "read"), name and neg: a simple expression's
-	// parts, root "" for any other.
-	root, name string
-	neg        bool
+	// The expression compiled (compile.go), nil where it is not in the
+	// compiled subset: Int and Bool try these first.
+	iv intFn
+	bv boolFn
 }
 
 // New wraps expr, evaluated under a child of ctx.
 func New(expr hcl.Expression, ctx *hcl.EvalContext) *Expr {
 	e := &Expr{expr: expr, ctx: ctx}
-	e.root, e.name, e.neg = simple(expr)
+	e.iv, e.bv = compile(expr)
 	return e
-}
-
-// simple recognises the commonest delta, draw.X or read.X, negated or
-// not, which Int then reads without building an evaluation context per
-// call (tens of µs each, on every transaction).
-func simple(expr hcl.Expression) (root, name string, neg bool) {
-	if u, ok := expr.(*hclsyntax.UnaryOpExpr); ok && u.Op == hclsyntax.OpNegate {
-		expr, neg = u.Val, true
-	}
-	st, ok := expr.(*hclsyntax.ScopeTraversalExpr)
-	if !ok || len(st.Traversal) != 2 {
-		return "", "", false
-	}
-	r := st.Traversal.RootName()
-	at, ok := st.Traversal[1].(hcl.TraverseAttr)
-	if !ok || r != "draw" && r != "read" {
-		return "", "", false
-	}
-	return r, at.Name, neg
 }
 
 // RunTime says whether expr reads draw.* or read.*: a value only known
@@ -99,8 +78,10 @@ func (e *Expr) value(draws map[string]int64, read map[string]any) (cty.Value, er
 
 // Int evaluates the expression to a whole number.
 func (e *Expr) Int(draws map[string]int64, read map[string]any) (int64, error) {
-	if n, ok := e.fast(draws, read); ok {
-		return n, nil
+	if e.iv != nil {
+		if n, ok := e.iv(draws, read); ok {
+			return n, nil
+		}
 	}
 	v, err := e.value(draws, read)
 	if err != nil {
@@ -122,6 +103,11 @@ func (e *Expr) Int(draws map[string]int64, read map[string]any) (int64, error) {
 
 // Bool evaluates the expression to a condition.
 func (e *Expr) Bool(draws map[string]int64, read map[string]any) (bool, error) {
+	if e.bv != nil {
+		if b, ok := e.bv(draws, read); ok {
+			return b, nil
+		}
+	}
 	v, err := e.value(draws, read)
 	if err != nil {
 		return false, err
@@ -151,34 +137,4 @@ func toCty(v any) cty.Value {
 		return cty.StringVal(x.UTC().Format(time.RFC3339Nano))
 	}
 	return cty.StringVal(fmt.Sprint(v))
-}
-
-// fast is Int of a simple expression over a whole number; ok false sends
-// anything else (a missing name, a double, text) through HCL, which
-// words the error.
-func (e *Expr) fast(draws map[string]int64, read map[string]any) (int64, bool) {
-	var n int64
-	switch e.root {
-	case "draw":
-		v, ok := draws[e.name]
-		if !ok {
-			return 0, false
-		}
-		n = v
-	case "read":
-		v, ok := read[e.name].(int64)
-		if !ok {
-			return 0, false
-		}
-		n = v
-	default:
-		return 0, false
-	}
-	if e.neg {
-		if n == math.MinInt64 {
-			return 0, false
-		}
-		n = -n
-	}
-	return n, true
 }

@@ -16,7 +16,7 @@ import (
 // one per attribute of the new entity, :STEP_<ParamName(ident)>. idents
 // lists the attributes of each inserting step's kind.
 func TxParams(steps []writes.StepInfo, draws []string, idents map[string][]string) Params {
-	p := Params{Allowed: map[string]bool{"k": true, "tx": true}}
+	p := Params{Allowed: map[string]bool{"k": true, "tx": true}, tx: &txShape{steps: steps, draws: draws, idents: idents}}
 	for _, d := range draws {
 		p.Allowed[d] = true
 	}
@@ -85,16 +85,33 @@ type Decide func(read map[string]any) (abort bool, err error)
 // after decide, so they may depend on it. aborted: decide said abort,
 // and nothing was written (the caller rolls back).
 func (tx *Tx) RunDecide(ctx context.Context, arg func(string) any, decide Decide) (err error, atCommit, aborted bool) {
+	return tx.run(ctx, func(i int) []any {
+		if i < 0 {
+			return bind(tx.rnames, arg)
+		}
+		return bind(tx.names[i], arg)
+	}, decide)
+}
+
+// run is RunDecide with args(i) the arguments of statement i (-1: the
+// read), taken when the statement runs.
+func (tx *Tx) run(ctx context.Context, args func(i int) []any, decide Decide) (err error, atCommit, aborted bool) {
 	if err := tx.Session.Exec(ctx, "BEGIN"); err != nil {
 		return err, false, false
 	}
-	read := map[string]any{}
+	// The read's row, by column name; one map for the session's
+	// transactions, which decide does not keep.
+	if tx.row == nil {
+		tx.row = map[string]any{}
+	}
+	read := tx.row
+	clear(read)
 	if tx.read != nil {
-		var rows [][]any
-		if _, err := tx.read.Query(ctx, bind(tx.rnames, arg), &rows); err != nil {
+		tx.rows = tx.rows[:0]
+		if _, err := tx.read.Query(ctx, args(-1), &tx.rows); err != nil {
 			return err, false, false
 		}
-		if len(rows) > 0 {
+		if rows := tx.rows; len(rows) > 0 {
 			cn, ok := tx.read.(drivers.ColumnNamer)
 			if !ok {
 				return fmt.Errorf("the driver does not name a read's columns"), false, false
@@ -114,7 +131,7 @@ func (tx *Tx) RunDecide(ctx context.Context, arg func(string) any, decide Decide
 		return nil, false, true
 	}
 	for i, st := range tx.stmts {
-		if _, err := st.Query(ctx, bind(tx.names[i], arg), nil); err != nil {
+		if _, err := st.Query(ctx, args(i), nil); err != nil {
 			return err, false, false
 		}
 	}

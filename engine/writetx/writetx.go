@@ -24,6 +24,9 @@ type Tx struct {
 	rnames  []string
 	stmts   []drivers.Stmt
 	names   [][]string
+	bnd     *binder        // a transaction write's statements bound from its TxOp (RunOp)
+	row     map[string]any // the read's row, reused
+	rows    [][]any
 }
 
 // Params are the parameters a write's statements may bind, and how a
@@ -31,6 +34,7 @@ type Tx struct {
 type Params struct {
 	Allowed map[string]bool
 	Text    string
+	tx      *txShape // a transaction write's: what its names bind (RunOp)
 }
 
 // UpdateParams are an update's: the entity, the attribute, the value,
@@ -81,7 +85,16 @@ func txParamsOf(ws *writes.Writes, name string, gen *datagen.Dataset) Params {
 			idents[s.Name] = entityIdents(gen, s.Entity)
 		}
 	}
-	return TxParams(steps, draws, idents)
+	p := TxParams(steps, draws, idents)
+	p.tx.many = map[string]bool{}
+	for _, ids := range idents {
+		for _, id := range ids {
+			if a, ok := gen.Attr(id); ok && a.Many {
+				p.tx.many[id] = true
+			}
+		}
+	}
+	return p
 }
 
 // entityIdents lists the idents of entity kind entity's attributes.
@@ -148,6 +161,9 @@ func Prepare(ctx context.Context, s drivers.Session, o kind.Operation, statement
 	if err := prep(o.Query, false); err != nil {
 		tx.Close()
 		return nil, fmt.Errorf("operation %s: %w", o.Name, err)
+	}
+	if params.tx != nil {
+		tx.bnd = newBinder(params.tx, tx.rnames, tx.names)
 	}
 	return tx, nil
 }
