@@ -3,12 +3,14 @@ package resolve
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -34,7 +36,13 @@ var LoadTableKeys = plan.LoadTableKeys
 func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*CellBackend, hcl.Diagnostics) {
 	bc := &CellBackend{Name: b.Name, Driver: b.Driver, Dialect: dialect, Options: map[string]string{}, Settings: map[string]string{},
 		Load: Load{Jobs: 1, BatchRows: 10000}}
-	var diags hcl.Diagnostics
+	// The block's parts first (each sets fields of its own), then its own
+	// attributes: the block is read top-down, once.
+	diags := resolveClients(b, ctx, bc)
+	diags = append(diags, resolveSession(b, ctx, bc)...)
+	if b.Load != nil {
+		diags = append(diags, resolveLoadStatement(b, ctx, &bc.Load)...)
+	}
 	names := make([]string, 0, len(b.Options))
 	for n := range b.Options {
 		names = append(names, n)
@@ -74,16 +82,13 @@ func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*Cel
 			l, d := hcleval.StringList(e, ctx, n)
 			diags = append(diags, d...)
 			*dst = l
-			if n == "restart" || n == "drop_caches" {
-				diags = append(diags, sensitiveArgv(e, n, l)...)
+			if i := slices.IndexFunc(l, redact.Contains); i >= 0 && (n == "restart" || n == "drop_caches") {
+				diags = append(diags, hcleval.AttrError(e, sensitiveArgvSummary, fmt.Sprintf(sensitiveArgvFormat, n, i+1, config.EnvVarPrefix, config.EnvVarPrefix)))
 			}
 		}
 	}
-	diags = append(diags, resolveClients(b, ctx, bc)...)
-	diags = append(diags, resolveSession(b, ctx, bc)...)
 	if b.Load != nil {
 		bc.Load.Declared = true
-		diags = append(diags, resolveLoadStatement(b, ctx, &bc.Load)...)
 		if a, ok := b.Load["tables"]; ok {
 			m, d := hcleval.StringMap(a.Expr, ctx, "tables")
 			diags = append(diags, d...)
