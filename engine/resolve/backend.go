@@ -133,6 +133,8 @@ func resolveClients(b *config.BackendBlock, ctx *hcl.EvalContext, bc *CellBacken
 	bc.ClientModel = ClientsGoroutine
 	model, ce := clientModelAttr(b, ctx, &diags)
 	hasClients := ce != nil
+	pe, hasProcesses := b.Attrs["processes"]
+	hasProcesses = hasProcesses && !isNull(pe, ctx)
 	if hasClients {
 		s, d := hcleval.String(ce, ctx, model)
 		diags = append(diags, d...)
@@ -146,7 +148,7 @@ func resolveClients(b *config.BackendBlock, ctx *hcl.EvalContext, bc *CellBacken
 				fmt.Sprintf("%s = %q: the models are \"goroutine\" (one engine process; \"threads\" is the same), \"process\" (one worker process per client), or processes = N (N worker processes sharing the clients).", model, s)))
 		}
 	}
-	if pe, ok := b.Attrs["processes"]; ok && !isNull(pe, ctx) {
+	if hasProcesses {
 		n, d := hcleval.Int(pe, ctx, "processes")
 		diags = append(diags, d...)
 		switch {
@@ -209,18 +211,18 @@ func CheckSkips(s *config.Spec, b *config.BackendBlock, bc *CellBackend) hcl.Dia
 // command argv, its env) as JSON.
 func optionString(v cty.Value) (string, error) {
 	if v.IsNull() || !v.IsWhollyKnown() {
-		return primitiveString(v)
+		return hcleval.Primitive(v)
 	}
 	t := v.Type()
 	if !(t.IsListType() || t.IsTupleType() || t.IsSetType() || t.IsMapType() || t.IsObjectType()) {
-		return primitiveString(v)
+		return hcleval.Primitive(v)
 	}
 	var out any
 	if t.IsMapType() || t.IsObjectType() {
 		m := map[string]string{}
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()
-			s, err := primitiveString(e)
+			s, err := hcleval.Primitive(e)
 			if err != nil {
 				return "", fmt.Errorf("%s: %v", k.AsString(), err)
 			}
@@ -231,7 +233,7 @@ func optionString(v cty.Value) (string, error) {
 		l := []string{}
 		for it := v.ElementIterator(); it.Next(); {
 			_, e := it.Element()
-			s, err := primitiveString(e)
+			s, err := hcleval.Primitive(e)
 			if err != nil {
 				return "", fmt.Errorf("element %d: %v", len(l), err)
 			}

@@ -113,7 +113,7 @@ func extensionList(e hcl.Expression, ctx *hcl.EvalContext) ([]drivers.Extension,
 				if fv.IsNull() {
 					continue
 				}
-				s, err := primitiveString(fv)
+				s, err := hcleval.Primitive(fv)
 				if err != nil {
 					return nil, bad(fmt.Sprintf("extensions[%d].%s: %s.", i, k, err))
 				}
