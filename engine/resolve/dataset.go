@@ -19,7 +19,28 @@ import (
 // generator. The result is Finish()ed.
 func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, hcl.Diagnostics) {
 	out := &datagen.Dataset{Name: ds.Name, Seed: 1, TxSize: 500}
+	// The dataset's parts first (its entities' attributes, its histories'
+	// processes, its truths), then its own attributes: each block is read
+	// once, top-down.
 	var diags hcl.Diagnostics
+	attrs := make([][]datagen.Attr, len(ds.Entities))
+	for i, e := range ds.Entities {
+		for _, a := range e.Attrs {
+			at, d := resolveAttr(a, ctx)
+			diags = append(diags, d...)
+			attrs[i] = append(attrs[i], at)
+		}
+	}
+	hists := make([]datagen.History, len(ds.History))
+	for i, h := range ds.History {
+		hists[i] = datagen.History{Name: h.Name, Files: 1}
+		diags = append(diags, resolveProcess(h, ctx, &hists[i])...)
+	}
+	for _, t := range ds.Truth {
+		td, d := resolveTruth(t, ctx)
+		diags = append(diags, d...)
+		out.Truth = append(out.Truth, td)
+	}
 	if ds.Seed != nil {
 		n, d := hcleval.Int(ds.Seed, ctx, "seed")
 		diags = append(diags, d...)
@@ -36,8 +57,8 @@ func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, h
 		}
 		out.TxSize = int(n)
 	}
-	for _, e := range ds.Entities {
-		ent := datagen.Entity{Name: e.Name}
+	for i, e := range ds.Entities {
+		ent := datagen.Entity{Name: e.Name, Attrs: attrs[i]}
 		if e.Parent != nil && e.PerParent != nil {
 			var d hcl.Diagnostics
 			ent.Parent, d = hcleval.String(e.Parent, ctx, "parent")
@@ -60,15 +81,10 @@ func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, h
 			}
 			ent.Count = n
 		}
-		for _, a := range e.Attrs {
-			at, d := resolveAttr(a, ctx)
-			diags = append(diags, d...)
-			ent.Attrs = append(ent.Attrs, at)
-		}
 		out.Entities = append(out.Entities, ent)
 	}
-	for _, h := range ds.History {
-		hist := datagen.History{Name: h.Name, Files: 1}
+	for i, h := range ds.History {
+		hist := &hists[i]
 		var d hcl.Diagnostics
 		hist.Entity, d = hcleval.String(h.Entity, ctx, "entity")
 		diags = append(diags, d...)
@@ -81,7 +97,6 @@ func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, h
 				diags = append(diags, hcleval.AttrError(h.Fraction, "Invalid fraction", "fraction must be in (0, 1]."))
 			}
 		}
-		diags = append(diags, resolveProcess(h, ctx, &hist)...)
 		if h.Files != nil {
 			n, d := hcleval.Int(h.Files, ctx, "files")
 			diags = append(diags, d...)
@@ -90,7 +105,7 @@ func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, h
 			}
 			hist.Files = int(n)
 		}
-		out.History = append(out.History, hist)
+		out.History = append(out.History, *hist)
 	}
 	for _, m := range ds.Marks {
 		mk := datagen.Mark{Name: m.Name}
@@ -102,11 +117,6 @@ func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, h
 		}
 		diags = append(diags, d...)
 		out.Marks = append(out.Marks, mk)
-	}
-	for _, t := range ds.Truth {
-		td, d := resolveTruth(t, ctx)
-		diags = append(diags, d...)
-		out.Truth = append(out.Truth, td)
 	}
 	if diags.HasErrors() {
 		return out, diags
