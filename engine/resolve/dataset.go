@@ -485,7 +485,7 @@ func resolveTruth(t *config.TruthBlock, ctx *hcl.EvalContext) (datagen.TruthDecl
 }
 
 // filters decodes a truth's where and or blocks: an or block's where
-// blocks are decoded as a where block is.
+// blocks are decoded as a where block is, in one pass over the blocks.
 func filters(t *config.TruthBlock, ctx *hcl.EvalContext, diags *hcl.Diagnostics) []datagen.Filter {
 	var out []datagen.Filter
 	for _, w := range t.Where {
@@ -498,9 +498,35 @@ func filters(t *config.TruthBlock, ctx *hcl.EvalContext, diags *hcl.Diagnostics)
 		}
 		var got []datagen.Filter
 		for _, sub := range subs {
-			if f, ok := decodeWhere(sub, ctx, diags); ok {
-				got = append(got, f)
+			c, d := config.WhereContent(sub)
+			*diags = append(*diags, d...)
+			if d.HasErrors() {
+				continue
 			}
+			f := datagen.Filter{}
+			f.Attr, d = hcleval.String(c.Attributes["attr"].Expr, ctx, "attr")
+			*diags = append(*diags, d...)
+			op, d := hcleval.String(c.Attributes["op"].Expr, ctx, "op")
+			*diags = append(*diags, d...)
+			f.Op = whereOps[op]
+			if f.Op == "" && !d.HasErrors() {
+				*diags = append(*diags, hcleval.AttrError(c.Attributes["op"].Expr, "Unknown operator", fmt.Sprintf("op %q: use =, !=, <, <=, >, >=, between or in.", op)))
+			}
+			ve := c.Attributes["value"].Expr
+			if f.Op == "between" || f.Op == "in" {
+				f.Values, d = hcleval.PrimitiveList(ve, ctx, "value")
+				*diags = append(*diags, d...)
+			} else if v, d := ve.Value(ctx); d.HasErrors() {
+				*diags = append(*diags, d...)
+			} else {
+				*diags = append(*diags, d...)
+				s, err := hcleval.Primitive(v)
+				if err != nil {
+					*diags = append(*diags, hcleval.AttrError(ve, "Invalid filter value", err.Error()))
+				}
+				f.Value = s
+			}
+			got = append(got, f)
 		}
 		if !or {
 			out = append(out, got...)
@@ -513,38 +539,4 @@ func filters(t *config.TruthBlock, ctx *hcl.EvalContext, diags *hcl.Diagnostics)
 		out = append(out, datagen.Filter{Op: "or", Any: got})
 	}
 	return out
-}
-
-func decodeWhere(w *hcl.Block, ctx *hcl.EvalContext, diags *hcl.Diagnostics) (datagen.Filter, bool) {
-	c, d := config.WhereContent(w)
-	*diags = append(*diags, d...)
-	if d.HasErrors() {
-		return datagen.Filter{}, false
-	}
-	f := datagen.Filter{}
-	f.Attr, d = hcleval.String(c.Attributes["attr"].Expr, ctx, "attr")
-	*diags = append(*diags, d...)
-	op, d := hcleval.String(c.Attributes["op"].Expr, ctx, "op")
-	*diags = append(*diags, d...)
-	f.Op = whereOps[op]
-	if f.Op == "" && !d.HasErrors() {
-		*diags = append(*diags, hcleval.AttrError(c.Attributes["op"].Expr, "Unknown operator", fmt.Sprintf("op %q: use =, !=, <, <=, >, >=, between or in.", op)))
-	}
-	ve := c.Attributes["value"].Expr
-	if f.Op == "between" || f.Op == "in" {
-		l, d := hcleval.PrimitiveList(ve, ctx, "value")
-		*diags = append(*diags, d...)
-		f.Values = l
-		return f, true
-	}
-	v, d := ve.Value(ctx)
-	*diags = append(*diags, d...)
-	if !d.HasErrors() {
-		s, err := hcleval.Primitive(v)
-		if err != nil {
-			*diags = append(*diags, hcleval.AttrError(ve, "Invalid filter value", err.Error()))
-		}
-		f.Value = s
-	}
-	return f, true
 }
