@@ -234,6 +234,56 @@ backend "sqlite" {
 	}
 }
 
+// TestSpecHomeTree: without MENTAT_SPEC_HOME, spec_home() is the specs
+// directory of the tree the applied spec lives in (the nearest specs/mentat
+// above it), not the source tree the binary was built from; the variable
+// still wins when set.
+func TestSpecHomeTree(t *testing.T) {
+	workload, err := os.ReadFile(filepath.Join("testdata", "compose", "home", "mentat", "workload.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := t.TempDir()
+	files := map[string]string{
+		"specs/mentat/workload.hcl": strings.Replace(string(workload), `dataset "home"`, `dataset "tree"`, 1),
+		"examples/spec.hcl":         "include \"mentat\" {\n  path = \"${spec_home()}/mentat\"\n}\n",
+		"examples/deep/dir/a.hcl":   "include \"mentat\" {\n  path = \"${spec_home()}/mentat\"\n}\n",
+		"specs/full.hcl":            "include \"mentat\" {\n  path = \"${spec_home()}/mentat\"\n}\n",
+	}
+	for name, src := range files {
+		p := filepath.Join(tree, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home, _ := filepath.Abs(filepath.Join("testdata", "compose", "home"))
+	tests := []struct {
+		name    string
+		path    string
+		env     []string
+		dataset string
+	}{
+		{"a file beside specs", "examples/spec.hcl", nil, "tree"},
+		{"a directory deeper down", "examples/deep/dir", nil, "tree"},
+		{"a file in specs", "specs/full.hcl", nil, "tree"},
+		{"MENTAT_SPEC_HOME wins", "examples/spec.hcl", []string{config.SpecHomeEnv + "=" + home}, "home"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec, diags := config.Load([]string{filepath.Join(tree, tt.path)}, config.Options{Env: append([]string{}, tt.env...)})
+			if diags.HasErrors() {
+				t.Fatal(diags.Error())
+			}
+			if len(spec.Datasets) != 1 || spec.Datasets[0].Name != tt.dataset {
+				t.Errorf("spec_home() read %q, want the workload of dataset %q", spec.Files, tt.dataset)
+			}
+		})
+	}
+}
+
 // TestComposeInvalid: each case's diagnostics are exactly the # ERROR
 // markers of its files, at their lines (in whichever file they are).
 func TestComposeInvalid(t *testing.T) {

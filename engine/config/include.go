@@ -143,10 +143,16 @@ func (l *loader) includePath(b *hcl.Block) (string, *hcl.Range, hcl.Diagnostics)
 	return p, a.Expr.Range().Ptr(), diags
 }
 
-// specHome is MENTAT_SPEC_HOME, or else the specs directory of the source
-// tree the engine was built from when it is still there.
+// specHome is MENTAT_SPEC_HOME; else the specs directory of the tree the
+// spec being applied lives in (the nearest specs/mentat above the first
+// path's directory), so an installed binary applies the checkout a user
+// runs it in; else the specs directory of the source tree the engine was
+// built from when it is still there (a spec kept outside any checkout).
 func (s *Spec) specHome() (string, error) {
 	if h := s.env[SpecHomeEnv]; h != "" {
+		return h, nil
+	}
+	if h := treeSpecHome(s.Dir); h != "" {
 		return h, nil
 	}
 	if _, src, _, ok := runtime.Caller(0); ok && filepath.IsAbs(src) {
@@ -156,6 +162,29 @@ func (s *Spec) specHome() (string, error) {
 		}
 	}
 	return "", errors.New(SpecHomeEnv + " is not set and the engine's source tree is not on this machine; set it to the specs directory of a checkout of the project")
+}
+
+// treeSpecHome is the specs directory holding mentat/ nearest above dir
+// (dir included), or "" when there is none.
+func treeSpecHome(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for {
+		h := filepath.Join(d, "specs")
+		if st, err := os.Stat(filepath.Join(h, "mentat")); err == nil && st.IsDir() {
+			return h
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return ""
+		}
+		d = up
+	}
 }
 
 func (s *Spec) specHomeFunc() function.Function {

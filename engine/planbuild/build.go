@@ -85,8 +85,9 @@ func (b *builder) scale(ctx context.Context, ds *config.DatasetBlock, sc *config
 // the cell's context.
 func (b *builder) cell(sp *plan.ScalePlan, cc config.Cell) (*plan.Cell, hcl.Diagnostics) {
 	be := cc.Backend
+	dialect := resolve.Dialect(b.drv, be)
 	ctx := b.spec.CellContext(cc, cty.NilVal)
-	bc, diags := resolve.Backend(be, ctx, resolve.Dialect(b.drv, be))
+	bc, diags := resolve.Backend(be, ctx, dialect)
 	if diags.HasErrors() {
 		return nil, diags
 	}

@@ -3,12 +3,14 @@ package resolve
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -34,7 +36,13 @@ var LoadTableKeys = plan.LoadTableKeys
 func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*CellBackend, hcl.Diagnostics) {
 	bc := &CellBackend{Name: b.Name, Driver: b.Driver, Dialect: dialect, Options: map[string]string{}, Settings: map[string]string{},
 		Load: Load{Jobs: 1, BatchRows: 10000}}
-	var diags hcl.Diagnostics
+	// The block's parts first (each sets fields of its own), then its own
+	// attributes: the block is read top-down, once.
+	diags := resolveClients(b, ctx, bc)
+	diags = append(diags, resolveSession(b, ctx, bc)...)
+	if b.Load != nil {
+		diags = append(diags, resolveLoadStatement(b, ctx, &bc.Load)...)
+	}
 	names := make([]string, 0, len(b.Options))
 	for n := range b.Options {
 		names = append(names, n)
@@ -74,16 +82,13 @@ func Backend(b *config.BackendBlock, ctx *hcl.EvalContext, dialect string) (*Cel
 			l, d := hcleval.StringList(e, ctx, n)
 			diags = append(diags, d...)
 			*dst = l
-			if n == "restart" || n == "drop_caches" {
-				diags = append(diags, sensitiveArgv(e, n, l)...)
+			if i := slices.IndexFunc(l, redact.Contains); i >= 0 && (n == "restart" || n == "drop_caches") {
+				diags = append(diags, hcleval.AttrError(e, sensitiveArgvSummary, fmt.Sprintf(sensitiveArgvFormat, n, i+1, config.EnvVarPrefix, config.EnvVarPrefix)))
 			}
 		}
 	}
-	diags = append(diags, resolveClients(b, ctx, bc)...)
-	diags = append(diags, resolveSession(b, ctx, bc)...)
 	if b.Load != nil {
 		bc.Load.Declared = true
-		diags = append(diags, resolveLoadStatement(b, ctx, &bc.Load)...)
 		if a, ok := b.Load["tables"]; ok {
 			m, d := hcleval.StringMap(a.Expr, ctx, "tables")
 			diags = append(diags, d...)
@@ -128,6 +133,8 @@ func resolveClients(b *config.BackendBlock, ctx *hcl.EvalContext, bc *CellBacken
 	bc.ClientModel = ClientsGoroutine
 	model, ce := clientModelAttr(b, ctx, &diags)
 	hasClients := ce != nil
+	pe, hasProcesses := b.Attrs["processes"]
+	hasProcesses = hasProcesses && !isNull(pe, ctx)
 	if hasClients {
 		s, d := hcleval.String(ce, ctx, model)
 		diags = append(diags, d...)
@@ -141,7 +148,7 @@ func resolveClients(b *config.BackendBlock, ctx *hcl.EvalContext, bc *CellBacken
 				fmt.Sprintf("%s = %q: the models are \"goroutine\" (one engine process; \"threads\" is the same), \"process\" (one worker process per client), or processes = N (N worker processes sharing the clients).", model, s)))
 		}
 	}
-	if pe, ok := b.Attrs["processes"]; ok && !isNull(pe, ctx) {
+	if hasProcesses {
 		n, d := hcleval.Int(pe, ctx, "processes")
 		diags = append(diags, d...)
 		switch {
@@ -204,18 +211,18 @@ func CheckSkips(s *config.Spec, b *config.BackendBlock, bc *CellBackend) hcl.Dia
 // command argv, its env) as JSON.
 func optionString(v cty.Value) (string, error) {
 	if v.IsNull() || !v.IsWhollyKnown() {
-		return primitiveString(v)
+		return hcleval.Primitive(v)
 	}
 	t := v.Type()
 	if !(t.IsListType() || t.IsTupleType() || t.IsSetType() || t.IsMapType() || t.IsObjectType()) {
-		return primitiveString(v)
+		return hcleval.Primitive(v)
 	}
 	var out any
 	if t.IsMapType() || t.IsObjectType() {
 		m := map[string]string{}
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()
-			s, err := primitiveString(e)
+			s, err := hcleval.Primitive(e)
 			if err != nil {
 				return "", fmt.Errorf("%s: %v", k.AsString(), err)
 			}
@@ -226,7 +233,7 @@ func optionString(v cty.Value) (string, error) {
 		l := []string{}
 		for it := v.ElementIterator(); it.Next(); {
 			_, e := it.Element()
-			s, err := primitiveString(e)
+			s, err := hcleval.Primitive(e)
 			if err != nil {
 				return "", fmt.Errorf("element %d: %v", len(l), err)
 			}

@@ -3,7 +3,6 @@ package resolve
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -20,7 +19,28 @@ import (
 // generator. The result is Finish()ed.
 func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, hcl.Diagnostics) {
 	out := &datagen.Dataset{Name: ds.Name, Seed: 1, TxSize: 500}
+	// The dataset's parts first (its entities' attributes, its histories'
+	// processes, its truths), then its own attributes: each block is read
+	// once, top-down.
 	var diags hcl.Diagnostics
+	attrs := make([][]datagen.Attr, len(ds.Entities))
+	for i, e := range ds.Entities {
+		for _, a := range e.Attrs {
+			at, d := resolveAttr(a, ctx)
+			diags = append(diags, d...)
+			attrs[i] = append(attrs[i], at)
+		}
+	}
+	hists := make([]datagen.History, len(ds.History))
+	for i, h := range ds.History {
+		hists[i] = datagen.History{Name: h.Name, Files: 1}
+		diags = append(diags, resolveProcess(h, ctx, &hists[i])...)
+	}
+	for _, t := range ds.Truth {
+		td, d := resolveTruth(t, ctx)
+		diags = append(diags, d...)
+		out.Truth = append(out.Truth, td)
+	}
 	if ds.Seed != nil {
 		n, d := hcleval.Int(ds.Seed, ctx, "seed")
 		diags = append(diags, d...)
@@ -37,8 +57,8 @@ func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, h
 		}
 		out.TxSize = int(n)
 	}
-	for _, e := range ds.Entities {
-		ent := datagen.Entity{Name: e.Name}
+	for i, e := range ds.Entities {
+		ent := datagen.Entity{Name: e.Name, Attrs: attrs[i]}
 		if e.Parent != nil && e.PerParent != nil {
 			var d hcl.Diagnostics
 			ent.Parent, d = hcleval.String(e.Parent, ctx, "parent")
@@ -61,15 +81,10 @@ func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, h
 			}
 			ent.Count = n
 		}
-		for _, a := range e.Attrs {
-			at, d := resolveAttr(a, ctx)
-			diags = append(diags, d...)
-			ent.Attrs = append(ent.Attrs, at)
-		}
 		out.Entities = append(out.Entities, ent)
 	}
-	for _, h := range ds.History {
-		hist := datagen.History{Name: h.Name, Files: 1}
+	for i, h := range ds.History {
+		hist := &hists[i]
 		var d hcl.Diagnostics
 		hist.Entity, d = hcleval.String(h.Entity, ctx, "entity")
 		diags = append(diags, d...)
@@ -82,7 +97,6 @@ func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, h
 				diags = append(diags, hcleval.AttrError(h.Fraction, "Invalid fraction", "fraction must be in (0, 1]."))
 			}
 		}
-		diags = append(diags, resolveProcess(h, ctx, &hist)...)
 		if h.Files != nil {
 			n, d := hcleval.Int(h.Files, ctx, "files")
 			diags = append(diags, d...)
@@ -91,7 +105,7 @@ func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, h
 			}
 			hist.Files = int(n)
 		}
-		out.History = append(out.History, hist)
+		out.History = append(out.History, *hist)
 	}
 	for _, m := range ds.Marks {
 		mk := datagen.Mark{Name: m.Name}
@@ -103,11 +117,6 @@ func Dataset(ds *config.DatasetBlock, ctx *hcl.EvalContext) (*datagen.Dataset, h
 		}
 		diags = append(diags, d...)
 		out.Marks = append(out.Marks, mk)
-	}
-	for _, t := range ds.Truth {
-		td, d := resolveTruth(t, ctx)
-		diags = append(diags, d...)
-		out.Truth = append(out.Truth, td)
 	}
 	if diags.HasErrors() {
 		return out, diags
@@ -331,7 +340,7 @@ func resolveProcess(h *config.HistoryBlock, ctx *hcl.EvalContext, hist *datagen.
 		}
 	}
 	if h.States != nil {
-		l, d := primitiveList(h.States, ctx, "states")
+		l, d := hcleval.PrimitiveList(h.States, ctx, "states")
 		diags = append(diags, d...)
 		hist.States = l
 	}
@@ -385,31 +394,25 @@ func resolveProcess(h *config.HistoryBlock, ctx *hcl.EvalContext, hist *datagen.
 	return diags
 }
 
-// primitiveList evaluates a list of strings, numbers or bools as
-// text datagen parses.
-func primitiveList(e hcl.Expression, ctx *hcl.EvalContext, what string) ([]string, hcl.Diagnostics) {
-	v, diags := e.Value(ctx)
-	if diags.HasErrors() {
-		return nil, diags
-	}
-	if !v.IsKnown() || v.IsNull() || !v.CanIterateElements() || v.Type().IsMapType() || v.Type().IsObjectType() {
-		return nil, append(diags, hcleval.AttrError(e, "Incorrect attribute value type", what+" must be a list."))
-	}
-	var out []string
-	for it := v.ElementIterator(); it.Next(); {
-		_, ev := it.Element()
-		s, err := primitiveString(ev)
-		if err != nil {
-			return nil, append(diags, hcleval.AttrError(e, "Incorrect attribute value type", what+": "+err.Error()))
-		}
-		out = append(out, s)
-	}
-	return out, diags
-}
-
 func resolveTruth(t *config.TruthBlock, ctx *hcl.EvalContext) (datagen.TruthDecl, hcl.Diagnostics) {
 	td := datagen.TruthDecl{Name: t.Name}
 	var diags hcl.Diagnostics
+	var kinds []string
+	for _, k := range truthKinds {
+		if _, ok := t.Attrs[k]; ok {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) != 1 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid truth",
+			Detail:  fmt.Sprintf("truth %q must set exactly one of %s (it sets %v).", t.Name, strings.Join(truthKinds, ", "), kinds),
+			Subject: t.DeclRange.Ptr()})
+		return td, diags
+	}
+	kind := kinds[0]
+	if kind != "sample" && kind != "changed" {
+		td.Where = filters(t, ctx, &diags) // the truth's blocks before its attributes
+	}
 	str := func(n string) string {
 		a, ok := t.Attrs[n]
 		if !ok {
@@ -428,19 +431,6 @@ func resolveTruth(t *config.TruthBlock, ctx *hcl.EvalContext) (datagen.TruthDecl
 		diags = append(diags, d...)
 		return l
 	}
-	var kinds []string
-	for _, k := range truthKinds {
-		if _, ok := t.Attrs[k]; ok {
-			kinds = append(kinds, k)
-		}
-	}
-	if len(kinds) != 1 {
-		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid truth",
-			Detail:  fmt.Sprintf("truth %q must set exactly one of %s (it sets %v).", t.Name, strings.Join(truthKinds, ", "), kinds),
-			Subject: t.DeclRange.Ptr()})
-		return td, diags
-	}
-	kind := kinds[0]
 	allowed := map[string][]string{
 		"count_by": {"count_by"},
 		"count":    {"count"},
@@ -466,13 +456,10 @@ func resolveTruth(t *config.TruthBlock, ctx *hcl.EvalContext) (datagen.TruthDecl
 	switch kind {
 	case "count_by":
 		td.Kind, td.Attr = datagen.TruthCountBy, str("count_by")
-		td.Where = filters(t, ctx, &diags)
 	case "sum", "avg", "min", "max":
 		td.Kind, td.Attr, td.By = datagen.TruthKind(kind), str(kind), str("by")
-		td.Where = filters(t, ctx, &diags)
 	case "count":
 		td.Kind, td.Entity = datagen.TruthCount, str("count")
-		td.Where = filters(t, ctx, &diags)
 	case "sample":
 		td.Entity, td.Attrs, td.AsOf, td.Key = str("sample"), list("attrs"), str("as_of"), str("key")
 		td.Kind = datagen.TruthSample
@@ -497,84 +484,59 @@ func resolveTruth(t *config.TruthBlock, ctx *hcl.EvalContext) (datagen.TruthDecl
 	return td, diags
 }
 
-// filters decodes a truth's where and or blocks.
+// filters decodes a truth's where and or blocks: an or block's where
+// blocks are decoded as a where block is, in one pass over the blocks.
 func filters(t *config.TruthBlock, ctx *hcl.EvalContext, diags *hcl.Diagnostics) []datagen.Filter {
 	var out []datagen.Filter
 	for _, w := range t.Where {
-		if w.Type == "or" {
+		subs, or := []*hcl.Block{w}, w.Type == "or"
+		var orErr bool
+		if or {
 			c, d := config.OrContent(w)
 			*diags = append(*diags, d...)
-			f := datagen.Filter{Op: "or"}
-			for _, sub := range c.Blocks {
-				if sf, ok := decodeWhere(sub, ctx, diags); ok {
-					f.Any = append(f.Any, sf)
+			subs, orErr = c.Blocks, d.HasErrors()
+		}
+		var got []datagen.Filter
+		for _, sub := range subs {
+			c, d := config.WhereContent(sub)
+			*diags = append(*diags, d...)
+			if d.HasErrors() {
+				continue
+			}
+			f := datagen.Filter{}
+			f.Attr, d = hcleval.String(c.Attributes["attr"].Expr, ctx, "attr")
+			*diags = append(*diags, d...)
+			op, d := hcleval.String(c.Attributes["op"].Expr, ctx, "op")
+			*diags = append(*diags, d...)
+			f.Op = whereOps[op]
+			if f.Op == "" && !d.HasErrors() {
+				*diags = append(*diags, hcleval.AttrError(c.Attributes["op"].Expr, "Unknown operator", fmt.Sprintf("op %q: use =, !=, <, <=, >, >=, between or in.", op)))
+			}
+			ve := c.Attributes["value"].Expr
+			if f.Op == "between" || f.Op == "in" {
+				f.Values, d = hcleval.PrimitiveList(ve, ctx, "value")
+				*diags = append(*diags, d...)
+			} else if v, d := ve.Value(ctx); d.HasErrors() {
+				*diags = append(*diags, d...)
+			} else {
+				*diags = append(*diags, d...)
+				s, err := hcleval.Primitive(v)
+				if err != nil {
+					*diags = append(*diags, hcleval.AttrError(ve, "Invalid filter value", err.Error()))
 				}
+				f.Value = s
 			}
-			if len(c.Blocks) < 2 && !d.HasErrors() {
-				*diags = append(*diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid or block",
-					Detail: "An or block holds at least two where blocks, of which one must hold.", Subject: w.DefRange.Ptr()})
-			}
-			out = append(out, f)
+			got = append(got, f)
+		}
+		if !or {
+			out = append(out, got...)
 			continue
 		}
-		if f, ok := decodeWhere(w, ctx, diags); ok {
-			out = append(out, f)
+		if len(subs) < 2 && !orErr {
+			*diags = append(*diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid or block",
+				Detail: "An or block holds at least two where blocks, of which one must hold.", Subject: w.DefRange.Ptr()})
 		}
+		out = append(out, datagen.Filter{Op: "or", Any: got})
 	}
 	return out
-}
-
-func decodeWhere(w *hcl.Block, ctx *hcl.EvalContext, diags *hcl.Diagnostics) (datagen.Filter, bool) {
-	c, d := config.WhereContent(w)
-	*diags = append(*diags, d...)
-	if d.HasErrors() {
-		return datagen.Filter{}, false
-	}
-	f := datagen.Filter{}
-	f.Attr, d = hcleval.String(c.Attributes["attr"].Expr, ctx, "attr")
-	*diags = append(*diags, d...)
-	op, d := hcleval.String(c.Attributes["op"].Expr, ctx, "op")
-	*diags = append(*diags, d...)
-	f.Op = whereOps[op]
-	if f.Op == "" && !d.HasErrors() {
-		*diags = append(*diags, hcleval.AttrError(c.Attributes["op"].Expr, "Unknown operator", fmt.Sprintf("op %q: use =, !=, <, <=, >, >=, between or in.", op)))
-	}
-	ve := c.Attributes["value"].Expr
-	if f.Op == "between" || f.Op == "in" {
-		l, d := primitiveList(ve, ctx, "value")
-		*diags = append(*diags, d...)
-		f.Values = l
-		return f, true
-	}
-	v, d := ve.Value(ctx)
-	*diags = append(*diags, d...)
-	if !d.HasErrors() {
-		s, err := primitiveString(v)
-		if err != nil {
-			*diags = append(*diags, hcleval.AttrError(ve, "Invalid filter value", err.Error()))
-		}
-		f.Value = s
-	}
-	return f, true
-}
-
-// primitiveString renders a string, number or bool as datagen parses it.
-func primitiveString(v cty.Value) (string, error) {
-	if v.IsNull() || !v.IsKnown() {
-		return "", fmt.Errorf("the value must be known and not null")
-	}
-	switch v.Type() {
-	case cty.String:
-		return v.AsString(), nil
-	case cty.Number:
-		f := hcleval.Float(v)
-		if f == math.Trunc(f) && math.Abs(f) < 1e18 {
-			return fmt.Sprintf("%d", int64(f)), nil
-		}
-		return v.AsBigFloat().Text('g', -1), nil
-	case cty.Bool:
-		s, _ := convert.Convert(v, cty.String)
-		return s.AsString(), nil
-	}
-	return "", fmt.Errorf("want a string, number or bool, got %s", v.Type().FriendlyName())
 }

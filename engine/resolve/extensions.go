@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,27 +42,20 @@ func resolveSession(b *config.BackendBlock, ctx *hcl.EvalContext, bc *CellBacken
 		s, d := hcleval.String(e, ctx, "explain")
 		diags = append(diags, d...)
 		if !d.HasErrors() {
-			diags = append(diags, checkExplain(e, s)...)
+			// The statement must bind :q, the query's text, which is what
+			// it explains.
+			b, err := sqltext.Bind(s, func(int) string { return "?" })
+			switch {
+			case err != nil:
+				diags = append(diags, hcleval.AttrError(e, "Invalid explain statement", err.Error()+"."))
+			case !slices.Contains(b.Names, ExplainQueryParam):
+				diags = append(diags, hcleval.AttrError(e, "Invalid explain statement",
+					"The explain statement must bind :"+ExplainQueryParam+", the text of the query it explains (for example \"SELECT mentat_explain(:q)\")."))
+			}
 			bc.Explain = s
 		}
 	}
 	return diags
-}
-
-// checkExplain refuses an explain statement that does not name :q, the
-// query's text, which is what it explains.
-func checkExplain(e hcl.Expression, s string) hcl.Diagnostics {
-	b, err := sqltext.Bind(s, func(int) string { return "?" })
-	if err != nil {
-		return hcl.Diagnostics{hcleval.AttrError(e, "Invalid explain statement", err.Error()+".")}
-	}
-	for _, n := range b.Names {
-		if n == ExplainQueryParam {
-			return nil
-		}
-	}
-	return hcl.Diagnostics{hcleval.AttrError(e, "Invalid explain statement",
-		"The explain statement must bind :"+ExplainQueryParam+", the text of the query it explains (for example \"SELECT mentat_explain(:q)\").")}
 }
 
 // ExplainQueryParam is the parameter of a backend's explain statement
@@ -119,7 +113,7 @@ func extensionList(e hcl.Expression, ctx *hcl.EvalContext) ([]drivers.Extension,
 				if fv.IsNull() {
 					continue
 				}
-				s, err := primitiveString(fv)
+				s, err := hcleval.Primitive(fv)
 				if err != nil {
 					return nil, bad(fmt.Sprintf("extensions[%d].%s: %s.", i, k, err))
 				}

@@ -2,7 +2,6 @@ package resolve
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
@@ -36,12 +35,4 @@ func OpNames(s *config.Spec, scenario string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// knownOp reports whether op is one of names, or a phase of one (an
-// open-loop phase is written op@rate: read@500).
-func knownOp(op string, names []string) bool {
-	base, _, _ := strings.Cut(op, "@")
-	i := sort.SearchStrings(names, base)
-	return i < len(names) && names[i] == base
 }

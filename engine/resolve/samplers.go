@@ -2,10 +2,12 @@ package resolve
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/hcleval"
+	"github.com/mentat-spec/mentat-spec/engine/redact"
 )
 
 // Sampler is a sampler evaluated against var.* and local.*.
@@ -21,18 +23,15 @@ type Sampler struct {
 	Scenarios []string // nil: the scenarios whose kind is sampled
 }
 
-// Samplers evaluates the spec's samplers.
+// Samplers evaluates the spec's samplers, reading the spec top-down: the
+// names a sampler may use first, then each block's attributes, checked
+// as plain values.
 func Samplers(s *config.Spec) ([]Sampler, hcl.Diagnostics) {
+	names := declaredNames(s)
 	ctx := s.TopContext()
+	blocks, diags := unique("sampler", s.Samplers, func(b *config.SamplerBlock) (string, hcl.Range) { return b.Name, b.DeclRange })
 	var out []Sampler
-	var diags hcl.Diagnostics
-	seen := map[string]hcl.Range{}
-	for _, b := range s.Samplers {
-		if prev, ok := seen[b.Name]; ok {
-			diags = append(diags, config.DuplicateDiag("sampler", b.Name, b.DeclRange, prev))
-			continue
-		}
-		seen[b.Name] = b.DeclRange
+	for _, b := range blocks {
 		v := Sampler{Name: b.Name, EveryS: 10}
 		a := b.Content.Attributes
 		k, d := hcleval.String(a["kind"].Expr, ctx, "kind")
@@ -74,8 +73,8 @@ func Samplers(s *config.Spec) ([]Sampler, hcl.Diagnostics) {
 				l, d := hcleval.StringList(e.Expr, ctx, n)
 				diags = append(diags, d...)
 				*lists[n] = l
-				if n == "command" {
-					diags = append(diags, sensitiveArgv(e.Expr, n, l)...)
+				if i := slices.IndexFunc(l, redact.Contains); n == "command" && i >= 0 {
+					diags = append(diags, hcleval.AttrError(e.Expr, sensitiveArgvSummary, fmt.Sprintf(sensitiveArgvFormat, n, i+1, config.EnvVarPrefix, config.EnvVarPrefix)))
 				}
 				if l == nil {
 					*lists[n] = []string{}
@@ -83,12 +82,12 @@ func Samplers(s *config.Spec) ([]Sampler, hcl.Diagnostics) {
 			}
 		}
 		for _, n := range v.Backends {
-			if s.Backend(n) == nil {
+			if !slices.Contains(names["backend"], n) {
 				diags = append(diags, hcleval.AttrError(a["backends"].Expr, "Unknown backend", fmt.Sprintf("No backend %q is declared.", n)))
 			}
 		}
 		for _, n := range v.Scenarios {
-			if s.Scenario(n) == nil {
+			if !slices.Contains(names["scenario"], n) {
 				diags = append(diags, hcleval.AttrError(a["scenarios"].Expr, "Unknown scenario", fmt.Sprintf("No scenario %q is declared.", n)))
 			}
 		}

@@ -3,6 +3,7 @@ package resolve
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -31,38 +32,21 @@ var thresholdLimits = []struct {
 // Thresholds evaluates the spec's thresholds against var.* and
 // local.*. A scenario, backend or scale a threshold names must be
 // declared, and every threshold sets at least one limit: a gate that can
-// never close is a mistake at its line, not a pass.
+// never close is a mistake at its line, not a pass. It reads the spec
+// top-down: the names a threshold may use first, then each block's
+// attributes into a threshold.Spec, checked as plain values.
 func Thresholds(s *config.Spec) ([]threshold.Spec, hcl.Diagnostics) {
+	names, ops := declaredNames(s), opsByScenario(s)
 	ctx := s.TopContext()
+	blocks, diags := unique("threshold", s.Thresholds, func(b *config.ThresholdBlock) (string, hcl.Range) { return b.Name, b.DeclRange })
 	var out []threshold.Spec
-	var diags hcl.Diagnostics
-	seen := map[string]hcl.Range{}
-	var ops []string // the ops the threshold may name, once its scenario is known
-	for _, b := range s.Thresholds {
-		if prev, ok := seen[b.Name]; ok {
-			diags = append(diags, config.DuplicateDiag("threshold", b.Name, b.DeclRange, prev))
-			continue
-		}
-		seen[b.Name] = b.DeclRange
+	for _, b := range blocks {
 		v := threshold.NewSpec(b.Name)
 		a := b.Content.Attributes
 		strs := []struct {
 			name  string
 			field *string
-			known func(string) bool
-		}{
-			{"scenario", &v.Scenario, func(n string) bool { return s.Scenario(n) != nil }},
-			{"backend", &v.Backend, func(n string) bool { return s.Backend(n) != nil }},
-			{"scale", &v.Scale, func(n string) bool { return s.Scale(n) != nil }},
-			{"op", &v.Op, func(n string) bool {
-				sc := v.Scenario
-				if s.Scenario(sc) == nil {
-					sc = "" // unset or unknown (reported): every scenario's ops
-				}
-				ops = OpNames(s, sc)
-				return knownOp(n, ops)
-			}},
-		}
+		}{{"scenario", &v.Scenario}, {"backend", &v.Backend}, {"scale", &v.Scale}, {"op", &v.Op}}
 		for _, f := range strs {
 			e := a[f.name]
 			if e == nil {
@@ -73,8 +57,23 @@ func Thresholds(s *config.Spec) ([]threshold.Spec, hcl.Diagnostics) {
 			if d.HasErrors() {
 				continue
 			}
-			if f.known != nil && !f.known(str) {
-				diags = append(diags, hcleval.AttrError(e.Expr, "Unknown "+f.name, unknownName(s, f.name, str, ops)))
+			known := names[f.name]
+			if f.name == "op" {
+				// The ops of the threshold's scenario; unset or unknown
+				// (reported): every scenario's ops.
+				known = ops[""]
+				if o, ok := ops[v.Scenario]; ok && v.Scenario != "" {
+					known = o
+				}
+			}
+			detail := fmt.Sprintf("No %s %q is declared.", f.name, str)
+			base := str
+			if f.name == "op" {
+				base, _, _ = strings.Cut(str, "@") // an open-loop phase is written op@rate: read@500
+				detail = fmt.Sprintf("No row of the spec has op %q: a threshold matching nothing would gate nothing.", str)
+			}
+			if !slices.Contains(known, base) {
+				diags = append(diags, hcleval.AttrError(e.Expr, "Unknown "+f.name, detail+suggest.Hint(str, known, f.name+"s")))
 			}
 			*f.field = str
 		}
@@ -121,32 +120,12 @@ func Thresholds(s *config.Spec) ([]threshold.Spec, hcl.Diagnostics) {
 	return out, diags
 }
 
-// unknownName is the detail of a threshold naming what the spec does not
-// declare: the name meant when one is near, else the names there are.
-func unknownName(s *config.Spec, what, name string, ops []string) string {
-	var names []string
-	switch what {
-	case "scenario":
-		for _, b := range s.Scenarios {
-			names = append(names, b.Name)
-		}
-	case "backend":
-		for _, b := range s.Backends {
-			names = append(names, b.Name)
-		}
-	case "scale":
-		for _, b := range s.Scales {
-			names = append(names, b.Name)
-		}
-	case "op":
-		names = ops
+// opsByScenario is the ops a threshold may name: those of each scenario,
+// and under "" those of every scenario.
+func opsByScenario(s *config.Spec) map[string][]string {
+	ops := map[string][]string{"": OpNames(s, "")}
+	for _, b := range s.Scenarios {
+		ops[b.Name] = OpNames(s, b.Name)
 	}
-	detail := fmt.Sprintf("No %s %q is declared.", what, name)
-	if what == "op" {
-		detail = fmt.Sprintf("No row of the spec has op %q: a threshold matching nothing would gate nothing.", name)
-	}
-	if m := suggest.DidYouMean(name, names); m != "" {
-		return detail + m
-	}
-	return detail + " The " + what + "s are: " + strings.Join(names, ", ") + "."
+	return ops
 }

@@ -30,6 +30,15 @@ func DidYouMean(name string, candidates []string) string {
 	return ""
 }
 
+// Hint is DidYouMean when a candidate is near, else ` The <plural> are:
+// a, b.` naming them all.
+func Hint(name string, candidates []string, plural string) string {
+	if m := DidYouMean(name, candidates); m != "" {
+		return m
+	}
+	return " The " + plural + " are: " + strings.Join(candidates, ", ") + "."
+}
+
 // EditDistance is the Levenshtein distance of a and b, with a swap of two
 // neighbours counting one (aply, apyl: apply).
 func EditDistance(a, b string) int {

@@ -26,3 +26,21 @@ func TestClosest(t *testing.T) {
 		t.Errorf("DidYouMean = %q", got)
 	}
 }
+
+// TestHint: the near name when there is one, else every name.
+func TestHint(t *testing.T) {
+	tests := []struct {
+		name  string
+		cands []string
+		want  string
+	}{
+		{"sqlit", []string{"sqlite", "duckdb"}, ` Did you mean "sqlite"?`},
+		{"oracle", []string{"sqlite", "duckdb"}, " The backends are: sqlite, duckdb."},
+		{"x", nil, " The backends are: ."},
+	}
+	for _, tt := range tests {
+		if got := Hint(tt.name, tt.cands, "backends"); got != tt.want {
+			t.Errorf("Hint(%q, %q) = %q, want %q", tt.name, tt.cands, got, tt.want)
+		}
+	}
+}
