@@ -108,15 +108,26 @@ func TestChangePointWhy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cs := a.Changes()
-			if len(cs) == 0 {
-				t.Fatal("no change point where the index was dropped")
-			}
-			for _, c := range cs {
-				t.Logf("%s at %s: %s", c.Series.Key, c.Run.Name, c.WhySay())
-				if !c.WhyKept || len(c.Why) == 0 || !strings.HasPrefix(c.Why[0], "plan changed (q1)") || !strings.Contains(c.Why[0], "cur_text_avet") {
-					t.Errorf("%s: why %q, want first the plan that lost cur_text_avet", c.Series.Key, c.Why)
+			// A step where the index went (the sixth run) names the plan
+			// first; a step elsewhere (a busy machine's p99 can make one
+			// at this p) must not blame the plan, which did not change.
+			atDrop, dropRun := 0, ""
+			for _, c := range a.Changes() {
+				t.Logf("%s at run %d: %s", c.Series.Key, c.Index, c.WhySay())
+				planFirst := c.WhyKept && len(c.Why) > 0 && strings.HasPrefix(c.Why[0], "plan changed (q1)") && strings.Contains(c.Why[0], "cur_text_avet")
+				switch {
+				case c.Index == 5:
+					atDrop++
+					dropRun = c.Run.ID
+					if !planFirst {
+						t.Errorf("%s: why %q, want first the plan that lost cur_text_avet", c.Series.Key, c.Why)
+					}
+				case planFirst || strings.Contains(strings.Join(c.Why, "|"), "plan changed"):
+					t.Errorf("%s at run %d: why %q blames the plan away from where it changed", c.Series.Key, c.Index, c.Why)
 				}
+			}
+			if atDrop == 0 {
+				t.Fatal("no change point where the index was dropped")
 			}
 			var md strings.Builder
 			if err := a.Markdown(&md); err != nil {
@@ -125,7 +136,7 @@ func TestChangePointWhy(t *testing.T) {
 			if !strings.Contains(md.String(), "1. plan changed (q1)") {
 				t.Errorf("the markdown lacks the why:\n%s", md.String())
 			}
-			v := a.Check(cs[0].Run.ID)
+			v := a.Check(dropRun)
 			var b strings.Builder
 			if err := v.Write(&b); err != nil {
 				t.Fatal(err)
@@ -149,11 +160,17 @@ func TestChangePointWhy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := a.Changes()
-	if len(cs) == 0 {
-		t.Fatal("the copy has no change point")
+	found := false
+	for _, c := range a.Changes() {
+		if c.Index != 5 {
+			continue
+		}
+		found = true
+		if why := c.WhySay(); !strings.HasPrefix(why, "1. plan changed (q1)") {
+			t.Errorf("the copy's change point: why %q, want the plan first", why)
+		}
 	}
-	if why := cs[0].WhySay(); !strings.HasPrefix(why, "1. plan changed (q1)") {
-		t.Errorf("the copy's change point: why %q, want the plan first", why)
+	if !found {
+		t.Fatal("the copy has no change point where the index was dropped")
 	}
 }
