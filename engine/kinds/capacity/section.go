@@ -43,7 +43,7 @@ func writeMarkdown(b *bytes.Buffer, r *results.Run) {
 }
 
 // whyIntro introduces the breaking points' reasons.
-const whyIntro = "Why each search broke where it did: the first probe past the capacity against the last within it, what moved between them (" + CapacityProbesFile + "), then the database's evidence over the whole search, which is one point (its counters and wait events are the search's, not each probe's).\n\n"
+const whyIntro = "Why each search broke where it did: the first probe past the capacity against the last within it, what moved between them (" + CapacityProbesFile + "), then what the database said during the one against the other (its wait events, blocks read and hit, execution, planning and round trip, rows; ranked as compare ranks two runs; every fact in " + CapacityEvidenceFile + ").\n\n"
 
 func writeHTML(p report.HTMLPage, r *results.Run) {
 	c := Of(r)

@@ -60,8 +60,8 @@ scenario "hot_capacity" {
 
 // A capacity's breaking point on PostgreSQL: summary.md's section says
 // what moved between the last probe within the capacity and the first
-// past it, and the lock waits over the search; the run's log says what
-// moved where the search ends.
+// past it, and the lock waits during the one past it against the one
+// within it, from each probe's own evidence; the run's log says it too.
 func TestCapacityBreakingPointWhy(t *testing.T) {
 	dsn := os.Getenv("MENTAT_SPEC_PG_DSN")
 	if dsn == "" {
@@ -116,12 +116,24 @@ func TestCapacityBreakingPointWhy(t *testing.T) {
 	if !strings.Contains(why, "| 1 | broke ") {
 		t.Errorf("the why lacks the bound broken first")
 	}
+	// The lock waits come from the two probes' own evidence, not the
+	// whole search's.
 	locks := false
 	for _, l := range strings.Split(why, "\n") {
-		locks = locks || strings.Contains(l, "over the whole search: wait events") && strings.Contains(l, "Lock:")
+		if strings.Contains(l, "over the whole search") {
+			t.Errorf("the why falls back on the whole search's evidence: %s", l)
+		}
+		locks = locks || strings.Contains(l, "wait events") && strings.Contains(l, "Lock:")
 	}
 	if !locks {
-		t.Errorf("the why lacks the lock waits over the search")
+		t.Errorf("the why lacks the lock waits of the probe past the capacity")
+	}
+	if text := log.String(); !strings.Contains(text, "Lock:") {
+		t.Errorf("the run's log lacks the lock waits where the search broke:\n%s", text)
+	}
+	ev, err := os.ReadFile(filepath.Join(out, "logs", "capacity-evidence.csv"))
+	if err != nil || !strings.Contains(string(ev), ",split,,server_exec_ms,") {
+		t.Errorf("logs/capacity-evidence.csv lacks the probes' splits (%v):\n%s", err, ev)
 	}
 }
 
