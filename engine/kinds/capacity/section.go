@@ -113,7 +113,8 @@ func knee(probes []CapacityProbeRow) float64 {
 func probesOf(all []CapacityProbeRow, c CapacityRow) []CapacityProbeRow {
 	var out []CapacityProbeRow
 	for _, p := range all {
-		if p.Scenario == c.Scenario && p.Backend == c.Backend && p.Scale == c.Scale && p.Op == c.Op && p.Clients == c.Clients {
+		// A clients search's probes are at their own client counts.
+		if p.Scenario == c.Scenario && p.Backend == c.Backend && p.Scale == c.Scale && p.Op == c.Op && (p.Clients == c.Clients || c.Unit == UnitClients) {
 			out = append(out, p)
 		}
 	}
