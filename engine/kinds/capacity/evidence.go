@@ -71,7 +71,39 @@ func ReadProbeEvidence(dir string) ([]ProbeEvidenceRow, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return out, err
+	return lastAttempt(out), err
+}
+
+// lastAttempt keeps each probe's facts as its last attempt wrote them: a
+// probe's rows are written together, so a later run of its block (a
+// search run again into the same directory) replaces the earlier block
+// whole, without a fact of it the later one lacks.
+func lastAttempt(rows []ProbeEvidenceRow) []ProbeEvidenceRow {
+	type probeKey struct {
+		scenario, backend, scale, op string
+		clients, probe               int
+	}
+	keyOf := func(e ProbeEvidenceRow) probeKey {
+		return probeKey{e.Scenario, e.Backend, e.Scale, e.Op, e.Clients, e.Probe}
+	}
+	block := make([]int, len(rows)) // each row's block: a run of rows of one probe
+	last := map[probeKey]int{}      // each probe's last block
+	for i, e := range rows {
+		if i > 0 {
+			block[i] = block[i-1]
+			if keyOf(rows[i-1]) != keyOf(e) {
+				block[i]++
+			}
+		}
+		last[keyOf(e)] = block[i]
+	}
+	var out []ProbeEvidenceRow
+	for i, e := range rows {
+		if block[i] == last[keyOf(e)] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // splitParts are a split's numbers as the file names them.

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -86,5 +87,50 @@ func TestProbeEvidenceWhy(t *testing.T) {
 				t.Errorf("the log line lacks %q: %s", c.want, line)
 			}
 		})
+	}
+}
+
+// A probe written twice (its search run again into the same directory)
+// reads as its last attempt, whole: a fact only the first attempt had is
+// gone.
+func TestProbeEvidenceLastAttempt(t *testing.T) {
+	base := results.Row{Scenario: "cap", Backend: "sqlite", Scale: "xs"}
+	fact := func(name string, v float64) results.EvidenceRow {
+		return results.EvidenceRow{Source: "sqlite3_stmt_status", Query: "SELECT 1", Name: name, Value: v}
+	}
+	dir := t.TempDir()
+	d, err := results.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attempts := []struct {
+		probe int
+		facts []results.EvidenceRow
+	}{
+		{1, []results.EvidenceRow{fact("calls", 10), fact("sorts", 3)}},
+		{2, []results.EvidenceRow{fact("calls", 20)}},
+		{1, []results.EvidenceRow{fact("calls", 11)}}, // the search again
+		{2, []results.EvidenceRow{fact("calls", 21), fact("vm_steps", 5)}},
+	}
+	for _, a := range attempts {
+		for _, r := range probeEvidenceRows(base, 1, "read", a.probe, kind.Evidence{Facts: a.facts}) {
+			if err := d.Emit(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadProbeEvidence(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%d %s %g", r.Probe, r.Name, r.Value))
+	}
+	if want := "1 calls 11; 2 calls 21; 2 vm_steps 5"; strings.Join(got, "; ") != want {
+		t.Errorf("read %q, want %q", strings.Join(got, "; "), want)
 	}
 }
