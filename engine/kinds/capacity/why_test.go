@@ -189,6 +189,9 @@ func TestCapacityBreakingPointWhy(t *testing.T) {
 	if i := strings.Index(log, "hot_clients: capacity broke between 1 clients and 2 clients: "); i < 0 || !strings.Contains(log[i:], "Lock:") {
 		t.Errorf("the run's log lacks the lock waits where the clients search broke:\n%s", log)
 	}
+	if page, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(page), "wait events (share of active sessions): Lock:") {
+		t.Errorf("report.html lacks the lock waits where the clients search broke (%v)", err)
+	}
 	ev, err := os.ReadFile(filepath.Join(out, "logs", "capacity-evidence.csv"))
 	if err != nil || !strings.Contains(string(ev), "hot_capacity,postgres,xs,2,read,1,split,,server_exec_ms,") ||
 		!strings.Contains(string(ev), "hot_clients,postgres,xs,2,read,2,pg_stat_activity,,wait:Lock:") {
