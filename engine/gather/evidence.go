@@ -77,43 +77,82 @@ func (c *Cell) withEvidence(ctx context.Context, p Point, fn func() error) func(
 		return fn
 	}
 	return func() error {
-		floor := c.roundTripFloor(ctx)
-		var probe drivers.EvidenceProbe
-		var perr error
-		if ec, ok := c.Store().(drivers.EvidenceCollector); ok {
-			probe, perr = ec.StartEvidence(ctx)
-		}
-		c.Tap.start(results.Row{Scenario: p.Scenario, Backend: c.Backend, Scale: c.Scale})
-		cpu0 := evidence.CPU()
-
-		err := fn()
-
-		cpu := evidence.CPU() - cpu0
-		rows := c.Tap.stop()
-		var ev []drivers.Evidence
-		if probe != nil {
-			ev, perr = probe.Stop(context.WithoutCancel(ctx))
-		}
 		key := results.EvidenceRow{Scenario: p.Scenario, Backend: c.Backend, Scale: c.Scale, Point: p.Index + 1, Rep: p.Rep}
-		for _, e := range ev {
-			r := key
-			r.Source, r.Query, r.Name, r.Value, r.Unit = e.Source, e.Query, e.Name, e.Value, e.Unit
+		var rows []results.Row
+		facts, split, err := c.collect(ctx, key, func() error {
+			c.Tap.start(results.Row{Scenario: p.Scenario, Backend: c.Backend, Scale: c.Scale})
+			err := fn()
+			rows = c.Tap.stop()
+			return err
+		}, func() []results.Row { return rows })
+		for _, r := range facts {
 			c.Emit(r)
 		}
-		if perr != nil {
-			// Said on disk, so that a missing instrument reads as such.
-			r := key
-			r.Source, r.Name, r.Query, r.Value, r.Unit = "engine", "unavailable", perr.Error(), results.Unknown, ""
-			c.Emit(r)
-			c.noteOnce(perr.Error())
-		}
-		if len(rows) > 0 {
-			s := evidence.Split(rows, ev, floor, cpu)
-			s.Scenario, s.Backend, s.Scale, s.Point, s.Rep = key.Scenario, key.Backend, key.Scale, key.Point, key.Rep
-			c.Emit(s)
+		if split != nil {
+			c.Emit(*split)
 		}
 		return err
 	}
+}
+
+// Stretch runs fn, a stretch of a point of scenario whose timed calls
+// return their rows, with the database's evidence collected around it,
+// and returns that evidence keyed by the scenario, the cell and point 0
+// (the caller keys its stretches; nothing is written here). With
+// evidence off it only runs fn.
+func (c *Cell) Stretch(ctx context.Context, scenario string, evidenceOn bool, fn func() ([]results.Row, error)) ([]results.EvidenceRow, *results.SplitRow, error) {
+	var rows []results.Row
+	run := func() (err error) {
+		rows, err = fn()
+		return err
+	}
+	if !evidenceOn {
+		return nil, nil, run()
+	}
+	key := results.EvidenceRow{Scenario: scenario, Backend: c.Backend, Scale: c.Scale}
+	return c.collect(ctx, key, run, func() []results.Row { return rows })
+}
+
+// collect runs fn between a start and a stop of the store's evidence
+// collector and returns the facts keyed as key and, when rowsOf gives
+// rows after fn, their latency split; an unavailable instrument is a
+// fact saying so.
+func (c *Cell) collect(ctx context.Context, key results.EvidenceRow, fn func() error, rowsOf func() []results.Row) ([]results.EvidenceRow, *results.SplitRow, error) {
+	floor := c.roundTripFloor(ctx)
+	var probe drivers.EvidenceProbe
+	var perr error
+	if ec, ok := c.Store().(drivers.EvidenceCollector); ok {
+		probe, perr = ec.StartEvidence(ctx)
+	}
+	cpu0 := evidence.CPU()
+
+	err := fn()
+
+	cpu := evidence.CPU() - cpu0
+	var ev []drivers.Evidence
+	if probe != nil {
+		ev, perr = probe.Stop(context.WithoutCancel(ctx))
+	}
+	var facts []results.EvidenceRow
+	for _, e := range ev {
+		r := key
+		r.Source, r.Query, r.Name, r.Value, r.Unit = e.Source, e.Query, e.Name, e.Value, e.Unit
+		facts = append(facts, r)
+	}
+	if perr != nil {
+		// Said on disk, so that a missing instrument reads as such.
+		r := key
+		r.Source, r.Name, r.Query, r.Value, r.Unit = "engine", "unavailable", perr.Error(), results.Unknown, ""
+		facts = append(facts, r)
+		c.noteOnce(perr.Error())
+	}
+	var split *results.SplitRow
+	if rows := rowsOf(); len(rows) > 0 {
+		s := evidence.Split(rows, ev, floor, cpu)
+		s.Scenario, s.Backend, s.Scale, s.Point, s.Rep = key.Scenario, key.Backend, key.Scale, key.Point, key.Rep
+		split = &s
+	}
+	return facts, split, err
 }
 
 // noteOnce logs an unavailable instrument once per cell.

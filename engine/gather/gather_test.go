@@ -2,6 +2,7 @@ package gather
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,5 +88,70 @@ func TestAroundEvidence(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(dir.Path(), results.LogsDir)); len(entries) != 0 {
 		t.Errorf("logs/ holds %d files: no statement statistics to write", len(entries))
+	}
+}
+
+// A stretch of a point (a capacity probe) on a real SQLite store, inside
+// the point's own gathering: its facts and split are handed back, keyed
+// by the scenario and point 0, and nothing of it is emitted; the point's
+// own evidence is still written. Without evidence the stretch only runs,
+// and fn's error comes back either way.
+func TestStretch(t *testing.T) {
+	ctx := context.Background()
+	be := drivertest.Open(t, sqlite.New(), drivers.Config{Backend: "b"})
+	dir, err := results.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	var got []results.Record
+	c := &Cell{Name: "xs/b", Scale: "xs", Backend: "b", Store: func() drivers.Backend { return be }, Dir: dir, Tap: &Tap{},
+		Emit: func(r results.Record) { got = append(got, r) }, Logf: t.Logf, Fail: t.Errorf}
+	calls := func() ([]results.Row, error) {
+		s, err := be.Session(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer s.Close()
+		if err := s.Exec(ctx, "SELECT 1"); err != nil {
+			return nil, err
+		}
+		return []results.Row{{Scenario: "cap", Backend: "b", Scale: "xs", Op: "read", Clients: 1, Count: 1, Throughput: 100}}, nil
+	}
+	var facts []results.EvidenceRow
+	var split *results.SplitRow
+	point := func() error {
+		var err error
+		if facts, split, err = c.Stretch(ctx, "cap", true, calls); err != nil {
+			return err
+		}
+		if len(got) != 0 {
+			t.Errorf("the stretch emitted %d records", len(got))
+		}
+		c.Tap.Observe(results.Raw{Scenario: "cap", Backend: "b", Scale: "xs", Op: "read@capacity", Clients: 1, Count: 1})
+		return nil
+	}
+	if err := c.Around(ctx, Point{Scenario: "cap", Index: 2, Evidence: true}, point); err != nil {
+		t.Fatal(err)
+	}
+	if len(facts) == 0 || facts[0].Scenario != "cap" || facts[0].Point != 0 || facts[0].Source == "engine" {
+		t.Errorf("the stretch's facts: %+v", facts)
+	}
+	if split == nil || split.Scenario != "cap" || split.Point != 0 || split.Calls != 1 || split.ObservedMs != 10 {
+		t.Errorf("the stretch's split: %+v", split)
+	}
+	var pointSplit bool
+	for _, r := range got {
+		if s, ok := r.(results.SplitRow); ok && s.Point == 3 {
+			pointSplit = true
+		}
+	}
+	if !pointSplit {
+		t.Errorf("the point's own split was not written around the stretch: %+v", got)
+	}
+	want := errors.New("probe failed")
+	facts, split, err = c.Stretch(ctx, "cap", false, func() ([]results.Row, error) { return nil, want })
+	if !errors.Is(err, want) || facts != nil || split != nil {
+		t.Errorf("without evidence: %v %v %v", facts, split, err)
 	}
 }

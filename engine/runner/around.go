@@ -8,6 +8,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/gather"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
 // What runs around a point: the statistics and evidence engine/gather
@@ -80,4 +81,12 @@ func (c *cell) analyzePoint(ctx context.Context, sc *plan.Scenario, i int) {
 	if err := c.explainer().Analyze(ctx, sc.Name, i, qs); err != nil {
 		c.run.logf("%s %s: %v", c.name(), sc.Name, err)
 	}
+}
+
+// Stretch implements kind.Stretches: a stretch of the point (a capacity
+// probe) with the database's evidence around it, handed back to the kind
+// that names its stretches.
+func (e *pointEnv) Stretch(ctx context.Context, fn func() ([]results.Row, error)) (kind.Evidence, error) {
+	facts, split, err := e.c.gatherer().Stretch(ctx, e.sc.Name, e.sc.Sampling.Evidence, fn)
+	return kind.Evidence{Facts: facts, Split: split}, err
 }

@@ -326,14 +326,30 @@ func (p *point) Run(ctx context.Context, env kind.Env) error {
 		}
 	}()
 	var measured []measure.Result // per probe, in order
+	var evRows []ProbeEvidenceRow // the database's evidence per probe
 	level := p.search.Level
 	probe := func(ctx context.Context, rate float64) (Observation, error) {
 		t := measure.Timed{Warmup: p.warmup, Duration: p.window(rate), LateBound: p.d.LateBound, Grace: p.grace, Probe: p.grace}
-		res, err := measure.RunTimed(ctx, t, []measure.TimedStream{{Op: st.Op, Rate: rate, Calls: ms.Calls, Ops: ms.Ops, OpCalls: ms.OpCalls}}, nil)
+		var res []measure.Result
+		ev, err := kind.Stretch(ctx, env, func() (_ []results.Row, err error) {
+			res, err = measure.RunTimed(ctx, t, []measure.TimedStream{{Op: st.Op, Rate: rate, Calls: ms.Calls, Ops: ms.Ops, OpCalls: ms.OpCalls}}, nil)
+			if err != nil {
+				return nil, err
+			}
+			// An op at an offered rate: its split has no observed time
+			// per call from the clients' pace.
+			row := results.FromResult(env.Row(), res[0])
+			row.Op = fmt.Sprintf("%s@%g", st.Op, rate)
+			return []results.Row{row}, nil
+		})
 		if err != nil {
 			return Observation{}, err
 		}
 		measured = append(measured, res[0])
+		for _, r := range probeEvidenceRows(env.Row(), p.d.Clients, st.Op, len(measured), ev) {
+			env.Emit(r)
+			evRows = append(evRows, r)
+		}
 		o := Observe(res[0], rate, level.Percentile)
 		env.Logf("capacity probe %d at %g/s: %.1f ops/s, p%g %.3f ms, errors %.2f%%, late %.2f%% %s", len(measured), rate, o.Achieved,
 			level.Percentile, msOf(o.Latency), o.ErrorPct(), o.LatePct(), verdict(level.Judge(o)))
@@ -341,7 +357,7 @@ func (p *point) Run(ctx context.Context, env kind.Env) error {
 	}
 	began := time.Now()
 	out, err := p.search.Run(ctx, probe)
-	p.emit(env, out, measured, began)
+	p.emit(env, out, measured, evRows, began)
 	return err
 }
 
@@ -355,7 +371,7 @@ func verdict(failed []string) string {
 // emit writes the search's probes, its capacity row and the timing row of
 // the probe at the capacity (the highest rate that held; with none, the
 // lowest probed, whose errors the row then shows).
-func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, began time.Time) {
+func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, ev []ProbeEvidenceRow, began time.Time) {
 	if len(out.Probes) == 0 {
 		return
 	}
@@ -387,7 +403,7 @@ func (p *point) emit(env kind.Env, out Outcome, measured []measure.Result, began
 	} else {
 		env.Logf("capacity %.1f %s [%.1f, %.1f] limited by %s after %d probes in %s", out.Capacity, unit, out.Low, out.High, out.LimitedBy,
 			len(out.Probes), out.Elapsed.Round(time.Millisecond))
-		if line := breakLine(capRow, rows); line != "" {
+		if line := breakLine(capRow, rows, ev); line != "" {
 			env.Logf("%s", line)
 		}
 	}
@@ -456,6 +472,7 @@ func (p *point) runClients(ctx context.Context, env kind.Env) error {
 		}
 	}()
 	var measured []measure.Result
+	var evRows []ProbeEvidenceRow
 	lastX := 0.0
 	probe := func(ctx context.Context, level float64) (Observation, error) {
 		n := int(level)
@@ -477,7 +494,14 @@ func (p *point) runClients(ctx context.Context, env kind.Env) error {
 		} else {
 			ts.Calls = pool.Calls[:n]
 		}
-		res, err := measure.RunTimed(ctx, measure.Timed{Warmup: p.warmup, Duration: win, Grace: p.grace, Probe: p.grace}, []measure.TimedStream{ts}, nil)
+		var res []measure.Result
+		ev, err := kind.Stretch(ctx, env, func() (_ []results.Row, err error) {
+			res, err = measure.RunTimed(ctx, measure.Timed{Warmup: p.warmup, Duration: win, Grace: p.grace, Probe: p.grace}, []measure.TimedStream{ts}, nil)
+			if err != nil {
+				return nil, err
+			}
+			return []results.Row{results.FromResult(env.Row(), res[0])}, nil
+		})
 		if err != nil {
 			return Observation{}, err
 		}
@@ -488,6 +512,10 @@ func (p *point) runClients(ctx context.Context, env kind.Env) error {
 			res[0].Errors, res[0].FirstError = int64(n), fmt.Sprintf("no call of %d clients ended within the %s window", n, win)
 		}
 		measured = append(measured, res[0])
+		for _, r := range probeEvidenceRows(env.Row(), n, st.Op, len(measured), ev) {
+			env.Emit(r)
+			evRows = append(evRows, r)
+		}
 		o := Observe(res[0], level, p.search.Level.Percentile)
 		lastX = o.Achieved
 		env.Logf("capacity probe %d at %d clients: %.1f ops/s, p%g %.3f ms, errors %.2f%%", len(measured), n, o.Achieved,
@@ -496,6 +524,6 @@ func (p *point) runClients(ctx context.Context, env kind.Env) error {
 	}
 	began := time.Now()
 	out, err := p.search.Run(ctx, probe)
-	p.emit(env, out, measured, began)
+	p.emit(env, out, measured, evRows, began)
 	return err
 }

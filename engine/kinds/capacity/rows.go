@@ -26,6 +26,8 @@ const OutputName = "capacity"
 type Searches struct {
 	Rows   []CapacityRow      // capacity.csv, the last row of each search
 	Probes []CapacityProbeRow // logs/capacity-probes.csv in file order
+	// Evidence is logs/capacity-evidence.csv: the database's per probe.
+	Evidence []ProbeEvidenceRow
 }
 
 // Of returns the capacity searches of a loaded run, empty when it has none.
@@ -39,7 +41,8 @@ func Of(r *results.Run) *Searches {
 func init() {
 	results.RegisterCSV(CapacityFile, CapacityHeader)
 	results.RegisterCSV(CapacityProbesFile, CapacityProbesHead)
-	results.RegisterOutput(results.Output{Name: OutputName, Files: []string{CapacityFile, CapacityProbesFile}, Read: readSearches, Variant: variant})
+	results.RegisterCSV(CapacityEvidenceFile, CapacityEvidenceHead)
+	results.RegisterOutput(results.Output{Name: OutputName, Files: []string{CapacityFile, CapacityProbesFile, CapacityEvidenceFile}, Read: readSearches, Variant: variant})
 }
 
 func readSearches(dir string) (any, error) {
@@ -51,7 +54,11 @@ func readSearches(dir string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Searches{Rows: rows, Probes: probes}, nil
+	ev, err := ReadProbeEvidence(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Searches{Rows: rows, Probes: probes, Evidence: ev}, nil
 }
 
 // variant is backend's searches renamed label; compare's variants weigh

@@ -43,7 +43,7 @@ func writeMarkdown(b *bytes.Buffer, r *results.Run) {
 }
 
 // whyIntro introduces the breaking points' reasons.
-const whyIntro = "Why each search broke where it did: the first probe past the capacity against the last within it, what moved between them (" + CapacityProbesFile + "), then the database's evidence over the whole search, which is one point (its counters and wait events are the search's, not each probe's).\n\n"
+const whyIntro = "Why each search broke where it did: the first probe past the capacity against the last within it, what moved between them (" + CapacityProbesFile + "), then what the database said during the one against the other (its wait events, blocks read and hit, execution, planning and round trip, rows; ranked as compare ranks two runs; every fact in " + CapacityEvidenceFile + ").\n\n"
 
 func writeHTML(p report.HTMLPage, r *results.Run) {
 	c := Of(r)
@@ -113,7 +113,8 @@ func knee(probes []CapacityProbeRow) float64 {
 func probesOf(all []CapacityProbeRow, c CapacityRow) []CapacityProbeRow {
 	var out []CapacityProbeRow
 	for _, p := range all {
-		if p.Scenario == c.Scenario && p.Backend == c.Backend && p.Scale == c.Scale && p.Op == c.Op && p.Clients == c.Clients {
+		// A clients search's probes are at their own client counts.
+		if p.Scenario == c.Scenario && p.Backend == c.Backend && p.Scale == c.Scale && p.Op == c.Op && (p.Clients == c.Clients || c.Unit == UnitClients) {
 			out = append(out, p)
 		}
 	}

@@ -13,15 +13,17 @@ import (
 // Why a search broke where it did: the first probe past the capacity
 // (the lowest rate, or fewest clients, above it that broke the service
 // level) against the last within it (the highest at or below it that
-// held), what moved between the two from the probes' own rows, then the
-// database's evidence over the whole search. The search is one point of
-// its scenario, so the database's counters and wait events are the
-// search's, not each probe's.
+// held), what moved between the two from the probes' own rows, then
+// what the database said during each of the two probes
+// (logs/capacity-evidence.csv), ranked by evidence.Rank. A run without
+// per-probe evidence (one before it) falls back on the database's
+// evidence over the whole search, which is one point of its scenario.
 
 // breakingPoint is a search's edge as probed.
 type breakingPoint struct {
 	within, past CapacityProbeRow
-	reasons      []string
+	reasons      []string // the probes' own, then the database's ranked
+	recorded     bool     // both probes have the database's evidence
 }
 
 // probeX is where a probe stands on the search's axis: its offered
@@ -35,7 +37,7 @@ func probeX(p CapacityProbeRow, unit string) float64 {
 
 // breakOf finds c's edge among its probes; false when the search never
 // broke past a level that held (or held nowhere).
-func breakOf(c CapacityRow, probes []CapacityProbeRow) (breakingPoint, bool) {
+func breakOf(c CapacityRow, probes []CapacityProbeRow, ev []ProbeEvidenceRow) (breakingPoint, bool) {
 	if math.IsNaN(c.Capacity) {
 		return breakingPoint{}, false
 	}
@@ -53,7 +55,27 @@ func breakOf(c CapacityRow, probes []CapacityProbeRow) (breakingPoint, bool) {
 	if within == nil || past == nil {
 		return breakingPoint{}, false
 	}
-	return breakingPoint{within: *within, past: *past, reasons: probeReasons(*within, *past)}, true
+	bp := breakingPoint{within: *within, past: *past, reasons: probeReasons(*within, *past)}
+	var db []string
+	db, bp.recorded = evidenceReasons(ev, *within, *past)
+	bp.reasons = append(bp.reasons, db...)
+	return bp, true
+}
+
+// evidenceReasons ranks what the database said during the probe past
+// the capacity against the probe within it; recorded is false when
+// either probe has no evidence on record, and a recorded pair where
+// nothing moved says so.
+func evidenceReasons(ev []ProbeEvidenceRow, within, past CapacityProbeRow) (reasons []string, recorded bool) {
+	a, b := probeSide(ev, within), probeSide(ev, past)
+	if len(a.Facts)+len(a.Splits) == 0 || len(b.Facts)+len(b.Splits) == 0 {
+		return nil, false
+	}
+	reasons = evidence.Rank(a, b, "")
+	if len(reasons) == 0 {
+		reasons = []string{"the database's evidence: " + evidence.NoEvidenceMoved}
+	}
+	return reasons, true
 }
 
 // probeReasons are what moved from the probe that held to the one that
@@ -89,11 +111,10 @@ func probeReasons(a, b CapacityProbeRow) []string {
 }
 
 // breakLine says in one line what moved where the search broke, from
-// its probes alone (the database's evidence over the search is written
-// after it, and read by the reports): "" when it never broke past a
-// level that held.
-func breakLine(c CapacityRow, probes []CapacityProbeRow) string {
-	bp, ok := breakOf(c, probes)
+// its probes and the database's evidence during the two: "" when it
+// never broke past a level that held.
+func breakLine(c CapacityRow, probes []CapacityProbeRow, ev []ProbeEvidenceRow) string {
+	bp, ok := breakOf(c, probes, ev)
 	if !ok {
 		return ""
 	}
@@ -113,20 +134,24 @@ func probeAt(p CapacityProbeRow, unit string) string {
 }
 
 // whyBroke lists each search's breaking point of r: a row per reason,
-// ranked, the probes' reasons first, then the search's evidence.
+// ranked, the probes' reasons first, then the database's evidence of
+// the two probes (of the whole search in a run without it).
 func whyBroke(r *results.Run, c *Searches) report.Table {
 	t := report.Table{Head: []string{"backend", "scale", "scenario", "held at", "broke at", "rank", "what moved"},
 		Right: []bool{false, false, false, true, true, true, false}}
 	l := evidence.Of(r)
 	for _, row := range c.Rows {
-		bp, ok := breakOf(row, probesOf(c.Probes, row))
+		bp, ok := breakOf(row, probesOf(c.Probes, row), c.Evidence)
 		if !ok {
 			continue
 		}
 		reasons := bp.reasons
-		if sd, err := evidence.PointSide(l, row.Scenario, row.Backend, row.Scale, 1, r.Dir); err == nil && len(sd.Splits) > 0 {
-			for _, s := range evidence.OwnReasons(sd) {
-				reasons = append(reasons, "over the whole search: "+s)
+		if !bp.recorded {
+			// A run before per-probe evidence: the search's, as one point.
+			if sd, err := evidence.PointSide(l, row.Scenario, row.Backend, row.Scale, 1, r.Dir); err == nil && len(sd.Splits) > 0 {
+				for _, s := range evidence.OwnReasons(sd) {
+					reasons = append(reasons, "over the whole search: "+s)
+				}
 			}
 		}
 		if len(reasons) == 0 {
