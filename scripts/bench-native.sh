@@ -548,9 +548,12 @@ sq_apply=$(m sqlite-engine) dk_apply=$(m duckdb-engine)
 sq_engine=$(gomet BenchmarkLoadSQLite engine-Mdatoms/s) sq_dbsql=$(gomet BenchmarkLoadSQLite database_sql-Mdatoms/s)
 sq_drv=$(gomet BenchmarkLoadSQLite go-sqlite3-Mdatoms/s)
 dk_engine=$(gomet BenchmarkLoadDuckDB engine-Mdatoms/s) dk_copy=$(gomet BenchmarkLoadDuckDB copy-Mdatoms/s)
+# A run of parts that load no dataset (tpcb alone) names no scale.
+what="scale $scale ($datoms datoms)"
+((datoms > 0)) || what="BENCH_PARTS=$parts"
 cat <<EOF
 
-engine vs native, scale $scale ($datoms datoms), medians of $rounds rounds, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)
+engine vs native, $what, medians of $rounds rounds, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)
 EOF
 ((full)) && cat <<EOF
 
