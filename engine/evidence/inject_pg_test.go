@@ -18,6 +18,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/evidence"
 	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/spectest"
 )
 
 // Injected causes on PostgreSQL that need more than a setting of the
@@ -70,7 +71,7 @@ func ownCluster(t *testing.T, sharedBuffers string) (string, []string) {
 		t.Fatal(err)
 	}
 	env := append(os.Environ(), "MENTAT_SPEC_PG_DIR="+dir, "MENTAT_SPEC_PG_SHARED_BUFFERS="+sharedBuffers, "MENTAT_SPEC_PG_MAX_WAL_SIZE=256MB")
-	script := filepath.Join(repoRoot(), "scripts", "pg.sh")
+	script := filepath.Join(spectest.Root(), "scripts", "pg.sh")
 	var stderr bytes.Buffer
 	cmd := exec.Command(script, "up")
 	cmd.Env, cmd.Stderr = env, &stderr
@@ -157,7 +158,7 @@ func TestInjectedColdCache(t *testing.T) {
 	// shared_buffers after the load.
 	oldRun := runScenario(t, "aggregate", nil, ov, pgVars(dsn)...)
 	pgExec(t, dsn, "", "ALTER SYSTEM SET shared_buffers = '1MB'")
-	restart := exec.Command(filepath.Join(repoRoot(), "scripts", "pg.sh"), "restart")
+	restart := exec.Command(filepath.Join(spectest.Root(), "scripts", "pg.sh"), "restart")
 	restart.Env = env
 	if b, err := restart.CombinedOutput(); err != nil {
 		t.Fatalf("pg.sh restart: %v: %s", err, b)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -17,11 +16,9 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/evidence"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
-	"github.com/mentat-spec/mentat-spec/engine/plan"
-	"github.com/mentat-spec/mentat-spec/engine/planbuild"
-	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 	"github.com/mentat-spec/mentat-spec/engine/runner"
+	"github.com/mentat-spec/mentat-spec/engine/spectest"
 )
 
 // Injected causes on real databases: the quickstart's point lookup (q1)
@@ -40,11 +37,6 @@ const quickOverride = `sampling {
 }
 `
 
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
-
 // runQuickstart runs examples/quickstart.hcl's point lookup with the
 // override files (name -> text) and vars into a fresh results directory,
 // and loads it.
@@ -58,7 +50,7 @@ func runQuickstart(t *testing.T, overrides map[string]string, vars ...config.Var
 func runScenario(t testing.TB, scenario string, during func(context.Context), overrides map[string]string, vars ...config.VarArg) *results.Run {
 	t.Helper()
 	dir := t.TempDir()
-	paths := []string{filepath.Join(repoRoot(), "examples", "quickstart.hcl")}
+	paths := []string{filepath.Join(spectest.Root(), "examples", "quickstart.hcl")}
 	if _, ok := overrides["quick_override.hcl"]; !ok {
 		overrides["quick_override.hcl"] = quickOverride
 	}
@@ -73,17 +65,7 @@ func runScenario(t testing.TB, scenario string, during func(context.Context), ov
 	if !slices.ContainsFunc(vars, func(v config.VarArg) bool { return v.Name == "data_dir" }) {
 		vars = append(vars, config.VarArg{Name: "data_dir", Value: filepath.Join(dir, "data")})
 	}
-	spec, diags := config.Load(paths, config.Options{Vars: vars})
-	if !diags.HasErrors() {
-		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
-	}
-	if diags.HasErrors() {
-		t.Fatalf("spec: %s", diags.Error())
-	}
-	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
-	if diags.HasErrors() {
-		t.Fatalf("plan: %s", diags.Error())
-	}
+	p := spectest.Plan(t, paths, vars...)
 	out := filepath.Join(dir, "results")
 	if during != nil {
 		ctx, cancel := context.WithCancel(context.Background())

@@ -1,7 +1,6 @@
 package evidence_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,27 +10,13 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/mentat-spec/mentat-spec/drivers"
 	"github.com/mentat-spec/mentat-spec/engine/browsertest"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/evidence"
-	"github.com/mentat-spec/mentat-spec/engine/plan"
-	"github.com/mentat-spec/mentat-spec/engine/planbuild"
 	"github.com/mentat-spec/mentat-spec/engine/report"
-	"github.com/mentat-spec/mentat-spec/engine/resolve"
 	"github.com/mentat-spec/mentat-spec/engine/results"
-	"github.com/mentat-spec/mentat-spec/engine/runner"
+	"github.com/mentat-spec/mentat-spec/engine/spectest"
 )
-
-// buildPlan is this file's one call of plan.Build.
-func buildPlan(t *testing.T, spec *config.Spec) *plan.Plan {
-	t.Helper()
-	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
-	if diags.HasErrors() {
-		t.Fatalf("plan: %s", diags.Error())
-	}
-	return p
-}
 
 // runGated runs the quickstart with extra spec files (name -> text) and
 // vars, scenarios chosen by the caller, and loads the results; a crossed
@@ -39,31 +24,11 @@ func buildPlan(t *testing.T, spec *config.Spec) *plan.Plan {
 func runGated(t *testing.T, files map[string]string, vars ...config.VarArg) *results.Run {
 	t.Helper()
 	dir := t.TempDir()
-	paths := []string{filepath.Join(repoRoot(), "examples", "quickstart.hcl")}
 	files["quick_override.hcl"] = quickOverride
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
+	paths := append([]string{filepath.Join(spectest.Root(), "examples", "quickstart.hcl")}, spectest.Overrides(t, dir, files)...)
 	vars = append(vars, config.VarArg{Name: "scales", Value: `["xs"]`}, config.VarArg{Name: "data_dir", Value: filepath.Join(dir, "data")})
-	spec, diags := config.Load(paths, config.Options{Vars: vars})
-	if !diags.HasErrors() {
-		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
-	}
-	if diags.HasErrors() {
-		t.Fatalf("spec: %s", diags.Error())
-	}
 	out := filepath.Join(dir, "results")
-	o, err := runner.Run(context.Background(), buildPlan(t, spec), runner.Options{ResultsDir: out, Registry: drivers.Default, Workers: 2})
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	if len(o.Failures) > 0 {
-		t.Fatalf("run failed: %v", o.Failures)
-	}
+	spectest.Run(t, spectest.Plan(t, paths, vars...), out, nil)
 	run, err := results.Load(out)
 	if err != nil {
 		t.Fatal(err)

@@ -8,12 +8,13 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/compare"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/results"
+	"github.com/mentat-spec/mentat-spec/engine/spectest"
 )
 
 // noAvetBackend is a second SQLite backend of the quickstart without the
 // AVET index: the point lookup's plan scans where sqlite's searches.
 func noAvetBackend() string {
-	sql := filepath.Join(repoRoot(), "specs", "mentat", "sql")
+	sql := filepath.Join(spectest.Root(), "specs", "mentat", "sql")
 	return `backend "sqlite_noavet" {
   driver     = "sqlite"
   path       = "${var.data_dir}/noavet-${scale.name}.sqlite"

@@ -1,64 +1,33 @@
 package history_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/mentat-spec/mentat-spec/drivers"
 	_ "github.com/mentat-spec/mentat-spec/drivers/all"
 	"github.com/mentat-spec/mentat-spec/engine/changepoint"
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	"github.com/mentat-spec/mentat-spec/engine/history"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
-	"github.com/mentat-spec/mentat-spec/engine/plan"
-	"github.com/mentat-spec/mentat-spec/engine/planbuild"
-	"github.com/mentat-spec/mentat-spec/engine/resolve"
-	"github.com/mentat-spec/mentat-spec/engine/runner"
+	"github.com/mentat-spec/mentat-spec/engine/spectest"
 )
-
-// buildPlan is this file's one call of plan.Build.
-func buildPlan(t *testing.T, spec *config.Spec) *plan.Plan {
-	t.Helper()
-	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
-	if diags.HasErrors() {
-		t.Fatalf("plan: %s", diags.Error())
-	}
-	return p
-}
 
 // quickRun runs the quickstart's point lookup on SQLite at xs, briefly,
 // with avet saying whether its AVET index is built, into a fresh results
 // directory.
 func quickRun(t *testing.T, avet bool) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
 	dir := t.TempDir()
-	ov := filepath.Join(dir, "quick_override.hcl")
-	if err := os.WriteFile(ov, []byte("sampling {\n  warmup = 1\n  min_s = 0.05\n  min_n = 5\n  max_s = 0.2\n  reps = 3\n}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ov := spectest.Overrides(t, dir, map[string]string{"quick_override.hcl": "sampling {\n  warmup = 1\n  min_s = 0.05\n  min_n = 5\n  max_s = 0.2\n  reps = 3\n}\n"})
 	vars := []config.VarArg{{Name: "scenarios", Value: `["point_lookup"]`}, {Name: "scales", Value: `["xs"]`},
 		{Name: "backends", Value: `["sqlite"]`}, {Name: "data_dir", Value: filepath.Join(dir, "data")}}
 	if !avet {
 		vars = append(vars, config.VarArg{Name: "avet", Value: "false"})
 	}
-	spec, diags := config.Load([]string{filepath.Join(root, "examples", "quickstart.hcl"), ov}, config.Options{Vars: vars})
-	if !diags.HasErrors() {
-		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
-	}
-	if diags.HasErrors() {
-		t.Fatalf("spec: %s", diags.Error())
-	}
 	out := filepath.Join(dir, "results")
-	o, err := runner.Run(context.Background(), buildPlan(t, spec), runner.Options{ResultsDir: out, Registry: drivers.Default, Workers: 2})
-	if err != nil || o.Failed() {
-		t.Fatalf("run: %v %v", err, o.Failures)
-	}
+	spectest.Run(t, spectest.Plan(t, append([]string{filepath.Join(spectest.Root(), "examples", "quickstart.hcl")}, ov...), vars...), out, nil)
 	return out
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -16,21 +15,8 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/config"
 	_ "github.com/mentat-spec/mentat-spec/engine/kinds/all"
 	"github.com/mentat-spec/mentat-spec/engine/kinds/capacity"
-	"github.com/mentat-spec/mentat-spec/engine/plan"
-	"github.com/mentat-spec/mentat-spec/engine/planbuild"
-	"github.com/mentat-spec/mentat-spec/engine/resolve"
-	"github.com/mentat-spec/mentat-spec/engine/runner"
+	"github.com/mentat-spec/mentat-spec/engine/spectest"
 )
-
-// buildPlan is this file's one call of plan.Build.
-func buildPlan(t *testing.T, spec *config.Spec) *plan.Plan {
-	t.Helper()
-	p, diags := planbuild.Build(context.Background(), spec, plan.Drivers(drivers.Default), 2)
-	if diags.HasErrors() {
-		t.Fatalf("plan: %s", diags.Error())
-	}
-	return p
-}
 
 // hotRowCapacity searches the rate two connections sustain when every
 // call updates one row and holds its lock 20 ms: past about 50 calls a
@@ -84,32 +70,13 @@ scenario "hot_clients" {
 // returns the results directory and the run's log.
 func runSpec(t *testing.T, backend string, scenarios string, files map[string]string, vars ...config.VarArg) (string, string) {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..")
 	dir := t.TempDir()
-	paths := []string{filepath.Join(root, "examples", "quickstart.hcl")}
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
+	paths := append([]string{filepath.Join(spectest.Root(), "examples", "quickstart.hcl")}, spectest.Overrides(t, dir, files)...)
 	vars = append(vars, config.VarArg{Name: "scenarios", Value: scenarios}, config.VarArg{Name: "scales", Value: `["xs"]`},
 		config.VarArg{Name: "backends", Value: `["` + backend + `"]`}, config.VarArg{Name: "data_dir", Value: filepath.Join(dir, "data")})
-	spec, diags := config.Load(paths, config.Options{Vars: vars})
-	if !diags.HasErrors() {
-		diags = append(diags, resolve.Validate(spec, plan.Drivers(drivers.Default))...)
-	}
-	if diags.HasErrors() {
-		t.Fatalf("spec: %s", diags.Error())
-	}
 	out := filepath.Join(dir, "results")
 	log := &lockedLog{}
-	o, err := runner.Run(context.Background(), buildPlan(t, spec), runner.Options{ResultsDir: out, Registry: drivers.Default, Workers: 2, Log: log})
-	if err != nil || o.Failed() {
-		t.Fatalf("run: %v %v", err, o.Failures)
-	}
+	spectest.Run(t, spectest.Plan(t, paths, vars...), out, log)
 	return out, log.String()
 }
 
