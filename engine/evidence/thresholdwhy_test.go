@@ -24,7 +24,9 @@ import (
 func runGated(t *testing.T, files map[string]string, vars ...config.VarArg) *results.Run {
 	t.Helper()
 	dir := t.TempDir()
-	files["quick_override.hcl"] = quickOverride
+	if _, ok := files["quick_override.hcl"]; !ok {
+		files["quick_override.hcl"] = quickOverride
+	}
 	paths := append([]string{filepath.Join(spectest.Root(), "examples", "quickstart.hcl")}, spectest.Overrides(t, dir, files)...)
 	vars = append(vars, config.VarArg{Name: "scales", Value: `["xs"]`}, config.VarArg{Name: "data_dir", Value: filepath.Join(dir, "data")})
 	out := filepath.Join(dir, "results")
@@ -107,7 +109,10 @@ func TestThresholdWhyLockWaits(t *testing.T) {
 	db := fmt.Sprintf("mentat_whythr_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9)
 	t.Cleanup(func() { dropPG(t, dsn, db) })
 	run := runGated(t, map[string]string{
-		"pg_override.hcl": "backend \"postgres\" {\n  database = \"" + db + "\"\n}\n",
+		// Points of a second and more: the wait sampler's 200 ms then
+		// takes enough samples of each for its shares to mean something.
+		"quick_override.hcl": "sampling {\n  warmup  = 1\n  min_s   = 1\n  min_n   = 5\n  max_s   = 1.5\n  reps    = 1\n  probe_s = 20\n}\n",
+		"pg_override.hcl":    "backend \"postgres\" {\n  database = \"" + db + "\"\n}\n",
 		"hot.hcl": `query "hot_row" {
   sql = "WITH u AS (UPDATE attrs SET ident = ident WHERE a = (SELECT min(a) FROM attrs) RETURNING a) SELECT pg_sleep(0.05), a FROM u"
 }
