@@ -87,6 +87,9 @@ func workspace(t *testing.T, example string) string {
 	t.Helper()
 	root, tmp := repoRoot(t), t.TempDir()
 	copyTree(t, filepath.Join(root, "specs", "mentat"), filepath.Join(tmp, "specs", "mentat"))
+	// spec_home() is the copy's specs/: the adapter backend's program is
+	// found beside it, as in a checkout.
+	copyTree(t, filepath.Join(root, "examples", "adapters"), filepath.Join(tmp, "examples", "adapters"))
 	src := filepath.Join(root, "examples", example)
 	if fi, err := os.Stat(src); err == nil && fi.IsDir() {
 		copyTree(t, src, filepath.Join(tmp, "examples", example))
