@@ -62,6 +62,9 @@ func TestEvidenceStatementDeltas(t *testing.T) {
 	if err := s.Exec(ctx, "UPDATE ev_t SET v = 'y' WHERE k <= 100"); err != nil {
 		t.Fatal(err)
 	}
+	// The stretch outlasts a sample interval: a quiet machine makes the
+	// calls above in a few milliseconds, before the sampler's first tick.
+	time.Sleep(WaitSampleInterval * 3 / 2)
 	ev, err := p.Stop(ctx)
 	if err != nil {
 		t.Fatalf("Stop: %v", err)
