@@ -37,6 +37,10 @@ const (
 	EvidenceCalls  = "calls"   // calls of the statement
 	EvidenceExecMs = "exec_ms" // total server execution time, ms
 	EvidencePlanMs = "plan_ms" // total planning time, ms
+	// The run's own calls that wrote, the denominator of a server's
+	// counters of writing (a WAL flush per write) when they can be
+	// attributed to the run.
+	EvidenceOwnWrites = "own_writes"
 )
 
 // AnalyzeExplainer is implemented by backends that can show what one

@@ -205,6 +205,9 @@ log_filename = 'postgresql.log'
 log_rotation_age = 0
 log_rotation_size = 0
 shared_preload_libraries = '$(preload)'
+# Time of WAL writes and syncs in pg_stat_wal, so a run's evidence can say
+# how long a commit's flush took per write (a clock read per WAL write).
+track_wal_io_timing = on
 EOF
 	# Planning time per statement, so a run's evidence splits a call into
 	# planning and execution instead of calling planning unknown.

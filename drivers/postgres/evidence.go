@@ -53,6 +53,9 @@ func (b *Backend) StartEvidence(ctx context.Context) (drivers.EvidenceProbe, err
 		return nil, err
 	}
 	p := &pgProbe{b: b, before: before, waits: map[string]int{}, done: make(chan struct{}), start: time.Now()}
+	// The server's WAL counters: unknown (no fact) where pg_stat_wal is
+	// not readable, never a reason to give up the rest.
+	p.walBefore, p.walErr = b.walCounters(ctx)
 	conn, err := b.connect(ctx)
 	if err != nil {
 		p.waitErr = fmt.Errorf("wait sampler: %w", err)
@@ -78,6 +81,9 @@ type pgProbe struct {
 	sessions int           // active session observations
 	waits    map[string]int
 	waitErr  error
+
+	walBefore walCounters
+	walErr    error
 }
 
 // sample polls pg_stat_activity until cancelled. Each active session in
@@ -167,6 +173,7 @@ func (p *pgProbe) Stop(ctx context.Context) ([]drivers.Evidence, error) {
 		add("wal_records", a.walRecords-b.walRecords, "records")
 		add("wal_bytes", a.walBytes-b.walBytes, "bytes")
 	}
+	out = append(out, p.walFacts(ctx, out)...)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	act := drivers.Evidence{Source: "pg_stat_activity", Name: "samples", Value: float64(p.samples), Unit: "samples"}
@@ -187,6 +194,95 @@ func (p *pgProbe) Stop(ctx context.Context) ([]drivers.Evidence, error) {
 			Value: float64(p.waits[k]) / float64(p.sessions), Unit: "share"})
 	}
 	return out, p.waitErr
+}
+
+// walCounters are pg_stat_wal's cumulative counters: the server's, as
+// PostgreSQL 15 keeps WAL writes and syncs for the whole server only.
+type walCounters struct {
+	write, sync         float64
+	writeTime, syncTime float64 // ms; counted only with track_wal_io_timing
+	timing              bool    // track_wal_io_timing was on
+	nextXid             float64 // the next transaction id: those assigned in a stretch are its writing transactions
+}
+
+func (b *Backend) walCounters(ctx context.Context) (walCounters, error) {
+	var w walCounters
+	var timing string
+	err := b.withMeta(ctx, "pg_stat_wal", func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, `SELECT wal_write::float8, wal_sync::float8, wal_write_time, wal_sync_time,
+				coalesce(current_setting('track_wal_io_timing', true), 'off'),
+				pg_snapshot_xmax(pg_current_snapshot())::text::float8
+			FROM pg_stat_wal`).Scan(&w.write, &w.sync, &w.writeTime, &w.syncTime, &timing, &w.nextXid)
+	})
+	w.timing = timing == "on"
+	return w, err
+}
+
+// WALBackgroundPerSecond bounds the WAL writes and syncs a server makes
+// of its own in a second: the WAL writer's (every wal_writer_delay,
+// 200 ms by default), checkpoints' and autovacuum's, with room to spare.
+// walShareSlack is how many the run's writing transactions may make each
+// (one write and one sync each, a few more where a commit's WAL spans
+// the buffers' end): another program's writes within it move a ratio by
+// a quarter at most.
+const (
+	WALBackgroundPerSecond = 20
+	walShareSlack          = 1.25
+)
+
+// walFacts are the server's WAL writes and syncs over the stretch with
+// the run's own writing transactions they are attributed to. Those are
+// the calls of the run's most-written statement (a transaction that
+// writes runs it once; each statement's calls capped at its WAL records,
+// as a read that prunes a page now and then writes a record, not one a
+// call), but no more than the transaction ids the server assigned in the
+// stretch (only a transaction that writes gets one). pg_stat_wal is the
+// server's, so the facts are given only when the run can account for
+// them: no more writes or syncs than its own writing transactions and the
+// server's background allow. Beyond that another program wrote to the
+// server, or a session's counters arrived late (a backend reports them
+// within a second of going idle): the stretch's WAL cannot be put on the
+// run, and the one fact says so (wal_unattributed).
+func (p *pgProbe) walFacts(ctx context.Context, stmts []drivers.Evidence) []drivers.Evidence {
+	if p.walErr != nil {
+		return nil
+	}
+	after, err := p.b.walCounters(ctx)
+	if err != nil {
+		return nil
+	}
+	calls, records := map[string]float64{}, map[string]float64{}
+	for _, e := range stmts {
+		switch e.Name {
+		case drivers.EvidenceCalls:
+			calls[e.Query] += e.Value
+		case "wal_records":
+			records[e.Query] += e.Value
+		}
+	}
+	var writes float64
+	for q, c := range calls {
+		writes = max(writes, min(c, records[q]))
+	}
+	writes = min(writes, after.nextXid-p.walBefore.nextXid)
+	d := walCounters{write: after.write - p.walBefore.write, sync: after.sync - p.walBefore.sync,
+		writeTime: after.writeTime - p.walBefore.writeTime, syncTime: after.syncTime - p.walBefore.syncTime}
+	add := func(name string, v float64, unit string) drivers.Evidence {
+		return drivers.Evidence{Source: "pg_stat_wal", Name: name, Value: v, Unit: unit}
+	}
+	bound := walShareSlack*writes + WALBackgroundPerSecond*(time.Since(p.start).Seconds()+1)
+	if writes == 0 || d.write > bound || d.sync > bound {
+		return []drivers.Evidence{add("wal_unattributed", d.write, "writes")}
+	}
+	out := []drivers.Evidence{
+		add(drivers.EvidenceOwnWrites, writes, "calls"),
+		add("wal_write", d.write, "writes"),
+		add("wal_sync", d.sync, "syncs"),
+	}
+	if after.timing && p.walBefore.timing {
+		out = append(out, add("wal_write_time", d.writeTime, "ms"), add("wal_sync_time", d.syncTime, "ms"))
+	}
+	return out
 }
 
 // trackPlanning reports whether pg_stat_statements times planning; when

@@ -272,3 +272,144 @@ func TestExplainAnalyzeRollsBack(t *testing.T) {
 		t.Errorf("after an analyzed UPDATE the row holds %v, want 10", rows)
 	}
 }
+
+// The server's WAL writes and syncs over a stretch are put on the run's
+// own writing transactions when it can account for them: a commit that
+// waits for its flush (synchronous_commit on) makes one sync a write, one
+// that does not leaves them to the WAL writer; another database's
+// writes in the stretch make the WAL the server's, not the run's.
+func TestEvidenceWALFlushesPerWrite(t *testing.T) {
+	cases := []struct {
+		name    string
+		sync    string
+		foreign int     // autocommit writes in another database during the stretch
+		min     float64 // wal_sync per own write, at least
+		max     float64 // and at most; attributed false: wal_unattributed instead
+		attrib  bool
+	}{
+		{"each commit flushes", "on", 0, 0.8, 1.3, true},
+		{"commits leave the flush to the WAL writer", "off", 0, 0, 0.5, true},
+		{"another database writes beside the run", "on", 400, 0, 0, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testCtx(t)
+			b := openTest(t, variants[0], map[string]string{"synchronous_commit": tc.sync})
+			setup, err := b.Session(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{"CREATE TABLE wal_t (k int PRIMARY KEY, v int)", "INSERT INTO wal_t SELECT g, 0 FROM generate_series(1, 100) g"} {
+				if err := setup.Exec(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			setup.Close()
+			other, err := pgx.Connect(ctx, testDSN(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close(context.Background())
+			// Another program may write to a shared server (the tests of
+			// other packages do): then the stretch is tried again.
+			for try := 0; ; try++ {
+				p, err := b.StartEvidence(ctx)
+				if err != nil {
+					t.Skipf("pg_stat_statements is not available on this server: %v", err)
+				}
+				// The writes' session ends before the stretch does, as a
+				// point's do: a backend reports its WAL counters as it exits.
+				base := sessionsIn(t, other, b.database)
+				s, err := b.Session(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < 200; i++ {
+					if err := s.Exec(ctx, fmt.Sprintf("UPDATE wal_t SET v = v + 1 WHERE k = %d", i%100+1)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if tc.foreign > 0 {
+					writeElsewhere(t, other, tc.foreign)
+				}
+				s.Close()
+				waitSessionsGone(t, other, b.database, base)
+				ev, err := p.Stop(ctx)
+				if err != nil {
+					t.Fatalf("Stop: %v", err)
+				}
+				writes, attributed := find(ev, "", drivers.EvidenceOwnWrites)
+				_, unattributed := find(ev, "", "wal_unattributed")
+				if attributed == unattributed {
+					t.Fatalf("own_writes given %v, wal_unattributed given %v: want one\n%v", attributed, unattributed, ev)
+				}
+				if !tc.attrib {
+					if attributed {
+						t.Errorf("the stretch's WAL put on the run's %v writes beside %d of another database's", writes, tc.foreign)
+					}
+					return
+				}
+				if unattributed {
+					if try < 3 {
+						continue
+					}
+					t.Skip("another program kept writing to the server: the WAL could not be put on the run")
+				}
+				if writes != 200 {
+					t.Errorf("own writes = %v, want the 200 UPDATEs", writes)
+				}
+				syncs, _ := find(ev, "", "wal_sync")
+				if per := syncs / writes; per < tc.min || per > tc.max {
+					t.Errorf("WAL syncs per write with synchronous_commit %s = %.2f, want %.1f to %.1f", tc.sync, per, tc.min, tc.max)
+				}
+				return
+			}
+		})
+	}
+}
+
+// sessionsIn counts the client sessions connected to database, c's aside.
+func sessionsIn(t *testing.T, c *pgx.Conn, database string) int {
+	t.Helper()
+	var n int
+	if err := c.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`, database).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitSessionsGone waits until no more than base client sessions are
+// connected to database: until the sessions closed have exited and so
+// reported their counters. Bounded.
+func waitSessionsGone(t *testing.T, c *pgx.Conn, database string, base int) {
+	t.Helper()
+	for i := 0; i < 100 && sessionsIn(t, c, database) > base; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// writeElsewhere makes n writing transactions in another database of
+// the server (one of the test's own), on a session that ends before it
+// returns (watched from watcher), as another program's writes would.
+func writeElsewhere(t *testing.T, watcher *pgx.Conn, n int) {
+	t.Helper()
+	ctx := testCtx(t)
+	b := openTest(t, variants[0], nil)
+	base := sessionsIn(t, watcher, b.database)
+	s, err := b.Session(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Exec(ctx, "CREATE TABLE wal_other (k int)"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if err := s.Exec(ctx, "INSERT INTO wal_other VALUES (1)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	waitSessionsGone(t, watcher, b.database, base)
+}

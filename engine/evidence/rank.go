@@ -31,7 +31,7 @@ func (sd Side) recorded() bool { return len(sd.Facts)+len(sd.Splits)+len(sd.Plan
 
 // Rank lists the evidence that moved from a to b, most telling first:
 // the evidence that names a cause (the plan, a wait on something other
-// than the CPU, the cache, the database's work, WAL, rows), then, when
+// than the CPU, WAL flushes per write, the cache, the database's work, WAL, rows), then, when
 // noise is not "", the machine's noise, then where the time went
 // (execution, planning, round trip): a part of the time that grew says
 // where, not why. When only the time moved (and no noise is given), the
@@ -44,6 +44,7 @@ func Rank(a, b Side, noise string) []string {
 	if !onCPU {
 		reasons = append(reasons, waits...)
 	}
+	reasons = append(reasons, counterReasons(o, n, "flush")...)
 	reasons = append(reasons, counterReasons(o, n, "cache")...)
 	reasons = append(reasons, counterReasons(o, n, "work")...)
 	reasons = append(reasons, counterReasons(o, n, "wal")...)

@@ -112,22 +112,47 @@ func gather(sd Side) pointEvidence {
 // is a query's parameters touching more or fewer pages, not the cache;
 // WAL bytes alone moving is full-page images after a checkpoint, which
 // come and go with the server's timing, not with the statement.
+//
+// The flush group is per write (perWrite), not per call: the server's
+// WAL writes and syncs over the run's own calls that wrote, as the
+// PostgreSQL collector gives them only when it can put them on the run.
+// A commit that waits for its flush makes about one sync a write; one
+// that does not (synchronous_commit off) leaves them to the WAL writer,
+// a few a second. The server's counters of a session still open at the
+// stretch's end arrive up to a second late, so a side may count part of
+// its flushes: the group moved only by a factor of flushFactor, as a
+// flush per commit against none does. abs is the least change that
+// counts (0: movedAbs).
 var counters = []struct {
 	group, name, say string
-	key              bool
+	key, perWrite    bool
+	abs              float64
 }{
-	{"work", "fullscan_steps", "full-scan steps", true},
-	{"work", "sorts", "sorts", true},
-	{"work", "autoindex_rows", "rows into automatic indexes", true},
-	{"work", "vm_steps", "VM steps", true},
-	{"work", "temp_blks_written", "temp blocks written", true},
-	{"cache", "shared_blks_read", "blocks read", true},
-	{"cache", "shared_blks_hit", "blocks hit", false},
-	{"cache", "cache_miss", "page-cache misses", true},
-	{"cache", "cache_hit", "page-cache hits", false},
-	{"wal", "wal_records", "WAL records", true},
-	{"wal", "wal_bytes", "WAL bytes", false},
-	{"rows", "rows", "rows returned", true},
+	{group: "flush", name: "wal_sync", say: "WAL syncs", key: true, perWrite: true, abs: 0.1},
+	{group: "flush", name: "wal_sync_time", say: "WAL sync ms", key: true, perWrite: true, abs: 0.02},
+	{group: "flush", name: "wal_write", say: "WAL writes", perWrite: true, abs: 0.1},
+	{group: "flush", name: "wal_write_time", say: "WAL write ms", perWrite: true, abs: 0.02},
+	{group: "work", name: "fullscan_steps", say: "full-scan steps", key: true},
+	{group: "work", name: "sorts", say: "sorts", key: true},
+	{group: "work", name: "autoindex_rows", say: "rows into automatic indexes", key: true},
+	{group: "work", name: "vm_steps", say: "VM steps", key: true},
+	{group: "work", name: "temp_blks_written", say: "temp blocks written", key: true},
+	{group: "cache", name: "shared_blks_read", say: "blocks read", key: true},
+	{group: "cache", name: "shared_blks_hit", say: "blocks hit"},
+	{group: "cache", name: "cache_miss", say: "page-cache misses", key: true},
+	{group: "cache", name: "cache_hit", say: "page-cache hits"},
+	{group: "wal", name: "wal_records", say: "WAL records", key: true},
+	{group: "wal", name: "wal_bytes", say: "WAL bytes"},
+	{group: "rows", name: "rows", say: "rows returned", key: true},
+}
+
+// flushFactor is how many times the WAL flushes per write must change by.
+const flushFactor = 3
+
+// groupLabels start each group's reason.
+var groupLabels = map[string]string{
+	"flush": "WAL flushes per write (server-wide, the run's writes only)",
+	"work":  "work per call", "cache": "cache per call", "wal": "WAL per call", "rows": "per call",
 }
 
 // explain fills w.Reasons, ranked: the point's evidence in the two runs.
@@ -158,7 +183,8 @@ func partReasons(o, n pointEvidence) []string {
 			continue
 		}
 		d := b - a
-		if math.Abs(d) <= movedRel*a || (!math.IsNaN(total) && math.Abs(d) < partShare*total) {
+		// A change too small to show (0.001 -> 0.001 ms) says nothing.
+		if math.Abs(d) <= movedRel*a || (!math.IsNaN(total) && math.Abs(d) < partShare*total) || report.FormatMs(a) == report.FormatMs(b) {
 			continue
 		}
 		ms = append(ms, moved{fmt.Sprintf("%s %s -> %s ms per call", name, report.FormatMs(a), report.FormatMs(b)), math.Abs(d)})
@@ -194,6 +220,18 @@ func perCall(pe, other pointEvidence, name string) (float64, bool) {
 	return sum, ok
 }
 
+// perWrite is a server counter over the side's own writing calls, both
+// summed over the reps that gave them (the collector gives the pair or
+// neither).
+func perWrite(pe pointEvidence, name string) (float64, bool) {
+	v, has := pe.totals[name]
+	w := pe.totals[drivers.EvidenceOwnWrites]
+	if !has || w <= 0 {
+		return 0, false
+	}
+	return v / w, true
+}
+
 // counterReasons are group's counters per call that moved, said together.
 func counterReasons(o, n pointEvidence, group string) []string {
 	var parts []string
@@ -204,7 +242,18 @@ func counterReasons(o, n pointEvidence, group string) []string {
 		}
 		a, okA := perCall(o, n, c.name)
 		b, okB := perCall(n, o, c.name)
-		if !okA || !okB || math.Abs(b-a) < movedAbs || math.Abs(b-a) <= movedRel*a {
+		if c.perWrite {
+			a, okA = perWrite(o, c.name)
+			b, okB = perWrite(n, c.name)
+		}
+		least := movedAbs
+		if c.abs > 0 {
+			least = c.abs
+		}
+		if !okA || !okB || math.Abs(b-a) < least || math.Abs(b-a) <= movedRel*a {
+			continue
+		}
+		if c.perWrite && max(a, b) < flushFactor*min(a, b) {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %s -> %s", c.say, num(a), num(b)))
@@ -213,8 +262,7 @@ func counterReasons(o, n pointEvidence, group string) []string {
 	if !key {
 		return nil
 	}
-	label := map[string]string{"work": "work per call", "cache": "cache per call", "wal": "WAL per call", "rows": "per call"}[group]
-	return []string{label + ": " + strings.Join(parts, ", ")}
+	return []string{groupLabels[group] + ": " + strings.Join(parts, ", ")}
 }
 
 // waitReasons are the wait events whose share of the active sessions
