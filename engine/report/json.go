@@ -3,6 +3,8 @@ package report
 import (
 	"encoding/json"
 	"io"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/engine/results"
@@ -26,6 +28,12 @@ type jsonRun struct {
 	Plans       []string     `json:"plans"`
 	Logs        []string     `json:"logs"`
 	Findings    string       `json:"findings,omitempty"`
+	// Tables are the run's other CSV files (evidence.csv,
+	// latency-split.csv, noise.csv, precision.csv, a kind's own such as
+	// capacity.csv and logs/capacity-evidence.csv), by path: each row keyed
+	// by its header's columns, a number where every value of the column is
+	// one, null where a value is empty (unknown).
+	Tables map[string][]map[string]any `json:"tables"`
 }
 
 type jsonKV struct {
@@ -147,7 +155,63 @@ func JSON(r *results.Run, w io.Writer) error {
 	for _, s := range r.Sizes {
 		out.Sizes = append(out.Sizes, jsonSize{s.Scale, s.Backend, s.Bytes, s.SharedBuffers})
 	}
+	out.Tables = map[string][]map[string]any{}
+	var tables []results.Table
+	if r.Dir != "" { // a run built in memory has no other files
+		var err error
+		if tables, err = results.Tables(r.Dir, results.TimingsFile, results.RawFile, results.LoadsFile, results.WindowsFile); err != nil {
+			return err
+		}
+	}
+	for _, t := range tables {
+		out.Tables[t.File] = jsonTable(t)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// jsonTable is t's rows as objects: a column whose values all read as
+// finite numbers holds numbers, any other strings; an empty value is
+// null, as the CSV files write an unknown.
+func jsonTable(t results.Table) []map[string]any {
+	numeric := make([]bool, len(t.Header))
+	for c := range t.Header {
+		numeric[c] = true
+		for _, row := range t.Rows {
+			if row[c] == "" {
+				continue
+			}
+			if _, ok := finite(row[c]); !ok {
+				numeric[c] = false
+				break
+			}
+		}
+	}
+	out := make([]map[string]any, 0, len(t.Rows))
+	for _, row := range t.Rows {
+		m := make(map[string]any, len(row))
+		for c, h := range t.Header {
+			switch v := row[c]; {
+			case v == "":
+				m[h] = nil
+			case numeric[c]:
+				m[h], _ = finite(v)
+			default:
+				m[h] = v
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// finite reads s as a finite number, not as the words ParseFloat also
+// takes ("inf", "nan"): a text column of such words stays text.
+func finite(s string) (float64, bool) {
+	if s == "" || !(s[0] >= '0' && s[0] <= '9' || s[0] == '-' || s[0] == '+' || s[0] == '.') {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
 }

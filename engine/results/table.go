@@ -1,0 +1,92 @@
+package results
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Table is one CSV file of a run as read, without its types: its header
+// and rows, each of the header's width. A torn row (a run stopped
+// mid-write) and a header repeated by a later invocation are left out,
+// as the typed readers leave them.
+type Table struct {
+	File   string // its path in the run directory, with '/'
+	Header []string
+	Rows   [][]string
+}
+
+// Tables reads every CSV file of the run directory dir, at its top and
+// in logs/, except those named in skip, sorted by path: what a reader
+// that knows no file's type (results.json) shows of each.
+func Tables(dir string, skip ...string) ([]Table, error) {
+	var names []string
+	for _, sub := range []string{"", LogsDir} {
+		ents, err := os.ReadDir(filepath.Join(dir, sub))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("results: tables: %w", err)
+		}
+		for _, e := range ents {
+			name := strings.TrimPrefix(sub+"/"+e.Name(), "/")
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".csv") && !slices.Contains(skip, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	slices.Sort(names)
+	var out []Table
+	for _, name := range names {
+		t, err := readTable(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func readTable(dir, name string) (Table, error) {
+	t := Table{File: name}
+	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(name)))
+	if err != nil {
+		return t, fmt.Errorf("results: %w", err)
+	}
+	defer f.Close()
+	cr := csv.NewReader(bufio.NewReader(f))
+	cr.FieldsPerRecord = -1
+	head, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return t, nil
+	}
+	if err != nil {
+		return t, fmt.Errorf("results: %s: %w", name, err)
+	}
+	t.Header = slices.Clone(head)
+	for {
+		fields, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return t, nil
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			continue
+		}
+		if err != nil {
+			return t, fmt.Errorf("results: %s: %w", name, err)
+		}
+		if len(fields) != len(head) || slices.Equal(fields, head) {
+			continue
+		}
+		t.Rows = append(t.Rows, fields)
+	}
+}
