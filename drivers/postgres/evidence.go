@@ -42,8 +42,9 @@ type stmtCounters struct {
 	walBytes, walRecords           float64
 }
 
-// StartEvidence snapshots this database's pg_stat_statements and starts
-// sampling the wait events of the run's other sessions in the database.
+// StartEvidence snapshots this database's pg_stat_statements and the
+// counts of the wait-event sampler of the run's other sessions in the
+// database, starting it when no probe under way has.
 func (b *Backend) StartEvidence(ctx context.Context) (drivers.EvidenceProbe, error) {
 	if err := b.statementsReady(ctx); err != nil {
 		return nil, err
@@ -52,44 +53,121 @@ func (b *Backend) StartEvidence(ctx context.Context) (drivers.EvidenceProbe, err
 	if err != nil {
 		return nil, err
 	}
-	p := &pgProbe{b: b, before: before, waits: map[string]int{}, done: make(chan struct{}), start: time.Now()}
+	p := &pgProbe{b: b, before: before, start: time.Now()}
 	// The server's WAL counters: unknown (no fact) where pg_stat_wal is
 	// not readable, never a reason to give up the rest.
 	p.walBefore, p.walErr = b.walCounters(ctx)
-	conn, err := b.connect(ctx)
-	if err != nil {
-		p.waitErr = fmt.Errorf("wait sampler: %w", err)
-		close(p.done)
-		return p, nil
-	}
-	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p.cancel = cancel
-	go p.sample(sctx, conn)
+	p.sampler = b.acquireSampler(ctx)
+	p.waitsBefore = p.sampler.snapshot()
 	return p, nil
 }
 
 type pgProbe struct {
 	b      *Backend
 	before map[int64]stmtCounters
-	cancel context.CancelFunc
-	done   chan struct{}
+	start  time.Time
 
-	mu       sync.Mutex
-	start    time.Time
-	busy     time.Duration // the sampler's queries' time: its cost on the server
-	samples  int           // sampler queries made
-	sessions int           // active session observations
-	waits    map[string]int
-	waitErr  error
+	sampler     *waitSampler
+	waitsBefore waitCounts
 
 	walBefore walCounters
 	walErr    error
 }
 
+// acquireSampler returns the sampler under way, or starts one on a
+// connection of its own; each acquire is released by releaseSampler.
+func (b *Backend) acquireSampler(ctx context.Context) *waitSampler {
+	b.waitsMu.Lock()
+	defer b.waitsMu.Unlock()
+	if b.waits != nil {
+		b.waits.refs++
+		return b.waits
+	}
+	s := &waitSampler{refs: 1, counts: waitCounts{waits: map[string]int{}}, done: make(chan struct{})}
+	b.waits = s
+	conn, err := b.connect(ctx)
+	if err != nil {
+		s.counts.err = fmt.Errorf("wait sampler: %w", err)
+		close(s.done)
+		return s
+	}
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
+	go s.sample(sctx, conn)
+	return s
+}
+
+// releaseSampler ends s when no probe uses it any more.
+func (b *Backend) releaseSampler(s *waitSampler) {
+	b.waitsMu.Lock()
+	s.refs--
+	last := s.refs <= 0
+	if last && b.waits == s {
+		b.waits = nil
+	}
+	b.waitsMu.Unlock()
+	if last {
+		s.stop()
+	}
+}
+
+// stopSampler ends a sampler a probe left running (its Stop never came)
+// as the backend closes.
+func (b *Backend) stopSampler() {
+	b.waitsMu.Lock()
+	s := b.waits
+	b.waits = nil
+	b.waitsMu.Unlock()
+	if s != nil {
+		s.stop()
+	}
+}
+
+// waitSampler samples the run's active sessions' wait events every
+// WaitSampleInterval; probes read its counts before and after their
+// stretch.
+type waitSampler struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	refs   int // the probes using it, under the backend's waitsMu
+
+	mu     sync.Mutex
+	counts waitCounts
+}
+
+// waitCounts are a sampler's cumulative counts.
+type waitCounts struct {
+	busy     time.Duration // the sampler's queries' time: its cost on the server
+	samples  int           // sampler queries made
+	sessions int           // active session observations
+	waits    map[string]int
+	err      error
+}
+
+// stop ends the sampling and waits for it; again is a no-op.
+func (s *waitSampler) stop() {
+	if s.cancel != nil {
+		s.cancel()
+	}
+	<-s.done
+}
+
+// snapshot copies the counts so far.
+func (s *waitSampler) snapshot() waitCounts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.counts
+	c.waits = make(map[string]int, len(s.counts.waits))
+	for k, v := range s.counts.waits {
+		c.waits[k] = v
+	}
+	return c
+}
+
 // sample polls pg_stat_activity until cancelled. Each active session in
 // a sample counts once, under its wait event, or CPU:running when none.
-func (p *pgProbe) sample(ctx context.Context, conn *pgx.Conn) {
-	defer close(p.done)
+func (s *waitSampler) sample(ctx context.Context, conn *pgx.Conn) {
+	defer close(s.done)
 	defer conn.Close(context.WithoutCancel(ctx))
 	t := time.NewTicker(WaitSampleInterval)
 	defer t.Stop()
@@ -109,22 +187,22 @@ func (p *pgProbe) sample(ctx context.Context, conn *pgx.Conn) {
 			if err == nil {
 				err = rows.Err()
 			}
-			p.mu.Lock()
-			p.busy += time.Since(t0)
-			p.samples++
+			s.mu.Lock()
+			s.counts.busy += time.Since(t0)
+			s.counts.samples++
 			for _, g := range got {
-				p.waits[g]++
-				p.sessions++
+				s.counts.waits[g]++
+				s.counts.sessions++
 			}
-			p.mu.Unlock()
+			s.mu.Unlock()
 		}
 		if ctx.Err() != nil {
 			return
 		}
 		if err != nil {
-			p.mu.Lock()
-			p.waitErr = fmt.Errorf("wait sampler: %w", err)
-			p.mu.Unlock()
+			s.mu.Lock()
+			s.counts.err = fmt.Errorf("wait sampler: %w", err)
+			s.mu.Unlock()
 			return
 		}
 		select {
@@ -138,10 +216,8 @@ func (p *pgProbe) sample(ctx context.Context, conn *pgx.Conn) {
 // Stop ends the sampling and returns the statements' deltas and the
 // shares of wait events.
 func (p *pgProbe) Stop(ctx context.Context) ([]drivers.Evidence, error) {
-	if p.cancel != nil {
-		p.cancel()
-	}
-	<-p.done
+	w := p.sampler.snapshot()
+	p.b.releaseSampler(p.sampler)
 	after, err := p.b.statementCounters(ctx)
 	if err != nil {
 		return nil, err
@@ -174,26 +250,28 @@ func (p *pgProbe) Stop(ctx context.Context) ([]drivers.Evidence, error) {
 		add("wal_bytes", a.walBytes-b.walBytes, "bytes")
 	}
 	out = append(out, p.walFacts(ctx, out)...)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	act := drivers.Evidence{Source: "pg_stat_activity", Name: "samples", Value: float64(p.samples), Unit: "samples"}
+	w0 := p.waitsBefore
+	samples, sessions := w.samples-w0.samples, w.sessions-w0.sessions
+	act := drivers.Evidence{Source: "pg_stat_activity", Name: "samples", Value: float64(samples), Unit: "samples"}
 	// The sampler's own cost: the share of the stretch one of the
 	// server's processes spent answering it.
-	busy := drivers.Evidence{Source: "pg_stat_activity", Name: "sampler_busy_share", Value: float64(p.busy) / float64(time.Since(p.start)), Unit: "share"}
+	busy := drivers.Evidence{Source: "pg_stat_activity", Name: "sampler_busy_share", Value: float64(w.busy-w0.busy) / float64(time.Since(p.start)), Unit: "share"}
 	// The shares below are of these: a point of short calls sees few.
-	seen := drivers.Evidence{Source: "pg_stat_activity", Name: "active_observations", Value: float64(p.sessions), Unit: "sessions"}
+	seen := drivers.Evidence{Source: "pg_stat_activity", Name: "active_observations", Value: float64(sessions), Unit: "sessions"}
 	out = append(out, act, seen, busy,
 		drivers.Evidence{Source: "pg_stat_activity", Name: "sample_interval_ms", Value: float64(WaitSampleInterval.Milliseconds()), Unit: "ms"})
-	keys := make([]string, 0, len(p.waits))
-	for k := range p.waits {
+	keys := make([]string, 0, len(w.waits))
+	for k := range w.waits {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		out = append(out, drivers.Evidence{Source: "pg_stat_activity", Name: "wait:" + k,
-			Value: float64(p.waits[k]) / float64(p.sessions), Unit: "share"})
+		if n := w.waits[k] - w0.waits[k]; n > 0 {
+			out = append(out, drivers.Evidence{Source: "pg_stat_activity", Name: "wait:" + k,
+				Value: float64(n) / float64(sessions), Unit: "share"})
+		}
 	}
-	return out, p.waitErr
+	return out, w.err
 }
 
 // walCounters are pg_stat_wal's cumulative counters: the server's, as

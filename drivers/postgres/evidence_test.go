@@ -413,3 +413,66 @@ func writeElsewhere(t *testing.T, watcher *pgx.Conn, n int) {
 	s.Close()
 	waitSessionsGone(t, watcher, b.database, base)
 }
+
+// A probe started inside another's stretch (a capacity probe inside its
+// point) reads the one sampler under way: one sampling connection on the
+// server, each probe's counts its own stretch's, and none left running
+// after both stop.
+func TestEvidenceNestedProbesShareTheSampler(t *testing.T) {
+	ctx := testCtx(t)
+	b := openTest(t, variants[0], nil)
+	if err := b.ResetStatementStats(ctx); err != nil {
+		t.Skipf("pg_stat_statements is not available on this server: %v", err)
+	}
+	watch, err := pgx.Connect(ctx, testDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close(context.Background())
+	samplers := func() int {
+		var n int
+		if err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND query LIKE '%coalesce(wait_event_type%'`, b.database).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	outer, err := b.StartEvidence(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(WaitSampleInterval * 2)
+	inner, err := b.StartEvidence(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(WaitSampleInterval * 3 / 2)
+	if n := samplers(); n != 1 {
+		t.Errorf("%d sampling connections with two probes under way, want 1", n)
+	}
+	innerEv, err := inner.Stop(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(WaitSampleInterval * 2)
+	outerEv, err := outer.Stop(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, _ := find(innerEv, "", "samples")
+	out, _ := find(outerEv, "", "samples")
+	if in < 1 || out < in+2 {
+		t.Errorf("samples: inner %v, outer %v; want the inner's stretch's only (at least 1) and the outer's more by its own (at least 2 more)", in, out)
+	}
+	b.waitsMu.Lock()
+	left := b.waits
+	b.waitsMu.Unlock()
+	if left != nil {
+		t.Error("a sampler left running after both probes stopped")
+	}
+	for i := 0; i < 50 && samplers() > 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := samplers(); n != 0 {
+		t.Errorf("%d sampling connections after both probes stopped", n)
+	}
+}

@@ -162,6 +162,12 @@ type Backend struct {
 
 	sessions atomic.Int32 // open sessions, for io=auto
 	fewLimit int32        // io=auto waits in the kernel up to this many
+
+	// waits is the wait-event sampler the evidence probes under way
+	// share (evidence.go): a capacity probe's stretch inside its point
+	// reads the one sampler, never starts a second.
+	waitsMu sync.Mutex
+	waits   *waitSampler
 }
 
 var (
@@ -541,6 +547,7 @@ func (b *Backend) Database() string { return b.database }
 
 // Close closes the backend's own connection; it drops nothing.
 func (b *Backend) Close() error {
+	b.stopSampler()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.meta != nil {
