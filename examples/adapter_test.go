@@ -158,6 +158,42 @@ func TestAdapterWrongRowFails(t *testing.T) {
 	}
 }
 
+// TestAdapterRefusingTheChecker: an adapter that will not open the
+// checker's session leaves the answers unchecked: each check FAILs
+// saying why (never PASS, never left out), the points are measured all
+// the same, and apply exits 1.
+func TestAdapterRefusingTheChecker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
+	shortSampling(t, spec)
+	over := faultyAdapter(t, spec, `{ FAULT = "refuse_role", FAULT_ROLE = "checker" }`)
+	out := filepath.Join(t.TempDir(), "results")
+	r := applyTo(t, spec, out, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["point_lookup"]`)
+	if r.code != 1 || strings.Contains(r.output, "panic") {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.output)
+	}
+	if len(r.checks) == 0 {
+		t.Fatal("no checks in checks.txt")
+	}
+	for _, l := range r.checks {
+		if !strings.HasPrefix(l, "FAIL ") || !strings.Contains(l, "a session for the checks") || !strings.Contains(l, "no session of role checker") {
+			t.Errorf("checks.txt: %s; want a FAIL saying the checker's session was refused", l)
+		}
+	}
+	timings, err := os.ReadFile(filepath.Join(out, "timings.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(timings), "\npoint_lookup,") {
+		t.Errorf("timings.csv has no row of point_lookup:\n%s", timings)
+	}
+}
+
 // TestAdapterExitingMidPoint: an adapter that exits after some calls
 // loses its session, the run goes on to the next points, the output
 // quotes the adapter's stderr, and the checks, each scenario's on a

@@ -16,6 +16,7 @@ FAULT names it:
   no_tx        declares no transactions
   writers      declares FAULT_N writing sessions at hello
   no_store_time declares no store time and sends none
+  refuse_role  refuses to open a session of the role FAULT_ROLE
 
 OPEN_LOG, with any FAULT or none, names a file each open appends its
 role and its parent process id to, one open a line: the roles the
@@ -69,6 +70,8 @@ class Faulty(sa.Adapter):
         if log:
             with open(log, "a") as f:
                 f.write("%s %d\n" % (req.get("role", ""), os.getppid()))
+        if FAULT == "refuse_role" and req.get("role", "") == os.environ.get("FAULT_ROLE", ""):
+            raise sa.Failure("other", "faulty: no session of role %s" % req["role"])
         return super().open(req)
 
     def call(self, req):
