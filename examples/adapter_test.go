@@ -74,14 +74,7 @@ func TestQuickstartThroughAdapter(t *testing.T) {
 // point's clients' adapters are started by a worker, not by the process
 // that loaded the store.
 func TestAdapterSessionRoles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads a database")
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
-	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
-	shortSampling(t, spec)
+	spec := adapterQuickstart(t)
 	log := filepath.Join(t.TempDir(), "opens")
 	over := faultyAdapter(t, spec, `{ OPEN_LOG = "`+log+`" }`)
 	r := apply(t, spec, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["point_lookup", "write_mixed"]`,
@@ -140,14 +133,7 @@ func faultyAdapter(t *testing.T, spec string, env string) string {
 // TestAdapterWrongRowFails: an adapter whose answers are off by one
 // value makes its checks FAIL and apply exit 1.
 func TestAdapterWrongRowFails(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads a database")
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
-	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
-	shortSampling(t, spec)
+	spec := adapterQuickstart(t)
 	over := faultyAdapter(t, spec, `{ FAULT = "wrong_row" }`)
 	r := apply(t, spec, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["point_lookup"]`)
 	if r.code != 1 {
@@ -163,14 +149,7 @@ func TestAdapterWrongRowFails(t *testing.T) {
 // saying why (never PASS, never left out), the points are measured all
 // the same, and apply exits 1.
 func TestAdapterRefusingTheChecker(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads a database")
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
-	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
-	shortSampling(t, spec)
+	spec := adapterQuickstart(t)
 	over := faultyAdapter(t, spec, `{ FAULT = "refuse_role", FAULT_ROLE = "checker" }`)
 	out := filepath.Join(t.TempDir(), "results")
 	r := applyTo(t, spec, out, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["point_lookup"]`)
@@ -200,14 +179,7 @@ func TestAdapterRefusingTheChecker(t *testing.T) {
 // checker adapter of its own making fewer calls, PASS: apply exits 7 for
 // the points that ended early, not 1.
 func TestAdapterExitingMidPoint(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads a database")
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
-	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
-	shortSampling(t, spec)
+	spec := adapterQuickstart(t)
 	over := faultyAdapter(t, spec, `{ FAULT = "exit_after", FAULT_N = "50" }`)
 	out := filepath.Join(t.TempDir(), "results")
 	r := applyTo(t, spec, out, over, "-var", `backends=["sqlite_adapter"]`, "-var", `scenarios=["point_lookup", "ref_traversal"]`)
@@ -265,14 +237,7 @@ func TestFullSuiteThroughAdapterAt8Clients(t *testing.T) {
 // probe_s during write_mixed is cut and counted, a fresh adapter serves
 // that client's next calls, and the run's checks all PASS.
 func TestAdapterCutInWriteMixed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads a database")
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
-	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
-	shortSampling(t, spec)
+	spec := adapterQuickstart(t)
 	edit(t, spec, "probe_s = 20", "probe_s = 1")
 	mark := filepath.Join(t.TempDir(), "slept")
 	over := faultyAdapter(t, spec, `{ FAULT = "sleep_once", FAULT_MARK = "`+mark+`", FAULT_SQL = "q1, point lookup" }`)
@@ -368,4 +333,20 @@ scenario "op_writes" {
 			}
 		})
 	}
+}
+
+// adapterQuickstart is the quickstart in a workspace of its own with
+// short sampling, for a test through the reference adapter: skipped in
+// -short (it loads a database) and where python3 is not installed.
+func adapterQuickstart(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("loads a database")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	spec := filepath.Join(workspace(t, "quickstart.hcl"), "examples", "quickstart.hcl")
+	shortSampling(t, spec)
+	return spec
 }
