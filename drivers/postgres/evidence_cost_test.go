@@ -69,3 +69,39 @@ func procCPU(pid int) (time.Duration, bool) {
 	// Clock ticks of USER_HZ, 100 on Linux.
 	return time.Duration(ut+st) * 10 * time.Millisecond, true
 }
+
+// BenchmarkProbeStartStop: what a point's evidence costs around it, on
+// the backend's own connection outside the timed calls: a probe's start
+// and stop (pg_stat_statements twice, pg_stat_wal twice, the sampler
+// started and ended) over a stretch of no calls, as wall time per point.
+func BenchmarkProbeStartStop(b *testing.B) {
+	ctx := testCtx(b)
+	be := openTest(b, variants[0], nil)
+	if err := be.ResetStatementStats(ctx); err != nil {
+		b.Skipf("pg_stat_statements is not available on this server: %v", err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		p, err := be.StartEvidence(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := p.Stop(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "wall-µs/point")
+}
+
+// BenchmarkWALCounters: one read of pg_stat_wal (and the next
+// transaction id), twice a point.
+func BenchmarkWALCounters(b *testing.B) {
+	ctx := testCtx(b)
+	be := openTest(b, variants[0], nil)
+	for range b.N {
+		if _, err := be.walCounters(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "wall-µs/read")
+}
