@@ -156,14 +156,14 @@ func JSON(r *results.Run, w io.Writer) error {
 		out.Sizes = append(out.Sizes, jsonSize{s.Scale, s.Backend, s.Bytes, s.SharedBuffers})
 	}
 	out.Tables = map[string][]map[string]any{}
-	var tables []results.Table
+	var tabs []csvTable
 	if r.Dir != "" { // a run built in memory has no other files
 		var err error
-		if tables, err = results.Tables(r.Dir, results.TimingsFile, results.RawFile, results.LoadsFile, results.WindowsFile); err != nil {
+		if tabs, err = tables(r.Dir, results.TimingsFile, results.RawFile, results.LoadsFile, results.WindowsFile); err != nil {
 			return err
 		}
 	}
-	for _, t := range tables {
+	for _, t := range tabs {
 		out.Tables[t.File] = jsonTable(t)
 	}
 	enc := json.NewEncoder(w)
@@ -174,7 +174,7 @@ func JSON(r *results.Run, w io.Writer) error {
 // jsonTable is t's rows as objects: a column whose values all read as
 // finite numbers holds numbers, any other strings; an empty value is
 // null, as the CSV files write an unknown.
-func jsonTable(t results.Table) []map[string]any {
+func jsonTable(t csvTable) []map[string]any {
 	numeric := make([]bool, len(t.Header))
 	for c := range t.Header {
 		numeric[c] = true

@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bufio"
@@ -11,30 +11,32 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mentat-spec/mentat-spec/engine/results"
 )
 
-// Table is one CSV file of a run as read, without its types: its header
+// csvTable is one CSV file of a run as read, without its types: its header
 // and rows, each of the header's width. A torn row (a run stopped
 // mid-write) and a header repeated by a later invocation are left out,
 // as the typed readers leave them.
-type Table struct {
+type csvTable struct {
 	File   string // its path in the run directory, with '/'
 	Header []string
 	Rows   [][]string
 }
 
-// Tables reads every CSV file of the run directory dir, at its top and
+// tables reads every CSV file of the run directory dir, at its top and
 // in logs/, except those named in skip, sorted by path: what a reader
 // that knows no file's type (results.json) shows of each.
-func Tables(dir string, skip ...string) ([]Table, error) {
+func tables(dir string, skip ...string) ([]csvTable, error) {
 	var names []string
-	for _, sub := range []string{"", LogsDir} {
+	for _, sub := range []string{"", results.LogsDir} {
 		ents, err := os.ReadDir(filepath.Join(dir, sub))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("results: tables: %w", err)
+			return nil, fmt.Errorf("report: the run's tables: %w", err)
 		}
 		for _, e := range ents {
 			name := strings.TrimPrefix(sub+"/"+e.Name(), "/")
@@ -44,7 +46,7 @@ func Tables(dir string, skip ...string) ([]Table, error) {
 		}
 	}
 	slices.Sort(names)
-	var out []Table
+	var out []csvTable
 	for _, name := range names {
 		t, err := readTable(dir, name)
 		if err != nil {
@@ -55,11 +57,11 @@ func Tables(dir string, skip ...string) ([]Table, error) {
 	return out, nil
 }
 
-func readTable(dir, name string) (Table, error) {
-	t := Table{File: name}
+func readTable(dir, name string) (csvTable, error) {
+	t := csvTable{File: name}
 	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(name)))
 	if err != nil {
-		return t, fmt.Errorf("results: %w", err)
+		return t, fmt.Errorf("report: %w", err)
 	}
 	defer f.Close()
 	cr := csv.NewReader(bufio.NewReader(f))
@@ -69,7 +71,7 @@ func readTable(dir, name string) (Table, error) {
 		return t, nil
 	}
 	if err != nil {
-		return t, fmt.Errorf("results: %s: %w", name, err)
+		return t, fmt.Errorf("report: %s: %w", name, err)
 	}
 	t.Header = slices.Clone(head)
 	for {
@@ -82,7 +84,7 @@ func readTable(dir, name string) (Table, error) {
 			continue
 		}
 		if err != nil {
-			return t, fmt.Errorf("results: %s: %w", name, err)
+			return t, fmt.Errorf("report: %s: %w", name, err)
 		}
 		if len(fields) != len(head) || slices.Equal(fields, head) {
 			continue
