@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"math"
-	"strconv"
 
 	"github.com/mentat-spec/mentat-spec/engine/evidence"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
@@ -42,14 +41,7 @@ func (e ProbeEvidenceRow) AppendTo(d *results.Dir) error {
 		return err
 	}
 	return d.AppendLine(CapacityEvidenceFile, func(b []byte) []byte {
-		b = results.AppendField(b, e.Scenario)
-		b = results.AppendField(b, e.Backend)
-		b = results.AppendField(b, e.Scale)
-		b = strconv.AppendInt(b, int64(e.Clients), 10)
-		b = append(b, ',')
-		b = results.AppendField(b, e.Op)
-		b = strconv.AppendInt(b, int64(e.Probe), 10)
-		b = append(b, ',')
+		b = appendProbeKey(b, e.Scenario, e.Backend, e.Scale, e.Clients, e.Op, e.Probe)
 		b = results.AppendField(b, e.Source)
 		b = results.AppendField(b, results.OneLine(e.Query))
 		b = results.AppendField(b, e.Name)

@@ -157,20 +157,27 @@ func (c CapacityRow) AppendTo(d *results.Dir) error {
 	})
 }
 
+// appendProbeKey appends the columns that name a probe, each followed by
+// a comma: the key of logs/capacity-probes.csv and
+// logs/capacity-evidence.csv alike.
+func appendProbeKey(b []byte, scenario, backend, scale string, clients int, op string, probe int) []byte {
+	b = results.AppendField(b, scenario)
+	b = results.AppendField(b, backend)
+	b = results.AppendField(b, scale)
+	b = strconv.AppendInt(b, int64(clients), 10)
+	b = append(b, ',')
+	b = results.AppendField(b, op)
+	b = strconv.AppendInt(b, int64(probe), 10)
+	return append(b, ',')
+}
+
 // AppendTo writes the probe to logs/capacity-probes.csv.
 func (p CapacityProbeRow) AppendTo(d *results.Dir) error {
 	if err := results.CheckKey("capacity probe", p.Scenario, p.Backend, p.Scale, p.Op); err != nil {
 		return err
 	}
 	return d.AppendLine(CapacityProbesFile, func(b []byte) []byte {
-		b = results.AppendField(b, p.Scenario)
-		b = results.AppendField(b, p.Backend)
-		b = results.AppendField(b, p.Scale)
-		b = strconv.AppendInt(b, int64(p.Clients), 10)
-		b = append(b, ',')
-		b = results.AppendField(b, p.Op)
-		b = strconv.AppendInt(b, int64(p.Probe), 10)
-		b = append(b, ',')
+		b = appendProbeKey(b, p.Scenario, p.Backend, p.Scale, p.Clients, p.Op, p.Probe)
 		b = results.AppendField(b, p.Phase)
 		b = strconv.AppendInt(b, int64(p.Pass), 10)
 		b = append(b, ',')
