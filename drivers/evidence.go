@@ -31,6 +31,15 @@ type EvidenceProbe interface {
 	Stop(ctx context.Context) ([]Evidence, error)
 }
 
+// EvidenceRebaser is implemented by probes that can start their deltas
+// again from now. The engine calls Rebase once per stretch, when its
+// clients have made their warmup calls and wait at the barrier (no call
+// in flight), so that a point's counters and times are its timed calls'
+// and not the warmup's (a session's first call, slow with empty caches).
+type EvidenceRebaser interface {
+	Rebase(ctx context.Context) error
+}
+
 // Names of the counters the engine reads to split a point's latency;
 // a collector reports them per statement (Query set) when it can.
 const (

@@ -20,6 +20,15 @@ func (b *backend) StartEvidence(context.Context) (drivers.EvidenceProbe, error) 
 	return &probe{b: b, before: before, timeouts: b.timeouts.Load(), restarts: b.restarts.Load()}, nil
 }
 
+var _ drivers.EvidenceRebaser = (*probe)(nil)
+
+// Rebase takes the statements' counters, the cuts and the restarts again.
+func (p *probe) Rebase(context.Context) error {
+	_, p.before = p.b.stats.snapshot()
+	p.timeouts, p.restarts = p.b.timeouts.Load(), p.b.restarts.Load()
+	return nil
+}
+
 type probe struct {
 	b                  *backend
 	before             map[string]counts

@@ -62,6 +62,21 @@ func (b *Backend) StartEvidence(ctx context.Context) (drivers.EvidenceProbe, err
 	return p, nil
 }
 
+var _ drivers.EvidenceRebaser = (*pgProbe)(nil)
+
+// Rebase takes the stretch's starting counters again: the statements',
+// the server's WAL and the wait sampler's, and its start time.
+func (p *pgProbe) Rebase(ctx context.Context) error {
+	before, err := p.b.statementCounters(ctx)
+	if err != nil {
+		return err
+	}
+	p.before, p.start = before, time.Now()
+	p.walBefore, p.walErr = p.b.walCounters(ctx)
+	p.waitsBefore = p.sampler.snapshot()
+	return nil
+}
+
 type pgProbe struct {
 	b      *Backend
 	before map[int64]stmtCounters

@@ -149,6 +149,14 @@ func (b *backend) StartEvidence(context.Context) (drivers.EvidenceProbe, error) 
 	return &sqliteProbe{b: b, before: b.ev.snapshot()}, nil
 }
 
+var _ drivers.EvidenceRebaser = (*sqliteProbe)(nil)
+
+// Rebase takes the counters again.
+func (p *sqliteProbe) Rebase(context.Context) error {
+	p.before = p.b.ev.snapshot()
+	return nil
+}
+
 type sqliteProbe struct {
 	b      *backend
 	before map[string]float64

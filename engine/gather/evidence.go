@@ -2,6 +2,7 @@ package gather
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -124,11 +125,17 @@ func (c *Cell) collect(ctx context.Context, key results.EvidenceRow, fn func() e
 	if ec, ok := c.Store().(drivers.EvidenceCollector); ok {
 		probe, perr = ec.StartEvidence(ctx)
 	}
-	cpu0 := evidence.CPU()
+	st := &stretch{probe: probe, cpu0: evidence.CPU()}
+	c.openMu.Lock()
+	c.open = append(c.open, st)
+	c.openMu.Unlock()
 
 	err := fn()
 
-	cpu := evidence.CPU() - cpu0
+	c.openMu.Lock()
+	c.open = slices.DeleteFunc(c.open, func(x *stretch) bool { return x == st })
+	cpu := evidence.CPU() - st.cpu0
+	c.openMu.Unlock()
 	var ev []drivers.Evidence
 	if probe != nil {
 		ev, perr = probe.Stop(context.WithoutCancel(ctx))
@@ -153,6 +160,36 @@ func (c *Cell) collect(ctx context.Context, key results.EvidenceRow, fn func() e
 		split = &s
 	}
 	return facts, split, err
+}
+
+// stretch is one collection under way: its probe and the process's CPU
+// at its start.
+type stretch struct {
+	probe   drivers.EvidenceProbe
+	cpu0    time.Duration
+	rebased bool
+}
+
+// WindowStart starts the stretches under way again from now, each once:
+// the measuring loop calls it when its clients have made their warmup
+// calls and wait at the barrier, so that a point's evidence and CPU are
+// its timed calls' (measure.WithWindowStart). A probe that cannot start
+// again keeps counting from the stretch's start, the warmup included.
+func (c *Cell) WindowStart(ctx context.Context) {
+	c.openMu.Lock()
+	defer c.openMu.Unlock()
+	for _, st := range c.open {
+		if st.rebased {
+			continue
+		}
+		st.rebased = true
+		if r, ok := st.probe.(drivers.EvidenceRebaser); ok {
+			if err := r.Rebase(ctx); err != nil {
+				c.Logf("%s: evidence counted from before the warmup: %v", c.Name, err)
+			}
+		}
+		st.cpu0 = evidence.CPU()
+	}
 }
 
 // noteOnce logs an unavailable instrument once per cell.

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/mentat-spec/mentat-spec/drivers"
@@ -36,6 +37,9 @@ type Cell struct {
 	noted        map[string]bool // unavailability already logged
 	statsErr     error           // why the server keeps no statement statistics
 	serverLogErr error           // why the server's log is not copied into logs/
+
+	openMu sync.Mutex
+	open   []*stretch // the stretches under way, innermost last
 }
 
 // Point is one point, or one rep of it, as the files name it.

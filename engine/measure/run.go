@@ -349,6 +349,7 @@ func (r *run) control(ctx context.Context, s Sampling, all []*client, streams []
 					return 0, true
 				}
 			}
+			windowStart(ctx)
 			begin = r.now()
 			r.cpuBegin = processCPU()
 			close(r.start)

@@ -301,6 +301,7 @@ func RunTimed(ctx context.Context, t Timed, streams []TimedStream, onWindow func
 			return nil, fmt.Errorf("measure: timed run: before the start: %w", err)
 		}
 	}
+	windowStart(ctx)
 	begin = now()
 	end = begin + int64(t.Duration)
 	cpuBegin := processCPU()

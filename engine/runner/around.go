@@ -7,6 +7,7 @@ import (
 	"github.com/mentat-spec/mentat-spec/engine/explain"
 	"github.com/mentat-spec/mentat-spec/engine/gather"
 	"github.com/mentat-spec/mentat-spec/engine/kind"
+	"github.com/mentat-spec/mentat-spec/engine/measure"
 	"github.com/mentat-spec/mentat-spec/engine/plan"
 	"github.com/mentat-spec/mentat-spec/engine/results"
 )
@@ -18,6 +19,7 @@ import (
 // statistics and a snapshot of them into logs/, so a slow point can be
 // explained from the server's side.
 func (c *cell) runPoint(ctx context.Context, sc *plan.Scenario, i int, pt kind.Point, env kind.Env) error {
+	ctx = c.windowed(ctx)
 	return c.gatherer().Around(ctx, c.gatherPoint(sc, i, 0, pt), func() error {
 		if rp, ok := pt.(kind.Repeatable); ok {
 			// Between reps, a threshold with abort may end the scenario.
@@ -25,6 +27,12 @@ func (c *cell) runPoint(ctx context.Context, sc *plan.Scenario, i int, pt kind.P
 		}
 		return pt.Run(ctx, env)
 	})
+}
+
+// windowed is ctx with the hook by which the measuring loop says its
+// clients are warm: the point's evidence starts again from there.
+func (c *cell) windowed(ctx context.Context) context.Context {
+	return measure.WithWindowStart(ctx, func() { c.gatherer().WindowStart(ctx) })
 }
 
 // gatherer is what gathers around the cell's points, made on first use.

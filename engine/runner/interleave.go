@@ -190,7 +190,7 @@ func (c *cell) runRep(ctx context.Context, p *repPoint, n int) (done bool, err e
 		return n1 - n0, e1 - e0
 	})
 	defer c.run.end()
-	ctx = c.run.watch(ctx)
+	ctx = c.windowed(c.run.watch(ctx))
 	c.withNoise(p.sc, p.index, n, func() {
 		err = c.gatherer().Around(ctx, c.gatherPoint(p.sc, p.index, n, p.pt), func() error {
 			var err error
