@@ -40,6 +40,7 @@
 //	StatementStats     the server's per-statement statistics for a point
 //	EvidenceCollector  what the database's own instruments say it did during a point (evidence.csv)
 //	EvidenceProbe      one point's collection under way, returned by EvidenceCollector
+//	EvidenceRebaser    a probe that starts its counters again once the clients are warm
 //	AnalyzeExplainer   the plan with what one execution did (actual rows, buffers, per-operator times)
 //	ServerLog          the server's log file, copied per cell
 //	ExtensionReporter  the identity of the extensions in force, for env.txt
