@@ -49,22 +49,17 @@ func (b *Backend) StartEvidence(ctx context.Context) (drivers.EvidenceProbe, err
 	if err := b.statementsReady(ctx); err != nil {
 		return nil, err
 	}
-	before, err := b.statementCounters(ctx)
-	if err != nil {
+	p := &pgProbe{b: b, sampler: b.acquireSampler(ctx)}
+	if err := p.Rebase(ctx); err != nil {
+		b.releaseSampler(p.sampler)
 		return nil, err
 	}
-	p := &pgProbe{b: b, before: before, start: time.Now()}
-	// The server's WAL counters: unknown (no fact) where pg_stat_wal is
-	// not readable, never a reason to give up the rest.
-	p.walBefore, p.walErr = b.walCounters(ctx)
-	p.sampler = b.acquireSampler(ctx)
-	p.waitsBefore = p.sampler.snapshot()
 	return p, nil
 }
 
 var _ drivers.EvidenceRebaser = (*pgProbe)(nil)
 
-// Rebase takes the stretch's starting counters again: the statements',
+// Rebase takes the stretch's starting counters (again): the statements',
 // the server's WAL and the wait sampler's, and its start time.
 func (p *pgProbe) Rebase(ctx context.Context) error {
 	before, err := p.b.statementCounters(ctx)
@@ -72,6 +67,8 @@ func (p *pgProbe) Rebase(ctx context.Context) error {
 		return err
 	}
 	p.before, p.start = before, time.Now()
+	// The server's WAL counters: unknown (no fact) where pg_stat_wal is
+	// not readable, never a reason to give up the rest.
 	p.walBefore, p.walErr = p.b.walCounters(ctx)
 	p.waitsBefore = p.sampler.snapshot()
 	return nil

@@ -57,38 +57,32 @@ func tables(dir string, skip ...string) ([]csvTable, error) {
 	return out, nil
 }
 
+// readTable reads its header, then its rows through results.ReadCSV,
+// which leaves out torn rows and repeated headers as every reader does.
 func readTable(dir, name string) (csvTable, error) {
 	t := csvTable{File: name}
 	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(name)))
 	if err != nil {
 		return t, fmt.Errorf("report: %w", err)
 	}
-	defer f.Close()
-	cr := csv.NewReader(bufio.NewReader(f))
-	cr.FieldsPerRecord = -1
-	head, err := cr.Read()
+	head, err := csv.NewReader(bufio.NewReader(f)).Read()
+	f.Close()
 	if errors.Is(err, io.EOF) {
 		return t, nil
 	}
 	if err != nil {
 		return t, fmt.Errorf("report: %s: %w", name, err)
 	}
-	t.Header = slices.Clone(head)
-	for {
-		fields, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			return t, nil
-		}
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			continue
-		}
-		if err != nil {
-			return t, fmt.Errorf("report: %s: %w", name, err)
-		}
-		if len(fields) != len(head) || slices.Equal(fields, head) {
-			continue
-		}
-		t.Rows = append(t.Rows, fields)
+	for i := range head {
+		head[i] = strings.TrimSpace(head[i]) // as results' readers key columns
 	}
+	t.Header = head
+	err = results.ReadCSV(dir, name, strings.Join(head, ","), func(r results.Fields) {
+		row := make([]string, len(head))
+		for i, h := range head {
+			row[i] = r.Str(h)
+		}
+		t.Rows = append(t.Rows, row)
+	})
+	return t, err
 }
